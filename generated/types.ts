@@ -129,7 +129,8 @@ export type EventType =
   | "handoff.approved"
   | "handoff.rejected"
   | "handoff.cancelled"
-  | "task.expired";
+  | "task.expired"
+  | "participant.added";
 /**
  * The key of an input request, unique over the task's lifetime.
  *
@@ -652,6 +653,33 @@ export interface HandoffTaskOutput {
    * The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).
    */
   task: DetailedTask | null;
+}
+/**
+ * Adds a participant to the room. Needs admin, or the local operator.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ParticipantAddInput".
+ */
+export interface ParticipantAddInput {
+  name: ParticipantName;
+}
+/**
+ * The room's participants by name.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ParticipantListOutput".
+ */
+export interface ParticipantListOutput {
+  participants: Participant[];
+}
+/**
+ * One participant.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ParticipantOutput".
+ */
+export interface ParticipantOutput {
+  participant: Participant;
 }
 /**
  * The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.

@@ -45,6 +45,9 @@ export declare const validateHandoffRefInput: ValidateFunction<T.HandoffRefInput
 export declare const validateHandoffRequestInputInput: ValidateFunction<T.HandoffRequestInputInput>;
 export declare const validateHandoffRequestInputOutput: ValidateFunction<T.HandoffRequestInputOutput>;
 export declare const validateHandoffTaskOutput: ValidateFunction<T.HandoffTaskOutput>;
+export declare const validateParticipantAddInput: ValidateFunction<T.ParticipantAddInput>;
+export declare const validateParticipantListOutput: ValidateFunction<T.ParticipantListOutput>;
+export declare const validateParticipantOutput: ValidateFunction<T.ParticipantOutput>;
 export declare const validateTaskCancelOutput: ValidateFunction<T.TaskCancelOutput>;
 export declare const validateTaskRefInput: ValidateFunction<T.TaskRefInput>;
 export declare const validateTaskUpdateInput: ValidateFunction<T.TaskUpdateInput>;

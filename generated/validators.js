@@ -5812,6 +5812,7 @@ const schema61 = {
     "handoff.rejected",
     "handoff.cancelled",
     "task.expired",
+    "participant.added",
   ],
 };
 
@@ -5853,7 +5854,8 @@ function validate33(
     data === "handoff.approved" ||
     data === "handoff.rejected" ||
     data === "handoff.cancelled" ||
-    data === "task.expired"
+    data === "task.expired" ||
+    data === "participant.added"
   )) {
     const err1 = {
       instancePath,
@@ -6102,7 +6104,8 @@ function validate34(
         data1 === "handoff.approved" ||
         data1 === "handoff.rejected" ||
         data1 === "handoff.cancelled" ||
-        data1 === "task.expired"
+        data1 === "task.expired" ||
+        data1 === "participant.added"
       )) {
         const err11 = {
           instancePath: instancePath + "/type",
@@ -15184,14 +15187,13 @@ function validate80(
 }
 validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate83;
+export const validateParticipantAddInput = validate83;
 const schema139 = {
-  title: "TaskCancelOutput",
-  description:
-    "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
+  title: "ParticipantAddInput",
+  description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
-  properties: { task: { $ref: "#/$defs/DetailedTask" }, cancelled: { type: "boolean" } },
-  required: ["task", "cancelled"],
+  properties: { name: { $ref: "#/$defs/ParticipantName" } },
+  required: ["name"],
   additionalProperties: false,
 };
 
@@ -15202,6 +15204,347 @@ function validate83(
   let vErrors = null;
   let errors = 0;
   const evaluated0 = validate83.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "name" },
+        message: "must have required property '" + "name" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "name")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== undefined) {
+      let data0 = data.name;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 64) {
+          const err2 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + "/name",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err6 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err6];
+    } else {
+      vErrors.push(err6);
+    }
+    errors++;
+  }
+  validate83.errors = vErrors;
+  return errors === 0;
+}
+validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateParticipantListOutput = validate84;
+const schema141 = {
+  title: "ParticipantListOutput",
+  description: "The room's participants by name.",
+  type: "object",
+  properties: { participants: { type: "array", items: { $ref: "#/$defs/Participant" } } },
+  required: ["participants"],
+  additionalProperties: false,
+};
+
+function validate84(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate84.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.participants === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "participants" },
+        message: "must have required property '" + "participants" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "participants")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.participants !== undefined) {
+      let data0 = data.participants;
+      if (Array.isArray(data0)) {
+        const len0 = data0.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          if (
+            !validate49(data0[i0], {
+              instancePath: instancePath + "/participants/" + i0,
+              parentData: data0,
+              parentDataProperty: i0,
+              rootData,
+              dynamicAnchors,
+            })
+          ) {
+            vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + "/participants",
+          schemaPath: "#/properties/participants/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err3 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err3];
+    } else {
+      vErrors.push(err3);
+    }
+    errors++;
+  }
+  validate84.errors = vErrors;
+  return errors === 0;
+}
+validate84.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateParticipantOutput = validate86;
+const schema142 = {
+  title: "ParticipantOutput",
+  description: "One participant.",
+  type: "object",
+  properties: { participant: { $ref: "#/$defs/Participant" } },
+  required: ["participant"],
+  additionalProperties: false,
+};
+
+function validate86(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate86.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.participant === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "participant" },
+        message: "must have required property '" + "participant" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "participant")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.participant !== undefined) {
+      if (
+        !validate49(data.participant, {
+          instancePath: instancePath + "/participant",
+          parentData: data,
+          parentDataProperty: "participant",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+        errors = vErrors.length;
+      }
+    }
+  } else {
+    const err2 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err2];
+    } else {
+      vErrors.push(err2);
+    }
+    errors++;
+  }
+  validate86.errors = vErrors;
+  return errors === 0;
+}
+validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateTaskCancelOutput = validate88;
+const schema143 = {
+  title: "TaskCancelOutput",
+  description:
+    "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
+  type: "object",
+  properties: { task: { $ref: "#/$defs/DetailedTask" }, cancelled: { type: "boolean" } },
+  required: ["task", "cancelled"],
+  additionalProperties: false,
+};
+
+function validate88(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate88.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15302,13 +15645,13 @@ function validate83(
     }
     errors++;
   }
-  validate83.errors = vErrors;
+  validate88.errors = vErrors;
   return errors === 0;
 }
-validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate85;
-const schema140 = {
+export const validateTaskRefInput = validate90;
+const schema144 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -15324,13 +15667,13 @@ const schema140 = {
   additionalProperties: false,
 };
 
-function validate85(
+function validate90(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate85.evaluated;
+  const evaluated0 = validate90.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15434,13 +15777,13 @@ function validate85(
     }
     errors++;
   }
-  validate85.errors = vErrors;
+  validate90.errors = vErrors;
   return errors === 0;
 }
-validate85.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate86;
-const schema141 = {
+export const validateTaskUpdateInput = validate91;
+const schema145 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -15463,13 +15806,13 @@ const schema141 = {
   additionalProperties: false,
 };
 
-function validate86(
+function validate91(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate86.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15926,13 +16269,13 @@ function validate86(
     }
     errors++;
   }
-  validate86.errors = vErrors;
+  validate91.errors = vErrors;
   return errors === 0;
 }
-validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate87;
-const schema144 = {
+export const validateTaskUpdateOutput = validate92;
+const schema148 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -15944,13 +16287,13 @@ const schema144 = {
   additionalProperties: false,
 };
 
-function validate87(
+function validate92(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate87.evaluated;
+  const evaluated0 = validate92.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16118,7 +16461,7 @@ function validate87(
     }
     errors++;
   }
-  validate87.errors = vErrors;
+  validate92.errors = vErrors;
   return errors === 0;
 }
-validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

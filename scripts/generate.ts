@@ -7,9 +7,8 @@ import { fileURLToPath } from 'node:url';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { compile } from 'json-schema-to-typescript';
 import prettier from 'prettier';
-import Ajv2020 from 'ajv/dist/2020.js';
-import standaloneCode from 'ajv/dist/standalone/index.js';
-import { _, str, type KeywordCxt } from 'ajv';
+import { Ajv2020, _, str, type KeywordCxt } from 'ajv/dist/2020.js';
+import standalone from 'ajv/dist/standalone/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const schemasDir = path.join(root, 'schemas');
@@ -75,8 +74,8 @@ function addMaxBytesKeyword(ajv: Ajv2020): void {
       cxt.fail(_`new TextEncoder().encode(JSON.stringify(${cxt.data})).length > ${cxt.schema}`);
     },
     error: {
-      message: ({ schema }) => str`must NOT be larger than ${schema} bytes as JSON`,
-      params: ({ schema }) => _`{limit: ${schema}}`,
+      message: ({ schema }: { schema: number }) => str`must NOT be larger than ${schema} bytes as JSON`,
+      params: ({ schema }: { schema: number }) => _`{limit: ${schema}}`,
     },
   });
 }
@@ -100,7 +99,7 @@ async function emitValidators(bundle: Json): Promise<{ js: string; dts: string }
   ajv.addSchema(bundle);
   const titles = Object.keys(bundle.$defs as Json);
   const refs = Object.fromEntries(titles.map((t) => [`validate${t}`, `${BUNDLE_ID}#/$defs/${t}`]));
-  let code = standaloneCode(ajv, refs);
+  let code = standalone.default(ajv, refs);
   // Ajv's ESM output still loads its runtime helpers with require().
   code = code.replace(/^"use strict";/, '');
   code =

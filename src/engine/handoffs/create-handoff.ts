@@ -1,0 +1,100 @@
+import type { Caller, HandoffCreateInput, HandoffCreateOutput } from '../../../generated/types.js';
+import { validateHandoffCreateInput } from '../../../generated/validators.js';
+import type { HandoffRow, TaskRow } from '../../store/rows.js';
+import { requireCapability } from '../access.js';
+import { checkInput } from '../check-input.js';
+import { DomainError } from '../errors.js';
+import { newCorrelationId, newHandoffId, newTaskId } from '../ids.js';
+import {
+  MAX_ACTIVE_TASKS,
+  TASK_OPERATION,
+  TASK_POLL_INTERVAL_MS,
+  TASK_SCHEMA_VERSION,
+  TASK_TTL_MS,
+} from '../limits.js';
+import { canSeeTask, change, handoffView, taskView, type Room } from '../room.js';
+
+/**
+ * handoff_create: the handoff (open), its task (working) and the event, in
+ * one transaction. The same participant and idempotency_key again returns
+ * the original, writing nothing, whatever the other fields say.
+ */
+export function createHandoff(room: Room, caller: Caller, input: HandoffCreateInput): HandoffCreateOutput {
+  const args = checkInput(validateHandoffCreateInput, input);
+  requireCapability(caller, 'write');
+  return change(room, ({ now, record }) => {
+    if (args.idempotency_key !== undefined) {
+      const existing = room.store.getHandoffByIdempotencyKey(caller.participant, args.idempotency_key);
+      if (existing) {
+        const task = room.store.getTask(existing.task_id);
+        return {
+          handoff: handoffView(room, existing),
+          task: task && canSeeTask(caller, task) ? taskView(room, task) : null,
+          replayed: true,
+        };
+      }
+    }
+    if (args.assignee !== undefined && !room.store.getParticipant(args.assignee)) {
+      throw new DomainError('invalid_input', `assignee ${args.assignee} is not a participant of this room`, {
+        field: 'assignee',
+      });
+    }
+    const active = room.store.countActiveTasks();
+    if (active >= MAX_ACTIVE_TASKS) {
+      throw new DomainError(
+        'limit_reached',
+        `the room already has ${active} active tasks (working or input_required), the most it allows; complete or cancel one first`,
+        { limit: MAX_ACTIVE_TASKS },
+      );
+    }
+    const correlationId = newCorrelationId();
+    const handoff: HandoffRow = {
+      id: newHandoffId(),
+      task_id: newTaskId(),
+      status: 'open',
+      summary: args.summary,
+      constraints: args.constraints ?? null,
+      owner: caller.participant,
+      assignee: args.assignee ?? null,
+      artifacts_json: JSON.stringify(args.artifacts ?? []),
+      idempotency_key: args.idempotency_key ?? null,
+      correlation_id: correlationId,
+      result_json: null,
+      error_json: null,
+      decision_json: null,
+      created_at: now,
+      updated_at: now,
+      accepted_at: null,
+      completed_at: null,
+      cancelled_at: null,
+      events_pruned_through: 0,
+    };
+    const task: TaskRow = {
+      id: handoff.task_id,
+      handoff_id: handoff.id,
+      owner: caller.participant,
+      assignee: null,
+      operation: TASK_OPERATION,
+      status: 'working',
+      status_message: null,
+      created_at: now,
+      last_updated_at: now,
+      ttl_ms: TASK_TTL_MS,
+      poll_interval_ms: TASK_POLL_INTERVAL_MS,
+      correlation_id: correlationId,
+      schema_version: TASK_SCHEMA_VERSION,
+      result_json: null,
+      error_json: null,
+    };
+    room.store.insertHandoff(handoff);
+    room.store.insertTask(task);
+    record({
+      type: 'handoff.created',
+      actor: caller.participant,
+      handoffId: handoff.id,
+      taskId: task.id,
+      payload: { assignee: handoff.assignee },
+    });
+    return { handoff: handoffView(room, handoff), task: taskView(room, task), replayed: false };
+  });
+}

@@ -1,0 +1,62 @@
+import { TASK_EXPIRED_CODE } from '../limits.js';
+import { change, type Room } from '../room.js';
+
+export interface SweepReport {
+  /** Tasks marked failed with `task expired`. */
+  expired: string[];
+  /** Terminal task rows deleted one TTL after their last update. */
+  deleted: number;
+}
+
+/**
+ * The expiry sweep of the design note: a non-terminal task older than one
+ * TTL from creation fails with `task expired` and its open or accepted
+ * handoff is cancelled; a terminal task row is deleted one TTL after its
+ * last update. Handoffs, with their result, are never deleted.
+ */
+export function sweepExpiredTasks(room: Room): SweepReport {
+  return change(room, ({ now, record }) => {
+    const expired: string[] = [];
+    for (const task of room.store.listExpiredActiveTasks(now)) {
+      const error = { code: TASK_EXPIRED_CODE, message: 'task expired' };
+      room.store.updateTask({
+        ...task,
+        status: 'failed',
+        status_message: 'task expired',
+        error_json: JSON.stringify(error),
+        last_updated_at: now,
+      });
+      const handoff = room.store.getHandoff(task.handoff_id)!;
+      const cancelHandoff = handoff.status === 'open' || handoff.status === 'accepted';
+      if (cancelHandoff) {
+        room.store.updateHandoff({
+          ...handoff,
+          status: 'cancelled',
+          error_json: JSON.stringify(error),
+          cancelled_at: now,
+          updated_at: now,
+        });
+      }
+      record({
+        type: 'task.expired',
+        actor: null,
+        handoffId: handoff.id,
+        taskId: task.id,
+        payload: { handoff_cancelled: cancelHandoff },
+      });
+      expired.push(task.id);
+    }
+    const deleted = room.store.deleteTerminalTasksDue(now);
+    return { expired, deleted };
+  });
+}
+
+export const SWEEP_INTERVAL_MS = 60_000;
+
+/** Sweeps now and then every interval until stopped; the timer never keeps the process alive. */
+export function startExpirySweeper(room: Room, intervalMs = SWEEP_INTERVAL_MS): () => void {
+  sweepExpiredTasks(room);
+  const timer = setInterval(() => sweepExpiredTasks(room), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

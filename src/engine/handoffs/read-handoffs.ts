@@ -1,0 +1,98 @@
+import type {
+  Caller,
+  DetailedTask,
+  HandoffEventsInput,
+  HandoffEventsOutput,
+  HandoffGetInput,
+  HandoffListInput,
+  HandoffListOutput,
+  HandoffTaskOutput,
+  TaskRefInput,
+} from '../../../generated/types.js';
+import {
+  validateHandoffEventsInput,
+  validateHandoffGetInput,
+  validateHandoffListInput,
+  validateTaskRefInput,
+} from '../../../generated/validators.js';
+import type { HandoffRow } from '../../store/rows.js';
+import { requireActorCapability, requireCapability, type Actor } from '../access.js';
+import { checkInput } from '../check-input.js';
+import { DomainError } from '../errors.js';
+import { canSeeTask, handoffView, taskView, type Room } from '../room.js';
+import { toEvent } from '../views.js';
+import { loadHandoff, loadVisibleTask } from './load.js';
+
+/** tasks/get: the DetailedTask, for its owner or assignee only. */
+export function getTask(room: Room, caller: Caller, input: TaskRefInput): DetailedTask {
+  const args = checkInput(validateTaskRefInput, input);
+  requireCapability(caller, 'read');
+  return taskView(room, loadVisibleTask(room, caller, args.task_id));
+}
+
+/** handoff_get: any reader sees the handoff; the task only its owner or assignee. */
+export function getHandoff(room: Room, caller: Caller, input: HandoffGetInput): HandoffTaskOutput {
+  const args = checkInput(validateHandoffGetInput, input);
+  requireCapability(caller, 'read');
+  let handoff: HandoffRow;
+  if ('handoff_id' in args) {
+    handoff = loadHandoff(room, args.handoff_id);
+  } else {
+    const found = room.store.getHandoffByTask(args.task_id);
+    if (!found) throw new DomainError('not_found', `no handoff has task ${args.task_id}`);
+    handoff = found;
+  }
+  const task = room.store.getTask(handoff.task_id);
+  return { handoff: handoffView(room, handoff), task: task && canSeeTask(caller, task) ? taskView(room, task) : null };
+}
+
+/**
+ * handoff_events: the handoff's events after a cursor, oldest first. `gap`
+ * says that some of them already left the ring.
+ */
+export function handoffEvents(room: Room, caller: Caller, input: HandoffEventsInput): HandoffEventsOutput {
+  const args = checkInput(validateHandoffEventsInput, input);
+  requireCapability(caller, 'read');
+  const handoff = loadHandoff(room, args.handoff_id);
+  const after = args.after ?? 0;
+  const limit = args.limit ?? 100;
+  const rows = room.store.listHandoffEvents(handoff.id, after, limit + 1);
+  const page = rows.slice(0, limit);
+  return {
+    events: page.map(toEvent),
+    next_after: page.length > 0 ? page[page.length - 1]!.id : after,
+    has_more: rows.length > limit,
+    gap: handoff.events_pruned_through > after,
+  };
+}
+
+const encodeCursor = (row: HandoffRow): string => Buffer.from(`${row.created_at}:${row.id}`).toString('base64url');
+
+function decodeCursor(cursor: string): { at: number; id: string } {
+  const [at, ...id] = Buffer.from(cursor, 'base64url').toString().split(':');
+  const ms = Number(at);
+  if (!Number.isSafeInteger(ms) || id.length === 0) {
+    throw new DomainError('invalid_input', 'cursor is not a next_cursor this room gave out', { field: 'cursor' });
+  }
+  return { at: ms, id: id.join(':') };
+}
+
+/** Handoffs, newest first, a page at a time. */
+export function listHandoffs(room: Room, actor: Actor, input: HandoffListInput): HandoffListOutput {
+  const args = checkInput(validateHandoffListInput, input);
+  requireActorCapability(actor, 'read');
+  const limit = args.limit ?? 50;
+  const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
+  const rows = room.store.listHandoffs({
+    status: args.status ?? null,
+    before_at: before?.at ?? null,
+    before_id: before?.id ?? null,
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  return {
+    handoffs: page.map((row) => handoffView(room, row)),
+    next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+  };
+}
+

@@ -1,0 +1,17 @@
+// The engine: plain functions over a room. No HTTP, no JSON-RPC; adapters
+// (MCP, REST, ce) translate and call these.
+export { openRoom, change, type Room, type RoomChange, type OpenRoomOptions } from './room.js';
+export { DomainError, isDomainError } from './errors.js';
+export { LOCAL_OPERATOR, type Actor } from './access.js';
+export { systemClock, ManualClock, type Clock } from './clock.js';
+export * as limits from './limits.js';
+export { addParticipant, listParticipants } from './participants.js';
+export { createHandoff } from './handoffs/create-handoff.js';
+export { acceptHandoff } from './handoffs/accept-handoff.js';
+export { requestInput } from './handoffs/request-input.js';
+export { answerInput } from './handoffs/answer-input.js';
+export { completeHandoff } from './handoffs/complete-handoff.js';
+export { approveHandoff, rejectHandoff } from './handoffs/decide-handoff.js';
+export { cancelTask } from './handoffs/cancel-task.js';
+export { getTask, getHandoff, handoffEvents, listHandoffs } from './handoffs/read-handoffs.js';
+export { sweepExpiredTasks, startExpirySweeper, SWEEP_INTERVAL_MS, type SweepReport } from './handoffs/expire-tasks.js';

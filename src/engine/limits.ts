@@ -1,0 +1,17 @@
+// Limits of the handoff design note that are not a property of one input
+// (summary, constraints and result sizes live in schemas/).
+
+/** Tasks in working or input_required, per room. */
+export const MAX_ACTIVE_TASKS = 32;
+/** Newest events kept in the sidecar ring. */
+export const EVENT_RING_SIZE = 2000;
+/** A task's time to live: 24 hours. */
+export const TASK_TTL_MS = 24 * 60 * 60 * 1000;
+/** How often a client should poll tasks/get. */
+export const TASK_POLL_INTERVAL_MS = 5000;
+/** The task record's schema version. */
+export const TASK_SCHEMA_VERSION = 1;
+/** The only operation a task records. */
+export const TASK_OPERATION = 'handoff.execute';
+/** JSON-RPC code of the error an expired task carries (as the SDKs' request timeout). */
+export const TASK_EXPIRED_CODE = -32001;

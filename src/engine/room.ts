@@ -1,0 +1,125 @@
+import type { Caller, DetailedTask, Event, EventType, Handoff } from '../../generated/types.js';
+import { Bus } from '../bus/bus.js';
+import { openSidecar, type Sidecar } from '../store/sidecar.js';
+import { RoomStore } from '../store/room-store.js';
+import type { HandoffRow, TaskRow } from '../store/rows.js';
+import { systemClock, type Clock } from './clock.js';
+import { DomainError } from './errors.js';
+import { EVENT_RING_SIZE } from './limits.js';
+import { toDetailedTask, toEvent, toHandoff } from './views.js';
+
+/** What a committed state change tells live subscribers. */
+export interface RoomChange {
+  event: Event;
+  handoff: Handoff | null;
+  /** The task as committed, with who may see it; null when there is no task row. */
+  task: { detailed: DetailedTask; owner: string; assignee: string | null } | null;
+}
+
+export interface Room {
+  readonly artifactPath: string;
+  readonly sidecar: Sidecar;
+  readonly store: RoomStore;
+  readonly clock: Clock;
+  readonly bus: Bus<RoomChange>;
+  close(): void;
+}
+
+export interface OpenRoomOptions {
+  mode?: 'write' | 'read';
+  clock?: Clock;
+  /** Named in the writer's lock. */
+  command?: string;
+}
+
+export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): Room {
+  const clock = options.clock ?? systemClock;
+  const sidecar = openSidecar(artifactPath, {
+    mode: options.mode ?? 'write',
+    now: clock.now(),
+    ...(options.command ? { command: options.command } : {}),
+  });
+  const bus = new Bus<RoomChange>();
+  return {
+    artifactPath,
+    sidecar,
+    store: new RoomStore(sidecar.db),
+    clock,
+    bus,
+    close() {
+      bus.closeAll('shutdown');
+      sidecar.close();
+    },
+  };
+}
+
+export interface RecordedEvent {
+  type: EventType;
+  actor: string | null;
+  handoffId: string | null;
+  taskId: string | null;
+  payload?: Record<string, unknown>;
+}
+
+/** The state change being built: rows are written through the store, events through `record`. */
+export interface Change {
+  readonly now: number;
+  record(event: RecordedEvent): void;
+}
+
+/**
+ * Runs one state change as one SQLite transaction with its events, then
+ * publishes what changed. Publishing happens after commit and never waits.
+ */
+export function change<T>(room: Room, apply: (change: Change) => T): T {
+  if (!room.sidecar.writable) {
+    throw new DomainError('locked', 'the room is open for reading only; state changes go through the writer');
+  }
+  const now = room.clock.now();
+  const run = room.store.db.transaction(() => {
+    const eventIds: number[] = [];
+    const result = apply({
+      now,
+      record(event) {
+        const id = room.store.insertEvent({
+          type: event.type,
+          at: now,
+          actor: event.actor,
+          handoff_id: event.handoffId,
+          task_id: event.taskId,
+          payload_json: JSON.stringify(event.payload ?? {}),
+        });
+        if (id > EVENT_RING_SIZE) room.store.pruneEventsThrough(id - EVENT_RING_SIZE);
+        eventIds.push(id);
+      },
+    });
+    // Snapshots are taken at the end of the transaction: what subscribers
+    // see is exactly what was committed.
+    const changes = eventIds.map((id) => snapshot(room, id));
+    return { result, changes };
+  });
+  const { result, changes } = run.immediate();
+  for (const item of changes) room.bus.publish(item);
+  return result;
+}
+
+function snapshot(room: Room, eventId: number): RoomChange {
+  const event = toEvent(room.store.getEvent(eventId)!);
+  const handoffRow = event.handoff_id ? room.store.getHandoff(event.handoff_id) : undefined;
+  const taskRow = event.task_id ? room.store.getTask(event.task_id) : undefined;
+  return {
+    event,
+    handoff: handoffRow ? handoffView(room, handoffRow) : null,
+    task: taskRow ? { detailed: taskView(room, taskRow), owner: taskRow.owner, assignee: taskRow.assignee } : null,
+  };
+}
+
+export const handoffView = (room: Room, row: HandoffRow): Handoff =>
+  toHandoff(row, room.store.listInputsForHandoff(row.id));
+
+export const taskView = (room: Room, row: TaskRow): DetailedTask =>
+  toDetailedTask(row, row.status === 'input_required' ? room.store.listOutstandingInputs(row.id) : []);
+
+/** The task when the caller is its owner or assignee; a task id alone is not authorization. */
+export const canSeeTask = (caller: Caller, task: TaskRow): boolean =>
+  task.owner === caller.participant || task.assignee === caller.participant;

@@ -1,0 +1,142 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * Numbered schema migrations. Each runs once, in order, inside one
+ * transaction with the row that records it; never edit a released one,
+ * add the next number instead.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'writer lock, participants, handoffs, tasks, inputs, event ring',
+    sql: `
+      CREATE TABLE writer_lock (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        pid INTEGER NOT NULL,
+        hostname TEXT NOT NULL,
+        process_start TEXT,
+        command TEXT NOT NULL,
+        acquired_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE participants (
+        name TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE handoffs (
+        id TEXT PRIMARY KEY,
+        task_id TEXT NOT NULL UNIQUE,
+        status TEXT NOT NULL CHECK (status IN ('open','accepted','result_ready','approved','rejected','cancelled')),
+        summary TEXT NOT NULL,
+        constraints TEXT,
+        owner TEXT NOT NULL,
+        assignee TEXT,
+        artifacts_json TEXT NOT NULL,
+        idempotency_key TEXT,
+        correlation_id TEXT NOT NULL,
+        result_json TEXT,
+        error_json TEXT,
+        decision_json TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        accepted_at INTEGER,
+        completed_at INTEGER,
+        cancelled_at INTEGER,
+        -- newest id of this handoff's events that left the ring (0: none)
+        events_pruned_through INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (owner, idempotency_key)
+      );
+      CREATE INDEX handoffs_newest ON handoffs (created_at DESC, id DESC);
+
+      -- No foreign key from handoffs: a terminal task row is deleted one TTL
+      -- after its last update while the handoff keeps the result.
+      CREATE TABLE tasks (
+        id TEXT PRIMARY KEY,
+        handoff_id TEXT NOT NULL REFERENCES handoffs (id),
+        owner TEXT NOT NULL,
+        assignee TEXT,
+        operation TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('working','input_required','completed','failed','cancelled')),
+        status_message TEXT,
+        created_at INTEGER NOT NULL,
+        last_updated_at INTEGER NOT NULL,
+        ttl_ms INTEGER NOT NULL,
+        poll_interval_ms INTEGER NOT NULL,
+        correlation_id TEXT NOT NULL,
+        schema_version INTEGER NOT NULL,
+        result_json TEXT,
+        error_json TEXT
+      );
+      CREATE INDEX tasks_status ON tasks (status, created_at);
+
+      -- Input requests stay with the handoff after the task row is gone, so
+      -- the assignee can always read the answers; keys are unique per task.
+      CREATE TABLE handoff_inputs (
+        task_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        handoff_id TEXT NOT NULL REFERENCES handoffs (id),
+        request_json TEXT NOT NULL,
+        requested_by TEXT NOT NULL,
+        requested_at INTEGER NOT NULL,
+        response_json TEXT,
+        answered_by TEXT,
+        answered_at INTEGER,
+        PRIMARY KEY (task_id, key)
+      );
+      CREATE INDEX handoff_inputs_handoff ON handoff_inputs (handoff_id, requested_at);
+
+      -- AUTOINCREMENT: ids strictly increase and are never reused after the
+      -- ring drops old rows.
+      CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        type TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        actor TEXT,
+        handoff_id TEXT,
+        task_id TEXT,
+        payload_json TEXT NOT NULL
+      );
+      CREATE INDEX events_handoff ON events (handoff_id, id);
+    `,
+  },
+];
+
+export function migrate(db: Database, now: number): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+  )`);
+  // IMMEDIATE: two processes opening a new sidecar at once apply each
+  // migration exactly once.
+  const apply = db.transaction((): number[] => {
+    const done = new Set(
+      (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+    );
+    const known = Math.max(0, ...migrations.map((m) => m.version));
+    const newest = Math.max(0, ...done);
+    if (newest > known) {
+      throw new Error(`the sidecar has schema version ${newest}, newer than this ce knows (${known}); upgrade ce`);
+    }
+    const applied: number[] = [];
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        now,
+      );
+      applied.push(migration.version);
+    }
+    return applied;
+  });
+  return apply.immediate();
+}

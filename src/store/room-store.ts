@@ -1,0 +1,176 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { EventRow, HandoffRow, InputRow, ParticipantRow, TaskRow } from './rows.js';
+
+const ACTIVE = `('working', 'input_required')`;
+const TERMINAL = `('completed', 'failed', 'cancelled')`;
+
+function prepareStatements(db: Database) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    insertParticipant: p('INSERT INTO participants (name, created_at) VALUES (@name, @created_at)'),
+    getParticipant: p('SELECT name, created_at FROM participants WHERE name = ?'),
+    listParticipants: p('SELECT name, created_at FROM participants ORDER BY name'),
+
+    insertHandoff: p(`INSERT INTO handoffs (id, task_id, status, summary, constraints, owner, assignee, artifacts_json,
+          idempotency_key, correlation_id, result_json, error_json, decision_json, created_at, updated_at,
+          accepted_at, completed_at, cancelled_at, events_pruned_through)
+        VALUES (@id, @task_id, @status, @summary, @constraints, @owner, @assignee, @artifacts_json,
+          @idempotency_key, @correlation_id, @result_json, @error_json, @decision_json, @created_at, @updated_at,
+          @accepted_at, @completed_at, @cancelled_at, @events_pruned_through)`),
+    updateHandoff: p(`UPDATE handoffs SET status = @status, assignee = @assignee, result_json = @result_json,
+          error_json = @error_json, decision_json = @decision_json, updated_at = @updated_at,
+          accepted_at = @accepted_at, completed_at = @completed_at, cancelled_at = @cancelled_at
+        WHERE id = @id`),
+    getHandoff: p('SELECT * FROM handoffs WHERE id = ?'),
+    getHandoffByTask: p('SELECT * FROM handoffs WHERE task_id = ?'),
+    getHandoffByIdempotencyKey: p('SELECT * FROM handoffs WHERE owner = ? AND idempotency_key = ?'),
+    listHandoffs: p(`SELECT * FROM handoffs
+        WHERE (@status IS NULL OR status = @status)
+          AND (@before_at IS NULL OR created_at < @before_at OR (created_at = @before_at AND id < @before_id))
+        ORDER BY created_at DESC, id DESC LIMIT @limit`),
+
+    insertTask: p(`INSERT INTO tasks (id, handoff_id, owner, assignee, operation, status, status_message, created_at,
+          last_updated_at, ttl_ms, poll_interval_ms, correlation_id, schema_version, result_json, error_json)
+        VALUES (@id, @handoff_id, @owner, @assignee, @operation, @status, @status_message, @created_at,
+          @last_updated_at, @ttl_ms, @poll_interval_ms, @correlation_id, @schema_version, @result_json, @error_json)`),
+    updateTask: p(`UPDATE tasks SET assignee = @assignee, status = @status, status_message = @status_message,
+          last_updated_at = @last_updated_at, result_json = @result_json, error_json = @error_json
+        WHERE id = @id`),
+    getTask: p('SELECT * FROM tasks WHERE id = ?'),
+    countActiveTasks: p(`SELECT count(*) AS n FROM tasks WHERE status IN ${ACTIVE}`),
+    listExpiredActiveTasks: p(
+      `SELECT * FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= ? ORDER BY created_at`,
+    ),
+    deleteTerminalTasksDue: p(`DELETE FROM tasks WHERE status IN ${TERMINAL} AND last_updated_at + ttl_ms <= ?`),
+
+    insertInput: p(`INSERT INTO handoff_inputs (task_id, key, handoff_id, request_json, requested_by, requested_at,
+          response_json, answered_by, answered_at)
+        VALUES (@task_id, @key, @handoff_id, @request_json, @requested_by, @requested_at, NULL, NULL, NULL)`),
+    getInput: p('SELECT * FROM handoff_inputs WHERE task_id = ? AND key = ?'),
+    answerInput: p(`UPDATE handoff_inputs SET response_json = @response_json, answered_by = @answered_by,
+          answered_at = @answered_at WHERE task_id = @task_id AND key = @key AND response_json IS NULL`),
+    listInputsForHandoff: p('SELECT * FROM handoff_inputs WHERE handoff_id = ? ORDER BY requested_at, key'),
+    listOutstandingInputs: p(
+      'SELECT * FROM handoff_inputs WHERE task_id = ? AND response_json IS NULL ORDER BY requested_at, key',
+    ),
+
+    insertEvent: p(`INSERT INTO events (type, at, actor, handoff_id, task_id, payload_json)
+        VALUES (@type, @at, @actor, @handoff_id, @task_id, @payload_json)`),
+    getEvent: p('SELECT * FROM events WHERE id = ?'),
+    prunedHandoffEvents: p(`SELECT handoff_id, max(id) AS newest FROM events
+        WHERE id <= ? AND handoff_id IS NOT NULL GROUP BY handoff_id`),
+    markHandoffEventsPruned: p(
+      'UPDATE handoffs SET events_pruned_through = max(events_pruned_through, @newest) WHERE id = @handoff_id',
+    ),
+    deleteEventsThrough: p('DELETE FROM events WHERE id <= ?'),
+    listHandoffEvents: p('SELECT * FROM events WHERE handoff_id = ? AND id > ? ORDER BY id LIMIT ?'),
+    countEvents: p('SELECT count(*) AS n, min(id) AS oldest, max(id) AS newest FROM events'),
+  };
+}
+
+/**
+ * Every statement the engine runs, prepared once when the room opens. No
+ * rules here: the engine decides, the store reads and writes rows.
+ */
+export class RoomStore {
+  private readonly s: ReturnType<typeof prepareStatements>;
+
+  constructor(readonly db: Database) {
+    this.s = prepareStatements(db);
+  }
+
+  insertParticipant(row: ParticipantRow): void {
+    this.s.insertParticipant.run(row);
+  }
+  getParticipant(name: string): ParticipantRow | undefined {
+    return this.s.getParticipant.get(name) as ParticipantRow | undefined;
+  }
+  listParticipants(): ParticipantRow[] {
+    return this.s.listParticipants.all() as ParticipantRow[];
+  }
+
+  insertHandoff(row: HandoffRow): void {
+    this.s.insertHandoff.run(row);
+  }
+  updateHandoff(row: HandoffRow): void {
+    this.s.updateHandoff.run(row);
+  }
+  getHandoff(id: string): HandoffRow | undefined {
+    return this.s.getHandoff.get(id) as HandoffRow | undefined;
+  }
+  getHandoffByTask(taskId: string): HandoffRow | undefined {
+    return this.s.getHandoffByTask.get(taskId) as HandoffRow | undefined;
+  }
+  getHandoffByIdempotencyKey(owner: string, key: string): HandoffRow | undefined {
+    return this.s.getHandoffByIdempotencyKey.get(owner, key) as HandoffRow | undefined;
+  }
+  listHandoffs(query: {
+    status: string | null;
+    before_at: number | null;
+    before_id: string | null;
+    limit: number;
+  }): HandoffRow[] {
+    return this.s.listHandoffs.all(query) as HandoffRow[];
+  }
+
+  insertTask(row: TaskRow): void {
+    this.s.insertTask.run(row);
+  }
+  updateTask(row: TaskRow): void {
+    this.s.updateTask.run(row);
+  }
+  getTask(id: string): TaskRow | undefined {
+    return this.s.getTask.get(id) as TaskRow | undefined;
+  }
+  countActiveTasks(): number {
+    return (this.s.countActiveTasks.get() as { n: number }).n;
+  }
+  listExpiredActiveTasks(now: number): TaskRow[] {
+    return this.s.listExpiredActiveTasks.all(now) as TaskRow[];
+  }
+  deleteTerminalTasksDue(now: number): number {
+    return this.s.deleteTerminalTasksDue.run(now).changes;
+  }
+
+  insertInput(row: Omit<InputRow, 'response_json' | 'answered_by' | 'answered_at'>): void {
+    this.s.insertInput.run(row);
+  }
+  getInput(taskId: string, key: string): InputRow | undefined {
+    return this.s.getInput.get(taskId, key) as InputRow | undefined;
+  }
+  /** Answers an outstanding request; false when it was already answered. */
+  answerInput(row: {
+    task_id: string;
+    key: string;
+    response_json: string;
+    answered_by: string;
+    answered_at: number;
+  }): boolean {
+    return this.s.answerInput.run(row).changes === 1;
+  }
+  listInputsForHandoff(handoffId: string): InputRow[] {
+    return this.s.listInputsForHandoff.all(handoffId) as InputRow[];
+  }
+  listOutstandingInputs(taskId: string): InputRow[] {
+    return this.s.listOutstandingInputs.all(taskId) as InputRow[];
+  }
+
+  insertEvent(row: Omit<EventRow, 'id'>): number {
+    return Number(this.s.insertEvent.run(row).lastInsertRowid);
+  }
+  getEvent(id: number): EventRow | undefined {
+    return this.s.getEvent.get(id) as EventRow | undefined;
+  }
+  /** Drops events with ids up to `throughId`, remembering per handoff the newest one dropped. */
+  pruneEventsThrough(throughId: number): void {
+    const pruned = this.s.prunedHandoffEvents.all(throughId) as { handoff_id: string; newest: number }[];
+    for (const row of pruned) this.s.markHandoffEventsPruned.run(row);
+    this.s.deleteEventsThrough.run(throughId);
+  }
+  listHandoffEvents(handoffId: string, after: number, limit: number): EventRow[] {
+    return this.s.listHandoffEvents.all(handoffId, after, limit) as EventRow[];
+  }
+  eventStats(): { n: number; oldest: number | null; newest: number | null } {
+    return this.s.countEvents.get() as { n: number; oldest: number | null; newest: number | null };
+  }
+}

@@ -1,0 +1,69 @@
+// Rows as stored. The engine turns them into the schema shapes of generated/types.ts.
+import type { EventType, HandoffStatus, TaskStatus } from '../../generated/types.js';
+
+export interface HandoffRow {
+  id: string;
+  task_id: string;
+  status: HandoffStatus;
+  summary: string;
+  constraints: string | null;
+  owner: string;
+  assignee: string | null;
+  artifacts_json: string;
+  idempotency_key: string | null;
+  correlation_id: string;
+  result_json: string | null;
+  error_json: string | null;
+  decision_json: string | null;
+  created_at: number;
+  updated_at: number;
+  accepted_at: number | null;
+  completed_at: number | null;
+  cancelled_at: number | null;
+  events_pruned_through: number;
+}
+
+export interface TaskRow {
+  id: string;
+  handoff_id: string;
+  owner: string;
+  assignee: string | null;
+  operation: string;
+  status: TaskStatus;
+  status_message: string | null;
+  created_at: number;
+  last_updated_at: number;
+  ttl_ms: number;
+  poll_interval_ms: number;
+  correlation_id: string;
+  schema_version: number;
+  result_json: string | null;
+  error_json: string | null;
+}
+
+export interface InputRow {
+  task_id: string;
+  key: string;
+  handoff_id: string;
+  request_json: string;
+  requested_by: string;
+  requested_at: number;
+  response_json: string | null;
+  answered_by: string | null;
+  answered_at: number | null;
+}
+
+export interface EventRow {
+  id: number;
+  type: EventType;
+  at: number;
+  actor: string | null;
+  handoff_id: string | null;
+  task_id: string | null;
+  payload_json: string;
+}
+
+export interface ParticipantRow {
+  name: string;
+  created_at: number;
+}

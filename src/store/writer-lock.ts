@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { Database } from 'better-sqlite3';
+import { DomainError } from '../engine/errors.js';
+
+/**
+ * One writer per sidecar, enforced by a row in the sidecar itself: taking it
+ * is a write transaction, so two processes cannot both win. A holder that
+ * died (even by SIGKILL) is noticed by its pid no longer running the same
+ * process, and its lock is taken over.
+ */
+export interface LockHolder {
+  pid: number;
+  hostname: string;
+  process_start: string | null;
+  command: string;
+  acquired_at: number;
+}
+
+/** The kernel's start time of a process (jiffies since boot), so a reused pid is not mistaken for the holder. */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function isRunning(holder: LockHolder): boolean {
+  if (holder.hostname !== hostname()) return true; // cannot tell; assume it still writes
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  const start = processStart(holder.pid);
+  return holder.process_start === null || start === null || start === holder.process_start;
+}
+
+const self = (): Omit<LockHolder, 'acquired_at' | 'command'> => ({
+  pid: process.pid,
+  hostname: hostname(),
+  process_start: processStart(process.pid),
+});
+
+const isSelf = (holder: LockHolder): boolean => {
+  const me = self();
+  return holder.pid === me.pid && holder.hostname === me.hostname && holder.process_start === me.process_start;
+};
+
+export function describeHolder(holder: LockHolder): string {
+  return `process ${holder.pid} (${holder.command}) on ${holder.hostname} since ${new Date(holder.acquired_at).toISOString()}`;
+}
+
+export function readLockHolder(db: Database): LockHolder | null {
+  const holder = db.prepare('SELECT pid, hostname, process_start, command, acquired_at FROM writer_lock WHERE id = 1').get() as
+    | LockHolder
+    | undefined;
+  return holder && isRunning(holder) ? holder : null;
+}
+
+export function acquireWriterLock(db: Database, command: string, now: number): void {
+  db.transaction(() => {
+    const holder = db.prepare('SELECT pid, hostname, process_start, command, acquired_at FROM writer_lock WHERE id = 1').get() as
+      | LockHolder
+      | undefined;
+    if (holder && !isSelf(holder) && isRunning(holder)) {
+      throw new DomainError('locked', `the sidecar is already written by ${describeHolder(holder)}`, {
+        pid: holder.pid,
+        command: holder.command,
+      });
+    }
+    const me = self();
+    db.prepare(
+      `INSERT INTO writer_lock (id, pid, hostname, process_start, command, acquired_at)
+       VALUES (1, @pid, @hostname, @process_start, @command, @acquired_at)
+       ON CONFLICT (id) DO UPDATE SET pid = excluded.pid, hostname = excluded.hostname,
+         process_start = excluded.process_start, command = excluded.command, acquired_at = excluded.acquired_at`,
+    ).run({ ...me, command, acquired_at: now });
+  }).immediate();
+}
+
+export function releaseWriterLock(db: Database): void {
+  const me = self();
+  db.prepare('DELETE FROM writer_lock WHERE id = 1 AND pid = ? AND hostname = ? AND process_start IS ?').run(
+    me.pid,
+    me.hostname,
+    me.process_start,
+  );
+}
