@@ -16,7 +16,9 @@ export class DomainError extends Error {
   }
 
   toJSON(): { code: DomainErrorCode; message: string; details?: Record<string, unknown> } {
-    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
   }
 }
 

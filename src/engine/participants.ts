@@ -14,7 +14,13 @@ export function addParticipant(room: Room, actor: Actor, input: ParticipantAddIn
       throw new DomainError('conflict', `${args.name} is already a participant of this room`);
     }
     room.store.insertParticipant({ name: args.name, created_at: now });
-    record({ type: 'participant.added', actor: actorName(actor), handoffId: null, taskId: null, payload: { name: args.name } });
+    record({
+      type: 'participant.added',
+      actor: actorName(actor),
+      handoffId: null,
+      taskId: null,
+      payload: { name: args.name },
+    });
     return { participant: { name: args.name, created_at: toTimestamp(now) } };
   });
 }
@@ -22,6 +28,8 @@ export function addParticipant(room: Room, actor: Actor, input: ParticipantAddIn
 export function listParticipants(room: Room, actor: Actor): ParticipantListOutput {
   requireActorCapability(actor, 'read');
   return {
-    participants: room.store.listParticipants().map((row) => ({ name: row.name, created_at: toTimestamp(row.created_at) })),
+    participants: room.store
+      .listParticipants()
+      .map((row) => ({ name: row.name, created_at: toTimestamp(row.created_at) })),
   };
 }

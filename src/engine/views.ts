@@ -74,7 +74,11 @@ export function toDetailedTask(row: TaskRow, outstanding: InputRow[]): DetailedT
       };
     case 'completed':
       // A completed task's result is itself a complete result (MCP 2026-07-28).
-      return { ...base, status: 'completed', result: { ...parse<CallToolResult>(row.result_json)!, resultType: 'complete' } };
+      return {
+        ...base,
+        status: 'completed',
+        result: { ...parse<CallToolResult>(row.result_json)!, resultType: 'complete' },
+      };
     case 'failed':
       return { ...base, status: 'failed', error: parse<JsonRpcError>(row.error_json)! };
   }

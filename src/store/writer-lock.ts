@@ -54,17 +54,17 @@ export function describeHolder(holder: LockHolder): string {
 }
 
 export function readLockHolder(db: Database): LockHolder | null {
-  const holder = db.prepare('SELECT pid, hostname, process_start, command, acquired_at FROM writer_lock WHERE id = 1').get() as
-    | LockHolder
-    | undefined;
+  const holder = db
+    .prepare('SELECT pid, hostname, process_start, command, acquired_at FROM writer_lock WHERE id = 1')
+    .get() as LockHolder | undefined;
   return holder && isRunning(holder) ? holder : null;
 }
 
 export function acquireWriterLock(db: Database, command: string, now: number): void {
   db.transaction(() => {
-    const holder = db.prepare('SELECT pid, hostname, process_start, command, acquired_at FROM writer_lock WHERE id = 1').get() as
-      | LockHolder
-      | undefined;
+    const holder = db
+      .prepare('SELECT pid, hostname, process_start, command, acquired_at FROM writer_lock WHERE id = 1')
+      .get() as LockHolder | undefined;
     if (holder && !isSelf(holder) && isRunning(holder)) {
       throw new DomainError('locked', `the sidecar is already written by ${describeHolder(holder)}`, {
         pid: holder.pid,

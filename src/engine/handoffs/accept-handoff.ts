@@ -16,13 +16,21 @@ export function acceptHandoff(room: Room, caller: Caller, input: HandoffRefInput
   return change(room, ({ now, record }) => {
     const handoff = loadHandoff(room, args.handoff_id);
     if (handoff.status !== 'open') {
-      throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not open`, { status: handoff.status });
+      throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not open`, {
+        status: handoff.status,
+      });
     }
     if (handoff.assignee !== null && handoff.assignee !== caller.participant) {
       throw new DomainError('forbidden', `handoff ${handoff.id} is assigned to ${handoff.assignee}`);
     }
     const task = loadTaskOf(room, handoff);
-    const acceptedHandoff = { ...handoff, status: 'accepted' as const, assignee: caller.participant, accepted_at: now, updated_at: now };
+    const acceptedHandoff = {
+      ...handoff,
+      status: 'accepted' as const,
+      assignee: caller.participant,
+      accepted_at: now,
+      updated_at: now,
+    };
     const assignedTask = { ...task, assignee: caller.participant, last_updated_at: now };
     room.store.updateHandoff(acceptedHandoff);
     room.store.updateTask(assignedTask);

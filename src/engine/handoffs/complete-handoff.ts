@@ -30,7 +30,9 @@ export function completeHandoff(room: Room, caller: Caller, input: HandoffComple
       };
     }
     if (handoff.status !== 'accepted') {
-      throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not accepted`, { status: handoff.status });
+      throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not accepted`, {
+        status: handoff.status,
+      });
     }
     const task = loadTaskOf(room, handoff);
     if (task.status !== 'working') {
@@ -52,7 +54,13 @@ export function completeHandoff(room: Room, caller: Caller, input: HandoffComple
     } else {
       const error: JsonRpcError = args.error;
       const errorJson = JSON.stringify(error);
-      doneTask = { ...task, status: 'failed', status_message: error.message, error_json: errorJson, last_updated_at: now };
+      doneTask = {
+        ...task,
+        status: 'failed',
+        status_message: error.message,
+        error_json: errorJson,
+        last_updated_at: now,
+      };
       doneHandoff = {
         ...handoff,
         status: 'cancelled',

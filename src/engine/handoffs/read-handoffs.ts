@@ -95,4 +95,3 @@ export function listHandoffs(room: Room, actor: Actor, input: HandoffListInput):
     next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
   };
 }
-

@@ -34,7 +34,9 @@ export function requestInput(room: Room, caller: Caller, input: HandoffRequestIn
       throw new DomainError('forbidden', `only the assignee who accepted handoff ${handoff.id} may ask for input`);
     }
     if (handoff.status !== 'accepted') {
-      throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not accepted`, { status: handoff.status });
+      throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not accepted`, {
+        status: handoff.status,
+      });
     }
     const task = loadTaskOf(room, handoff);
     if (task.status !== 'working' && task.status !== 'input_required') {
@@ -42,13 +44,21 @@ export function requestInput(room: Room, caller: Caller, input: HandoffRequestIn
     }
     const key = args.key ?? newInputKey();
     if (room.store.getInput(task.id, key)) {
-      throw new DomainError('conflict', `input key ${key} was already used for this task; keys are unique for its lifetime`, {
-        key,
-      });
+      throw new DomainError(
+        'conflict',
+        `input key ${key} was already used for this task; keys are unique for its lifetime`,
+        {
+          key,
+        },
+      );
     }
     const request: InputRequest = {
       method: 'elicitation/create',
-      params: { mode: 'form', message: args.message, requestedSchema: args.requested_schema ?? DEFAULT_REQUESTED_SCHEMA },
+      params: {
+        mode: 'form',
+        message: args.message,
+        requestedSchema: args.requested_schema ?? DEFAULT_REQUESTED_SCHEMA,
+      },
     };
     room.store.insertInput({
       task_id: task.id,
@@ -58,10 +68,21 @@ export function requestInput(room: Room, caller: Caller, input: HandoffRequestIn
       requested_by: caller.participant,
       requested_at: now,
     });
-    const waiting = { ...task, status: 'input_required' as const, status_message: 'waiting for input', last_updated_at: now };
+    const waiting = {
+      ...task,
+      status: 'input_required' as const,
+      status_message: 'waiting for input',
+      last_updated_at: now,
+    };
     room.store.updateTask(waiting);
     room.store.updateHandoff({ ...handoff, updated_at: now });
-    record({ type: 'task.input_required', actor: caller.participant, handoffId: handoff.id, taskId: task.id, payload: { key } });
+    record({
+      type: 'task.input_required',
+      actor: caller.participant,
+      handoffId: handoff.id,
+      taskId: task.id,
+      payload: { key },
+    });
     return { handoff: handoffView(room, { ...handoff, updated_at: now }), task: taskView(room, waiting), key };
   });
 }

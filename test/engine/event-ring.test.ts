@@ -1,0 +1,127 @@
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import {
+  acceptHandoff,
+  cancelTask,
+  createHandoff,
+  handoffEvents,
+  limits,
+  listHandoffs,
+  LOCAL_OPERATOR,
+  type Room,
+} from '../../src/engine/index.js';
+import { expectRefused } from '../helpers/expect-refused.js';
+import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
+
+const alice = caller('alice');
+const bob = caller('bob');
+
+let t: TestRoom;
+let room: Room;
+beforeEach(() => {
+  t = makeRoom([]);
+  room = t.room;
+  room.store.insertParticipant({ name: 'alice', created_at: 0 });
+  room.store.insertParticipant({ name: 'bob', created_at: 0 });
+});
+afterEach(() => t.close());
+
+const stats = () => room.store.eventStats();
+
+test('the ring keeps the newest 2,000 events and the cursor tells the gap', () => {
+  const watched = createHandoff(room, alice, { summary: 'watched', assignee: 'bob' }).handoff; // event 1
+  acceptHandoff(room, bob, { handoff_id: watched.handoff_id }); // event 2
+  const page = handoffEvents(room, alice, { handoff_id: watched.handoff_id });
+  expect(page).toMatchObject({ gap: false, has_more: false, next_after: 2 });
+  expect(page.events.map((e) => e.id)).toEqual([1, 2]);
+
+  // Fill the ring: each create + cancel pair is two events.
+  for (let i = 0; i < 1000; i++) {
+    const { handoff } = createHandoff(room, alice, { summary: `filler ${i}` });
+    cancelTask(room, alice, { task_id: handoff.task_id });
+  }
+  expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 3, newest: 2002 });
+
+  // From the start: both of its events are gone, and the answer says so.
+  expect(handoffEvents(room, alice, { handoff_id: watched.handoff_id })).toEqual({
+    events: [],
+    next_after: 0,
+    has_more: false,
+    gap: true,
+  });
+  // A client that had read up to event 1 missed event 2.
+  expect(handoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 1 }).gap).toBe(true);
+  // A client that had read everything missed nothing.
+  expect(handoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 }).gap).toBe(false);
+
+  // The handoff itself outlives its events, and new events continue the ids.
+  cancelTask(room, alice, { task_id: watched.task_id });
+  const later = handoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 });
+  expect(later).toMatchObject({ gap: false, next_after: 2003 });
+  expect(later.events.map((e) => [e.id, e.type])).toEqual([[2003, 'handoff.cancelled']]);
+  expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 4, newest: 2003 });
+});
+
+test('ids strictly increase and are never reused after pruning', () => {
+  let last = 0;
+  for (let i = 0; i < 1100; i++) {
+    const { handoff } = createHandoff(room, alice, { summary: `n${i}` });
+    cancelTask(room, alice, { task_id: handoff.task_id });
+    const newest = stats().newest!;
+    expect(newest).toBe(last + 2);
+    last = newest;
+  }
+  room.store.db.prepare('DELETE FROM events').run();
+  createHandoff(room, alice, { summary: 'after a wipe' });
+  expect(stats().newest).toBe(last + 1);
+});
+
+test('paging with after and limit', () => {
+  const { handoff } = createHandoff(room, alice, { summary: 'x', assignee: 'bob' });
+  acceptHandoff(room, bob, { handoff_id: handoff.handoff_id });
+  cancelTask(room, alice, { task_id: handoff.task_id });
+  const first = handoffEvents(room, alice, { handoff_id: handoff.handoff_id, limit: 2 });
+  expect(first.events.map((e) => e.type)).toEqual(['handoff.created', 'handoff.accepted']);
+  expect(first.has_more).toBe(true);
+  const second = handoffEvents(room, alice, { handoff_id: handoff.handoff_id, after: first.next_after, limit: 2 });
+  expect(second.events.map((e) => e.type)).toEqual(['handoff.cancelled']);
+  expect(second).toMatchObject({ has_more: false, gap: false });
+  expect(second.events[0]).toMatchObject({ actor: 'alice', handoff_id: handoff.handoff_id, task_id: handoff.task_id });
+  expectRefused(
+    room,
+    () => handoffEvents(room, alice, { handoff_id: handoff.handoff_id, limit: 0 }),
+    'invalid_input',
+    /limit must be >= 1/,
+  );
+  expectRefused(
+    room,
+    () => handoffEvents(room, alice, { handoff_id: handoff.handoff_id, after: -1 }),
+    'invalid_input',
+    /after must be >= 0/,
+  );
+});
+
+test('the local operator lists handoffs newest first, a page at a time, by status', () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 7; i++) {
+    ids.push(createHandoff(room, alice, { summary: `h${i}` }).handoff.handoff_id);
+    t.clock.advance(i % 2); // some share a creation time
+  }
+  cancelTask(room, alice, {
+    task_id: listHandoffs(room, LOCAL_OPERATOR, {}).handoffs.find((h) => h.summary === 'h3')!.task_id,
+  });
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = listHandoffs(room, LOCAL_OPERATOR, { limit: 3, ...(cursor ? { cursor } : {}) });
+    expect(page.handoffs.length).toBeLessThanOrEqual(3);
+    seen.push(...page.handoffs.map((h) => h.summary));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  expect(seen).toHaveLength(7);
+  expect(new Set(seen).size).toBe(7);
+  const created = listHandoffs(room, LOCAL_OPERATOR, {}).handoffs.map((h) => h.created_at);
+  expect([...created].sort().reverse()).toEqual(created);
+  expect(listHandoffs(room, LOCAL_OPERATOR, { status: 'cancelled' }).handoffs.map((h) => h.summary)).toEqual(['h3']);
+  expectRefused(room, () => listHandoffs(room, LOCAL_OPERATOR, { cursor: 'garbage' }), 'invalid_input', /cursor/);
+  expectRefused(room, () => listHandoffs(room, caller('bob', ['write']), {}), 'forbidden', /read/);
+});
