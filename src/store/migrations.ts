@@ -14,17 +14,8 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   {
     version: 1,
-    name: 'writer lock, participants, handoffs, tasks, inputs, event ring',
+    name: 'participants, handoffs, tasks, inputs, event ring',
     sql: `
-      CREATE TABLE writer_lock (
-        id INTEGER PRIMARY KEY CHECK (id = 1),
-        pid INTEGER NOT NULL,
-        hostname TEXT NOT NULL,
-        process_start TEXT,
-        command TEXT NOT NULL,
-        acquired_at INTEGER NOT NULL
-      );
-
       CREATE TABLE participants (
         name TEXT PRIMARY KEY,
         created_at INTEGER NOT NULL

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { DomainError } from '../engine/errors.js';
 import { migrate } from './migrations.js';
@@ -34,23 +34,31 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     return { db, path: file, writable: false, close: () => db.close() };
   }
 
-  if (heldHere.has(file)) {
-    throw new DomainError('locked', `the sidecar is already written by this process (pid ${process.pid})`);
-  }
   const db = new Database(file);
+  // The real path: the same sidecar reached through a symlink is the same sidecar.
+  const identity = realpathSync(file);
   try {
+    if (heldHere.has(identity)) {
+      throw new DomainError('locked', `the sidecar is already written by this process (pid ${process.pid})`);
+    }
     db.pragma('journal_mode = WAL');
     // Acknowledged means on disk: every commit is fsynced, WAL included.
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    migrate(db, options.now);
+    // The lock first: a refused writer must not migrate under the running one.
     acquireWriterLock(db, options.command ?? process.argv.slice(1).join(' '), options.now);
+    try {
+      migrate(db, options.now);
+    } catch (error) {
+      releaseWriterLock(db);
+      throw error;
+    }
   } catch (error) {
     db.close();
     throw error;
   }
-  heldHere.add(file);
+  heldHere.add(identity);
   let open = true;
   return {
     db,
@@ -60,7 +68,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
       if (!open) return;
       open = false;
       releaseWriterLock(db);
-      heldHere.delete(file);
+      heldHere.delete(identity);
       db.close();
     },
   };

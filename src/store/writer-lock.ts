@@ -17,15 +17,18 @@ export interface LockHolder {
   acquired_at: number;
 }
 
-/** The kernel's start time of a process (jiffies since boot), so a reused pid is not mistaken for the holder. */
-export function processStart(pid: number): string | null {
+/** Fields of /proc/<pid>/stat after the command name: [0] is the state, [19] the start time. */
+function procStat(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
   }
 }
+
+/** The kernel's start time of a process (jiffies since boot), so a reused pid is not mistaken for the holder. */
+export const processStart = (pid: number): string | null => procStat(pid)?.[19] ?? null;
 
 function isRunning(holder: LockHolder): boolean {
   if (holder.hostname !== hostname()) return true; // cannot tell; assume it still writes
@@ -34,7 +37,9 @@ function isRunning(holder: LockHolder): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
   }
-  const start = processStart(holder.pid);
+  const stat = procStat(holder.pid);
+  if (stat?.[0] === 'Z') return false; // exited, not yet reaped by its parent
+  const start = stat?.[19] ?? null;
   return holder.process_start === null || start === null || start === holder.process_start;
 }
 
@@ -61,11 +66,20 @@ export function readLockHolder(db: Database): LockHolder | null {
 }
 
 export function acquireWriterLock(db: Database, command: string, now: number): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS writer_lock (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    pid INTEGER NOT NULL,
+    hostname TEXT NOT NULL,
+    process_start TEXT,
+    command TEXT NOT NULL,
+    acquired_at INTEGER NOT NULL
+  )`);
   db.transaction(() => {
     const holder = db
       .prepare('SELECT pid, hostname, process_start, command, acquired_at FROM writer_lock WHERE id = 1')
       .get() as LockHolder | undefined;
-    if (holder && !isSelf(holder) && isRunning(holder)) {
+    // This very process holding it means another handle here writes: refused too.
+    if (holder && (isSelf(holder) || isRunning(holder))) {
       throw new DomainError('locked', `the sidecar is already written by ${describeHolder(holder)}`, {
         pid: holder.pid,
         command: holder.command,
