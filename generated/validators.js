@@ -201,8 +201,64 @@ function validate21(
 }
 validate21.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateCallToolResult = validate22;
+export const validateArtifactText = validate22;
 const schema33 = {
+  title: "ArtifactText",
+  description: "Markdown text of the artifact: at most 1 MiB as JSON.",
+  type: "string",
+  "x-max-bytes": 1048576,
+};
+
+function validate22(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate22.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (typeof data !== "string") {
+    const err0 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "string" },
+      message: "must be string",
+    };
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  if (new TextEncoder().encode(JSON.stringify(data)).length > 1048576) {
+    const err1 = {
+      instancePath,
+      schemaPath: "#/x-max-bytes",
+      keyword: "x-max-bytes",
+      params: { limit: 1048576 },
+      message: "must NOT be larger than 1048576 bytes as JSON",
+    };
+    if (vErrors === null) {
+      vErrors = [err1];
+    } else {
+      vErrors.push(err1);
+    }
+    errors++;
+  }
+  validate22.errors = vErrors;
+  return errors === 0;
+}
+validate22.evaluated = { dynamicProps: false, dynamicItems: false };
+
+export const validateCallToolResult = validate23;
+const schema34 = {
   title: "CallToolResult",
   description: "The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).",
   type: "object",
@@ -217,7 +273,7 @@ const schema33 = {
   additionalProperties: false,
   "x-max-bytes": 262144,
 };
-const schema34 = {
+const schema35 = {
   title: "ContentBlock",
   description: "One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.",
   oneOf: [
@@ -287,13 +343,13 @@ const schema34 = {
 };
 const func5 = Object.prototype.hasOwnProperty;
 
-function validate22(
+function validate23(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate22.evaluated;
+  const evaluated0 = validate23.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -580,7 +636,7 @@ function validate22(
                   instancePath: instancePath + "/content/" + i0 + "/type",
                   schemaPath: "#/$defs/ContentBlock/oneOf/1/properties/type/enum",
                   keyword: "enum",
-                  params: { allowedValues: schema34.oneOf[1].properties.type.enum },
+                  params: { allowedValues: schema35.oneOf[1].properties.type.enum },
                   message: "must be equal to one of the allowed values",
                 };
                 if (vErrors === null) {
@@ -753,7 +809,7 @@ function validate22(
                 errors++;
               }
               for (const key3 in data1) {
-                if (!func5.call(schema34.oneOf[2].properties, key3)) {
+                if (!func5.call(schema35.oneOf[2].properties, key3)) {
                   const err25 = {
                     instancePath: instancePath + "/content/" + i0,
                     schemaPath: "#/$defs/ContentBlock/oneOf/2/additionalProperties",
@@ -1464,13 +1520,13 @@ function validate22(
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate23.errors = vErrors;
   return errors === 0;
 }
-validate22.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate23.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateCaller = validate23;
-const schema35 = {
+export const validateCaller = validate24;
+const schema36 = {
   title: "Caller",
   description: "Who performs an engine operation: a participant and the capabilities its session grants.",
   type: "object",
@@ -1481,7 +1537,7 @@ const schema35 = {
   required: ["participant", "capabilities"],
   additionalProperties: false,
 };
-const schema36 = {
+const schema37 = {
   title: "ParticipantName",
   description: "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
   type: "string",
@@ -1489,7 +1545,7 @@ const schema36 = {
   maxLength: 64,
   pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
 };
-const schema37 = {
+const schema38 = {
   title: "Capability",
   description:
     "read: read the artifact, history, handoffs and proposals, and subscribe. write: propose changes; create, accept and complete handoffs; ask for input. approve: decide proposals and handoffs in result_ready. admin: manage participants and sessions.",
@@ -1499,13 +1555,13 @@ const schema37 = {
 const func0 = require("ajv/dist/runtime/equal").default;
 const pattern4 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");
 
-function validate23(
+function validate24(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate23.evaluated;
+  const evaluated0 = validate24.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1650,7 +1706,7 @@ function validate23(
               instancePath: instancePath + "/capabilities/" + i0,
               schemaPath: "#/$defs/Capability/enum",
               keyword: "enum",
-              params: { allowedValues: schema37.enum },
+              params: { allowedValues: schema38.enum },
               message: "must be equal to one of the allowed values",
             };
             if (vErrors === null) {
@@ -1716,20 +1772,20 @@ function validate23(
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate24.errors = vErrors;
   return errors === 0;
 }
-validate23.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate24.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateCapability = validate24;
+export const validateCapability = validate25;
 
-function validate24(
+function validate25(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate24.evaluated;
+  const evaluated0 = validate25.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1756,7 +1812,7 @@ function validate24(
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema37.enum },
+      params: { allowedValues: schema38.enum },
       message: "must be equal to one of the allowed values",
     };
     if (vErrors === null) {
@@ -1766,26 +1822,26 @@ function validate24(
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate25.errors = vErrors;
   return errors === 0;
 }
-validate24.evaluated = { dynamicProps: false, dynamicItems: false };
+validate25.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateConstraints = validate25;
-const schema39 = {
+export const validateConstraints = validate26;
+const schema40 = {
   title: "Constraints",
   description: "Conditions the work must meet, in at most 8,000 Unicode code points.",
   type: "string",
   maxLength: 8000,
 };
 
-function validate25(
+function validate26(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate25.evaluated;
+  const evaluated0 = validate26.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1823,20 +1879,20 @@ function validate25(
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate26.errors = vErrors;
   return errors === 0;
 }
-validate25.evaluated = { dynamicProps: false, dynamicItems: false };
+validate26.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateContentBlock = validate26;
+export const validateContentBlock = validate27;
 
-function validate26(
+function validate27(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate26.evaluated;
+  const evaluated0 = validate27.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2057,7 +2113,7 @@ function validate26(
           instancePath: instancePath + "/type",
           schemaPath: "#/oneOf/1/properties/type/enum",
           keyword: "enum",
-          params: { allowedValues: schema34.oneOf[1].properties.type.enum },
+          params: { allowedValues: schema35.oneOf[1].properties.type.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -2230,7 +2286,7 @@ function validate26(
         errors++;
       }
       for (const key2 in data) {
-        if (!func5.call(schema34.oneOf[2].properties, key2)) {
+        if (!func5.call(schema35.oneOf[2].properties, key2)) {
           const err22 = {
             instancePath,
             schemaPath: "#/oneOf/2/additionalProperties",
@@ -2851,14 +2907,14 @@ function validate26(
       }
     }
   }
-  validate26.errors = vErrors;
+  validate27.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate26.evaluated = { dynamicProps: true, dynamicItems: false };
+validate27.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateDecision = validate27;
-const schema41 = {
+export const validateDecision = validate28;
+const schema42 = {
   title: "Decision",
   description: "An approver's decision on a handoff's result.",
   type: "object",
@@ -2871,26 +2927,26 @@ const schema41 = {
   required: ["decision", "by", "at", "note"],
   additionalProperties: false,
 };
-const schema43 = {
+const schema44 = {
   title: "Timestamp",
   description: "An instant as an ISO 8601 UTC string with milliseconds.",
   type: "string",
   format: "date-time",
 };
-const schema44 = {
+const schema45 = {
   title: "Note",
   description: "A short note recorded with a decision, in at most 2,000 Unicode code points.",
   type: "string",
   maxLength: 2000,
 };
 
-function validate27(
+function validate28(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate27.evaluated;
+  const evaluated0 = validate28.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -2982,7 +3038,7 @@ function validate27(
           instancePath: instancePath + "/decision",
           schemaPath: "#/properties/decision/enum",
           keyword: "enum",
-          params: { allowedValues: schema41.properties.decision.enum },
+          params: { allowedValues: schema42.properties.decision.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -3170,13 +3226,13 @@ function validate27(
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate28.errors = vErrors;
   return errors === 0;
 }
-validate27.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate28.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateDetailedTask = validate28;
-const schema45 = {
+export const validateDetailedTask = validate29;
+const schema46 = {
   title: "DetailedTask",
   description:
     "The MCP Tasks DetailedTask: a Task plus what its status carries (inputRequests when input_required, result when completed, error when failed). This is what tasks/get and notifications/tasks carry.",
@@ -3265,7 +3321,7 @@ const schema45 = {
     },
   ],
 };
-const schema56 = {
+const schema57 = {
   title: "JsonRpcError",
   description: "A JSON-RPC error object: how an assignee reports that the work failed.",
   type: "object",
@@ -3273,7 +3329,7 @@ const schema56 = {
   required: ["code", "message"],
   additionalProperties: false,
 };
-const schema50 = {
+const schema51 = {
   title: "InputRequest",
   description:
     "An MCP elicitation/create form request that the task's owner is asked to answer (Tasks extension inputRequests).",
@@ -3294,7 +3350,7 @@ const schema50 = {
   required: ["method", "params"],
   additionalProperties: false,
 };
-const schema51 = {
+const schema52 = {
   title: "RequestedSchema",
   description:
     "The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.",
@@ -3316,13 +3372,13 @@ const schema51 = {
   additionalProperties: false,
 };
 
-function validate29(
+function validate30(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate29.evaluated;
+  const evaluated0 = validate30.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -3620,7 +3676,7 @@ function validate29(
                             "#/$defs/RequestedSchema/properties/properties/additionalProperties/properties/type/enum",
                           keyword: "enum",
                           params: {
-                            allowedValues: schema51.properties.properties.additionalProperties.properties.type.enum,
+                            allowedValues: schema52.properties.properties.additionalProperties.properties.type.enum,
                           },
                           message: "must be equal to one of the allowed values",
                         };
@@ -3751,18 +3807,18 @@ function validate29(
     }
     errors++;
   }
-  validate29.errors = vErrors;
+  validate30.errors = vErrors;
   return errors === 0;
 }
-validate29.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate30.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate28(
+function validate29(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate28.evaluated;
+  const evaluated0 = validate29.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -4392,7 +4448,7 @@ function validate28(
       if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
         for (const key2 in data14) {
           if (
-            !validate29(data14[key2], {
+            !validate30(data14[key2], {
               instancePath: instancePath + "/inputRequests/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),
               parentData: data14,
               parentDataProperty: key2,
@@ -4400,7 +4456,7 @@ function validate28(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+            vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
             errors = vErrors.length;
           }
         }
@@ -4754,7 +4810,7 @@ function validate28(
       }
       if (data.result !== undefined) {
         if (
-          !validate22(data.result, {
+          !validate23(data.result, {
             instancePath: instancePath + "/result",
             parentData: data,
             parentDataProperty: "result",
@@ -4762,7 +4818,7 @@ function validate28(
             dynamicAnchors,
           })
         ) {
-          vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+          vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
           errors = vErrors.length;
         }
       }
@@ -5602,14 +5658,14 @@ function validate28(
       }
     }
   }
-  validate28.errors = vErrors;
+  validate29.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate28.evaluated = { dynamicProps: true, dynamicItems: false };
+validate29.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateDomainError = validate32;
-const schema59 = {
+export const validateDomainError = validate33;
+const schema60 = {
   title: "DomainError",
   description:
     "A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).",
@@ -5625,27 +5681,36 @@ const schema59 = {
     code: {
       title: "DomainErrorCode",
       description:
-        "invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).",
+        "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).",
       type: "string",
-      enum: ["invalid_input", "forbidden", "not_found", "conflict", "too_large", "limit_reached", "locked"],
+      enum: [
+        "unauthorized",
+        "invalid_input",
+        "forbidden",
+        "not_found",
+        "conflict",
+        "too_large",
+        "limit_reached",
+        "locked",
+      ],
     },
   },
 };
-const schema60 = {
+const schema61 = {
   title: "DomainErrorCode",
   description:
-    "invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).",
+    "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).",
   type: "string",
-  enum: ["invalid_input", "forbidden", "not_found", "conflict", "too_large", "limit_reached", "locked"],
+  enum: ["unauthorized", "invalid_input", "forbidden", "not_found", "conflict", "too_large", "limit_reached", "locked"],
 };
 
-function validate32(
+function validate33(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate32.evaluated;
+  const evaluated0 = validate33.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -5718,6 +5783,7 @@ function validate32(
         errors++;
       }
       if (!(
+        data0 === "unauthorized" ||
         data0 === "invalid_input" ||
         data0 === "forbidden" ||
         data0 === "not_found" ||
@@ -5730,7 +5796,7 @@ function validate32(
           instancePath: instancePath + "/code",
           schemaPath: "#/$defs/DomainError/$defs/code/enum",
           keyword: "enum",
-          params: { allowedValues: schema60.enum },
+          params: { allowedValues: schema61.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -5791,13 +5857,13 @@ function validate32(
     }
     errors++;
   }
-  validate32.errors = vErrors;
+  validate33.errors = vErrors;
   return errors === 0;
 }
-validate32.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate33.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateEventType = validate33;
-const schema61 = {
+export const validateEventType = validate34;
+const schema62 = {
   title: "EventType",
   description: "What changed. One event is written per state change, in the same transaction.",
   type: "string",
@@ -5813,16 +5879,24 @@ const schema61 = {
     "handoff.cancelled",
     "task.expired",
     "participant.added",
+    "participant.removed",
+    "session.created",
+    "session.revoked",
+    "proposal.created",
+    "proposal.accepted",
+    "proposal.rejected",
+    "proposal.withdrawn",
+    "artifact.external_edit",
   ],
 };
 
-function validate33(
+function validate34(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate33.evaluated;
+  const evaluated0 = validate34.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -5855,13 +5929,21 @@ function validate33(
     data === "handoff.rejected" ||
     data === "handoff.cancelled" ||
     data === "task.expired" ||
-    data === "participant.added"
+    data === "participant.added" ||
+    data === "participant.removed" ||
+    data === "session.created" ||
+    data === "session.revoked" ||
+    data === "proposal.created" ||
+    data === "proposal.accepted" ||
+    data === "proposal.rejected" ||
+    data === "proposal.withdrawn" ||
+    data === "artifact.external_edit"
   )) {
     const err1 = {
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema61.enum },
+      params: { allowedValues: schema62.enum },
       message: "must be equal to one of the allowed values",
     };
     if (vErrors === null) {
@@ -5871,13 +5953,13 @@ function validate33(
     }
     errors++;
   }
-  validate33.errors = vErrors;
+  validate34.errors = vErrors;
   return errors === 0;
 }
-validate33.evaluated = { dynamicProps: false, dynamicItems: false };
+validate34.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateEvent = validate34;
-const schema62 = {
+export const validateEvent = validate35;
+const schema63 = {
   title: "Event",
   description:
     "An append-only row in the sidecar ring saying a record changed. Not a delivery receipt. Ids strictly increase and are never reused; the ring keeps the newest 2,000.",
@@ -5898,13 +5980,13 @@ const schema62 = {
   additionalProperties: false,
 };
 
-function validate34(
+function validate35(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate34.evaluated;
+  const evaluated0 = validate35.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -6105,13 +6187,21 @@ function validate34(
         data1 === "handoff.rejected" ||
         data1 === "handoff.cancelled" ||
         data1 === "task.expired" ||
-        data1 === "participant.added"
+        data1 === "participant.added" ||
+        data1 === "participant.removed" ||
+        data1 === "session.created" ||
+        data1 === "session.revoked" ||
+        data1 === "proposal.created" ||
+        data1 === "proposal.accepted" ||
+        data1 === "proposal.rejected" ||
+        data1 === "proposal.withdrawn" ||
+        data1 === "artifact.external_edit"
       )) {
         const err11 = {
           instancePath: instancePath + "/type",
           schemaPath: "#/$defs/EventType/enum",
           keyword: "enum",
-          params: { allowedValues: schema61.enum },
+          params: { allowedValues: schema62.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -6413,13 +6503,13 @@ function validate34(
     }
     errors++;
   }
-  validate34.errors = vErrors;
+  validate35.errors = vErrors;
   return errors === 0;
 }
-validate34.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate35.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffInput = validate35;
-const schema66 = {
+export const validateHandoffInput = validate36;
+const schema67 = {
   title: "HandoffInput",
   description:
     "One input request the assignee made, and the owner's answer once given. Kept on the handoff so the assignee reads answers with handoff_get.",
@@ -6436,7 +6526,7 @@ const schema66 = {
   required: ["key", "request", "requested_by", "requested_at", "response", "answered_by", "answered_at"],
   additionalProperties: false,
 };
-const schema67 = {
+const schema68 = {
   title: "InputKey",
   description: "The key of an input request, unique over the task's lifetime.",
   type: "string",
@@ -6444,7 +6534,7 @@ const schema67 = {
   maxLength: 128,
   pattern: "^[A-Za-z0-9._:-]+$",
 };
-const schema70 = {
+const schema71 = {
   title: "InputResponse",
   description: "The answer to an elicitation/create input request: an MCP ElicitResult.",
   type: "object",
@@ -6463,13 +6553,13 @@ const schema70 = {
 };
 const pattern7 = new RegExp("^[A-Za-z0-9._:-]+$", "u");
 
-function validate35(
+function validate36(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate35.evaluated;
+  const evaluated0 = validate36.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -6673,7 +6763,7 @@ function validate35(
     }
     if (data.request !== undefined) {
       if (
-        !validate29(data.request, {
+        !validate30(data.request, {
           instancePath: instancePath + "/request",
           parentData: data,
           parentDataProperty: "request",
@@ -6681,7 +6771,7 @@ function validate35(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+        vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
         errors = vErrors.length;
       }
     }
@@ -6811,7 +6901,7 @@ function validate35(
               instancePath: instancePath + "/response/action",
               schemaPath: "#/$defs/InputResponse/properties/action/enum",
               keyword: "enum",
-              params: { allowedValues: schema70.properties.action.enum },
+              params: { allowedValues: schema71.properties.action.enum },
               message: "must be equal to one of the allowed values",
             };
             if (vErrors === null) {
@@ -6877,7 +6967,7 @@ function validate35(
                   instancePath: instancePath + "/response/content/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),
                   schemaPath: "#/$defs/InputResponse/properties/content/additionalProperties/anyOf/1/type",
                   keyword: "type",
-                  params: { type: schema70.properties.content.additionalProperties.anyOf[1].type },
+                  params: { type: schema71.properties.content.additionalProperties.anyOf[1].type },
                   message: "must be string,number,boolean",
                 };
                 if (vErrors === null) {
@@ -7199,26 +7289,26 @@ function validate35(
     }
     errors++;
   }
-  validate35.errors = vErrors;
+  validate36.errors = vErrors;
   return errors === 0;
 }
-validate35.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate36.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffStatus = validate37;
-const schema73 = {
+export const validateHandoffStatus = validate38;
+const schema74 = {
   title: "HandoffStatus",
   description: "open → accepted → result_ready → approved or rejected. cancelled ends it earlier.",
   type: "string",
   enum: ["open", "accepted", "result_ready", "approved", "rejected", "cancelled"],
 };
 
-function validate37(
+function validate38(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate37.evaluated;
+  const evaluated0 = validate38.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -7252,7 +7342,7 @@ function validate37(
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema73.enum },
+      params: { allowedValues: schema74.enum },
       message: "must be equal to one of the allowed values",
     };
     if (vErrors === null) {
@@ -7262,13 +7352,13 @@ function validate37(
     }
     errors++;
   }
-  validate37.errors = vErrors;
+  validate38.errors = vErrors;
   return errors === 0;
 }
-validate37.evaluated = { dynamicProps: false, dynamicItems: false };
+validate38.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateHandoff = validate38;
-const schema74 = {
+export const validateHandoff = validate39;
+const schema75 = {
   title: "Handoff",
   description:
     "Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.",
@@ -7320,14 +7410,14 @@ const schema74 = {
   ],
   additionalProperties: false,
 };
-const schema76 = {
+const schema77 = {
   title: "Summary",
   description: "What the work is, in at most 2,000 Unicode code points.",
   type: "string",
   minLength: 1,
   maxLength: 2000,
 };
-const schema81 = {
+const schema82 = {
   title: "IdempotencyKey",
   description:
     "A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.",
@@ -7336,13 +7426,13 @@ const schema81 = {
   maxLength: 200,
 };
 
-function validate38(
+function validate39(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate38.evaluated;
+  const evaluated0 = validate39.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -7636,7 +7726,7 @@ function validate38(
       errors++;
     }
     for (const key0 in data) {
-      if (!func5.call(schema74.properties, key0)) {
+      if (!func5.call(schema75.properties, key0)) {
         const err19 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -7749,7 +7839,7 @@ function validate38(
           instancePath: instancePath + "/status",
           schemaPath: "#/$defs/HandoffStatus/enum",
           keyword: "enum",
-          params: { allowedValues: schema73.enum },
+          params: { allowedValues: schema74.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -8373,7 +8463,7 @@ function validate38(
         const len1 = data14.length;
         for (let i1 = 0; i1 < len1; i1++) {
           if (
-            !validate35(data14[i1], {
+            !validate36(data14[i1], {
               instancePath: instancePath + "/inputs/" + i1,
               parentData: data14,
               parentDataProperty: i1,
@@ -8381,7 +8471,7 @@ function validate38(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+            vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
             errors = vErrors.length;
           }
         }
@@ -8407,7 +8497,7 @@ function validate38(
       let valid16 = false;
       const _errs55 = errors;
       if (
-        !validate22(data16, {
+        !validate23(data16, {
           instancePath: instancePath + "/result",
           parentData: data,
           parentDataProperty: "result",
@@ -8415,7 +8505,7 @@ function validate38(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
         errors = vErrors.length;
       }
       var _valid3 = _errs55 === errors;
@@ -8649,7 +8739,7 @@ function validate38(
       let valid20 = false;
       const _errs72 = errors;
       if (
-        !validate27(data20, {
+        !validate28(data20, {
           instancePath: instancePath + "/decision",
           parentData: data,
           parentDataProperty: "decision",
@@ -8657,7 +8747,7 @@ function validate38(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+        vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
         errors = vErrors.length;
       }
       var _valid5 = _errs72 === errors;
@@ -8949,20 +9039,1311 @@ function validate38(
     }
     errors++;
   }
-  validate38.errors = vErrors;
+  validate39.errors = vErrors;
   return errors === 0;
 }
-validate38.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate39.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateIdempotencyKey = validate42;
+export const validateHistoryEntry = validate43;
+const schema89 = {
+  title: "HistoryEntry",
+  description:
+    "One entry of the room's history, kept for the life of the room: a revision, or a decision on a proposal or a handoff.",
+  type: "object",
+  properties: {
+    id: { type: "integer", minimum: 1 },
+    at: { $ref: "#/$defs/Timestamp" },
+    kind: { enum: ["revision", "proposal_rejected", "proposal_withdrawn", "handoff_approved", "handoff_rejected"] },
+    actor: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
+    revision: { anyOf: [{ $ref: "#/$defs/Revision" }, { type: "null" }] },
+    proposal_id: { anyOf: [{ type: "string" }, { type: "null" }] },
+    handoff_id: { anyOf: [{ type: "string" }, { type: "null" }] },
+    note: { anyOf: [{ $ref: "#/$defs/Note" }, { type: "null" }] },
+  },
+  required: ["id", "at", "kind", "actor", "revision", "proposal_id", "handoff_id", "note"],
+  additionalProperties: false,
+};
+const schema92 = {
+  title: "Revision",
+  description:
+    "One accepted version of the artifact. source says how it came: initial (the file when the room was made), proposal (an accepted proposal) or external (the file was changed on disk outside the room and the room recorded it).",
+  type: "object",
+  properties: {
+    number: { $ref: "#/$defs/RevisionNumber" },
+    hash: { type: "string", pattern: "^sha256:[0-9a-f]{64}$" },
+    size: { type: "integer", minimum: 0, description: "Bytes of UTF-8 text." },
+    source: { enum: ["initial", "proposal", "external"] },
+    author: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
+    approver: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
+    proposal_id: { anyOf: [{ type: "string" }, { type: "null" }] },
+    at: { $ref: "#/$defs/Timestamp" },
+  },
+  required: ["number", "hash", "size", "source", "author", "approver", "proposal_id", "at"],
+  additionalProperties: false,
+};
+const schema93 = {
+  title: "RevisionNumber",
+  description: "An accepted version of the artifact, counted from 1 (the file as the room found it).",
+  type: "integer",
+  minimum: 1,
+};
+const pattern13 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
 
-function validate42(
+function validate44(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate42.evaluated;
+  const evaluated0 = validate44.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.number === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "number" },
+        message: "must have required property '" + "number" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.hash === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "hash" },
+        message: "must have required property '" + "hash" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.size === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "size" },
+        message: "must have required property '" + "size" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.source === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "source" },
+        message: "must have required property '" + "source" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.author === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "author" },
+        message: "must have required property '" + "author" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    if (data.approver === undefined) {
+      const err5 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "approver" },
+        message: "must have required property '" + "approver" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err5];
+      } else {
+        vErrors.push(err5);
+      }
+      errors++;
+    }
+    if (data.proposal_id === undefined) {
+      const err6 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "proposal_id" },
+        message: "must have required property '" + "proposal_id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    if (data.at === undefined) {
+      const err7 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "at" },
+        message: "must have required property '" + "at" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err7];
+      } else {
+        vErrors.push(err7);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === "number" ||
+        key0 === "hash" ||
+        key0 === "size" ||
+        key0 === "source" ||
+        key0 === "author" ||
+        key0 === "approver" ||
+        key0 === "proposal_id" ||
+        key0 === "at"
+      )) {
+        const err8 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.number !== undefined) {
+      let data0 = data.number;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err9 = {
+          instancePath: instancePath + "/number",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+      if (typeof data0 == "number" && isFinite(data0)) {
+        if (data0 < 1 || isNaN(data0)) {
+          const err10 = {
+            instancePath: instancePath + "/number",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.hash !== undefined) {
+      let data1 = data.hash;
+      if (typeof data1 === "string") {
+        if (!pattern13.test(data1)) {
+          const err11 = {
+            instancePath: instancePath + "/hash",
+            schemaPath: "#/properties/hash/pattern",
+            keyword: "pattern",
+            params: { pattern: "^sha256:[0-9a-f]{64}$" },
+            message: 'must match pattern "' + "^sha256:[0-9a-f]{64}$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      } else {
+        const err12 = {
+          instancePath: instancePath + "/hash",
+          schemaPath: "#/properties/hash/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.size !== undefined) {
+      let data2 = data.size;
+      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err13 = {
+          instancePath: instancePath + "/size",
+          schemaPath: "#/properties/size/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+      if (typeof data2 == "number" && isFinite(data2)) {
+        if (data2 < 0 || isNaN(data2)) {
+          const err14 = {
+            instancePath: instancePath + "/size",
+            schemaPath: "#/properties/size/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.source !== undefined) {
+      let data3 = data.source;
+      if (!(data3 === "initial" || data3 === "proposal" || data3 === "external")) {
+        const err15 = {
+          instancePath: instancePath + "/source",
+          schemaPath: "#/properties/source/enum",
+          keyword: "enum",
+          params: { allowedValues: schema92.properties.source.enum },
+          message: "must be equal to one of the allowed values",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.author !== undefined) {
+      let data4 = data.author;
+      const _errs11 = errors;
+      let valid2 = false;
+      const _errs12 = errors;
+      if (typeof data4 === "string") {
+        if (func1(data4) > 64) {
+          const err16 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+        if (func1(data4) < 1) {
+          const err17 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data4)) {
+          const err18 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+      } else {
+        const err19 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+      var _valid0 = _errs12 === errors;
+      valid2 = valid2 || _valid0;
+      const _errs15 = errors;
+      if (data4 !== null) {
+        const err20 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/properties/author/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+      var _valid0 = _errs15 === errors;
+      valid2 = valid2 || _valid0;
+      if (!valid2) {
+        const err21 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/properties/author/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      } else {
+        errors = _errs11;
+        if (vErrors !== null) {
+          if (_errs11) {
+            vErrors.length = _errs11;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.approver !== undefined) {
+      let data5 = data.approver;
+      const _errs18 = errors;
+      let valid4 = false;
+      const _errs19 = errors;
+      if (typeof data5 === "string") {
+        if (func1(data5) > 64) {
+          const err22 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (func1(data5) < 1) {
+          const err23 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data5)) {
+          const err24 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err24];
+          } else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+      } else {
+        const err25 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+      var _valid1 = _errs19 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs22 = errors;
+      if (data5 !== null) {
+        const err26 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/properties/approver/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
+      var _valid1 = _errs22 === errors;
+      valid4 = valid4 || _valid1;
+      if (!valid4) {
+        const err27 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/properties/approver/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      } else {
+        errors = _errs18;
+        if (vErrors !== null) {
+          if (_errs18) {
+            vErrors.length = _errs18;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.proposal_id !== undefined) {
+      let data6 = data.proposal_id;
+      const _errs25 = errors;
+      let valid6 = false;
+      const _errs26 = errors;
+      if (typeof data6 !== "string") {
+        const err28 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/0/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err28];
+        } else {
+          vErrors.push(err28);
+        }
+        errors++;
+      }
+      var _valid2 = _errs26 === errors;
+      valid6 = valid6 || _valid2;
+      const _errs28 = errors;
+      if (data6 !== null) {
+        const err29 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+      var _valid2 = _errs28 === errors;
+      valid6 = valid6 || _valid2;
+      if (!valid6) {
+        const err30 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      } else {
+        errors = _errs25;
+        if (vErrors !== null) {
+          if (_errs25) {
+            vErrors.length = _errs25;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.at !== undefined) {
+      if (!(typeof data.at === "string")) {
+        const err31 = {
+          instancePath: instancePath + "/at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err31];
+        } else {
+          vErrors.push(err31);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err32 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err32];
+    } else {
+      vErrors.push(err32);
+    }
+    errors++;
+  }
+  validate44.errors = vErrors;
+  return errors === 0;
+}
+validate44.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+function validate43(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate43.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.id === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "id" },
+        message: "must have required property '" + "id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.at === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "at" },
+        message: "must have required property '" + "at" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.kind === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "kind" },
+        message: "must have required property '" + "kind" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.actor === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "actor" },
+        message: "must have required property '" + "actor" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.revision === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "revision" },
+        message: "must have required property '" + "revision" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    if (data.proposal_id === undefined) {
+      const err5 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "proposal_id" },
+        message: "must have required property '" + "proposal_id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err5];
+      } else {
+        vErrors.push(err5);
+      }
+      errors++;
+    }
+    if (data.handoff_id === undefined) {
+      const err6 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "handoff_id" },
+        message: "must have required property '" + "handoff_id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    if (data.note === undefined) {
+      const err7 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "note" },
+        message: "must have required property '" + "note" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err7];
+      } else {
+        vErrors.push(err7);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === "id" ||
+        key0 === "at" ||
+        key0 === "kind" ||
+        key0 === "actor" ||
+        key0 === "revision" ||
+        key0 === "proposal_id" ||
+        key0 === "handoff_id" ||
+        key0 === "note"
+      )) {
+        const err8 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.id !== undefined) {
+      let data0 = data.id;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err9 = {
+          instancePath: instancePath + "/id",
+          schemaPath: "#/properties/id/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+      if (typeof data0 == "number" && isFinite(data0)) {
+        if (data0 < 1 || isNaN(data0)) {
+          const err10 = {
+            instancePath: instancePath + "/id",
+            schemaPath: "#/properties/id/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.at !== undefined) {
+      if (!(typeof data.at === "string")) {
+        const err11 = {
+          instancePath: instancePath + "/at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.kind !== undefined) {
+      let data2 = data.kind;
+      if (!(
+        data2 === "revision" ||
+        data2 === "proposal_rejected" ||
+        data2 === "proposal_withdrawn" ||
+        data2 === "handoff_approved" ||
+        data2 === "handoff_rejected"
+      )) {
+        const err12 = {
+          instancePath: instancePath + "/kind",
+          schemaPath: "#/properties/kind/enum",
+          keyword: "enum",
+          params: { allowedValues: schema89.properties.kind.enum },
+          message: "must be equal to one of the allowed values",
+        };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.actor !== undefined) {
+      let data3 = data.actor;
+      const _errs9 = errors;
+      let valid2 = false;
+      const _errs10 = errors;
+      if (typeof data3 === "string") {
+        if (func1(data3) > 64) {
+          const err13 = {
+            instancePath: instancePath + "/actor",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (func1(data3) < 1) {
+          const err14 = {
+            instancePath: instancePath + "/actor",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data3)) {
+          const err15 = {
+            instancePath: instancePath + "/actor",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/actor",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+      var _valid0 = _errs10 === errors;
+      valid2 = valid2 || _valid0;
+      const _errs13 = errors;
+      if (data3 !== null) {
+        const err17 = {
+          instancePath: instancePath + "/actor",
+          schemaPath: "#/properties/actor/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+      var _valid0 = _errs13 === errors;
+      valid2 = valid2 || _valid0;
+      if (!valid2) {
+        const err18 = {
+          instancePath: instancePath + "/actor",
+          schemaPath: "#/properties/actor/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      } else {
+        errors = _errs9;
+        if (vErrors !== null) {
+          if (_errs9) {
+            vErrors.length = _errs9;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.revision !== undefined) {
+      let data4 = data.revision;
+      const _errs16 = errors;
+      let valid4 = false;
+      const _errs17 = errors;
+      if (
+        !validate44(data4, {
+          instancePath: instancePath + "/revision",
+          parentData: data,
+          parentDataProperty: "revision",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+        errors = vErrors.length;
+      }
+      var _valid1 = _errs17 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs18 = errors;
+      if (data4 !== null) {
+        const err19 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/properties/revision/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+      var _valid1 = _errs18 === errors;
+      valid4 = valid4 || _valid1;
+      if (!valid4) {
+        const err20 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/properties/revision/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      } else {
+        errors = _errs16;
+        if (vErrors !== null) {
+          if (_errs16) {
+            vErrors.length = _errs16;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.proposal_id !== undefined) {
+      let data5 = data.proposal_id;
+      const _errs21 = errors;
+      let valid5 = false;
+      const _errs22 = errors;
+      if (typeof data5 !== "string") {
+        const err21 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/0/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
+      var _valid2 = _errs22 === errors;
+      valid5 = valid5 || _valid2;
+      const _errs24 = errors;
+      if (data5 !== null) {
+        const err22 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err22];
+        } else {
+          vErrors.push(err22);
+        }
+        errors++;
+      }
+      var _valid2 = _errs24 === errors;
+      valid5 = valid5 || _valid2;
+      if (!valid5) {
+        const err23 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err23];
+        } else {
+          vErrors.push(err23);
+        }
+        errors++;
+      } else {
+        errors = _errs21;
+        if (vErrors !== null) {
+          if (_errs21) {
+            vErrors.length = _errs21;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.handoff_id !== undefined) {
+      let data6 = data.handoff_id;
+      const _errs27 = errors;
+      let valid6 = false;
+      const _errs28 = errors;
+      if (typeof data6 !== "string") {
+        const err24 = {
+          instancePath: instancePath + "/handoff_id",
+          schemaPath: "#/properties/handoff_id/anyOf/0/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+      var _valid3 = _errs28 === errors;
+      valid6 = valid6 || _valid3;
+      const _errs30 = errors;
+      if (data6 !== null) {
+        const err25 = {
+          instancePath: instancePath + "/handoff_id",
+          schemaPath: "#/properties/handoff_id/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+      var _valid3 = _errs30 === errors;
+      valid6 = valid6 || _valid3;
+      if (!valid6) {
+        const err26 = {
+          instancePath: instancePath + "/handoff_id",
+          schemaPath: "#/properties/handoff_id/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      } else {
+        errors = _errs27;
+        if (vErrors !== null) {
+          if (_errs27) {
+            vErrors.length = _errs27;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.note !== undefined) {
+      let data7 = data.note;
+      const _errs33 = errors;
+      let valid7 = false;
+      const _errs34 = errors;
+      if (typeof data7 === "string") {
+        if (func1(data7) > 2000) {
+          const err27 = {
+            instancePath: instancePath + "/note",
+            schemaPath: "#/$defs/Note/maxLength",
+            keyword: "maxLength",
+            params: { limit: 2000 },
+            message: "must NOT have more than 2000 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err27];
+          } else {
+            vErrors.push(err27);
+          }
+          errors++;
+        }
+      } else {
+        const err28 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/$defs/Note/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err28];
+        } else {
+          vErrors.push(err28);
+        }
+        errors++;
+      }
+      var _valid4 = _errs34 === errors;
+      valid7 = valid7 || _valid4;
+      const _errs37 = errors;
+      if (data7 !== null) {
+        const err29 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/properties/note/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+      var _valid4 = _errs37 === errors;
+      valid7 = valid7 || _valid4;
+      if (!valid7) {
+        const err30 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/properties/note/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      } else {
+        errors = _errs33;
+        if (vErrors !== null) {
+          if (_errs33) {
+            vErrors.length = _errs33;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+  } else {
+    const err31 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err31];
+    } else {
+      vErrors.push(err31);
+    }
+    errors++;
+  }
+  validate43.errors = vErrors;
+  return errors === 0;
+}
+validate43.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateIdempotencyKey = validate46;
+
+function validate46(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate46.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -9015,20 +10396,20 @@ function validate42(
     }
     errors++;
   }
-  validate42.errors = vErrors;
+  validate46.errors = vErrors;
   return errors === 0;
 }
-validate42.evaluated = { dynamicProps: false, dynamicItems: false };
+validate46.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateInputKey = validate43;
+export const validateInputKey = validate47;
 
-function validate43(
+function validate47(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate43.evaluated;
+  const evaluated0 = validate47.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -9096,20 +10477,20 @@ function validate43(
     }
     errors++;
   }
-  validate43.errors = vErrors;
+  validate47.errors = vErrors;
   return errors === 0;
 }
-validate43.evaluated = { dynamicProps: false, dynamicItems: false };
+validate47.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateInputRequest = validate44;
+export const validateInputRequest = validate48;
 
-function validate44(
+function validate48(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate44.evaluated;
+  const evaluated0 = validate48.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -9407,7 +10788,7 @@ function validate44(
                             "#/$defs/RequestedSchema/properties/properties/additionalProperties/properties/type/enum",
                           keyword: "enum",
                           params: {
-                            allowedValues: schema51.properties.properties.additionalProperties.properties.type.enum,
+                            allowedValues: schema52.properties.properties.additionalProperties.properties.type.enum,
                           },
                           message: "must be equal to one of the allowed values",
                         };
@@ -9538,20 +10919,20 @@ function validate44(
     }
     errors++;
   }
-  validate44.errors = vErrors;
+  validate48.errors = vErrors;
   return errors === 0;
 }
-validate44.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate48.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateInputResponse = validate45;
+export const validateInputResponse = validate49;
 
-function validate45(
+function validate49(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate45.evaluated;
+  const evaluated0 = validate49.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -9598,7 +10979,7 @@ function validate45(
           instancePath: instancePath + "/action",
           schemaPath: "#/properties/action/enum",
           keyword: "enum",
-          params: { allowedValues: schema70.properties.action.enum },
+          params: { allowedValues: schema71.properties.action.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -9663,7 +11044,7 @@ function validate45(
               instancePath: instancePath + "/content/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),
               schemaPath: "#/properties/content/additionalProperties/anyOf/1/type",
               keyword: "type",
-              params: { type: schema70.properties.content.additionalProperties.anyOf[1].type },
+              params: { type: schema71.properties.content.additionalProperties.anyOf[1].type },
               message: "must be string,number,boolean",
             };
             if (vErrors === null) {
@@ -9749,20 +11130,20 @@ function validate45(
     }
     errors++;
   }
-  validate45.errors = vErrors;
+  validate49.errors = vErrors;
   return errors === 0;
 }
-validate45.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate49.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateJsonRpcError = validate46;
+export const validateJsonRpcError = validate50;
 
-function validate46(
+function validate50(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate46.evaluated;
+  const evaluated0 = validate50.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -9899,20 +11280,20 @@ function validate46(
     }
     errors++;
   }
-  validate46.errors = vErrors;
+  validate50.errors = vErrors;
   return errors === 0;
 }
-validate46.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate50.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateNote = validate47;
+export const validateNote = validate51;
 
-function validate47(
+function validate51(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate47.evaluated;
+  const evaluated0 = validate51.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -9950,20 +11331,20 @@ function validate47(
     }
     errors++;
   }
-  validate47.errors = vErrors;
+  validate51.errors = vErrors;
   return errors === 0;
 }
-validate47.evaluated = { dynamicProps: false, dynamicItems: false };
+validate51.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantName = validate48;
+export const validateParticipantName = validate52;
 
-function validate48(
+function validate52(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate48.evaluated;
+  const evaluated0 = validate52.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10031,28 +11412,33 @@ function validate48(
     }
     errors++;
   }
-  validate48.errors = vErrors;
+  validate52.errors = vErrors;
   return errors === 0;
 }
-validate48.evaluated = { dynamicProps: false, dynamicItems: false };
+validate52.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateParticipant = validate49;
-const schema96 = {
+export const validateParticipant = validate53;
+const schema106 = {
   title: "Participant",
-  description: "A named member of the room, human or agent alike.",
+  description:
+    "A named member of the room, human or agent alike. A removed participant keeps its name in the record; its sessions no longer work.",
   type: "object",
-  properties: { name: { $ref: "#/$defs/ParticipantName" }, created_at: { $ref: "#/$defs/Timestamp" } },
-  required: ["name", "created_at"],
+  properties: {
+    name: { $ref: "#/$defs/ParticipantName" },
+    created_at: { $ref: "#/$defs/Timestamp" },
+    removed_at: { anyOf: [{ $ref: "#/$defs/Timestamp" }, { type: "null" }] },
+  },
+  required: ["name", "created_at", "removed_at"],
   additionalProperties: false,
 };
 
-function validate49(
+function validate53(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate49.evaluated;
+  const evaluated0 = validate53.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10090,9 +11476,24 @@ function validate49(
       }
       errors++;
     }
+    if (data.removed_at === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "removed_at" },
+        message: "must have required property '" + "removed_at" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
     for (const key0 in data) {
-      if (!(key0 === "name" || key0 === "created_at")) {
-        const err2 = {
+      if (!(key0 === "name" || key0 === "created_at" || key0 === "removed_at")) {
+        const err3 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
@@ -10100,9 +11501,9 @@ function validate49(
           message: "must NOT have additional properties",
         };
         if (vErrors === null) {
-          vErrors = [err2];
+          vErrors = [err3];
         } else {
-          vErrors.push(err2);
+          vErrors.push(err3);
         }
         errors++;
       }
@@ -10111,27 +11512,12 @@ function validate49(
       let data0 = data.name;
       if (typeof data0 === "string") {
         if (func1(data0) > 64) {
-          const err3 = {
+          const err4 = {
             instancePath: instancePath + "/name",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err4 = {
-            instancePath: instancePath + "/name",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -10140,13 +11526,13 @@ function validate49(
           }
           errors++;
         }
-        if (!pattern4.test(data0)) {
+        if (func1(data0) < 1) {
           const err5 = {
             instancePath: instancePath + "/name",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -10155,27 +11541,25 @@ function validate49(
           }
           errors++;
         }
+        if (!pattern4.test(data0)) {
+          const err6 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
       } else {
-        const err6 = {
+        const err7 = {
           instancePath: instancePath + "/name",
           schemaPath: "#/$defs/ParticipantName/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err6];
-        } else {
-          vErrors.push(err6);
-        }
-        errors++;
-      }
-    }
-    if (data.created_at !== undefined) {
-      if (!(typeof data.created_at === "string")) {
-        const err7 = {
-          instancePath: instancePath + "/created_at",
-          schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
@@ -10188,8 +11572,90 @@ function validate49(
         errors++;
       }
     }
+    if (data.created_at !== undefined) {
+      if (!(typeof data.created_at === "string")) {
+        const err8 = {
+          instancePath: instancePath + "/created_at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.removed_at !== undefined) {
+      let data2 = data.removed_at;
+      const _errs9 = errors;
+      let valid3 = false;
+      const _errs10 = errors;
+      if (!(typeof data2 === "string")) {
+        const err9 = {
+          instancePath: instancePath + "/removed_at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+      var _valid0 = _errs10 === errors;
+      valid3 = valid3 || _valid0;
+      const _errs13 = errors;
+      if (data2 !== null) {
+        const err10 = {
+          instancePath: instancePath + "/removed_at",
+          schemaPath: "#/properties/removed_at/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+      var _valid0 = _errs13 === errors;
+      valid3 = valid3 || _valid0;
+      if (!valid3) {
+        const err11 = {
+          instancePath: instancePath + "/removed_at",
+          schemaPath: "#/properties/removed_at/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      } else {
+        errors = _errs9;
+        if (vErrors !== null) {
+          if (_errs9) {
+            vErrors.length = _errs9;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
   } else {
-    const err8 = {
+    const err12 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -10197,26 +11663,970 @@ function validate49(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err8];
+      vErrors = [err12];
     } else {
-      vErrors.push(err8);
+      vErrors.push(err12);
     }
     errors++;
   }
-  validate49.errors = vErrors;
+  validate53.errors = vErrors;
   return errors === 0;
 }
-validate49.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate53.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateRequestedSchema = validate50;
+export const validateProposalStatus = validate54;
+const schema110 = {
+  title: "ProposalStatus",
+  description: "open → accepted | rejected | withdrawn.",
+  type: "string",
+  enum: ["open", "accepted", "rejected", "withdrawn"],
+};
 
-function validate50(
+function validate54(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate50.evaluated;
+  const evaluated0 = validate54.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (typeof data !== "string") {
+    const err0 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "string" },
+      message: "must be string",
+    };
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  if (!(data === "open" || data === "accepted" || data === "rejected" || data === "withdrawn")) {
+    const err1 = {
+      instancePath,
+      schemaPath: "#/enum",
+      keyword: "enum",
+      params: { allowedValues: schema110.enum },
+      message: "must be equal to one of the allowed values",
+    };
+    if (vErrors === null) {
+      vErrors = [err1];
+    } else {
+      vErrors.push(err1);
+    }
+    errors++;
+  }
+  validate54.errors = vErrors;
+  return errors === 0;
+}
+validate54.evaluated = { dynamicProps: false, dynamicItems: false };
+
+export const validateProposal = validate55;
+const schema111 = {
+  title: "Proposal",
+  description: "A suggested new version of the artifact against the revision its author read, decided by an approver.",
+  type: "object",
+  properties: {
+    proposal_id: { type: "string", minLength: 1 },
+    status: { $ref: "#/$defs/ProposalStatus" },
+    author: { $ref: "#/$defs/ParticipantName" },
+    base_revision: { $ref: "#/$defs/RevisionNumber" },
+    summary: { anyOf: [{ $ref: "#/$defs/Summary" }, { type: "null" }] },
+    content: {
+      type: "string",
+      description: "The full proposed text (a diff is applied to the base revision when proposed).",
+    },
+    created_at: { $ref: "#/$defs/Timestamp" },
+    decided_by: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
+    decided_at: { anyOf: [{ $ref: "#/$defs/Timestamp" }, { type: "null" }] },
+    note: { anyOf: [{ $ref: "#/$defs/Note" }, { type: "null" }] },
+    revision: { anyOf: [{ $ref: "#/$defs/RevisionNumber" }, { type: "null" }] },
+  },
+  required: [
+    "proposal_id",
+    "status",
+    "author",
+    "base_revision",
+    "summary",
+    "content",
+    "created_at",
+    "decided_by",
+    "decided_at",
+    "note",
+    "revision",
+  ],
+  additionalProperties: false,
+};
+
+function validate55(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate55.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.proposal_id === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "proposal_id" },
+        message: "must have required property '" + "proposal_id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.status === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "status" },
+        message: "must have required property '" + "status" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.author === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "author" },
+        message: "must have required property '" + "author" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.base_revision === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "base_revision" },
+        message: "must have required property '" + "base_revision" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.summary === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "summary" },
+        message: "must have required property '" + "summary" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    if (data.content === undefined) {
+      const err5 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "content" },
+        message: "must have required property '" + "content" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err5];
+      } else {
+        vErrors.push(err5);
+      }
+      errors++;
+    }
+    if (data.created_at === undefined) {
+      const err6 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "created_at" },
+        message: "must have required property '" + "created_at" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    if (data.decided_by === undefined) {
+      const err7 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "decided_by" },
+        message: "must have required property '" + "decided_by" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err7];
+      } else {
+        vErrors.push(err7);
+      }
+      errors++;
+    }
+    if (data.decided_at === undefined) {
+      const err8 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "decided_at" },
+        message: "must have required property '" + "decided_at" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err8];
+      } else {
+        vErrors.push(err8);
+      }
+      errors++;
+    }
+    if (data.note === undefined) {
+      const err9 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "note" },
+        message: "must have required property '" + "note" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err9];
+      } else {
+        vErrors.push(err9);
+      }
+      errors++;
+    }
+    if (data.revision === undefined) {
+      const err10 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "revision" },
+        message: "must have required property '" + "revision" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err10];
+      } else {
+        vErrors.push(err10);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!func5.call(schema111.properties, key0)) {
+        const err11 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.proposal_id !== undefined) {
+      let data0 = data.proposal_id;
+      if (typeof data0 === "string") {
+        if (func1(data0) < 1) {
+          const err12 = {
+            instancePath: instancePath + "/proposal_id",
+            schemaPath: "#/properties/proposal_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== undefined) {
+      let data1 = data.status;
+      if (typeof data1 !== "string") {
+        const err14 = {
+          instancePath: instancePath + "/status",
+          schemaPath: "#/$defs/ProposalStatus/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+      if (!(data1 === "open" || data1 === "accepted" || data1 === "rejected" || data1 === "withdrawn")) {
+        const err15 = {
+          instancePath: instancePath + "/status",
+          schemaPath: "#/$defs/ProposalStatus/enum",
+          keyword: "enum",
+          params: { allowedValues: schema110.enum },
+          message: "must be equal to one of the allowed values",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.author !== undefined) {
+      let data2 = data.author;
+      if (typeof data2 === "string") {
+        if (func1(data2) > 64) {
+          const err16 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+        if (func1(data2) < 1) {
+          const err17 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data2)) {
+          const err18 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+      } else {
+        const err19 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+    if (data.base_revision !== undefined) {
+      let data3 = data.base_revision;
+      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+        const err20 = {
+          instancePath: instancePath + "/base_revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+      if (typeof data3 == "number" && isFinite(data3)) {
+        if (data3 < 1 || isNaN(data3)) {
+          const err21 = {
+            instancePath: instancePath + "/base_revision",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err21];
+          } else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.summary !== undefined) {
+      let data4 = data.summary;
+      const _errs14 = errors;
+      let valid4 = false;
+      const _errs15 = errors;
+      if (typeof data4 === "string") {
+        if (func1(data4) > 2000) {
+          const err22 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/maxLength",
+            keyword: "maxLength",
+            params: { limit: 2000 },
+            message: "must NOT have more than 2000 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (func1(data4) < 1) {
+          const err23 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+      } else {
+        const err24 = {
+          instancePath: instancePath + "/summary",
+          schemaPath: "#/$defs/Summary/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+      var _valid0 = _errs15 === errors;
+      valid4 = valid4 || _valid0;
+      const _errs18 = errors;
+      if (data4 !== null) {
+        const err25 = {
+          instancePath: instancePath + "/summary",
+          schemaPath: "#/properties/summary/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+      var _valid0 = _errs18 === errors;
+      valid4 = valid4 || _valid0;
+      if (!valid4) {
+        const err26 = {
+          instancePath: instancePath + "/summary",
+          schemaPath: "#/properties/summary/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      } else {
+        errors = _errs14;
+        if (vErrors !== null) {
+          if (_errs14) {
+            vErrors.length = _errs14;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.content !== undefined) {
+      if (typeof data.content !== "string") {
+        const err27 = {
+          instancePath: instancePath + "/content",
+          schemaPath: "#/properties/content/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+    if (data.created_at !== undefined) {
+      if (!(typeof data.created_at === "string")) {
+        const err28 = {
+          instancePath: instancePath + "/created_at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err28];
+        } else {
+          vErrors.push(err28);
+        }
+        errors++;
+      }
+    }
+    if (data.decided_by !== undefined) {
+      let data7 = data.decided_by;
+      const _errs26 = errors;
+      let valid7 = false;
+      const _errs27 = errors;
+      if (typeof data7 === "string") {
+        if (func1(data7) > 64) {
+          const err29 = {
+            instancePath: instancePath + "/decided_by",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
+        if (func1(data7) < 1) {
+          const err30 = {
+            instancePath: instancePath + "/decided_by",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err30];
+          } else {
+            vErrors.push(err30);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data7)) {
+          const err31 = {
+            instancePath: instancePath + "/decided_by",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err31];
+          } else {
+            vErrors.push(err31);
+          }
+          errors++;
+        }
+      } else {
+        const err32 = {
+          instancePath: instancePath + "/decided_by",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+      var _valid1 = _errs27 === errors;
+      valid7 = valid7 || _valid1;
+      const _errs30 = errors;
+      if (data7 !== null) {
+        const err33 = {
+          instancePath: instancePath + "/decided_by",
+          schemaPath: "#/properties/decided_by/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
+        }
+        errors++;
+      }
+      var _valid1 = _errs30 === errors;
+      valid7 = valid7 || _valid1;
+      if (!valid7) {
+        const err34 = {
+          instancePath: instancePath + "/decided_by",
+          schemaPath: "#/properties/decided_by/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err34];
+        } else {
+          vErrors.push(err34);
+        }
+        errors++;
+      } else {
+        errors = _errs26;
+        if (vErrors !== null) {
+          if (_errs26) {
+            vErrors.length = _errs26;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.decided_at !== undefined) {
+      let data8 = data.decided_at;
+      const _errs33 = errors;
+      let valid9 = false;
+      const _errs34 = errors;
+      if (!(typeof data8 === "string")) {
+        const err35 = {
+          instancePath: instancePath + "/decided_at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err35];
+        } else {
+          vErrors.push(err35);
+        }
+        errors++;
+      }
+      var _valid2 = _errs34 === errors;
+      valid9 = valid9 || _valid2;
+      const _errs37 = errors;
+      if (data8 !== null) {
+        const err36 = {
+          instancePath: instancePath + "/decided_at",
+          schemaPath: "#/properties/decided_at/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err36];
+        } else {
+          vErrors.push(err36);
+        }
+        errors++;
+      }
+      var _valid2 = _errs37 === errors;
+      valid9 = valid9 || _valid2;
+      if (!valid9) {
+        const err37 = {
+          instancePath: instancePath + "/decided_at",
+          schemaPath: "#/properties/decided_at/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err37];
+        } else {
+          vErrors.push(err37);
+        }
+        errors++;
+      } else {
+        errors = _errs33;
+        if (vErrors !== null) {
+          if (_errs33) {
+            vErrors.length = _errs33;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.note !== undefined) {
+      let data9 = data.note;
+      const _errs40 = errors;
+      let valid11 = false;
+      const _errs41 = errors;
+      if (typeof data9 === "string") {
+        if (func1(data9) > 2000) {
+          const err38 = {
+            instancePath: instancePath + "/note",
+            schemaPath: "#/$defs/Note/maxLength",
+            keyword: "maxLength",
+            params: { limit: 2000 },
+            message: "must NOT have more than 2000 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err38];
+          } else {
+            vErrors.push(err38);
+          }
+          errors++;
+        }
+      } else {
+        const err39 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/$defs/Note/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err39];
+        } else {
+          vErrors.push(err39);
+        }
+        errors++;
+      }
+      var _valid3 = _errs41 === errors;
+      valid11 = valid11 || _valid3;
+      const _errs44 = errors;
+      if (data9 !== null) {
+        const err40 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/properties/note/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err40];
+        } else {
+          vErrors.push(err40);
+        }
+        errors++;
+      }
+      var _valid3 = _errs44 === errors;
+      valid11 = valid11 || _valid3;
+      if (!valid11) {
+        const err41 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/properties/note/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err41];
+        } else {
+          vErrors.push(err41);
+        }
+        errors++;
+      } else {
+        errors = _errs40;
+        if (vErrors !== null) {
+          if (_errs40) {
+            vErrors.length = _errs40;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.revision !== undefined) {
+      let data10 = data.revision;
+      const _errs47 = errors;
+      let valid13 = false;
+      const _errs48 = errors;
+      if (!(typeof data10 == "number" && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
+        const err42 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err42];
+        } else {
+          vErrors.push(err42);
+        }
+        errors++;
+      }
+      if (typeof data10 == "number" && isFinite(data10)) {
+        if (data10 < 1 || isNaN(data10)) {
+          const err43 = {
+            instancePath: instancePath + "/revision",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err43];
+          } else {
+            vErrors.push(err43);
+          }
+          errors++;
+        }
+      }
+      var _valid4 = _errs48 === errors;
+      valid13 = valid13 || _valid4;
+      const _errs51 = errors;
+      if (data10 !== null) {
+        const err44 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/properties/revision/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err44];
+        } else {
+          vErrors.push(err44);
+        }
+        errors++;
+      }
+      var _valid4 = _errs51 === errors;
+      valid13 = valid13 || _valid4;
+      if (!valid13) {
+        const err45 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/properties/revision/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err45];
+        } else {
+          vErrors.push(err45);
+        }
+        errors++;
+      } else {
+        errors = _errs47;
+        if (vErrors !== null) {
+          if (_errs47) {
+            vErrors.length = _errs47;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+  } else {
+    const err46 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err46];
+    } else {
+      vErrors.push(err46);
+    }
+    errors++;
+  }
+  validate55.errors = vErrors;
+  return errors === 0;
+}
+validate55.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateRequestedSchema = validate56;
+
+function validate56(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate56.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10339,7 +12749,7 @@ function validate50(
                   instancePath: instancePath + "/properties/" + key1.replace(/~/g, "~0").replace(/\//g, "~1") + "/type",
                   schemaPath: "#/properties/properties/additionalProperties/properties/type/enum",
                   keyword: "enum",
-                  params: { allowedValues: schema51.properties.properties.additionalProperties.properties.type.enum },
+                  params: { allowedValues: schema52.properties.properties.additionalProperties.properties.type.enum },
                   message: "must be equal to one of the allowed values",
                 };
                 if (vErrors === null) {
@@ -10434,13 +12844,673 @@ function validate50(
     }
     errors++;
   }
-  validate50.errors = vErrors;
+  validate56.errors = vErrors;
   return errors === 0;
 }
-validate50.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate56.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSession = validate51;
-const schema100 = {
+export const validateRevisionNumber = validate57;
+
+function validate57(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate57.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (!(typeof data == "number" && !(data % 1) && !isNaN(data) && isFinite(data))) {
+    const err0 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "integer" },
+      message: "must be integer",
+    };
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  if (typeof data == "number" && isFinite(data)) {
+    if (data < 1 || isNaN(data)) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/minimum",
+        keyword: "minimum",
+        params: { comparison: ">=", limit: 1 },
+        message: "must be >= 1",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+  }
+  validate57.errors = vErrors;
+  return errors === 0;
+}
+validate57.evaluated = { dynamicProps: false, dynamicItems: false };
+
+export const validateRevision = validate58;
+
+function validate58(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate58.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.number === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "number" },
+        message: "must have required property '" + "number" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.hash === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "hash" },
+        message: "must have required property '" + "hash" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.size === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "size" },
+        message: "must have required property '" + "size" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.source === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "source" },
+        message: "must have required property '" + "source" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (data.author === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "author" },
+        message: "must have required property '" + "author" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
+    if (data.approver === undefined) {
+      const err5 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "approver" },
+        message: "must have required property '" + "approver" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err5];
+      } else {
+        vErrors.push(err5);
+      }
+      errors++;
+    }
+    if (data.proposal_id === undefined) {
+      const err6 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "proposal_id" },
+        message: "must have required property '" + "proposal_id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    if (data.at === undefined) {
+      const err7 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "at" },
+        message: "must have required property '" + "at" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err7];
+      } else {
+        vErrors.push(err7);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(
+        key0 === "number" ||
+        key0 === "hash" ||
+        key0 === "size" ||
+        key0 === "source" ||
+        key0 === "author" ||
+        key0 === "approver" ||
+        key0 === "proposal_id" ||
+        key0 === "at"
+      )) {
+        const err8 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.number !== undefined) {
+      let data0 = data.number;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err9 = {
+          instancePath: instancePath + "/number",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+      if (typeof data0 == "number" && isFinite(data0)) {
+        if (data0 < 1 || isNaN(data0)) {
+          const err10 = {
+            instancePath: instancePath + "/number",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.hash !== undefined) {
+      let data1 = data.hash;
+      if (typeof data1 === "string") {
+        if (!pattern13.test(data1)) {
+          const err11 = {
+            instancePath: instancePath + "/hash",
+            schemaPath: "#/properties/hash/pattern",
+            keyword: "pattern",
+            params: { pattern: "^sha256:[0-9a-f]{64}$" },
+            message: 'must match pattern "' + "^sha256:[0-9a-f]{64}$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      } else {
+        const err12 = {
+          instancePath: instancePath + "/hash",
+          schemaPath: "#/properties/hash/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+    if (data.size !== undefined) {
+      let data2 = data.size;
+      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err13 = {
+          instancePath: instancePath + "/size",
+          schemaPath: "#/properties/size/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+      if (typeof data2 == "number" && isFinite(data2)) {
+        if (data2 < 0 || isNaN(data2)) {
+          const err14 = {
+            instancePath: instancePath + "/size",
+            schemaPath: "#/properties/size/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.source !== undefined) {
+      let data3 = data.source;
+      if (!(data3 === "initial" || data3 === "proposal" || data3 === "external")) {
+        const err15 = {
+          instancePath: instancePath + "/source",
+          schemaPath: "#/properties/source/enum",
+          keyword: "enum",
+          params: { allowedValues: schema92.properties.source.enum },
+          message: "must be equal to one of the allowed values",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.author !== undefined) {
+      let data4 = data.author;
+      const _errs11 = errors;
+      let valid2 = false;
+      const _errs12 = errors;
+      if (typeof data4 === "string") {
+        if (func1(data4) > 64) {
+          const err16 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+        if (func1(data4) < 1) {
+          const err17 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err17];
+          } else {
+            vErrors.push(err17);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data4)) {
+          const err18 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+      } else {
+        const err19 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+      var _valid0 = _errs12 === errors;
+      valid2 = valid2 || _valid0;
+      const _errs15 = errors;
+      if (data4 !== null) {
+        const err20 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/properties/author/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+      var _valid0 = _errs15 === errors;
+      valid2 = valid2 || _valid0;
+      if (!valid2) {
+        const err21 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/properties/author/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      } else {
+        errors = _errs11;
+        if (vErrors !== null) {
+          if (_errs11) {
+            vErrors.length = _errs11;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.approver !== undefined) {
+      let data5 = data.approver;
+      const _errs18 = errors;
+      let valid4 = false;
+      const _errs19 = errors;
+      if (typeof data5 === "string") {
+        if (func1(data5) > 64) {
+          const err22 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
+        if (func1(data5) < 1) {
+          const err23 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err23];
+          } else {
+            vErrors.push(err23);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data5)) {
+          const err24 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err24];
+          } else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
+      } else {
+        const err25 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err25];
+        } else {
+          vErrors.push(err25);
+        }
+        errors++;
+      }
+      var _valid1 = _errs19 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs22 = errors;
+      if (data5 !== null) {
+        const err26 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/properties/approver/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
+      var _valid1 = _errs22 === errors;
+      valid4 = valid4 || _valid1;
+      if (!valid4) {
+        const err27 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/properties/approver/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      } else {
+        errors = _errs18;
+        if (vErrors !== null) {
+          if (_errs18) {
+            vErrors.length = _errs18;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.proposal_id !== undefined) {
+      let data6 = data.proposal_id;
+      const _errs25 = errors;
+      let valid6 = false;
+      const _errs26 = errors;
+      if (typeof data6 !== "string") {
+        const err28 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/0/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err28];
+        } else {
+          vErrors.push(err28);
+        }
+        errors++;
+      }
+      var _valid2 = _errs26 === errors;
+      valid6 = valid6 || _valid2;
+      const _errs28 = errors;
+      if (data6 !== null) {
+        const err29 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+      var _valid2 = _errs28 === errors;
+      valid6 = valid6 || _valid2;
+      if (!valid6) {
+        const err30 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      } else {
+        errors = _errs25;
+        if (vErrors !== null) {
+          if (_errs25) {
+            vErrors.length = _errs25;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.at !== undefined) {
+      if (!(typeof data.at === "string")) {
+        const err31 = {
+          instancePath: instancePath + "/at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err31];
+        } else {
+          vErrors.push(err31);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err32 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err32];
+    } else {
+      vErrors.push(err32);
+    }
+    errors++;
+  }
+  validate58.errors = vErrors;
+  return errors === 0;
+}
+validate58.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateSession = validate59;
+const schema128 = {
   title: "Session",
   description:
     "A bearer token bound to one participant and a set of capabilities; the only authorization in the room. The token itself is shown once at creation and stored only as a hash, so it never appears here.",
@@ -10457,13 +13527,13 @@ const schema100 = {
   additionalProperties: false,
 };
 
-function validate51(
+function validate59(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate51.evaluated;
+  const evaluated0 = validate59.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10709,7 +13779,7 @@ function validate51(
               instancePath: instancePath + "/capabilities/" + i0,
               schemaPath: "#/$defs/Capability/enum",
               keyword: "enum",
-              params: { allowedValues: schema37.enum },
+              params: { allowedValues: schema38.enum },
               message: "must be equal to one of the allowed values",
             };
             if (vErrors === null) {
@@ -10922,20 +13992,20 @@ function validate51(
     }
     errors++;
   }
-  validate51.errors = vErrors;
+  validate59.errors = vErrors;
   return errors === 0;
 }
-validate51.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate59.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSummary = validate52;
+export const validateSummary = validate60;
 
-function validate52(
+function validate60(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate52.evaluated;
+  const evaluated0 = validate60.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10988,13 +14058,13 @@ function validate52(
     }
     errors++;
   }
-  validate52.errors = vErrors;
+  validate60.errors = vErrors;
   return errors === 0;
 }
-validate52.evaluated = { dynamicProps: false, dynamicItems: false };
+validate60.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateTaskStatus = validate53;
-const schema107 = {
+export const validateTaskStatus = validate61;
+const schema135 = {
   title: "TaskStatus",
   description:
     "MCP Tasks statuses. working → input_required → working → completed; failed and cancelled are terminal too.",
@@ -11002,13 +14072,13 @@ const schema107 = {
   enum: ["working", "input_required", "completed", "failed", "cancelled"],
 };
 
-function validate53(
+function validate61(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate53.evaluated;
+  const evaluated0 = validate61.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11041,7 +14111,7 @@ function validate53(
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema107.enum },
+      params: { allowedValues: schema135.enum },
       message: "must be equal to one of the allowed values",
     };
     if (vErrors === null) {
@@ -11051,13 +14121,13 @@ function validate53(
     }
     errors++;
   }
-  validate53.errors = vErrors;
+  validate61.errors = vErrors;
   return errors === 0;
 }
-validate53.evaluated = { dynamicProps: false, dynamicItems: false };
+validate61.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateTask = validate54;
-const schema108 = {
+export const validateTask = validate62;
+const schema136 = {
   title: "Task",
   description: "The MCP Tasks Task: the execution record of a handoff, without its status-specific payload.",
   type: "object",
@@ -11074,13 +14144,13 @@ const schema108 = {
   additionalProperties: false,
 };
 
-function validate54(
+function validate62(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate54.evaluated;
+  const evaluated0 = validate62.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11265,7 +14335,7 @@ function validate54(
           instancePath: instancePath + "/status",
           schemaPath: "#/$defs/TaskStatus/enum",
           keyword: "enum",
-          params: { allowedValues: schema107.enum },
+          params: { allowedValues: schema135.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -11412,20 +14482,20 @@ function validate54(
     }
     errors++;
   }
-  validate54.errors = vErrors;
+  validate62.errors = vErrors;
   return errors === 0;
 }
-validate54.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate62.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTimestamp = validate55;
+export const validateTimestamp = validate63;
 
-function validate55(
+function validate63(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate55.evaluated;
+  const evaluated0 = validate63.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11447,13 +14517,208 @@ function validate55(
     }
     errors++;
   }
-  validate55.errors = vErrors;
+  validate63.errors = vErrors;
   return errors === 0;
 }
-validate55.evaluated = { dynamicProps: false, dynamicItems: false };
+validate63.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteInput = validate56;
-const schema113 = {
+export const validateArtifactReadOutput = validate64;
+const schema141 = {
+  title: "ArtifactReadOutput",
+  description: "The artifact as it is on disk, with the revision it is.",
+  type: "object",
+  properties: {
+    name: { type: "string" },
+    revision: { $ref: "#/$defs/Revision" },
+    content: { type: "string" },
+    unrecorded_edit: {
+      type: "boolean",
+      description:
+        "True when the file on disk differs from the newest recorded revision and this reader could not record it (a read-only reader while no room process runs).",
+    },
+  },
+  required: ["name", "revision", "content", "unrecorded_edit"],
+  additionalProperties: false,
+};
+
+function validate64(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate64.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "name" },
+        message: "must have required property '" + "name" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.revision === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "revision" },
+        message: "must have required property '" + "revision" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.content === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "content" },
+        message: "must have required property '" + "content" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data.unrecorded_edit === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "unrecorded_edit" },
+        message: "must have required property '" + "unrecorded_edit" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "name" || key0 === "revision" || key0 === "content" || key0 === "unrecorded_edit")) {
+        const err4 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== undefined) {
+      if (typeof data.name !== "string") {
+        const err5 = {
+          instancePath: instancePath + "/name",
+          schemaPath: "#/properties/name/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.revision !== undefined) {
+      if (
+        !validate44(data.revision, {
+          instancePath: instancePath + "/revision",
+          parentData: data,
+          parentDataProperty: "revision",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.content !== undefined) {
+      if (typeof data.content !== "string") {
+        const err6 = {
+          instancePath: instancePath + "/content",
+          schemaPath: "#/properties/content/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.unrecorded_edit !== undefined) {
+      if (typeof data.unrecorded_edit !== "boolean") {
+        const err7 = {
+          instancePath: instancePath + "/unrecorded_edit",
+          schemaPath: "#/properties/unrecorded_edit/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err8 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err8];
+    } else {
+      vErrors.push(err8);
+    }
+    errors++;
+  }
+  validate64.errors = vErrors;
+  return errors === 0;
+}
+validate64.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateHandoffCompleteInput = validate66;
+const schema142 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -11479,13 +14744,13 @@ const schema113 = {
   ],
 };
 
-function validate56(
+function validate66(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate56.evaluated;
+  const evaluated0 = validate66.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11595,7 +14860,7 @@ function validate56(
     }
     if (data.result !== undefined) {
       if (
-        !validate22(data.result, {
+        !validate23(data.result, {
           instancePath: instancePath + "/result",
           parentData: data,
           parentDataProperty: "result",
@@ -11603,7 +14868,7 @@ function validate56(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+        vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
         errors = vErrors.length;
       }
     }
@@ -11911,14 +15176,14 @@ function validate56(
       }
     }
   }
-  validate56.errors = vErrors;
+  validate66.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate56.evaluated = { dynamicProps: true, dynamicItems: false };
+validate66.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffCompleteOutput = validate58;
-const schema115 = {
+export const validateHandoffCompleteOutput = validate68;
+const schema144 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -11936,13 +15201,13 @@ const schema115 = {
   additionalProperties: false,
 };
 
-function validate58(
+function validate68(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate58.evaluated;
+  const evaluated0 = validate68.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -12014,7 +15279,7 @@ function validate58(
     }
     if (data.handoff !== undefined) {
       if (
-        !validate38(data.handoff, {
+        !validate39(data.handoff, {
           instancePath: instancePath + "/handoff",
           parentData: data,
           parentDataProperty: "handoff",
@@ -12022,7 +15287,7 @@ function validate58(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+        vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
         errors = vErrors.length;
       }
     }
@@ -12032,7 +15297,7 @@ function validate58(
       let valid1 = false;
       const _errs5 = errors;
       if (
-        !validate28(data1, {
+        !validate29(data1, {
           instancePath: instancePath + "/task",
           parentData: data,
           parentDataProperty: "task",
@@ -12040,7 +15305,7 @@ function validate58(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+        vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
         errors = vErrors.length;
       }
       var _valid0 = _errs5 === errors;
@@ -12120,13 +15385,13 @@ function validate58(
     }
     errors++;
   }
-  validate58.errors = vErrors;
+  validate68.errors = vErrors;
   return errors === 0;
 }
-validate58.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate68.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateInput = validate61;
-const schema116 = {
+export const validateHandoffCreateInput = validate71;
+const schema145 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
@@ -12142,13 +15407,13 @@ const schema116 = {
   additionalProperties: false,
 };
 
-function validate61(
+function validate71(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate61.evaluated;
+  const evaluated0 = validate71.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -12609,13 +15874,13 @@ function validate61(
     }
     errors++;
   }
-  validate61.errors = vErrors;
+  validate71.errors = vErrors;
   return errors === 0;
 }
-validate61.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate71.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateOutput = validate62;
-const schema122 = {
+export const validateHandoffCreateOutput = validate72;
+const schema151 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -12633,13 +15898,13 @@ const schema122 = {
   additionalProperties: false,
 };
 
-function validate62(
+function validate72(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate62.evaluated;
+  const evaluated0 = validate72.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -12711,7 +15976,7 @@ function validate62(
     }
     if (data.handoff !== undefined) {
       if (
-        !validate38(data.handoff, {
+        !validate39(data.handoff, {
           instancePath: instancePath + "/handoff",
           parentData: data,
           parentDataProperty: "handoff",
@@ -12719,7 +15984,7 @@ function validate62(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+        vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
         errors = vErrors.length;
       }
     }
@@ -12729,7 +15994,7 @@ function validate62(
       let valid1 = false;
       const _errs5 = errors;
       if (
-        !validate28(data1, {
+        !validate29(data1, {
           instancePath: instancePath + "/task",
           parentData: data,
           parentDataProperty: "task",
@@ -12737,7 +16002,7 @@ function validate62(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+        vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
         errors = vErrors.length;
       }
       var _valid0 = _errs5 === errors;
@@ -12817,13 +16082,13 @@ function validate62(
     }
     errors++;
   }
-  validate62.errors = vErrors;
+  validate72.errors = vErrors;
   return errors === 0;
 }
-validate62.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate72.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffDecisionInput = validate65;
-const schema123 = {
+export const validateHandoffDecisionInput = validate75;
+const schema152 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
@@ -12836,13 +16101,13 @@ const schema123 = {
   additionalProperties: false,
 };
 
-function validate65(
+function validate75(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate65.evaluated;
+  const evaluated0 = validate75.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -12980,13 +16245,13 @@ function validate65(
     }
     errors++;
   }
-  validate65.errors = vErrors;
+  validate75.errors = vErrors;
   return errors === 0;
 }
-validate65.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate75.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsInput = validate66;
-const schema125 = {
+export const validateHandoffEventsInput = validate76;
+const schema154 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
@@ -12999,13 +16264,13 @@ const schema125 = {
   additionalProperties: false,
 };
 
-function validate66(
+function validate76(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate66.evaluated;
+  const evaluated0 = validate76.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -13194,13 +16459,13 @@ function validate66(
     }
     errors++;
   }
-  validate66.errors = vErrors;
+  validate76.errors = vErrors;
   return errors === 0;
 }
-validate66.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate76.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsOutput = validate67;
-const schema126 = {
+export const validateHandoffEventsOutput = validate77;
+const schema155 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -13215,13 +16480,13 @@ const schema126 = {
   additionalProperties: false,
 };
 
-function validate67(
+function validate77(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate67.evaluated;
+  const evaluated0 = validate77.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -13312,7 +16577,7 @@ function validate67(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate34(data0[i0], {
+            !validate35(data0[i0], {
               instancePath: instancePath + "/events/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -13320,7 +16585,7 @@ function validate67(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+            vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
             errors = vErrors.length;
           }
         }
@@ -13424,13 +16689,13 @@ function validate67(
     }
     errors++;
   }
-  validate67.errors = vErrors;
+  validate77.errors = vErrors;
   return errors === 0;
 }
-validate67.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate77.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffGetInput = validate69;
-const schema127 = {
+export const validateHandoffGetInput = validate79;
+const schema156 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id.",
   oneOf: [
@@ -13456,13 +16721,13 @@ const schema127 = {
   ],
 };
 
-function validate69(
+function validate79(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate69.evaluated;
+  const evaluated0 = validate79.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -13711,14 +16976,14 @@ function validate69(
       }
     }
   }
-  validate69.errors = vErrors;
+  validate79.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate69.evaluated = { dynamicProps: true, dynamicItems: false };
+validate79.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffListInput = validate70;
-const schema128 = {
+export const validateHandoffListInput = validate80;
+const schema157 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -13731,13 +16996,13 @@ const schema128 = {
   additionalProperties: false,
 };
 
-function validate70(
+function validate80(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate70.evaluated;
+  const evaluated0 = validate80.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -13791,7 +17056,7 @@ function validate70(
           instancePath: instancePath + "/status",
           schemaPath: "#/$defs/HandoffStatus/enum",
           keyword: "enum",
-          params: { allowedValues: schema73.enum },
+          params: { allowedValues: schema74.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -13916,13 +17181,13 @@ function validate70(
     }
     errors++;
   }
-  validate70.errors = vErrors;
+  validate80.errors = vErrors;
   return errors === 0;
 }
-validate70.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListOutput = validate71;
-const schema130 = {
+export const validateHandoffListOutput = validate81;
+const schema159 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -13934,13 +17199,13 @@ const schema130 = {
   additionalProperties: false,
 };
 
-function validate71(
+function validate81(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate71.evaluated;
+  const evaluated0 = validate81.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14001,7 +17266,7 @@ function validate71(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate38(data0[i0], {
+            !validate39(data0[i0], {
               instancePath: instancePath + "/handoffs/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -14009,7 +17274,7 @@ function validate71(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+            vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
             errors = vErrors.length;
           }
         }
@@ -14109,13 +17374,13 @@ function validate71(
     }
     errors++;
   }
-  validate71.errors = vErrors;
+  validate81.errors = vErrors;
   return errors === 0;
 }
-validate71.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate81.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffOutput = validate73;
-const schema131 = {
+export const validateHandoffOutput = validate83;
+const schema160 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -14124,13 +17389,13 @@ const schema131 = {
   additionalProperties: false,
 };
 
-function validate73(
+function validate83(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate73.evaluated;
+  const evaluated0 = validate83.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14172,7 +17437,7 @@ function validate73(
     }
     if (data.handoff !== undefined) {
       if (
-        !validate38(data.handoff, {
+        !validate39(data.handoff, {
           instancePath: instancePath + "/handoff",
           parentData: data,
           parentDataProperty: "handoff",
@@ -14180,7 +17445,7 @@ function validate73(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+        vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
         errors = vErrors.length;
       }
     }
@@ -14199,13 +17464,13 @@ function validate73(
     }
     errors++;
   }
-  validate73.errors = vErrors;
+  validate83.errors = vErrors;
   return errors === 0;
 }
-validate73.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRefInput = validate75;
-const schema132 = {
+export const validateHandoffRefInput = validate85;
+const schema161 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
@@ -14214,13 +17479,13 @@ const schema132 = {
   additionalProperties: false,
 };
 
-function validate75(
+function validate85(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate75.evaluated;
+  const evaluated0 = validate85.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14324,13 +17589,13 @@ function validate75(
     }
     errors++;
   }
-  validate75.errors = vErrors;
+  validate85.errors = vErrors;
   return errors === 0;
 }
-validate75.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate85.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputInput = validate76;
-const schema133 = {
+export const validateHandoffRequestInputInput = validate86;
+const schema162 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
@@ -14345,13 +17610,13 @@ const schema133 = {
   additionalProperties: false,
 };
 
-function validate76(
+function validate86(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate76.evaluated;
+  const evaluated0 = validate86.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14693,7 +17958,7 @@ function validate76(
                         "#/$defs/RequestedSchema/properties/properties/additionalProperties/properties/type/enum",
                       keyword: "enum",
                       params: {
-                        allowedValues: schema51.properties.properties.additionalProperties.properties.type.enum,
+                        allowedValues: schema52.properties.properties.additionalProperties.properties.type.enum,
                       },
                       message: "must be equal to one of the allowed values",
                     };
@@ -14806,13 +18071,13 @@ function validate76(
     }
     errors++;
   }
-  validate76.errors = vErrors;
+  validate86.errors = vErrors;
   return errors === 0;
 }
-validate76.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputOutput = validate77;
-const schema136 = {
+export const validateHandoffRequestInputOutput = validate87;
+const schema165 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -14825,13 +18090,13 @@ const schema136 = {
   additionalProperties: false,
 };
 
-function validate77(
+function validate87(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate77.evaluated;
+  const evaluated0 = validate87.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14903,7 +18168,7 @@ function validate77(
     }
     if (data.handoff !== undefined) {
       if (
-        !validate38(data.handoff, {
+        !validate39(data.handoff, {
           instancePath: instancePath + "/handoff",
           parentData: data,
           parentDataProperty: "handoff",
@@ -14911,13 +18176,13 @@ function validate77(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+        vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
         errors = vErrors.length;
       }
     }
     if (data.task !== undefined) {
       if (
-        !validate28(data.task, {
+        !validate29(data.task, {
           instancePath: instancePath + "/task",
           parentData: data,
           parentDataProperty: "task",
@@ -14925,7 +18190,7 @@ function validate77(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+        vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
         errors = vErrors.length;
       }
     }
@@ -15008,13 +18273,13 @@ function validate77(
     }
     errors++;
   }
-  validate77.errors = vErrors;
+  validate87.errors = vErrors;
   return errors === 0;
 }
-validate77.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffTaskOutput = validate80;
-const schema138 = {
+export const validateHandoffTaskOutput = validate90;
+const schema167 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -15030,13 +18295,13 @@ const schema138 = {
   additionalProperties: false,
 };
 
-function validate80(
+function validate90(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate80.evaluated;
+  const evaluated0 = validate90.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15093,7 +18358,7 @@ function validate80(
     }
     if (data.handoff !== undefined) {
       if (
-        !validate38(data.handoff, {
+        !validate39(data.handoff, {
           instancePath: instancePath + "/handoff",
           parentData: data,
           parentDataProperty: "handoff",
@@ -15101,7 +18366,7 @@ function validate80(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+        vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
         errors = vErrors.length;
       }
     }
@@ -15111,7 +18376,7 @@ function validate80(
       let valid1 = false;
       const _errs5 = errors;
       if (
-        !validate28(data1, {
+        !validate29(data1, {
           instancePath: instancePath + "/task",
           parentData: data,
           parentDataProperty: "task",
@@ -15119,7 +18384,7 @@ function validate80(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+        vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
         errors = vErrors.length;
       }
       var _valid0 = _errs5 === errors;
@@ -15182,13 +18447,13 @@ function validate80(
     }
     errors++;
   }
-  validate80.errors = vErrors;
+  validate90.errors = vErrors;
   return errors === 0;
 }
-validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantAddInput = validate83;
-const schema139 = {
+export const validateParticipantAddInput = validate93;
+const schema168 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
@@ -15197,13 +18462,13 @@ const schema139 = {
   additionalProperties: false,
 };
 
-function validate83(
+function validate93(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate83.evaluated;
+  const evaluated0 = validate93.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15322,13 +18587,13 @@ function validate83(
     }
     errors++;
   }
-  validate83.errors = vErrors;
+  validate93.errors = vErrors;
   return errors === 0;
 }
-validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListOutput = validate84;
-const schema141 = {
+export const validateParticipantListOutput = validate94;
+const schema170 = {
   title: "ParticipantListOutput",
   description: "The room's participants by name.",
   type: "object",
@@ -15337,13 +18602,13 @@ const schema141 = {
   additionalProperties: false,
 };
 
-function validate84(
+function validate94(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate84.evaluated;
+  const evaluated0 = validate94.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15389,7 +18654,7 @@ function validate84(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate49(data0[i0], {
+            !validate53(data0[i0], {
               instancePath: instancePath + "/participants/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -15397,7 +18662,7 @@ function validate84(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+            vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
             errors = vErrors.length;
           }
         }
@@ -15432,13 +18697,154 @@ function validate84(
     }
     errors++;
   }
-  validate84.errors = vErrors;
+  validate94.errors = vErrors;
   return errors === 0;
 }
-validate84.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate94.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantOutput = validate86;
-const schema142 = {
+export const validateParticipantRemoveInput = validate96;
+const schema171 = {
+  title: "ParticipantRemoveInput",
+  description:
+    "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
+  type: "object",
+  properties: { name: { $ref: "#/$defs/ParticipantName" } },
+  required: ["name"],
+  additionalProperties: false,
+};
+
+function validate96(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate96.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "name" },
+        message: "must have required property '" + "name" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "name")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== undefined) {
+      let data0 = data.name;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 64) {
+          const err2 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + "/name",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err6 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err6];
+    } else {
+      vErrors.push(err6);
+    }
+    errors++;
+  }
+  validate96.errors = vErrors;
+  return errors === 0;
+}
+validate96.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateParticipantOutput = validate97;
+const schema173 = {
   title: "ParticipantOutput",
   description: "One participant.",
   type: "object",
@@ -15447,13 +18853,13 @@ const schema142 = {
   additionalProperties: false,
 };
 
-function validate86(
+function validate97(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate86.evaluated;
+  const evaluated0 = validate97.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15495,7 +18901,7 @@ function validate86(
     }
     if (data.participant !== undefined) {
       if (
-        !validate49(data.participant, {
+        !validate53(data.participant, {
           instancePath: instancePath + "/participant",
           parentData: data,
           parentDataProperty: "participant",
@@ -15503,7 +18909,7 @@ function validate86(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+        vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
         errors = vErrors.length;
       }
     }
@@ -15522,13 +18928,1754 @@ function validate86(
     }
     errors++;
   }
-  validate86.errors = vErrors;
+  validate97.errors = vErrors;
   return errors === 0;
 }
-validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate88;
-const schema143 = {
+export const validateProposalDecisionInput = validate99;
+const schema174 = {
+  title: "ProposalDecisionInput",
+  description:
+    "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
+  type: "object",
+  properties: { proposal_id: { type: "string", minLength: 1, maxLength: 100 }, note: { $ref: "#/$defs/Note" } },
+  required: ["proposal_id"],
+  additionalProperties: false,
+};
+
+function validate99(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate99.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.proposal_id === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "proposal_id" },
+        message: "must have required property '" + "proposal_id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "proposal_id" || key0 === "note")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.proposal_id !== undefined) {
+      let data0 = data.proposal_id;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 100) {
+          const err2 = {
+            instancePath: instancePath + "/proposal_id",
+            schemaPath: "#/properties/proposal_id/maxLength",
+            keyword: "maxLength",
+            params: { limit: 100 },
+            message: "must NOT have more than 100 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + "/proposal_id",
+            schemaPath: "#/properties/proposal_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.note !== undefined) {
+      let data1 = data.note;
+      if (typeof data1 === "string") {
+        if (func1(data1) > 2000) {
+          const err5 = {
+            instancePath: instancePath + "/note",
+            schemaPath: "#/$defs/Note/maxLength",
+            keyword: "maxLength",
+            params: { limit: 2000 },
+            message: "must NOT have more than 2000 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/$defs/Note/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err7 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err7];
+    } else {
+      vErrors.push(err7);
+    }
+    errors++;
+  }
+  validate99.errors = vErrors;
+  return errors === 0;
+}
+validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateProposalListInput = validate100;
+const schema176 = {
+  title: "ProposalListInput",
+  description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
+  type: "object",
+  properties: {
+    status: { $ref: "#/$defs/ProposalStatus" },
+    cursor: { type: "string", minLength: 1, maxLength: 200 },
+    limit: { type: "integer", minimum: 1, maximum: 500, default: 50 },
+  },
+  required: [],
+  additionalProperties: false,
+};
+
+function validate100(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate100.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === "status" || key0 === "cursor" || key0 === "limit")) {
+        const err0 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== undefined) {
+      let data0 = data.status;
+      if (typeof data0 !== "string") {
+        const err1 = {
+          instancePath: instancePath + "/status",
+          schemaPath: "#/$defs/ProposalStatus/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (!(data0 === "open" || data0 === "accepted" || data0 === "rejected" || data0 === "withdrawn")) {
+        const err2 = {
+          instancePath: instancePath + "/status",
+          schemaPath: "#/$defs/ProposalStatus/enum",
+          keyword: "enum",
+          params: { allowedValues: schema110.enum },
+          message: "must be equal to one of the allowed values",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.cursor !== undefined) {
+      let data1 = data.cursor;
+      if (typeof data1 === "string") {
+        if (func1(data1) > 200) {
+          const err3 = {
+            instancePath: instancePath + "/cursor",
+            schemaPath: "#/properties/cursor/maxLength",
+            keyword: "maxLength",
+            params: { limit: 200 },
+            message: "must NOT have more than 200 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (func1(data1) < 1) {
+          const err4 = {
+            instancePath: instancePath + "/cursor",
+            schemaPath: "#/properties/cursor/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + "/cursor",
+          schemaPath: "#/properties/cursor/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.limit !== undefined) {
+      let data2 = data.limit;
+      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err6 = {
+          instancePath: instancePath + "/limit",
+          schemaPath: "#/properties/limit/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+      if (typeof data2 == "number" && isFinite(data2)) {
+        if (data2 > 500 || isNaN(data2)) {
+          const err7 = {
+            instancePath: instancePath + "/limit",
+            schemaPath: "#/properties/limit/maximum",
+            keyword: "maximum",
+            params: { comparison: "<=", limit: 500 },
+            message: "must be <= 500",
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (data2 < 1 || isNaN(data2)) {
+          const err8 = {
+            instancePath: instancePath + "/limit",
+            schemaPath: "#/properties/limit/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      }
+    }
+  } else {
+    const err9 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err9];
+    } else {
+      vErrors.push(err9);
+    }
+    errors++;
+  }
+  validate100.errors = vErrors;
+  return errors === 0;
+}
+validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateProposalListOutput = validate101;
+const schema178 = {
+  title: "ProposalListOutput",
+  description: "A page of proposals; next_cursor is null on the last page.",
+  type: "object",
+  properties: {
+    proposals: { type: "array", items: { $ref: "#/$defs/Proposal" } },
+    next_cursor: { anyOf: [{ type: "string" }, { type: "null" }] },
+  },
+  required: ["proposals", "next_cursor"],
+  additionalProperties: false,
+};
+
+function validate101(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate101.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.proposals === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "proposals" },
+        message: "must have required property '" + "proposals" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.next_cursor === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "next_cursor" },
+        message: "must have required property '" + "next_cursor" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "proposals" || key0 === "next_cursor")) {
+        const err2 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.proposals !== undefined) {
+      let data0 = data.proposals;
+      if (Array.isArray(data0)) {
+        const len0 = data0.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          if (
+            !validate55(data0[i0], {
+              instancePath: instancePath + "/proposals/" + i0,
+              parentData: data0,
+              parentDataProperty: i0,
+              rootData,
+              dynamicAnchors,
+            })
+          ) {
+            vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err3 = {
+          instancePath: instancePath + "/proposals",
+          schemaPath: "#/properties/proposals/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.next_cursor !== undefined) {
+      let data2 = data.next_cursor;
+      const _errs6 = errors;
+      let valid3 = false;
+      const _errs7 = errors;
+      if (typeof data2 !== "string") {
+        const err4 = {
+          instancePath: instancePath + "/next_cursor",
+          schemaPath: "#/properties/next_cursor/anyOf/0/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+      var _valid0 = _errs7 === errors;
+      valid3 = valid3 || _valid0;
+      const _errs9 = errors;
+      if (data2 !== null) {
+        const err5 = {
+          instancePath: instancePath + "/next_cursor",
+          schemaPath: "#/properties/next_cursor/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      var _valid0 = _errs9 === errors;
+      valid3 = valid3 || _valid0;
+      if (!valid3) {
+        const err6 = {
+          instancePath: instancePath + "/next_cursor",
+          schemaPath: "#/properties/next_cursor/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      } else {
+        errors = _errs6;
+        if (vErrors !== null) {
+          if (_errs6) {
+            vErrors.length = _errs6;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+  } else {
+    const err7 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err7];
+    } else {
+      vErrors.push(err7);
+    }
+    errors++;
+  }
+  validate101.errors = vErrors;
+  return errors === 0;
+}
+validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateProposalOutput = validate103;
+const schema179 = {
+  title: "ProposalOutput",
+  description: "One proposal and, once accepted, the revision it made.",
+  type: "object",
+  properties: {
+    proposal: { $ref: "#/$defs/Proposal" },
+    revision: { anyOf: [{ $ref: "#/$defs/Revision" }, { type: "null" }] },
+  },
+  required: ["proposal", "revision"],
+  additionalProperties: false,
+};
+
+function validate103(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate103.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.proposal === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "proposal" },
+        message: "must have required property '" + "proposal" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.revision === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "revision" },
+        message: "must have required property '" + "revision" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "proposal" || key0 === "revision")) {
+        const err2 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.proposal !== undefined) {
+      if (
+        !validate55(data.proposal, {
+          instancePath: instancePath + "/proposal",
+          parentData: data,
+          parentDataProperty: "proposal",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.revision !== undefined) {
+      let data1 = data.revision;
+      const _errs4 = errors;
+      let valid1 = false;
+      const _errs5 = errors;
+      if (
+        !validate44(data1, {
+          instancePath: instancePath + "/revision",
+          parentData: data,
+          parentDataProperty: "revision",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+        errors = vErrors.length;
+      }
+      var _valid0 = _errs5 === errors;
+      valid1 = valid1 || _valid0;
+      const _errs6 = errors;
+      if (data1 !== null) {
+        const err3 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/properties/revision/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+      var _valid0 = _errs6 === errors;
+      valid1 = valid1 || _valid0;
+      if (!valid1) {
+        const err4 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/properties/revision/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      } else {
+        errors = _errs4;
+        if (vErrors !== null) {
+          if (_errs4) {
+            vErrors.length = _errs4;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+  } else {
+    const err5 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err5];
+    } else {
+      vErrors.push(err5);
+    }
+    errors++;
+  }
+  validate103.errors = vErrors;
+  return errors === 0;
+}
+validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateProposalRefInput = validate106;
+const schema180 = {
+  title: "ProposalRefInput",
+  description: "Names one proposal.",
+  type: "object",
+  properties: { proposal_id: { type: "string", minLength: 1, maxLength: 100 } },
+  required: ["proposal_id"],
+  additionalProperties: false,
+};
+
+function validate106(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate106.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.proposal_id === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "proposal_id" },
+        message: "must have required property '" + "proposal_id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "proposal_id")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.proposal_id !== undefined) {
+      let data0 = data.proposal_id;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 100) {
+          const err2 = {
+            instancePath: instancePath + "/proposal_id",
+            schemaPath: "#/properties/proposal_id/maxLength",
+            keyword: "maxLength",
+            params: { limit: 100 },
+            message: "must NOT have more than 100 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + "/proposal_id",
+            schemaPath: "#/properties/proposal_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err5 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err5];
+    } else {
+      vErrors.push(err5);
+    }
+    errors++;
+  }
+  validate106.errors = vErrors;
+  return errors === 0;
+}
+validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateSessionCreateInput = validate107;
+const schema181 = {
+  title: "SessionCreateInput",
+  description:
+    "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
+  type: "object",
+  properties: {
+    participant: { $ref: "#/$defs/ParticipantName" },
+    capabilities: { type: "array", items: { $ref: "#/$defs/Capability" }, minItems: 1, uniqueItems: true },
+    expires_in_seconds: {
+      type: "integer",
+      minimum: 1,
+      maximum: 31536000,
+      description: "Lifetime; without it the session lasts until revoked.",
+    },
+  },
+  required: ["participant", "capabilities"],
+  additionalProperties: false,
+};
+
+function validate107(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate107.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.participant === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "participant" },
+        message: "must have required property '" + "participant" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.capabilities === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "capabilities" },
+        message: "must have required property '" + "capabilities" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "participant" || key0 === "capabilities" || key0 === "expires_in_seconds")) {
+        const err2 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.participant !== undefined) {
+      let data0 = data.participant;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 64) {
+          const err3 = {
+            instancePath: instancePath + "/participant",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err4 = {
+            instancePath: instancePath + "/participant",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data0)) {
+          const err5 = {
+            instancePath: instancePath + "/participant",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + "/participant",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.capabilities !== undefined) {
+      let data1 = data.capabilities;
+      if (Array.isArray(data1)) {
+        if (data1.length < 1) {
+          const err7 = {
+            instancePath: instancePath + "/capabilities",
+            schemaPath: "#/properties/capabilities/minItems",
+            keyword: "minItems",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 items",
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 !== "string") {
+            const err8 = {
+              instancePath: instancePath + "/capabilities/" + i0,
+              schemaPath: "#/$defs/Capability/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+          if (!(data2 === "read" || data2 === "write" || data2 === "approve" || data2 === "admin")) {
+            const err9 = {
+              instancePath: instancePath + "/capabilities/" + i0,
+              schemaPath: "#/$defs/Capability/enum",
+              keyword: "enum",
+              params: { allowedValues: schema38.enum },
+              message: "must be equal to one of the allowed values",
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          outer0: for (; i1--;) {
+            for (j0 = i1; j0--;) {
+              if (func0(data1[i1], data1[j0])) {
+                const err10 = {
+                  instancePath: instancePath + "/capabilities",
+                  schemaPath: "#/properties/capabilities/uniqueItems",
+                  keyword: "uniqueItems",
+                  params: { i: i1, j: j0 },
+                  message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
+                };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+                break outer0;
+              }
+            }
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + "/capabilities",
+          schemaPath: "#/properties/capabilities/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.expires_in_seconds !== undefined) {
+      let data3 = data.expires_in_seconds;
+      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+        const err12 = {
+          instancePath: instancePath + "/expires_in_seconds",
+          schemaPath: "#/properties/expires_in_seconds/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+      if (typeof data3 == "number" && isFinite(data3)) {
+        if (data3 > 31536000 || isNaN(data3)) {
+          const err13 = {
+            instancePath: instancePath + "/expires_in_seconds",
+            schemaPath: "#/properties/expires_in_seconds/maximum",
+            keyword: "maximum",
+            params: { comparison: "<=", limit: 31536000 },
+            message: "must be <= 31536000",
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        if (data3 < 1 || isNaN(data3)) {
+          const err14 = {
+            instancePath: instancePath + "/expires_in_seconds",
+            schemaPath: "#/properties/expires_in_seconds/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
+      }
+    }
+  } else {
+    const err15 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate107.errors = vErrors;
+  return errors === 0;
+}
+validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateSessionCreateOutput = validate108;
+const schema184 = {
+  title: "SessionCreateOutput",
+  description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
+  type: "object",
+  properties: { session: { $ref: "#/$defs/Session" }, token: { type: "string", minLength: 22 } },
+  required: ["session", "token"],
+  additionalProperties: false,
+};
+
+function validate108(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate108.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.session === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "session" },
+        message: "must have required property '" + "session" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.token === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "token" },
+        message: "must have required property '" + "token" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "session" || key0 === "token")) {
+        const err2 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.session !== undefined) {
+      if (
+        !validate59(data.session, {
+          instancePath: instancePath + "/session",
+          parentData: data,
+          parentDataProperty: "session",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.token !== undefined) {
+      let data1 = data.token;
+      if (typeof data1 === "string") {
+        if (func1(data1) < 22) {
+          const err3 = {
+            instancePath: instancePath + "/token",
+            schemaPath: "#/properties/token/minLength",
+            keyword: "minLength",
+            params: { limit: 22 },
+            message: "must NOT have fewer than 22 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + "/token",
+          schemaPath: "#/properties/token/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err5 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err5];
+    } else {
+      vErrors.push(err5);
+    }
+    errors++;
+  }
+  validate108.errors = vErrors;
+  return errors === 0;
+}
+validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateSessionListInput = validate110;
+const schema185 = {
+  title: "SessionListInput",
+  description: "Lists sessions, optionally of one participant.",
+  type: "object",
+  properties: { participant: { $ref: "#/$defs/ParticipantName" } },
+  required: [],
+  additionalProperties: false,
+};
+
+function validate110(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate110.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === "participant")) {
+        const err0 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.participant !== undefined) {
+      let data0 = data.participant;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 64) {
+          const err1 = {
+            instancePath: instancePath + "/participant",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err2 = {
+            instancePath: instancePath + "/participant",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data0)) {
+          const err3 = {
+            instancePath: instancePath + "/participant",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + "/participant",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err5 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err5];
+    } else {
+      vErrors.push(err5);
+    }
+    errors++;
+  }
+  validate110.errors = vErrors;
+  return errors === 0;
+}
+validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateSessionListOutput = validate111;
+const schema187 = {
+  title: "SessionListOutput",
+  description: "Sessions, newest first. Tokens are never listed.",
+  type: "object",
+  properties: { sessions: { type: "array", items: { $ref: "#/$defs/Session" } } },
+  required: ["sessions"],
+  additionalProperties: false,
+};
+
+function validate111(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate111.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.sessions === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "sessions" },
+        message: "must have required property '" + "sessions" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "sessions")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.sessions !== undefined) {
+      let data0 = data.sessions;
+      if (Array.isArray(data0)) {
+        const len0 = data0.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          if (
+            !validate59(data0[i0], {
+              instancePath: instancePath + "/sessions/" + i0,
+              parentData: data0,
+              parentDataProperty: i0,
+              rootData,
+              dynamicAnchors,
+            })
+          ) {
+            vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + "/sessions",
+          schemaPath: "#/properties/sessions/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err3 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err3];
+    } else {
+      vErrors.push(err3);
+    }
+    errors++;
+  }
+  validate111.errors = vErrors;
+  return errors === 0;
+}
+validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateSessionOutput = validate113;
+const schema188 = {
+  title: "SessionOutput",
+  description: "One session.",
+  type: "object",
+  properties: { session: { $ref: "#/$defs/Session" } },
+  required: ["session"],
+  additionalProperties: false,
+};
+
+function validate113(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate113.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.session === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "session" },
+        message: "must have required property '" + "session" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "session")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.session !== undefined) {
+      if (
+        !validate59(data.session, {
+          instancePath: instancePath + "/session",
+          parentData: data,
+          parentDataProperty: "session",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+        errors = vErrors.length;
+      }
+    }
+  } else {
+    const err2 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err2];
+    } else {
+      vErrors.push(err2);
+    }
+    errors++;
+  }
+  validate113.errors = vErrors;
+  return errors === 0;
+}
+validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateSessionRevokeInput = validate115;
+const schema189 = {
+  title: "SessionRevokeInput",
+  description: "Revokes a session: it is refused from its next request on.",
+  type: "object",
+  properties: { session_id: { type: "string", minLength: 1, maxLength: 100 } },
+  required: ["session_id"],
+  additionalProperties: false,
+};
+
+function validate115(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate115.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.session_id === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "session_id" },
+        message: "must have required property '" + "session_id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "session_id")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.session_id !== undefined) {
+      let data0 = data.session_id;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 100) {
+          const err2 = {
+            instancePath: instancePath + "/session_id",
+            schemaPath: "#/properties/session_id/maxLength",
+            keyword: "maxLength",
+            params: { limit: 100 },
+            message: "must NOT have more than 100 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + "/session_id",
+            schemaPath: "#/properties/session_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + "/session_id",
+          schemaPath: "#/properties/session_id/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err5 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err5];
+    } else {
+      vErrors.push(err5);
+    }
+    errors++;
+  }
+  validate115.errors = vErrors;
+  return errors === 0;
+}
+validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateTaskCancelOutput = validate116;
+const schema190 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -15538,13 +20685,13 @@ const schema143 = {
   additionalProperties: false,
 };
 
-function validate88(
+function validate116(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate88.evaluated;
+  const evaluated0 = validate116.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15601,7 +20748,7 @@ function validate88(
     }
     if (data.task !== undefined) {
       if (
-        !validate28(data.task, {
+        !validate29(data.task, {
           instancePath: instancePath + "/task",
           parentData: data,
           parentDataProperty: "task",
@@ -15609,7 +20756,7 @@ function validate88(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+        vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
         errors = vErrors.length;
       }
     }
@@ -15645,13 +20792,13 @@ function validate88(
     }
     errors++;
   }
-  validate88.errors = vErrors;
+  validate116.errors = vErrors;
   return errors === 0;
 }
-validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate90;
-const schema144 = {
+export const validateTaskRefInput = validate118;
+const schema191 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -15667,13 +20814,13 @@ const schema144 = {
   additionalProperties: false,
 };
 
-function validate90(
+function validate118(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate90.evaluated;
+  const evaluated0 = validate118.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15777,13 +20924,13 @@ function validate90(
     }
     errors++;
   }
-  validate90.errors = vErrors;
+  validate118.errors = vErrors;
   return errors === 0;
 }
-validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate91;
-const schema145 = {
+export const validateTaskUpdateInput = validate119;
+const schema192 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -15806,13 +20953,13 @@ const schema145 = {
   additionalProperties: false,
 };
 
-function validate91(
+function validate119(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate91.evaluated;
+  const evaluated0 = validate119.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16061,7 +21208,7 @@ function validate91(
                     instancePath + "/input_responses/" + key2.replace(/~/g, "~0").replace(/\//g, "~1") + "/action",
                   schemaPath: "#/$defs/InputResponse/properties/action/enum",
                   keyword: "enum",
-                  params: { allowedValues: schema70.properties.action.enum },
+                  params: { allowedValues: schema71.properties.action.enum },
                   message: "must be equal to one of the allowed values",
                 };
                 if (vErrors === null) {
@@ -16144,7 +21291,7 @@ function validate91(
                         key4.replace(/~/g, "~0").replace(/\//g, "~1"),
                       schemaPath: "#/$defs/InputResponse/properties/content/additionalProperties/anyOf/1/type",
                       keyword: "type",
-                      params: { type: schema70.properties.content.additionalProperties.anyOf[1].type },
+                      params: { type: schema71.properties.content.additionalProperties.anyOf[1].type },
                       message: "must be string,number,boolean",
                     };
                     if (vErrors === null) {
@@ -16269,13 +21416,13 @@ function validate91(
     }
     errors++;
   }
-  validate91.errors = vErrors;
+  validate119.errors = vErrors;
   return errors === 0;
 }
-validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate119.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate92;
-const schema148 = {
+export const validateTaskUpdateOutput = validate120;
+const schema195 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -16287,13 +21434,13 @@ const schema148 = {
   additionalProperties: false,
 };
 
-function validate92(
+function validate120(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate92.evaluated;
+  const evaluated0 = validate120.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16350,7 +21497,7 @@ function validate92(
     }
     if (data.task !== undefined) {
       if (
-        !validate28(data.task, {
+        !validate29(data.task, {
           instancePath: instancePath + "/task",
           parentData: data,
           parentDataProperty: "task",
@@ -16358,7 +21505,7 @@ function validate92(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+        vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
         errors = vErrors.length;
       }
     }
@@ -16461,7 +21608,809 @@ function validate92(
     }
     errors++;
   }
-  validate92.errors = vErrors;
+  validate120.errors = vErrors;
   return errors === 0;
 }
-validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateWorkspaceHistoryInput = validate122;
+const schema197 = {
+  title: "WorkspaceHistoryInput",
+  description:
+    "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
+  type: "object",
+  properties: {
+    after: { type: "integer", minimum: 0, default: 0 },
+    limit: { type: "integer", minimum: 1, maximum: 500, default: 100 },
+  },
+  required: [],
+  additionalProperties: false,
+};
+
+function validate122(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate122.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === "after" || key0 === "limit")) {
+        const err0 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (data.after !== undefined) {
+      let data0 = data.after;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err1 = {
+          instancePath: instancePath + "/after",
+          schemaPath: "#/properties/after/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+      if (typeof data0 == "number" && isFinite(data0)) {
+        if (data0 < 0 || isNaN(data0)) {
+          const err2 = {
+            instancePath: instancePath + "/after",
+            schemaPath: "#/properties/after/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.limit !== undefined) {
+      let data1 = data.limit;
+      if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+        const err3 = {
+          instancePath: instancePath + "/limit",
+          schemaPath: "#/properties/limit/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+      if (typeof data1 == "number" && isFinite(data1)) {
+        if (data1 > 500 || isNaN(data1)) {
+          const err4 = {
+            instancePath: instancePath + "/limit",
+            schemaPath: "#/properties/limit/maximum",
+            keyword: "maximum",
+            params: { comparison: "<=", limit: 500 },
+            message: "must be <= 500",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (data1 < 1 || isNaN(data1)) {
+          const err5 = {
+            instancePath: instancePath + "/limit",
+            schemaPath: "#/properties/limit/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      }
+    }
+  } else {
+    const err6 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err6];
+    } else {
+      vErrors.push(err6);
+    }
+    errors++;
+  }
+  validate122.errors = vErrors;
+  return errors === 0;
+}
+validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateWorkspaceHistoryOutput = validate123;
+const schema198 = {
+  title: "WorkspaceHistoryOutput",
+  description: "A page of history; pass next_after to read on. has_more is false on the last page.",
+  type: "object",
+  properties: {
+    entries: { type: "array", items: { $ref: "#/$defs/HistoryEntry" } },
+    next_after: { type: "integer", minimum: 0 },
+    has_more: { type: "boolean" },
+  },
+  required: ["entries", "next_after", "has_more"],
+  additionalProperties: false,
+};
+
+function validate123(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate123.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.entries === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "entries" },
+        message: "must have required property '" + "entries" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.next_after === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "next_after" },
+        message: "must have required property '" + "next_after" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.has_more === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "has_more" },
+        message: "must have required property '" + "has_more" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "entries" || key0 === "next_after" || key0 === "has_more")) {
+        const err3 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.entries !== undefined) {
+      let data0 = data.entries;
+      if (Array.isArray(data0)) {
+        const len0 = data0.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          if (
+            !validate43(data0[i0], {
+              instancePath: instancePath + "/entries/" + i0,
+              parentData: data0,
+              parentDataProperty: i0,
+              rootData,
+              dynamicAnchors,
+            })
+          ) {
+            vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + "/entries",
+          schemaPath: "#/properties/entries/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.next_after !== undefined) {
+      let data2 = data.next_after;
+      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err5 = {
+          instancePath: instancePath + "/next_after",
+          schemaPath: "#/properties/next_after/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      if (typeof data2 == "number" && isFinite(data2)) {
+        if (data2 < 0 || isNaN(data2)) {
+          const err6 = {
+            instancePath: instancePath + "/next_after",
+            schemaPath: "#/properties/next_after/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.has_more !== undefined) {
+      if (typeof data.has_more !== "boolean") {
+        const err7 = {
+          instancePath: instancePath + "/has_more",
+          schemaPath: "#/properties/has_more/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err8 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err8];
+    } else {
+      vErrors.push(err8);
+    }
+    errors++;
+  }
+  validate123.errors = vErrors;
+  return errors === 0;
+}
+validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateWorkspaceProposeInput = validate125;
+const schema199 = {
+  title: "WorkspaceProposeInput",
+  description:
+    "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
+  oneOf: [
+    {
+      type: "object",
+      properties: {
+        base_revision: { $ref: "#/$defs/RevisionNumber" },
+        content: { $ref: "#/$defs/ArtifactText" },
+        summary: { $ref: "#/$defs/Summary" },
+      },
+      required: ["base_revision", "content"],
+      additionalProperties: false,
+    },
+    {
+      type: "object",
+      properties: {
+        base_revision: { $ref: "#/$defs/RevisionNumber" },
+        diff: { $ref: "#/$defs/ArtifactText" },
+        summary: { $ref: "#/$defs/Summary" },
+      },
+      required: ["base_revision", "diff"],
+      additionalProperties: false,
+    },
+  ],
+};
+
+function validate125(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate125.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  const _errs0 = errors;
+  let valid0 = false;
+  let passing0 = null;
+  const _errs1 = errors;
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.base_revision === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/oneOf/0/required",
+        keyword: "required",
+        params: { missingProperty: "base_revision" },
+        message: "must have required property '" + "base_revision" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.content === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/oneOf/0/required",
+        keyword: "required",
+        params: { missingProperty: "content" },
+        message: "must have required property '" + "content" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "base_revision" || key0 === "content" || key0 === "summary")) {
+        const err2 = {
+          instancePath,
+          schemaPath: "#/oneOf/0/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.base_revision !== undefined) {
+      let data0 = data.base_revision;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err3 = {
+          instancePath: instancePath + "/base_revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+      if (typeof data0 == "number" && isFinite(data0)) {
+        if (data0 < 1 || isNaN(data0)) {
+          const err4 = {
+            instancePath: instancePath + "/base_revision",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.content !== undefined) {
+      let data1 = data.content;
+      if (typeof data1 !== "string") {
+        const err5 = {
+          instancePath: instancePath + "/content",
+          schemaPath: "#/$defs/ArtifactText/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      if (new TextEncoder().encode(JSON.stringify(data1)).length > 1048576) {
+        const err6 = {
+          instancePath: instancePath + "/content",
+          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
+          keyword: "x-max-bytes",
+          params: { limit: 1048576 },
+          message: "must NOT be larger than 1048576 bytes as JSON",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.summary !== undefined) {
+      let data2 = data.summary;
+      if (typeof data2 === "string") {
+        if (func1(data2) > 2000) {
+          const err7 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/maxLength",
+            keyword: "maxLength",
+            params: { limit: 2000 },
+            message: "must NOT have more than 2000 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (func1(data2) < 1) {
+          const err8 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + "/summary",
+          schemaPath: "#/$defs/Summary/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err10 = {
+      instancePath,
+      schemaPath: "#/oneOf/0/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err10];
+    } else {
+      vErrors.push(err10);
+    }
+    errors++;
+  }
+  var _valid0 = _errs1 === errors;
+  if (_valid0) {
+    valid0 = true;
+    passing0 = 0;
+    var props0 = true;
+  }
+  const _errs13 = errors;
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.base_revision === undefined) {
+      const err11 = {
+        instancePath,
+        schemaPath: "#/oneOf/1/required",
+        keyword: "required",
+        params: { missingProperty: "base_revision" },
+        message: "must have required property '" + "base_revision" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err11];
+      } else {
+        vErrors.push(err11);
+      }
+      errors++;
+    }
+    if (data.diff === undefined) {
+      const err12 = {
+        instancePath,
+        schemaPath: "#/oneOf/1/required",
+        keyword: "required",
+        params: { missingProperty: "diff" },
+        message: "must have required property '" + "diff" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err12];
+      } else {
+        vErrors.push(err12);
+      }
+      errors++;
+    }
+    for (const key1 in data) {
+      if (!(key1 === "base_revision" || key1 === "diff" || key1 === "summary")) {
+        const err13 = {
+          instancePath,
+          schemaPath: "#/oneOf/1/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key1 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.base_revision !== undefined) {
+      let data3 = data.base_revision;
+      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+        const err14 = {
+          instancePath: instancePath + "/base_revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+      if (typeof data3 == "number" && isFinite(data3)) {
+        if (data3 < 1 || isNaN(data3)) {
+          const err15 = {
+            instancePath: instancePath + "/base_revision",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.diff !== undefined) {
+      let data4 = data.diff;
+      if (typeof data4 !== "string") {
+        const err16 = {
+          instancePath: instancePath + "/diff",
+          schemaPath: "#/$defs/ArtifactText/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+      if (new TextEncoder().encode(JSON.stringify(data4)).length > 1048576) {
+        const err17 = {
+          instancePath: instancePath + "/diff",
+          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
+          keyword: "x-max-bytes",
+          params: { limit: 1048576 },
+          message: "must NOT be larger than 1048576 bytes as JSON",
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.summary !== undefined) {
+      let data5 = data.summary;
+      if (typeof data5 === "string") {
+        if (func1(data5) > 2000) {
+          const err18 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/maxLength",
+            keyword: "maxLength",
+            params: { limit: 2000 },
+            message: "must NOT have more than 2000 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err18];
+          } else {
+            vErrors.push(err18);
+          }
+          errors++;
+        }
+        if (func1(data5) < 1) {
+          const err19 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
+      } else {
+        const err20 = {
+          instancePath: instancePath + "/summary",
+          schemaPath: "#/$defs/Summary/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err21 = {
+      instancePath,
+      schemaPath: "#/oneOf/1/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err21];
+    } else {
+      vErrors.push(err21);
+    }
+    errors++;
+  }
+  var _valid0 = _errs13 === errors;
+  if (_valid0 && valid0) {
+    valid0 = false;
+    passing0 = [passing0, 1];
+  } else {
+    if (_valid0) {
+      valid0 = true;
+      passing0 = 1;
+      if (props0 !== true) {
+        props0 = true;
+      }
+    }
+  }
+  if (!valid0) {
+    const err22 = {
+      instancePath,
+      schemaPath: "#/oneOf",
+      keyword: "oneOf",
+      params: { passingSchemas: passing0 },
+      message: "must match exactly one schema in oneOf",
+    };
+    if (vErrors === null) {
+      vErrors = [err22];
+    } else {
+      vErrors.push(err22);
+    }
+    errors++;
+  } else {
+    errors = _errs0;
+    if (vErrors !== null) {
+      if (_errs0) {
+        vErrors.length = _errs0;
+      } else {
+        vErrors = null;
+      }
+    }
+  }
+  validate125.errors = vErrors;
+  evaluated0.props = props0;
+  return errors === 0;
+}
+validate125.evaluated = { dynamicProps: true, dynamicItems: false };

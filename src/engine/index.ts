@@ -5,7 +5,7 @@ export { DomainError, isDomainError } from './errors.js';
 export { LOCAL_OPERATOR, type Actor } from './access.js';
 export { systemClock, ManualClock, type Clock } from './clock.js';
 export * as limits from './limits.js';
-export { addParticipant, listParticipants } from './participants.js';
+export { addParticipant, listParticipants, removeParticipant } from './participants.js';
 export { createHandoff } from './handoffs/create-handoff.js';
 export { acceptHandoff } from './handoffs/accept-handoff.js';
 export { requestInput } from './handoffs/request-input.js';
@@ -15,3 +15,14 @@ export { approveHandoff, rejectHandoff } from './handoffs/decide-handoff.js';
 export { cancelTask } from './handoffs/cancel-task.js';
 export { getTask, getHandoff, handoffEvents, listHandoffs } from './handoffs/read-handoffs.js';
 export { sweepExpiredTasks, startExpirySweeper, SWEEP_INTERVAL_MS, type SweepReport } from './handoffs/expire-tasks.js';
+export { createSession, listSessions, revokeSession, authenticate } from './sessions.js';
+export { readArtifact, syncArtifact, watchArtifact } from './artifact/artifact.js';
+export {
+  proposeChange,
+  approveProposal,
+  rejectProposal,
+  withdrawProposal,
+  getProposal,
+  listProposals,
+} from './proposals/proposals.js';
+export { workspaceHistory } from './history.js';

@@ -1,16 +1,36 @@
-import type { ParticipantAddInput, ParticipantListOutput, ParticipantOutput } from '../../generated/types.js';
-import { validateParticipantAddInput } from '../../generated/validators.js';
+import type {
+  Participant,
+  ParticipantAddInput,
+  ParticipantListOutput,
+  ParticipantOutput,
+  ParticipantRemoveInput,
+} from '../../generated/types.js';
+import { validateParticipantAddInput, validateParticipantRemoveInput } from '../../generated/validators.js';
+import type { ParticipantRow } from '../store/rows.js';
 import { actorName, requireActorCapability, type Actor } from './access.js';
 import { checkInput } from './check-input.js';
 import { toTimestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import { change, type Room } from './room.js';
 
+const toParticipant = (row: ParticipantRow): Participant => ({
+  name: row.name,
+  created_at: toTimestamp(row.created_at),
+  removed_at: row.removed_at === null ? null : toTimestamp(row.removed_at),
+});
+
+/** A current member: added and not removed. */
+export const isParticipant = (room: Room, name: string): boolean => {
+  const row = room.store.getParticipant(name);
+  return row !== undefined && row.removed_at === null;
+};
+
+/** Adds a participant, or brings back a removed one (its old sessions stay revoked). */
 export function addParticipant(room: Room, actor: Actor, input: ParticipantAddInput): ParticipantOutput {
   const args = checkInput(validateParticipantAddInput, input);
   requireActorCapability(actor, 'admin');
   return change(room, ({ now, record }) => {
-    if (room.store.getParticipant(args.name)) {
+    if (isParticipant(room, args.name)) {
       throw new DomainError('conflict', `${args.name} is already a participant of this room`);
     }
     room.store.insertParticipant({ name: args.name, created_at: now });
@@ -21,15 +41,44 @@ export function addParticipant(room: Room, actor: Actor, input: ParticipantAddIn
       taskId: null,
       payload: { name: args.name },
     });
-    return { participant: { name: args.name, created_at: toTimestamp(now) } };
+    return { participant: toParticipant(room.store.getParticipant(args.name)!) };
   });
 }
 
-export function listParticipants(room: Room, actor: Actor): ParticipantListOutput {
+/**
+ * Removes a participant and revokes its sessions, effective on their next
+ * request. What it did stays in the record.
+ */
+export function removeParticipant(room: Room, actor: Actor, input: ParticipantRemoveInput): ParticipantOutput {
+  const args = checkInput(validateParticipantRemoveInput, input);
+  requireActorCapability(actor, 'admin');
+  return change(room, ({ now, record }) => {
+    if (!room.store.removeParticipant(args.name, now)) {
+      throw new DomainError('not_found', `${args.name} is not a participant of this room`);
+    }
+    const revoked = room.workspace.revokeSessionsOf(args.name, now);
+    record({
+      type: 'participant.removed',
+      actor: actorName(actor),
+      handoffId: null,
+      taskId: null,
+      payload: { name: args.name, sessions_revoked: revoked },
+    });
+    return { participant: toParticipant(room.store.getParticipant(args.name)!) };
+  });
+}
+
+/** Current participants by name; removed ones only when asked. */
+export function listParticipants(
+  room: Room,
+  actor: Actor,
+  options: { includeRemoved?: boolean } = {},
+): ParticipantListOutput {
   requireActorCapability(actor, 'read');
   return {
     participants: room.store
       .listParticipants()
-      .map((row) => ({ name: row.name, created_at: toTimestamp(row.created_at) })),
+      .filter((row) => options.includeRemoved || row.removed_at === null)
+      .map(toParticipant),
   };
 }

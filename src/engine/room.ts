@@ -2,6 +2,7 @@ import type { Caller, DetailedTask, Event, EventType, Handoff } from '../../gene
 import { Bus } from '../bus/bus.js';
 import { openSidecar, type Sidecar } from '../store/sidecar.js';
 import { RoomStore } from '../store/room-store.js';
+import { WorkspaceStore } from '../store/workspace-store.js';
 import type { HandoffRow, TaskRow } from '../store/rows.js';
 import { systemClock, type Clock } from './clock.js';
 import { DomainError } from './errors.js';
@@ -20,6 +21,7 @@ export interface Room {
   readonly artifactPath: string;
   readonly sidecar: Sidecar;
   readonly store: RoomStore;
+  readonly workspace: WorkspaceStore;
   readonly clock: Clock;
   readonly bus: Bus<RoomChange>;
   close(): void;
@@ -44,6 +46,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
     artifactPath,
     sidecar,
     store: new RoomStore(sidecar.db),
+    workspace: new WorkspaceStore(sidecar.db),
     clock,
     bus,
     close() {

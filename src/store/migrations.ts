@@ -97,6 +97,66 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX events_handoff ON events (handoff_id, id);
     `,
   },
+  {
+    version: 2,
+    name: 'sessions, participant removal, revisions, proposals, history',
+    sql: `
+      ALTER TABLE participants ADD COLUMN removed_at INTEGER;
+
+      -- Only a hash of each token is kept; the token is shown once.
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        participant TEXT NOT NULL REFERENCES participants (name),
+        capabilities_json TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER
+      );
+      CREATE INDEX sessions_participant ON sessions (participant, created_at);
+
+      CREATE TABLE revisions (
+        number INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('initial','proposal','external')),
+        author TEXT,
+        approver TEXT,
+        proposal_id TEXT,
+        at INTEGER NOT NULL
+      );
+
+      CREATE TABLE proposals (
+        id TEXT PRIMARY KEY,
+        status TEXT NOT NULL CHECK (status IN ('open','accepted','rejected','withdrawn')),
+        author TEXT NOT NULL,
+        base_revision INTEGER NOT NULL REFERENCES revisions (number),
+        summary TEXT,
+        content TEXT NOT NULL,
+        diff TEXT,
+        created_at INTEGER NOT NULL,
+        decided_by TEXT,
+        decided_at INTEGER,
+        note TEXT,
+        revision INTEGER REFERENCES revisions (number)
+      );
+      CREATE INDEX proposals_newest ON proposals (created_at DESC, id DESC);
+
+      -- The room's history: revisions and decisions, kept for the life of the
+      -- room (unlike the event ring).
+      CREATE TABLE history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        actor TEXT,
+        revision INTEGER REFERENCES revisions (number),
+        proposal_id TEXT,
+        handoff_id TEXT,
+        note TEXT
+      );
+    `,
+  },
 ];
 
 export function migrate(db: Database, now: number): number[] {

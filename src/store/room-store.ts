@@ -7,9 +7,13 @@ const TERMINAL = `('completed', 'failed', 'cancelled')`;
 function prepareStatements(db: Database) {
   const p = (sql: string): Statement => db.prepare(sql);
   return {
-    insertParticipant: p('INSERT INTO participants (name, created_at) VALUES (@name, @created_at)'),
-    getParticipant: p('SELECT name, created_at FROM participants WHERE name = ?'),
-    listParticipants: p('SELECT name, created_at FROM participants ORDER BY name'),
+    insertParticipant: p(
+      `INSERT INTO participants (name, created_at, removed_at) VALUES (@name, @created_at, NULL)
+       ON CONFLICT (name) DO UPDATE SET created_at = excluded.created_at, removed_at = NULL`,
+    ),
+    removeParticipant: p('UPDATE participants SET removed_at = ? WHERE name = ? AND removed_at IS NULL'),
+    getParticipant: p('SELECT name, created_at, removed_at FROM participants WHERE name = ?'),
+    listParticipants: p('SELECT name, created_at, removed_at FROM participants ORDER BY name'),
 
     insertHandoff: p(`INSERT INTO handoffs (id, task_id, status, summary, constraints, owner, assignee, artifacts_json,
           idempotency_key, correlation_id, result_json, error_json, decision_json, created_at, updated_at,
@@ -79,8 +83,12 @@ export class RoomStore {
     this.s = prepareStatements(db);
   }
 
-  insertParticipant(row: ParticipantRow): void {
+  /** Adds a participant, or brings back a removed one under the same name. */
+  insertParticipant(row: { name: string; created_at: number }): void {
     this.s.insertParticipant.run(row);
+  }
+  removeParticipant(name: string, at: number): boolean {
+    return this.s.removeParticipant.run(at, name).changes === 1;
   }
   getParticipant(name: string): ParticipantRow | undefined {
     return this.s.getParticipant.get(name) as ParticipantRow | undefined;

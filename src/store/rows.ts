@@ -66,4 +66,53 @@ export interface EventRow {
 export interface ParticipantRow {
   name: string;
   created_at: number;
+  removed_at: number | null;
+}
+
+export interface SessionRow {
+  id: string;
+  token_hash: string;
+  participant: string;
+  capabilities_json: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface RevisionRow {
+  number: number;
+  hash: string;
+  size: number;
+  content: string;
+  source: 'initial' | 'proposal' | 'external';
+  author: string | null;
+  approver: string | null;
+  proposal_id: string | null;
+  at: number;
+}
+
+export interface ProposalRow {
+  id: string;
+  status: 'open' | 'accepted' | 'rejected' | 'withdrawn';
+  author: string;
+  base_revision: number;
+  summary: string | null;
+  content: string;
+  diff: string | null;
+  created_at: number;
+  decided_by: string | null;
+  decided_at: number | null;
+  note: string | null;
+  revision: number | null;
+}
+
+export interface HistoryRow {
+  id: number;
+  at: number;
+  kind: 'revision' | 'proposal_rejected' | 'proposal_withdrawn' | 'handoff_approved' | 'handoff_rejected';
+  actor: string | null;
+  revision: number | null;
+  proposal_id: string | null;
+  handoff_id: string | null;
+  note: string | null;
 }

@@ -12,6 +12,7 @@ import {
   TASK_SCHEMA_VERSION,
   TASK_TTL_MS,
 } from '../limits.js';
+import { isParticipant } from '../participants.js';
 import { canSeeTask, change, handoffView, taskView, type Room } from '../room.js';
 
 /**
@@ -34,7 +35,7 @@ export function createHandoff(room: Room, caller: Caller, input: HandoffCreateIn
         };
       }
     }
-    if (args.assignee !== undefined && !room.store.getParticipant(args.assignee)) {
+    if (args.assignee !== undefined && !isParticipant(room, args.assignee)) {
       throw new DomainError('invalid_input', `assignee ${args.assignee} is not a participant of this room`, {
         field: 'assignee',
       });

@@ -4,6 +4,7 @@ import { requireCapability } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { toTimestamp } from '../clock.js';
 import { DomainError } from '../errors.js';
+import { appendHistory } from '../history.js';
 import { change, handoffView, type Room } from '../room.js';
 import { loadHandoff } from './load.js';
 
@@ -29,6 +30,13 @@ function decideHandoff(
     const recorded: Decision = { decision, by: caller.participant, at: toTimestamp(now), note: args.note ?? null };
     const decided = { ...handoff, status: decision, decision_json: JSON.stringify(recorded), updated_at: now };
     room.store.updateHandoff(decided);
+    appendHistory(room, {
+      kind: decision === 'approved' ? 'handoff_approved' : 'handoff_rejected',
+      at: now,
+      actor: caller.participant,
+      handoff_id: handoff.id,
+      note: args.note ?? null,
+    });
     record({
       type: decision === 'approved' ? 'handoff.approved' : 'handoff.rejected',
       actor: caller.participant,

@@ -18,6 +18,7 @@ import {
 import type { HandoffRow } from '../../store/rows.js';
 import { requireActorCapability, requireCapability, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
 import { canSeeTask, handoffView, taskView, type Room } from '../room.js';
 import { toEvent } from '../views.js';
@@ -64,17 +65,6 @@ export function handoffEvents(room: Room, caller: Caller, input: HandoffEventsIn
     has_more: rows.length > limit,
     gap: handoff.events_pruned_through > after,
   };
-}
-
-const encodeCursor = (row: HandoffRow): string => Buffer.from(`${row.created_at}:${row.id}`).toString('base64url');
-
-function decodeCursor(cursor: string): { at: number; id: string } {
-  const [at, ...id] = Buffer.from(cursor, 'base64url').toString().split(':');
-  const ms = Number(at);
-  if (!Number.isSafeInteger(ms) || id.length === 0) {
-    throw new DomainError('invalid_input', 'cursor is not a next_cursor this room gave out', { field: 'cursor' });
-  }
-  return { at: ms, id: id.join(':') };
 }
 
 /** Handoffs, newest first, a page at a time. */

@@ -1,0 +1,112 @@
+import { watch } from 'node:fs';
+import path from 'node:path';
+import type { ArtifactReadOutput, Revision } from '../../../generated/types.js';
+import { hashText, readArtifactFile } from '../../store/artifact-file.js';
+import type { RevisionRow } from '../../store/rows.js';
+import { requireActorCapability, type Actor } from '../access.js';
+import { DomainError } from '../errors.js';
+import { appendHistory, toRevision } from '../history.js';
+import { change, type Room } from '../room.js';
+
+function readDisk(room: Room): string {
+  try {
+    return readArtifactFile(room.artifactPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new DomainError('not_found', `the artifact ${path.basename(room.artifactPath)} is missing on disk`);
+    }
+    throw error;
+  }
+}
+
+export function currentRevision(room: Room): RevisionRow {
+  const row = room.workspace.currentRevision();
+  if (!row) throw new DomainError('not_found', 'the room has no revision yet; open it for writing once (ce init)');
+  return row;
+}
+
+/**
+ * Records the file as it is on disk when it differs from the current
+ * revision: an edit made outside the room becomes an external revision with
+ * its event, so it is never lost nor silently overwritten. The first call on
+ * a new room records the initial revision.
+ */
+export function syncArtifact(room: Room): Revision | null {
+  const content = readDisk(room);
+  const hash = hashText(content);
+  const current = room.workspace.currentRevision();
+  if (current?.hash === hash) return null;
+  return change(room, ({ now, record }) => {
+    // Re-read inside the transaction: another sync may have recorded it.
+    const latest = room.workspace.currentRevision();
+    if (latest?.hash === hash) return null;
+    const row: RevisionRow = {
+      number: (latest?.number ?? 0) + 1,
+      hash,
+      size: Buffer.byteLength(content, 'utf8'),
+      content,
+      source: latest ? 'external' : 'initial',
+      author: null,
+      approver: null,
+      proposal_id: null,
+      at: now,
+    };
+    room.workspace.insertRevision(row);
+    appendHistory(room, { kind: 'revision', at: now, actor: null, revision: row.number });
+    if (latest) {
+      record({
+        type: 'artifact.external_edit',
+        actor: null,
+        handoffId: null,
+        taskId: null,
+        payload: { revision: row.number, hash },
+      });
+    }
+    return toRevision(row);
+  });
+}
+
+/**
+ * The artifact as it is on disk and the revision it is. A room open for
+ * writing records an outside edit first; a read-only reader reports the
+ * newest recorded revision and says when the file differs from it.
+ */
+export function readArtifact(room: Room, actor: Actor): ArtifactReadOutput {
+  requireActorCapability(actor, 'read');
+  if (room.sidecar.writable) syncArtifact(room);
+  const content = readDisk(room);
+  const revision = currentRevision(room);
+  return {
+    name: path.basename(room.artifactPath),
+    revision: toRevision(revision),
+    content,
+    unrecorded_edit: revision.hash !== hashText(content),
+  };
+}
+
+/**
+ * Watches the artifact's directory (editors often replace a file by
+ * renaming) and records outside edits as they happen. Returns a stop function.
+ */
+export function watchArtifact(room: Room, onError: (error: unknown) => void = () => {}): () => void {
+  const file = path.basename(room.artifactPath);
+  let timer: NodeJS.Timeout | null = null;
+  const watcher = watch(path.dirname(room.artifactPath), (_event, name) => {
+    if (name !== null && name !== file) return;
+    if (timer) clearTimeout(timer);
+    // Let a burst of writes settle before hashing.
+    timer = setTimeout(() => {
+      timer = null;
+      try {
+        syncArtifact(room);
+      } catch (error) {
+        onError(error);
+      }
+    }, 50);
+  });
+  watcher.unref();
+  return () => {
+    if (timer) clearTimeout(timer);
+    watcher.close();
+  };
+}

@@ -1,0 +1,62 @@
+import type { HistoryEntry, Revision, WorkspaceHistoryInput, WorkspaceHistoryOutput } from '../../generated/types.js';
+import { validateWorkspaceHistoryInput } from '../../generated/validators.js';
+import type { HistoryRow, RevisionRow } from '../store/rows.js';
+import { requireActorCapability, type Actor } from './access.js';
+import { checkInput } from './check-input.js';
+import { toTimestamp } from './clock.js';
+import type { Room } from './room.js';
+
+export const toRevision = (row: RevisionRow): Revision => ({
+  number: row.number,
+  hash: row.hash,
+  size: row.size,
+  source: row.source,
+  author: row.author,
+  approver: row.approver,
+  proposal_id: row.proposal_id,
+  at: toTimestamp(row.at),
+});
+
+/** Appends to the room's history; called inside the change it records. */
+export function appendHistory(
+  room: Room,
+  entry: Pick<HistoryRow, 'kind' | 'at' | 'actor'> &
+    Partial<Pick<HistoryRow, 'revision' | 'proposal_id' | 'handoff_id' | 'note'>>,
+): void {
+  room.workspace.insertHistory({
+    revision: null,
+    proposal_id: null,
+    handoff_id: null,
+    note: null,
+    ...entry,
+  });
+}
+
+function toHistoryEntry(room: Room, row: HistoryRow): HistoryEntry {
+  const revision = row.revision === null ? undefined : room.workspace.getRevision(row.revision);
+  return {
+    id: row.id,
+    at: toTimestamp(row.at),
+    kind: row.kind,
+    actor: row.actor,
+    revision: revision ? toRevision(revision) : null,
+    proposal_id: row.proposal_id,
+    handoff_id: row.handoff_id,
+    note: row.note,
+  };
+}
+
+/** workspace_history: revisions and decisions, oldest first, after a cursor. */
+export function workspaceHistory(room: Room, actor: Actor, input: WorkspaceHistoryInput): WorkspaceHistoryOutput {
+  const args = checkInput(validateWorkspaceHistoryInput, input);
+  requireActorCapability(actor, 'read');
+  const after = args.after ?? 0;
+  const limit = args.limit ?? 100;
+  const rows = room.workspace.listHistory(after, limit + 1);
+  const page = rows.slice(0, limit);
+  return {
+    entries: page.map((row) => toHistoryEntry(room, row)),
+    next_after: page.length > 0 ? page[page.length - 1]!.id : after,
+    has_more: rows.length > limit,
+  };
+}

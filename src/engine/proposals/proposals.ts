@@ -1,0 +1,252 @@
+import { randomBytes } from 'node:crypto';
+import { applyPatch, parsePatch } from 'diff';
+import type {
+  Caller,
+  Proposal,
+  ProposalDecisionInput,
+  ProposalListInput,
+  ProposalListOutput,
+  ProposalOutput,
+  ProposalRefInput,
+  WorkspaceProposeInput,
+} from '../../../generated/types.js';
+import {
+  validateProposalDecisionInput,
+  validateProposalListInput,
+  validateProposalRefInput,
+  validateWorkspaceProposeInput,
+} from '../../../generated/validators.js';
+import { hashText, writeArtifactFileAtomically } from '../../store/artifact-file.js';
+import type { ProposalRow, RevisionRow } from '../../store/rows.js';
+import { requireActorCapability, requireCapability, type Actor } from '../access.js';
+import { currentRevision, syncArtifact } from '../artifact/artifact.js';
+import { checkInput } from '../check-input.js';
+import { toTimestamp } from '../clock.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { DomainError } from '../errors.js';
+import { appendHistory, toRevision } from '../history.js';
+import { change, type Room } from '../room.js';
+
+const newProposalId = (): string => `pr_${randomBytes(12).toString('base64url')}`;
+
+const toProposal = (row: ProposalRow): Proposal => ({
+  proposal_id: row.id,
+  status: row.status,
+  author: row.author,
+  base_revision: row.base_revision,
+  summary: row.summary,
+  content: row.content,
+  created_at: toTimestamp(row.created_at),
+  decided_by: row.decided_by,
+  decided_at: row.decided_at === null ? null : toTimestamp(row.decided_at),
+  note: row.note,
+  revision: row.revision,
+});
+
+function output(room: Room, row: ProposalRow): ProposalOutput {
+  const revision = row.revision === null ? undefined : room.workspace.getRevision(row.revision);
+  return { proposal: toProposal(row), revision: revision ? toRevision(revision) : null };
+}
+
+function loadProposal(room: Room, proposalId: string): ProposalRow {
+  const row = room.workspace.getProposal(proposalId);
+  if (!row) throw new DomainError('not_found', `unknown proposal ${proposalId}`);
+  return row;
+}
+
+function applyDiff(base: RevisionRow, diff: string): string {
+  let patched: string | false;
+  try {
+    if (parsePatch(diff).length !== 1) throw new Error('more than one file');
+    patched = applyPatch(base.content, diff);
+  } catch {
+    throw new DomainError('invalid_input', 'diff is not a unified diff of one file', { field: 'diff' });
+  }
+  if (patched === false) {
+    throw new DomainError('invalid_input', `diff does not apply to revision ${base.number}`, { field: 'diff' });
+  }
+  return patched;
+}
+
+/**
+ * workspace_propose: a new version of the artifact against the revision the
+ * author read. A diff is applied to that revision now, so a proposal always
+ * holds the full text it would write.
+ */
+export function proposeChange(room: Room, caller: Caller, input: WorkspaceProposeInput): ProposalOutput {
+  const args = checkInput(validateWorkspaceProposeInput, input);
+  requireCapability(caller, 'write');
+  syncArtifact(room);
+  return change(room, ({ now, record }) => {
+    const base = room.workspace.getRevision(args.base_revision);
+    if (!base) {
+      throw new DomainError('invalid_input', `base_revision ${args.base_revision} does not exist`, {
+        field: 'base_revision',
+        current_revision: currentRevision(room).number,
+      });
+    }
+    const content = 'content' in args ? args.content : applyDiff(base, args.diff);
+    const row = {
+      id: newProposalId(),
+      status: 'open' as const,
+      author: caller.participant,
+      base_revision: base.number,
+      summary: args.summary ?? null,
+      content,
+      diff: 'diff' in args ? args.diff : null,
+      created_at: now,
+    };
+    room.workspace.insertProposal(row);
+    record({
+      type: 'proposal.created',
+      actor: caller.participant,
+      handoffId: null,
+      taskId: null,
+      payload: { proposal_id: row.id, base_revision: base.number },
+    });
+    return output(room, { ...row, decided_by: null, decided_at: null, note: null, revision: null });
+  });
+}
+
+function requireOpen(row: ProposalRow): void {
+  if (row.status !== 'open') {
+    throw new DomainError('conflict', `proposal ${row.id} is ${row.status}, not open`, { status: row.status });
+  }
+}
+
+/**
+ * proposal_approve: writes the proposed text as the next revision. A base
+ * that is no longer current is a conflict naming the current revision, and
+ * nothing is written. The file is replaced atomically inside the transaction
+ * that records the revision, so a failed write records nothing; a crash after
+ * the rename is found as an outside edit on the next read.
+ */
+export function approveProposal(room: Room, caller: Caller, input: ProposalDecisionInput): ProposalOutput {
+  const args = checkInput(validateProposalDecisionInput, input);
+  requireCapability(caller, 'approve');
+  syncArtifact(room); // an outside edit since the proposal makes its base stale
+  return change(room, ({ now, record }) => {
+    const row = loadProposal(room, args.proposal_id);
+    requireOpen(row);
+    const current = currentRevision(room);
+    if (row.base_revision !== current.number) {
+      throw new DomainError(
+        'conflict',
+        `proposal ${row.id} is based on revision ${row.base_revision}, but the artifact is at revision ${current.number}; propose again against it`,
+        { base_revision: row.base_revision, current_revision: current.number },
+      );
+    }
+    const revision: RevisionRow = {
+      number: current.number + 1,
+      hash: hashText(row.content),
+      size: Buffer.byteLength(row.content, 'utf8'),
+      content: row.content,
+      source: 'proposal',
+      author: row.author,
+      approver: caller.participant,
+      proposal_id: row.id,
+      at: now,
+    };
+    room.workspace.insertRevision(revision);
+    const decided = {
+      ...row,
+      status: 'accepted' as const,
+      decided_by: caller.participant,
+      decided_at: now,
+      note: args.note ?? null,
+      revision: revision.number,
+    };
+    room.workspace.decideProposal(decided);
+    appendHistory(room, {
+      kind: 'revision',
+      at: now,
+      actor: caller.participant,
+      revision: revision.number,
+      proposal_id: row.id,
+      note: args.note ?? null,
+    });
+    record({
+      type: 'proposal.accepted',
+      actor: caller.participant,
+      handoffId: null,
+      taskId: null,
+      payload: { proposal_id: row.id, revision: revision.number },
+    });
+    writeArtifactFileAtomically(room.artifactPath, row.content);
+    return output(room, decided);
+  });
+}
+
+function closeProposal(
+  room: Room,
+  caller: Caller,
+  input: ProposalDecisionInput,
+  status: 'rejected' | 'withdrawn',
+): ProposalOutput {
+  const args = checkInput(validateProposalDecisionInput, input);
+  requireCapability(caller, status === 'rejected' ? 'approve' : 'write');
+  return change(room, ({ now, record }) => {
+    const row = loadProposal(room, args.proposal_id);
+    if (status === 'withdrawn' && row.author !== caller.participant) {
+      throw new DomainError('forbidden', `only the author (${row.author}) may withdraw proposal ${row.id}`);
+    }
+    requireOpen(row);
+    const decided = {
+      ...row,
+      status,
+      decided_by: caller.participant,
+      decided_at: now,
+      note: args.note ?? null,
+      revision: null,
+    };
+    room.workspace.decideProposal(decided);
+    appendHistory(room, {
+      kind: status === 'rejected' ? 'proposal_rejected' : 'proposal_withdrawn',
+      at: now,
+      actor: caller.participant,
+      proposal_id: row.id,
+      note: args.note ?? null,
+    });
+    record({
+      type: status === 'rejected' ? 'proposal.rejected' : 'proposal.withdrawn',
+      actor: caller.participant,
+      handoffId: null,
+      taskId: null,
+      payload: { proposal_id: row.id },
+    });
+    return output(room, decided);
+  });
+}
+
+/** proposal_reject: an approver closes an open proposal; the file is untouched. */
+export const rejectProposal = (room: Room, caller: Caller, input: ProposalDecisionInput): ProposalOutput =>
+  closeProposal(room, caller, input, 'rejected');
+
+/** proposal_withdraw: the author takes back an open proposal. */
+export const withdrawProposal = (room: Room, caller: Caller, input: ProposalDecisionInput): ProposalOutput =>
+  closeProposal(room, caller, input, 'withdrawn');
+
+export function getProposal(room: Room, actor: Actor, input: ProposalRefInput): ProposalOutput {
+  const args = checkInput(validateProposalRefInput, input);
+  requireActorCapability(actor, 'read');
+  return output(room, loadProposal(room, args.proposal_id));
+}
+
+/** Proposals, newest first; open ones unless a status is given. */
+export function listProposals(room: Room, actor: Actor, input: ProposalListInput): ProposalListOutput {
+  const args = checkInput(validateProposalListInput, input);
+  requireActorCapability(actor, 'read');
+  const limit = args.limit ?? 50;
+  const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
+  const rows = room.workspace.listProposals({
+    status: args.status ?? 'open',
+    before_at: before?.at ?? null,
+    before_id: before?.id ?? null,
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  return {
+    proposals: page.map(toProposal),
+    next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+  };
+}

@@ -1,0 +1,107 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type {
+  Caller,
+  Capability,
+  Session,
+  SessionCreateInput,
+  SessionCreateOutput,
+  SessionListInput,
+  SessionListOutput,
+  SessionOutput,
+  SessionRevokeInput,
+} from '../../generated/types.js';
+import {
+  validateSessionCreateInput,
+  validateSessionListInput,
+  validateSessionRevokeInput,
+} from '../../generated/validators.js';
+import type { SessionRow } from '../store/rows.js';
+import { actorName, requireActorCapability, type Actor } from './access.js';
+import { checkInput } from './check-input.js';
+import { toTimestamp } from './clock.js';
+import { DomainError } from './errors.js';
+import { isParticipant } from './participants.js';
+import { change, type Room } from './room.js';
+
+/** 256 random bits. Only its SHA-256 is stored: a high-entropy token needs no slow hash. */
+const newToken = (): string => `cr_${randomBytes(32).toString('base64url')}`;
+const newSessionId = (): string => `se_${randomBytes(9).toString('base64url')}`;
+export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+const toSession = (row: SessionRow): Session => ({
+  session_id: row.id,
+  participant: row.participant,
+  capabilities: JSON.parse(row.capabilities_json) as Capability[],
+  created_at: toTimestamp(row.created_at),
+  expires_at: row.expires_at === null ? null : toTimestamp(row.expires_at),
+  revoked_at: row.revoked_at === null ? null : toTimestamp(row.revoked_at),
+});
+
+/** A session for a participant; the token is in this answer and nowhere else. */
+export function createSession(room: Room, actor: Actor, input: SessionCreateInput): SessionCreateOutput {
+  const args = checkInput(validateSessionCreateInput, input);
+  requireActorCapability(actor, 'admin');
+  return change(room, ({ now, record }) => {
+    if (!isParticipant(room, args.participant)) {
+      throw new DomainError('not_found', `${args.participant} is not a participant of this room`);
+    }
+    const token = newToken();
+    const row = {
+      id: newSessionId(),
+      token_hash: hashToken(token),
+      participant: args.participant,
+      capabilities_json: JSON.stringify(args.capabilities),
+      created_at: now,
+      expires_at: args.expires_in_seconds === undefined ? null : now + args.expires_in_seconds * 1000,
+    };
+    room.workspace.insertSession(row);
+    record({
+      type: 'session.created',
+      actor: actorName(actor),
+      handoffId: null,
+      taskId: null,
+      payload: { session_id: row.id, participant: row.participant, capabilities: args.capabilities },
+    });
+    return { session: toSession({ ...row, revoked_at: null }), token };
+  });
+}
+
+export function listSessions(room: Room, actor: Actor, input: SessionListInput): SessionListOutput {
+  const args = checkInput(validateSessionListInput, input);
+  requireActorCapability(actor, 'admin');
+  return { sessions: room.workspace.listSessions(args.participant ?? null).map(toSession) };
+}
+
+export function revokeSession(room: Room, actor: Actor, input: SessionRevokeInput): SessionOutput {
+  const args = checkInput(validateSessionRevokeInput, input);
+  requireActorCapability(actor, 'admin');
+  return change(room, ({ now, record }) => {
+    const row = room.workspace.getSession(args.session_id);
+    if (!row) throw new DomainError('not_found', `unknown session ${args.session_id}`);
+    if (row.revoked_at !== null) throw new DomainError('conflict', `session ${row.id} is already revoked`);
+    room.workspace.revokeSession(row.id, now);
+    record({
+      type: 'session.revoked',
+      actor: actorName(actor),
+      handoffId: null,
+      taskId: null,
+      payload: { session_id: row.id, participant: row.participant },
+    });
+    return { session: toSession({ ...row, revoked_at: now }) };
+  });
+}
+
+/**
+ * The caller a bearer token stands for, checked on every request: a revoked
+ * or expired session, or a removed participant, is refused from then on.
+ * Every refusal reads the same, so a token's state is not revealed.
+ */
+export function authenticate(room: Room, token: string | undefined): Caller & { session_id: string } {
+  const refused = new DomainError('unauthorized', 'a valid session token is required (Authorization: Bearer <token>)');
+  if (!token) throw refused;
+  const row = room.workspace.getSessionByTokenHash(hashToken(token));
+  if (!row || row.revoked_at !== null) throw refused;
+  if (row.expires_at !== null && row.expires_at <= room.clock.now()) throw refused;
+  if (!isParticipant(room, row.participant)) throw refused;
+  return { participant: row.participant, capabilities: JSON.parse(row.capabilities_json), session_id: row.id };
+}

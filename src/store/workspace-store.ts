@@ -1,0 +1,103 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { HistoryRow, ProposalRow, RevisionRow, SessionRow } from './rows.js';
+
+function prepareStatements(db: Database) {
+  const p = (sql: string): Statement => db.prepare(sql);
+  return {
+    insertSession:
+      p(`INSERT INTO sessions (id, token_hash, participant, capabilities_json, created_at, expires_at, revoked_at)
+      VALUES (@id, @token_hash, @participant, @capabilities_json, @created_at, @expires_at, NULL)`),
+    getSession: p('SELECT * FROM sessions WHERE id = ?'),
+    getSessionByTokenHash: p('SELECT * FROM sessions WHERE token_hash = ?'),
+    listSessions: p(`SELECT * FROM sessions WHERE (@participant IS NULL OR participant = @participant)
+      ORDER BY created_at DESC, id DESC`),
+    revokeSession: p('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    revokeSessionsOf: p('UPDATE sessions SET revoked_at = ? WHERE participant = ? AND revoked_at IS NULL'),
+
+    insertRevision: p(`INSERT INTO revisions (number, hash, size, content, source, author, approver, proposal_id, at)
+      VALUES (@number, @hash, @size, @content, @source, @author, @approver, @proposal_id, @at)`),
+    getRevision: p('SELECT * FROM revisions WHERE number = ?'),
+    currentRevision: p('SELECT * FROM revisions ORDER BY number DESC LIMIT 1'),
+
+    insertProposal: p(`INSERT INTO proposals (id, status, author, base_revision, summary, content, diff, created_at,
+        decided_by, decided_at, note, revision)
+      VALUES (@id, @status, @author, @base_revision, @summary, @content, @diff, @created_at, NULL, NULL, NULL, NULL)`),
+    decideProposal: p(`UPDATE proposals SET status = @status, decided_by = @decided_by, decided_at = @decided_at,
+        note = @note, revision = @revision WHERE id = @id AND status = 'open'`),
+    getProposal: p('SELECT * FROM proposals WHERE id = ?'),
+    listProposals: p(`SELECT * FROM proposals
+      WHERE status = @status
+        AND (@before_at IS NULL OR created_at < @before_at OR (created_at = @before_at AND id < @before_id))
+      ORDER BY created_at DESC, id DESC LIMIT @limit`),
+
+    insertHistory: p(`INSERT INTO history (at, kind, actor, revision, proposal_id, handoff_id, note)
+      VALUES (@at, @kind, @actor, @revision, @proposal_id, @handoff_id, @note)`),
+    listHistory: p('SELECT * FROM history WHERE id > ? ORDER BY id LIMIT ?'),
+  };
+}
+
+/**
+ * Sessions, revisions, proposals and history: the rows of the room around
+ * the artifact, with every statement prepared once.
+ */
+export class WorkspaceStore {
+  private readonly s: ReturnType<typeof prepareStatements>;
+
+  constructor(db: Database) {
+    this.s = prepareStatements(db);
+  }
+
+  insertSession(row: Omit<SessionRow, 'revoked_at'>): void {
+    this.s.insertSession.run(row);
+  }
+  getSession(id: string): SessionRow | undefined {
+    return this.s.getSession.get(id) as SessionRow | undefined;
+  }
+  getSessionByTokenHash(hash: string): SessionRow | undefined {
+    return this.s.getSessionByTokenHash.get(hash) as SessionRow | undefined;
+  }
+  listSessions(participant: string | null): SessionRow[] {
+    return this.s.listSessions.all({ participant }) as SessionRow[];
+  }
+  revokeSession(id: string, at: number): boolean {
+    return this.s.revokeSession.run(at, id).changes === 1;
+  }
+  revokeSessionsOf(participant: string, at: number): number {
+    return this.s.revokeSessionsOf.run(at, participant).changes;
+  }
+
+  insertRevision(row: RevisionRow): void {
+    this.s.insertRevision.run(row);
+  }
+  getRevision(number: number): RevisionRow | undefined {
+    return this.s.getRevision.get(number) as RevisionRow | undefined;
+  }
+  currentRevision(): RevisionRow | undefined {
+    return this.s.currentRevision.get() as RevisionRow | undefined;
+  }
+
+  insertProposal(row: Omit<ProposalRow, 'decided_by' | 'decided_at' | 'note' | 'revision'>): void {
+    this.s.insertProposal.run(row);
+  }
+  decideProposal(row: Pick<ProposalRow, 'id' | 'status' | 'decided_by' | 'decided_at' | 'note' | 'revision'>): boolean {
+    return this.s.decideProposal.run(row).changes === 1;
+  }
+  getProposal(id: string): ProposalRow | undefined {
+    return this.s.getProposal.get(id) as ProposalRow | undefined;
+  }
+  listProposals(query: {
+    status: string;
+    before_at: number | null;
+    before_id: string | null;
+    limit: number;
+  }): ProposalRow[] {
+    return this.s.listProposals.all(query) as ProposalRow[];
+  }
+
+  insertHistory(row: Omit<HistoryRow, 'id'>): number {
+    return Number(this.s.insertHistory.run(row).lastInsertRowid);
+  }
+  listHistory(after: number, limit: number): HistoryRow[] {
+    return this.s.listHistory.all(after, limit) as HistoryRow[];
+  }
+}
