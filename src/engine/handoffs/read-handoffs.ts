@@ -16,7 +16,7 @@ import {
   validateTaskRefInput,
 } from '../../../generated/validators.js';
 import type { HandoffRow } from '../../store/rows.js';
-import { requireActorCapability, requireCapability, type Actor } from '../access.js';
+import { LOCAL_OPERATOR, requireActorCapability, requireCapability, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
@@ -31,10 +31,14 @@ export function getTask(room: Room, caller: Caller, input: TaskRefInput): Detail
   return taskView(room, loadVisibleTask(room, caller, args.task_id));
 }
 
-/** handoff_get: any reader sees the handoff; the task only its owner or assignee. */
-export function getHandoff(room: Room, caller: Caller, input: HandoffGetInput): HandoffTaskOutput {
+/**
+ * handoff_get: any reader sees the handoff; the task only its owner or
+ * assignee. The local operator reads the handoff without its task: a task
+ * is read as a participant (`ce task --participant`).
+ */
+export function getHandoff(room: Room, actor: Actor, input: HandoffGetInput): HandoffTaskOutput {
   const args = checkInput(validateHandoffGetInput, input);
-  requireCapability(caller, 'read');
+  requireActorCapability(actor, 'read');
   let handoff: HandoffRow;
   if ('handoff_id' in args) {
     handoff = loadHandoff(room, args.handoff_id);
@@ -44,16 +48,17 @@ export function getHandoff(room: Room, caller: Caller, input: HandoffGetInput): 
     handoff = found;
   }
   const task = room.store.getTask(handoff.task_id);
-  return { handoff: handoffView(room, handoff), task: task && canSeeTask(caller, task) ? taskView(room, task) : null };
+  const visible = task && actor !== LOCAL_OPERATOR && canSeeTask(actor, task);
+  return { handoff: handoffView(room, handoff), task: visible ? taskView(room, task) : null };
 }
 
 /**
  * handoff_events: the handoff's events after a cursor, oldest first. `gap`
  * says that some of them already left the ring.
  */
-export function handoffEvents(room: Room, caller: Caller, input: HandoffEventsInput): HandoffEventsOutput {
+export function handoffEvents(room: Room, actor: Actor, input: HandoffEventsInput): HandoffEventsOutput {
   const args = checkInput(validateHandoffEventsInput, input);
-  requireCapability(caller, 'read');
+  requireActorCapability(actor, 'read');
   const handoff = loadHandoff(room, args.handoff_id);
   const after = args.after ?? 0;
   const limit = args.limit ?? 100;
