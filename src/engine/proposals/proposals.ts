@@ -57,7 +57,8 @@ function loadProposal(room: Room, proposalId: string): ProposalRow {
 function applyDiff(base: RevisionRow, diff: string): string {
   let patched: string | false;
   try {
-    if (parsePatch(diff).length !== 1) throw new Error('more than one file');
+    const patches = parsePatch(diff);
+    if (patches.length !== 1 || patches[0]!.hunks.length === 0) throw new Error('not one file with changes');
     patched = applyPatch(base.content, diff);
   } catch {
     throw new DomainError('invalid_input', 'diff is not a unified diff of one file', { field: 'diff' });

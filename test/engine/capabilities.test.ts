@@ -1,0 +1,239 @@
+import { describe, expect, test } from 'vitest';
+import type { Capability, Caller } from '../../generated/types.js';
+import {
+  acceptHandoff,
+  addParticipant,
+  answerInput,
+  approveHandoff,
+  approveProposal,
+  cancelTask,
+  completeHandoff,
+  createHandoff,
+  createSession,
+  DomainError,
+  getHandoff,
+  getProposal,
+  getTask,
+  handoffEvents,
+  listHandoffs,
+  listParticipants,
+  listProposals,
+  listSessions,
+  LOCAL_OPERATOR,
+  proposeChange,
+  readArtifact,
+  rejectHandoff,
+  rejectProposal,
+  removeParticipant,
+  requestInput,
+  revokeSession,
+  syncArtifact,
+  withdrawProposal,
+  workspaceHistory,
+  type Room,
+} from '../../src/engine/index.js';
+import { ALL_CAPS, caller, makeRoom } from '../helpers/room.js';
+
+const full = (name: string): Caller => caller(name, ALL_CAPS);
+
+/** Builds the state an operation needs, then returns it as a call for a caller named `actor`. */
+interface Case {
+  needs: Capability;
+  /** The participant who may do it (owner, assignee, author); others are tested elsewhere. */
+  actor: string;
+  setup(room: Room): (as: Caller) => unknown;
+}
+
+function acceptedHandoff(room: Room) {
+  const { handoff } = createHandoff(room, full('alice'), { summary: 'x', assignee: 'bob' });
+  acceptHandoff(room, full('bob'), { handoff_id: handoff.handoff_id });
+  return handoff;
+}
+function readyHandoff(room: Room) {
+  const handoff = acceptedHandoff(room);
+  completeHandoff(room, full('bob'), { handoff_id: handoff.handoff_id, result: { content: [] } });
+  return handoff;
+}
+function openProposal(room: Room) {
+  syncArtifact(room);
+  return proposeChange(room, full('alice'), { base_revision: 1, content: '# New\n' }).proposal;
+}
+
+// PRODUCT.md §3: what each capability allows.
+const cases: Record<string, Case> = {
+  // read
+  readArtifact: { needs: 'read', actor: 'carol', setup: (room) => (as) => readArtifact(room, as) },
+  workspaceHistory: { needs: 'read', actor: 'carol', setup: (room) => (as) => workspaceHistory(room, as, {}) },
+  listHandoffs: { needs: 'read', actor: 'carol', setup: (room) => (as) => listHandoffs(room, as, {}) },
+  getHandoff: {
+    needs: 'read',
+    actor: 'carol',
+    setup: (room) => {
+      const h = acceptedHandoff(room);
+      return (as) => getHandoff(room, as, { handoff_id: h.handoff_id });
+    },
+  },
+  handoffEvents: {
+    needs: 'read',
+    actor: 'carol',
+    setup: (room) => {
+      const h = acceptedHandoff(room);
+      return (as) => handoffEvents(room, as, { handoff_id: h.handoff_id });
+    },
+  },
+  getTask: {
+    needs: 'read',
+    actor: 'alice',
+    setup: (room) => {
+      const h = acceptedHandoff(room);
+      return (as) => getTask(room, as, { task_id: h.task_id });
+    },
+  },
+  getProposal: {
+    needs: 'read',
+    actor: 'carol',
+    setup: (room) => {
+      const p = openProposal(room);
+      return (as) => getProposal(room, as, { proposal_id: p.proposal_id });
+    },
+  },
+  listProposals: { needs: 'read', actor: 'carol', setup: (room) => (as) => listProposals(room, as, {}) },
+  listParticipants: { needs: 'read', actor: 'carol', setup: (room) => (as) => listParticipants(room, as) },
+  // write
+  proposeChange: {
+    needs: 'write',
+    actor: 'carol',
+    setup: (room) => {
+      syncArtifact(room);
+      return (as) => proposeChange(room, as, { base_revision: 1, content: 'new' });
+    },
+  },
+  withdrawProposal: {
+    needs: 'write',
+    actor: 'alice',
+    setup: (room) => {
+      const p = openProposal(room);
+      return (as) => withdrawProposal(room, as, { proposal_id: p.proposal_id });
+    },
+  },
+  createHandoff: { needs: 'write', actor: 'carol', setup: (room) => (as) => createHandoff(room, as, { summary: 'x' }) },
+  acceptHandoff: {
+    needs: 'write',
+    actor: 'bob',
+    setup: (room) => {
+      const { handoff } = createHandoff(room, full('alice'), { summary: 'x' });
+      return (as) => acceptHandoff(room, as, { handoff_id: handoff.handoff_id });
+    },
+  },
+  requestInput: {
+    needs: 'write',
+    actor: 'bob',
+    setup: (room) => {
+      const h = acceptedHandoff(room);
+      return (as) => requestInput(room, as, { handoff_id: h.handoff_id, message: 'which?' });
+    },
+  },
+  answerInput: {
+    needs: 'write',
+    actor: 'alice',
+    setup: (room) => {
+      const h = acceptedHandoff(room);
+      requestInput(room, full('bob'), { handoff_id: h.handoff_id, key: 'k', message: 'which?' });
+      return (as) => answerInput(room, as, { task_id: h.task_id, input_responses: { k: { action: 'decline' } } });
+    },
+  },
+  completeHandoff: {
+    needs: 'write',
+    actor: 'bob',
+    setup: (room) => {
+      const h = acceptedHandoff(room);
+      return (as) => completeHandoff(room, as, { handoff_id: h.handoff_id, result: { content: [] } });
+    },
+  },
+  cancelTask: {
+    needs: 'write',
+    actor: 'alice',
+    setup: (room) => {
+      const h = acceptedHandoff(room);
+      return (as) => cancelTask(room, as, { task_id: h.task_id });
+    },
+  },
+  // approve
+  approveProposal: {
+    needs: 'approve',
+    actor: 'carol',
+    setup: (room) => {
+      const p = openProposal(room);
+      return (as) => approveProposal(room, as, { proposal_id: p.proposal_id });
+    },
+  },
+  rejectProposal: {
+    needs: 'approve',
+    actor: 'carol',
+    setup: (room) => {
+      const p = openProposal(room);
+      return (as) => rejectProposal(room, as, { proposal_id: p.proposal_id });
+    },
+  },
+  approveHandoff: {
+    needs: 'approve',
+    actor: 'carol',
+    setup: (room) => {
+      const h = readyHandoff(room);
+      return (as) => approveHandoff(room, as, { handoff_id: h.handoff_id });
+    },
+  },
+  rejectHandoff: {
+    needs: 'approve',
+    actor: 'carol',
+    setup: (room) => {
+      const h = readyHandoff(room);
+      return (as) => rejectHandoff(room, as, { handoff_id: h.handoff_id });
+    },
+  },
+  // admin
+  addParticipant: {
+    needs: 'admin',
+    actor: 'carol',
+    setup: (room) => (as) => addParticipant(room, as, { name: 'erin' }),
+  },
+  removeParticipant: {
+    needs: 'admin',
+    actor: 'carol',
+    setup: (room) => (as) => removeParticipant(room, as, { name: 'dave' }),
+  },
+  createSession: {
+    needs: 'admin',
+    actor: 'carol',
+    setup: (room) => (as) => createSession(room, as, { participant: 'dave', capabilities: ['read'] }),
+  },
+  listSessions: { needs: 'admin', actor: 'carol', setup: (room) => (as) => listSessions(room, as, {}) },
+  revokeSession: {
+    needs: 'admin',
+    actor: 'carol',
+    setup: (room) => {
+      const { session } = createSession(room, LOCAL_OPERATOR, { participant: 'dave', capabilities: ['read'] });
+      return (as) => revokeSession(room, as, { session_id: session.session_id });
+    },
+  },
+};
+
+const CAPABILITIES: Capability[] = ['read', 'write', 'approve', 'admin'];
+
+describe.each(Object.entries(cases))('%s', (_name, { needs, actor, setup }) => {
+  test.each(CAPABILITIES)(`with only %s`, (capability) => {
+    const t = makeRoom();
+    try {
+      const run = setup(t.room);
+      const attempt = () => run(caller(actor, [capability]));
+      if (capability === needs) {
+        expect(attempt).not.toThrow();
+      } else {
+        expect(attempt).toThrow(DomainError);
+        expect(attempt).toThrow(`this session lacks the ${needs} capability`);
+      }
+    } finally {
+      t.close();
+    }
+  });
+});
