@@ -14722,6 +14722,7 @@ const schema142 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
+  type: "object",
   oneOf: [
     {
       type: "object",
@@ -14757,33 +14758,33 @@ function validate66(
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  const _errs0 = errors;
+  if (!(data && typeof data == "object" && !Array.isArray(data))) {
+    const err0 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  const _errs1 = errors;
   let valid0 = false;
   let passing0 = null;
-  const _errs1 = errors;
+  const _errs2 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.handoff_id === undefined) {
-      const err0 = {
+      const err1 = {
         instancePath,
         schemaPath: "#/oneOf/0/required",
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.result === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/oneOf/0/required",
-        keyword: "required",
-        params: { missingProperty: "result" },
-        message: "must have required property '" + "result" + "'",
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -14792,9 +14793,24 @@ function validate66(
       }
       errors++;
     }
+    if (data.result === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/oneOf/0/required",
+        keyword: "required",
+        params: { missingProperty: "result" },
+        message: "must have required property '" + "result" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
     for (const key0 in data) {
       if (!(key0 === "handoff_id" || key0 === "result")) {
-        const err2 = {
+        const err3 = {
           instancePath,
           schemaPath: "#/oneOf/0/additionalProperties",
           keyword: "additionalProperties",
@@ -14802,9 +14818,9 @@ function validate66(
           message: "must NOT have additional properties",
         };
         if (vErrors === null) {
-          vErrors = [err2];
+          vErrors = [err3];
         } else {
-          vErrors.push(err2);
+          vErrors.push(err3);
         }
         errors++;
       }
@@ -14813,27 +14829,12 @@ function validate66(
       let data0 = data.handoff_id;
       if (typeof data0 === "string") {
         if (func1(data0) > 100) {
-          const err3 = {
+          const err4 = {
             instancePath: instancePath + "/handoff_id",
             schemaPath: "#/oneOf/0/properties/handoff_id/maxLength",
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err4 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/oneOf/0/properties/handoff_id/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -14842,8 +14843,23 @@ function validate66(
           }
           errors++;
         }
+        if (func1(data0) < 1) {
+          const err5 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/oneOf/0/properties/handoff_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
       } else {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + "/handoff_id",
           schemaPath: "#/oneOf/0/properties/handoff_id/type",
           keyword: "type",
@@ -14851,9 +14867,9 @@ function validate66(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
@@ -14873,7 +14889,7 @@ function validate66(
       }
     }
   } else {
-    const err6 = {
+    const err7 = {
       instancePath,
       schemaPath: "#/oneOf/0/type",
       keyword: "type",
@@ -14881,42 +14897,27 @@ function validate66(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err6];
+      vErrors = [err7];
     } else {
-      vErrors.push(err6);
+      vErrors.push(err7);
     }
     errors++;
   }
-  var _valid0 = _errs1 === errors;
+  var _valid0 = _errs2 === errors;
   if (_valid0) {
     valid0 = true;
     passing0 = 0;
     var props0 = true;
   }
-  const _errs7 = errors;
+  const _errs8 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.handoff_id === undefined) {
-      const err7 = {
+      const err8 = {
         instancePath,
         schemaPath: "#/oneOf/1/required",
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err7];
-      } else {
-        vErrors.push(err7);
-      }
-      errors++;
-    }
-    if (data.error === undefined) {
-      const err8 = {
-        instancePath,
-        schemaPath: "#/oneOf/1/required",
-        keyword: "required",
-        params: { missingProperty: "error" },
-        message: "must have required property '" + "error" + "'",
       };
       if (vErrors === null) {
         vErrors = [err8];
@@ -14925,9 +14926,24 @@ function validate66(
       }
       errors++;
     }
+    if (data.error === undefined) {
+      const err9 = {
+        instancePath,
+        schemaPath: "#/oneOf/1/required",
+        keyword: "required",
+        params: { missingProperty: "error" },
+        message: "must have required property '" + "error" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err9];
+      } else {
+        vErrors.push(err9);
+      }
+      errors++;
+    }
     for (const key1 in data) {
       if (!(key1 === "handoff_id" || key1 === "error")) {
-        const err9 = {
+        const err10 = {
           instancePath,
           schemaPath: "#/oneOf/1/additionalProperties",
           keyword: "additionalProperties",
@@ -14935,9 +14951,9 @@ function validate66(
           message: "must NOT have additional properties",
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
@@ -14946,27 +14962,12 @@ function validate66(
       let data2 = data.handoff_id;
       if (typeof data2 === "string") {
         if (func1(data2) > 100) {
-          const err10 = {
+          const err11 = {
             instancePath: instancePath + "/handoff_id",
             schemaPath: "#/oneOf/1/properties/handoff_id/maxLength",
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
-          }
-          errors++;
-        }
-        if (func1(data2) < 1) {
-          const err11 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/oneOf/1/properties/handoff_id/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -14975,8 +14976,23 @@ function validate66(
           }
           errors++;
         }
+        if (func1(data2) < 1) {
+          const err12 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/oneOf/1/properties/handoff_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
       } else {
-        const err12 = {
+        const err13 = {
           instancePath: instancePath + "/handoff_id",
           schemaPath: "#/oneOf/1/properties/handoff_id/type",
           keyword: "type",
@@ -14984,9 +15000,9 @@ function validate66(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err12];
+          vErrors = [err13];
         } else {
-          vErrors.push(err12);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -14995,27 +15011,12 @@ function validate66(
       let data3 = data.error;
       if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
         if (data3.code === undefined) {
-          const err13 = {
+          const err14 = {
             instancePath: instancePath + "/error",
             schemaPath: "#/$defs/JsonRpcError/required",
             keyword: "required",
             params: { missingProperty: "code" },
             message: "must have required property '" + "code" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (data3.message === undefined) {
-          const err14 = {
-            instancePath: instancePath + "/error",
-            schemaPath: "#/$defs/JsonRpcError/required",
-            keyword: "required",
-            params: { missingProperty: "message" },
-            message: "must have required property '" + "message" + "'",
           };
           if (vErrors === null) {
             vErrors = [err14];
@@ -15024,32 +15025,29 @@ function validate66(
           }
           errors++;
         }
+        if (data3.message === undefined) {
+          const err15 = {
+            instancePath: instancePath + "/error",
+            schemaPath: "#/$defs/JsonRpcError/required",
+            keyword: "required",
+            params: { missingProperty: "message" },
+            message: "must have required property '" + "message" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
         for (const key2 in data3) {
           if (!(key2 === "code" || key2 === "message" || key2 === "data")) {
-            const err15 = {
+            const err16 = {
               instancePath: instancePath + "/error",
               schemaPath: "#/$defs/JsonRpcError/additionalProperties",
               keyword: "additionalProperties",
               params: { additionalProperty: key2 },
               message: "must NOT have additional properties",
-            };
-            if (vErrors === null) {
-              vErrors = [err15];
-            } else {
-              vErrors.push(err15);
-            }
-            errors++;
-          }
-        }
-        if (data3.code !== undefined) {
-          let data4 = data3.code;
-          if (!(typeof data4 == "number" && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
-            const err16 = {
-              instancePath: instancePath + "/error/code",
-              schemaPath: "#/$defs/JsonRpcError/properties/code/type",
-              keyword: "type",
-              params: { type: "integer" },
-              message: "must be integer",
             };
             if (vErrors === null) {
               vErrors = [err16];
@@ -15059,31 +15057,34 @@ function validate66(
             errors++;
           }
         }
+        if (data3.code !== undefined) {
+          let data4 = data3.code;
+          if (!(typeof data4 == "number" && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+            const err17 = {
+              instancePath: instancePath + "/error/code",
+              schemaPath: "#/$defs/JsonRpcError/properties/code/type",
+              keyword: "type",
+              params: { type: "integer" },
+              message: "must be integer",
+            };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
         if (data3.message !== undefined) {
           let data5 = data3.message;
           if (typeof data5 === "string") {
             if (func1(data5) > 8000) {
-              const err17 = {
+              const err18 = {
                 instancePath: instancePath + "/error/message",
                 schemaPath: "#/$defs/JsonRpcError/properties/message/maxLength",
                 keyword: "maxLength",
                 params: { limit: 8000 },
                 message: "must NOT have more than 8000 characters",
-              };
-              if (vErrors === null) {
-                vErrors = [err17];
-              } else {
-                vErrors.push(err17);
-              }
-              errors++;
-            }
-            if (func1(data5) < 1) {
-              const err18 = {
-                instancePath: instancePath + "/error/message",
-                schemaPath: "#/$defs/JsonRpcError/properties/message/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
               };
               if (vErrors === null) {
                 vErrors = [err18];
@@ -15092,8 +15093,23 @@ function validate66(
               }
               errors++;
             }
+            if (func1(data5) < 1) {
+              const err19 = {
+                instancePath: instancePath + "/error/message",
+                schemaPath: "#/$defs/JsonRpcError/properties/message/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err19];
+              } else {
+                vErrors.push(err19);
+              }
+              errors++;
+            }
           } else {
-            const err19 = {
+            const err20 = {
               instancePath: instancePath + "/error/message",
               schemaPath: "#/$defs/JsonRpcError/properties/message/type",
               keyword: "type",
@@ -15101,15 +15117,15 @@ function validate66(
               message: "must be string",
             };
             if (vErrors === null) {
-              vErrors = [err19];
+              vErrors = [err20];
             } else {
-              vErrors.push(err19);
+              vErrors.push(err20);
             }
             errors++;
           }
         }
       } else {
-        const err20 = {
+        const err21 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/$defs/JsonRpcError/type",
           keyword: "type",
@@ -15117,15 +15133,15 @@ function validate66(
           message: "must be object",
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
     }
   } else {
-    const err21 = {
+    const err22 = {
       instancePath,
       schemaPath: "#/oneOf/1/type",
       keyword: "type",
@@ -15133,13 +15149,13 @@ function validate66(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err21];
+      vErrors = [err22];
     } else {
-      vErrors.push(err21);
+      vErrors.push(err22);
     }
     errors++;
   }
-  var _valid0 = _errs7 === errors;
+  var _valid0 = _errs8 === errors;
   if (_valid0 && valid0) {
     valid0 = false;
     passing0 = [passing0, 1];
@@ -15153,7 +15169,7 @@ function validate66(
     }
   }
   if (!valid0) {
-    const err22 = {
+    const err23 = {
       instancePath,
       schemaPath: "#/oneOf",
       keyword: "oneOf",
@@ -15161,16 +15177,16 @@ function validate66(
       message: "must match exactly one schema in oneOf",
     };
     if (vErrors === null) {
-      vErrors = [err22];
+      vErrors = [err23];
     } else {
-      vErrors.push(err22);
+      vErrors.push(err23);
     }
     errors++;
   } else {
-    errors = _errs0;
+    errors = _errs1;
     if (vErrors !== null) {
-      if (_errs0) {
-        vErrors.length = _errs0;
+      if (_errs1) {
+        vErrors.length = _errs1;
       } else {
         vErrors = null;
       }
@@ -16698,6 +16714,7 @@ export const validateHandoffGetInput = validate79;
 const schema156 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id.",
+  type: "object",
   oneOf: [
     {
       type: "object",
@@ -16734,13 +16751,28 @@ function validate79(
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  const _errs0 = errors;
+  if (!(data && typeof data == "object" && !Array.isArray(data))) {
+    const err0 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  const _errs1 = errors;
   let valid0 = false;
   let passing0 = null;
-  const _errs1 = errors;
+  const _errs2 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.handoff_id === undefined) {
-      const err0 = {
+      const err1 = {
         instancePath,
         schemaPath: "#/oneOf/0/required",
         keyword: "required",
@@ -16748,15 +16780,15 @@ function validate79(
         message: "must have required property '" + "handoff_id" + "'",
       };
       if (vErrors === null) {
-        vErrors = [err0];
+        vErrors = [err1];
       } else {
-        vErrors.push(err0);
+        vErrors.push(err1);
       }
       errors++;
     }
     for (const key0 in data) {
       if (!(key0 === "handoff_id")) {
-        const err1 = {
+        const err2 = {
           instancePath,
           schemaPath: "#/oneOf/0/additionalProperties",
           keyword: "additionalProperties",
@@ -16764,9 +16796,9 @@ function validate79(
           message: "must NOT have additional properties",
         };
         if (vErrors === null) {
-          vErrors = [err1];
+          vErrors = [err2];
         } else {
-          vErrors.push(err1);
+          vErrors.push(err2);
         }
         errors++;
       }
@@ -16775,27 +16807,12 @@ function validate79(
       let data0 = data.handoff_id;
       if (typeof data0 === "string") {
         if (func1(data0) > 100) {
-          const err2 = {
+          const err3 = {
             instancePath: instancePath + "/handoff_id",
             schemaPath: "#/oneOf/0/properties/handoff_id/maxLength",
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/oneOf/0/properties/handoff_id/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -16804,8 +16821,23 @@ function validate79(
           }
           errors++;
         }
+        if (func1(data0) < 1) {
+          const err4 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/oneOf/0/properties/handoff_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
       } else {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + "/handoff_id",
           schemaPath: "#/oneOf/0/properties/handoff_id/type",
           keyword: "type",
@@ -16813,15 +16845,15 @@ function validate79(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
     }
   } else {
-    const err5 = {
+    const err6 = {
       instancePath,
       schemaPath: "#/oneOf/0/type",
       keyword: "type",
@@ -16829,22 +16861,22 @@ function validate79(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err5];
+      vErrors = [err6];
     } else {
-      vErrors.push(err5);
+      vErrors.push(err6);
     }
     errors++;
   }
-  var _valid0 = _errs1 === errors;
+  var _valid0 = _errs2 === errors;
   if (_valid0) {
     valid0 = true;
     passing0 = 0;
     var props0 = true;
   }
-  const _errs6 = errors;
+  const _errs7 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.task_id === undefined) {
-      const err6 = {
+      const err7 = {
         instancePath,
         schemaPath: "#/oneOf/1/required",
         keyword: "required",
@@ -16852,15 +16884,15 @@ function validate79(
         message: "must have required property '" + "task_id" + "'",
       };
       if (vErrors === null) {
-        vErrors = [err6];
+        vErrors = [err7];
       } else {
-        vErrors.push(err6);
+        vErrors.push(err7);
       }
       errors++;
     }
     for (const key1 in data) {
       if (!(key1 === "task_id")) {
-        const err7 = {
+        const err8 = {
           instancePath,
           schemaPath: "#/oneOf/1/additionalProperties",
           keyword: "additionalProperties",
@@ -16868,9 +16900,9 @@ function validate79(
           message: "must NOT have additional properties",
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -16879,27 +16911,12 @@ function validate79(
       let data1 = data.task_id;
       if (typeof data1 === "string") {
         if (func1(data1) > 100) {
-          const err8 = {
+          const err9 = {
             instancePath: instancePath + "/task_id",
             schemaPath: "#/oneOf/1/properties/task_id/maxLength",
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
-        if (func1(data1) < 1) {
-          const err9 = {
-            instancePath: instancePath + "/task_id",
-            schemaPath: "#/oneOf/1/properties/task_id/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -16908,8 +16925,23 @@ function validate79(
           }
           errors++;
         }
+        if (func1(data1) < 1) {
+          const err10 = {
+            instancePath: instancePath + "/task_id",
+            schemaPath: "#/oneOf/1/properties/task_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
       } else {
-        const err10 = {
+        const err11 = {
           instancePath: instancePath + "/task_id",
           schemaPath: "#/oneOf/1/properties/task_id/type",
           keyword: "type",
@@ -16917,15 +16949,15 @@ function validate79(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err11];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err11);
         }
         errors++;
       }
     }
   } else {
-    const err11 = {
+    const err12 = {
       instancePath,
       schemaPath: "#/oneOf/1/type",
       keyword: "type",
@@ -16933,13 +16965,13 @@ function validate79(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err11];
+      vErrors = [err12];
     } else {
-      vErrors.push(err11);
+      vErrors.push(err12);
     }
     errors++;
   }
-  var _valid0 = _errs6 === errors;
+  var _valid0 = _errs7 === errors;
   if (_valid0 && valid0) {
     valid0 = false;
     passing0 = [passing0, 1];
@@ -16953,7 +16985,7 @@ function validate79(
     }
   }
   if (!valid0) {
-    const err12 = {
+    const err13 = {
       instancePath,
       schemaPath: "#/oneOf",
       keyword: "oneOf",
@@ -16961,16 +16993,16 @@ function validate79(
       message: "must match exactly one schema in oneOf",
     };
     if (vErrors === null) {
-      vErrors = [err12];
+      vErrors = [err13];
     } else {
-      vErrors.push(err12);
+      vErrors.push(err13);
     }
     errors++;
   } else {
-    errors = _errs0;
+    errors = _errs1;
     if (vErrors !== null) {
-      if (_errs0) {
-        vErrors.length = _errs0;
+      if (_errs1) {
+        vErrors.length = _errs1;
       } else {
         vErrors = null;
       }
@@ -21964,6 +21996,7 @@ const schema199 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
+  type: "object",
   oneOf: [
     {
       type: "object",
@@ -22001,33 +22034,33 @@ function validate125(
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  const _errs0 = errors;
+  if (!(data && typeof data == "object" && !Array.isArray(data))) {
+    const err0 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err0];
+    } else {
+      vErrors.push(err0);
+    }
+    errors++;
+  }
+  const _errs1 = errors;
   let valid0 = false;
   let passing0 = null;
-  const _errs1 = errors;
+  const _errs2 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.base_revision === undefined) {
-      const err0 = {
+      const err1 = {
         instancePath,
         schemaPath: "#/oneOf/0/required",
         keyword: "required",
         params: { missingProperty: "base_revision" },
         message: "must have required property '" + "base_revision" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.content === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/oneOf/0/required",
-        keyword: "required",
-        params: { missingProperty: "content" },
-        message: "must have required property '" + "content" + "'",
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -22036,32 +22069,29 @@ function validate125(
       }
       errors++;
     }
+    if (data.content === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/oneOf/0/required",
+        keyword: "required",
+        params: { missingProperty: "content" },
+        message: "must have required property '" + "content" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
     for (const key0 in data) {
       if (!(key0 === "base_revision" || key0 === "content" || key0 === "summary")) {
-        const err2 = {
+        const err3 = {
           instancePath,
           schemaPath: "#/oneOf/0/additionalProperties",
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-    }
-    if (data.base_revision !== undefined) {
-      let data0 = data.base_revision;
-      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-        const err3 = {
-          instancePath: instancePath + "/base_revision",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -22070,9 +22100,27 @@ function validate125(
         }
         errors++;
       }
+    }
+    if (data.base_revision !== undefined) {
+      let data0 = data.base_revision;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err4 = {
+          instancePath: instancePath + "/base_revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
       if (typeof data0 == "number" && isFinite(data0)) {
         if (data0 < 1 || isNaN(data0)) {
-          const err4 = {
+          const err5 = {
             instancePath: instancePath + "/base_revision",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -22080,9 +22128,9 @@ function validate125(
             message: "must be >= 1",
           };
           if (vErrors === null) {
-            vErrors = [err4];
+            vErrors = [err5];
           } else {
-            vErrors.push(err4);
+            vErrors.push(err5);
           }
           errors++;
         }
@@ -22091,27 +22139,12 @@ function validate125(
     if (data.content !== undefined) {
       let data1 = data.content;
       if (typeof data1 !== "string") {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + "/content",
           schemaPath: "#/$defs/ArtifactText/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-      if (new TextEncoder().encode(JSON.stringify(data1)).length > 1048576) {
-        const err6 = {
-          instancePath: instancePath + "/content",
-          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
-          keyword: "x-max-bytes",
-          params: { limit: 1048576 },
-          message: "must NOT be larger than 1048576 bytes as JSON",
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -22120,32 +22153,32 @@ function validate125(
         }
         errors++;
       }
+      if (new TextEncoder().encode(JSON.stringify(data1)).length > 1048576) {
+        const err7 = {
+          instancePath: instancePath + "/content",
+          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
+          keyword: "x-max-bytes",
+          params: { limit: 1048576 },
+          message: "must NOT be larger than 1048576 bytes as JSON",
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
     }
     if (data.summary !== undefined) {
       let data2 = data.summary;
       if (typeof data2 === "string") {
         if (func1(data2) > 2000) {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/maxLength",
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        if (func1(data2) < 1) {
-          const err8 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -22154,8 +22187,23 @@ function validate125(
           }
           errors++;
         }
+        if (func1(data2) < 1) {
+          const err9 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
       } else {
-        const err9 = {
+        const err10 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
@@ -22163,15 +22211,15 @@ function validate125(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
     }
   } else {
-    const err10 = {
+    const err11 = {
       instancePath,
       schemaPath: "#/oneOf/0/type",
       keyword: "type",
@@ -22179,42 +22227,27 @@ function validate125(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err11];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err11);
     }
     errors++;
   }
-  var _valid0 = _errs1 === errors;
+  var _valid0 = _errs2 === errors;
   if (_valid0) {
     valid0 = true;
     passing0 = 0;
     var props0 = true;
   }
-  const _errs13 = errors;
+  const _errs14 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.base_revision === undefined) {
-      const err11 = {
+      const err12 = {
         instancePath,
         schemaPath: "#/oneOf/1/required",
         keyword: "required",
         params: { missingProperty: "base_revision" },
         message: "must have required property '" + "base_revision" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err11];
-      } else {
-        vErrors.push(err11);
-      }
-      errors++;
-    }
-    if (data.diff === undefined) {
-      const err12 = {
-        instancePath,
-        schemaPath: "#/oneOf/1/required",
-        keyword: "required",
-        params: { missingProperty: "diff" },
-        message: "must have required property '" + "diff" + "'",
       };
       if (vErrors === null) {
         vErrors = [err12];
@@ -22223,32 +22256,29 @@ function validate125(
       }
       errors++;
     }
+    if (data.diff === undefined) {
+      const err13 = {
+        instancePath,
+        schemaPath: "#/oneOf/1/required",
+        keyword: "required",
+        params: { missingProperty: "diff" },
+        message: "must have required property '" + "diff" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err13];
+      } else {
+        vErrors.push(err13);
+      }
+      errors++;
+    }
     for (const key1 in data) {
       if (!(key1 === "base_revision" || key1 === "diff" || key1 === "summary")) {
-        const err13 = {
+        const err14 = {
           instancePath,
           schemaPath: "#/oneOf/1/additionalProperties",
           keyword: "additionalProperties",
           params: { additionalProperty: key1 },
           message: "must NOT have additional properties",
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.base_revision !== undefined) {
-      let data3 = data.base_revision;
-      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-        const err14 = {
-          instancePath: instancePath + "/base_revision",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -22257,9 +22287,27 @@ function validate125(
         }
         errors++;
       }
+    }
+    if (data.base_revision !== undefined) {
+      let data3 = data.base_revision;
+      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+        const err15 = {
+          instancePath: instancePath + "/base_revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
       if (typeof data3 == "number" && isFinite(data3)) {
         if (data3 < 1 || isNaN(data3)) {
-          const err15 = {
+          const err16 = {
             instancePath: instancePath + "/base_revision",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -22267,9 +22315,9 @@ function validate125(
             message: "must be >= 1",
           };
           if (vErrors === null) {
-            vErrors = [err15];
+            vErrors = [err16];
           } else {
-            vErrors.push(err15);
+            vErrors.push(err16);
           }
           errors++;
         }
@@ -22278,27 +22326,12 @@ function validate125(
     if (data.diff !== undefined) {
       let data4 = data.diff;
       if (typeof data4 !== "string") {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + "/diff",
           schemaPath: "#/$defs/ArtifactText/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-      if (new TextEncoder().encode(JSON.stringify(data4)).length > 1048576) {
-        const err17 = {
-          instancePath: instancePath + "/diff",
-          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
-          keyword: "x-max-bytes",
-          params: { limit: 1048576 },
-          message: "must NOT be larger than 1048576 bytes as JSON",
         };
         if (vErrors === null) {
           vErrors = [err17];
@@ -22307,32 +22340,32 @@ function validate125(
         }
         errors++;
       }
+      if (new TextEncoder().encode(JSON.stringify(data4)).length > 1048576) {
+        const err18 = {
+          instancePath: instancePath + "/diff",
+          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
+          keyword: "x-max-bytes",
+          params: { limit: 1048576 },
+          message: "must NOT be larger than 1048576 bytes as JSON",
+        };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
+        }
+        errors++;
+      }
     }
     if (data.summary !== undefined) {
       let data5 = data.summary;
       if (typeof data5 === "string") {
         if (func1(data5) > 2000) {
-          const err18 = {
+          const err19 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/maxLength",
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err18];
-          } else {
-            vErrors.push(err18);
-          }
-          errors++;
-        }
-        if (func1(data5) < 1) {
-          const err19 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err19];
@@ -22341,8 +22374,23 @@ function validate125(
           }
           errors++;
         }
+        if (func1(data5) < 1) {
+          const err20 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err20];
+          } else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
       } else {
-        const err20 = {
+        const err21 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
@@ -22350,15 +22398,15 @@ function validate125(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
     }
   } else {
-    const err21 = {
+    const err22 = {
       instancePath,
       schemaPath: "#/oneOf/1/type",
       keyword: "type",
@@ -22366,13 +22414,13 @@ function validate125(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err21];
+      vErrors = [err22];
     } else {
-      vErrors.push(err21);
+      vErrors.push(err22);
     }
     errors++;
   }
-  var _valid0 = _errs13 === errors;
+  var _valid0 = _errs14 === errors;
   if (_valid0 && valid0) {
     valid0 = false;
     passing0 = [passing0, 1];
@@ -22386,7 +22434,7 @@ function validate125(
     }
   }
   if (!valid0) {
-    const err22 = {
+    const err23 = {
       instancePath,
       schemaPath: "#/oneOf",
       keyword: "oneOf",
@@ -22394,16 +22442,16 @@ function validate125(
       message: "must match exactly one schema in oneOf",
     };
     if (vErrors === null) {
-      vErrors = [err22];
+      vErrors = [err23];
     } else {
-      vErrors.push(err22);
+      vErrors.push(err23);
     }
     errors++;
   } else {
-    errors = _errs0;
+    errors = _errs1;
     if (vErrors !== null) {
-      if (_errs0) {
-        vErrors.length = _errs0;
+      if (_errs1) {
+        vErrors.length = _errs1;
       } else {
         vErrors = null;
       }
