@@ -592,6 +592,174 @@ export interface Task {
   pollIntervalMs: number;
 }
 /**
+ * The _meta every MCP 2026-07-28 request carries: the protocol version (equal to the MCP-Protocol-Version header) and the client's capabilities for this request alone, never inferred from an earlier one.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "McpRequestMeta".
+ */
+export interface McpRequestMeta {
+  "io.modelcontextprotocol/protocolVersion": string;
+  "io.modelcontextprotocol/clientCapabilities": {
+    extensions?: {
+      [k: string]:
+        | {
+            [k: string]: unknown | undefined;
+          }
+        | undefined;
+    };
+    [k: string]: unknown | undefined;
+  };
+  "io.modelcontextprotocol/clientInfo"?: {
+    name: string;
+    version: string;
+    [k: string]: unknown | undefined;
+  };
+  [k: string]: unknown | undefined;
+}
+/**
+ * resources/list: the artifact and the JSON views the session may read.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ResourcesListParams".
+ */
+export interface ResourcesListParams {
+  _meta: McpRequestMeta;
+  cursor?: string;
+  [k: string]: unknown | undefined;
+}
+/**
+ * resources/read: one resource. Mcp-Name is the URI. A URI the session may not read answers like an unknown one.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ResourcesReadParams".
+ */
+export interface ResourcesReadParams {
+  _meta: McpRequestMeta;
+  uri: string;
+  [k: string]: unknown | undefined;
+}
+/**
+ * resources/subscribe (kept for clients that already use it): resource updates for this session on GET /mcp. Never carries task notifications.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ResourcesSubscribeParams".
+ */
+export interface ResourcesSubscribeParams {
+  _meta: McpRequestMeta;
+  uri: string;
+  [k: string]: unknown | undefined;
+}
+/**
+ * resources/unsubscribe: stops resources/subscribe updates for a URI.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ResourcesUnsubscribeParams".
+ */
+export interface ResourcesUnsubscribeParams {
+  _meta: McpRequestMeta;
+  uri: string;
+  [k: string]: unknown | undefined;
+}
+/**
+ * server/discover: the versions, capabilities and identity of this server.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ServerDiscoverParams".
+ */
+export interface ServerDiscoverParams {
+  _meta: McpRequestMeta;
+  [k: string]: unknown | undefined;
+}
+/**
+ * subscriptions/listen: a long-lived SSE response of notifications/resources/updated and, with the Tasks extension, notifications/tasks. taskIds need the extension.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "SubscriptionsListenParams".
+ */
+export interface SubscriptionsListenParams {
+  _meta: McpRequestMeta;
+  notifications: {
+    toolsListChanged?: boolean;
+    promptsListChanged?: boolean;
+    resourcesListChanged?: boolean;
+    /**
+     * @maxItems 1000
+     */
+    resourceSubscriptions?: string[];
+    /**
+     * @maxItems 1000
+     */
+    taskIds?: string[];
+    [k: string]: unknown | undefined;
+  };
+  [k: string]: unknown | undefined;
+}
+/**
+ * tasks/cancel (Tasks extension): the owner cancels a task; a terminal task stays as it was. Acknowledged with an empty result.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "TasksCancelParams".
+ */
+export interface TasksCancelParams {
+  _meta: McpRequestMeta;
+  taskId: string;
+  [k: string]: unknown | undefined;
+}
+/**
+ * tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "TasksGetParams".
+ */
+export interface TasksGetParams {
+  _meta: McpRequestMeta;
+  taskId: string;
+  [k: string]: unknown | undefined;
+}
+/**
+ * tasks/update (Tasks extension): the owner answers inputRequests by key.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "TasksUpdateParams".
+ */
+export interface TasksUpdateParams {
+  _meta: McpRequestMeta;
+  taskId: string;
+  inputResponses: {
+    [k: string]:
+      | {
+          [k: string]: unknown | undefined;
+        }
+      | undefined;
+  };
+  [k: string]: unknown | undefined;
+}
+/**
+ * tools/call: runs one of the room's tools. Mcp-Name is the tool name.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ToolsCallParams".
+ */
+export interface ToolsCallParams {
+  _meta: McpRequestMeta;
+  name: string;
+  arguments?: {
+    [k: string]: unknown | undefined;
+  };
+  [k: string]: unknown | undefined;
+}
+/**
+ * tools/list: the room's tools. The catalog never changes while the room runs, so there is one page.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ToolsListParams".
+ */
+export interface ToolsListParams {
+  _meta: McpRequestMeta;
+  cursor?: string;
+  [k: string]: unknown | undefined;
+}
+/**
  * The artifact as it is on disk, with the revision it is.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema

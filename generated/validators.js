@@ -14522,8 +14522,4134 @@ function validate63(
 }
 validate63.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateArtifactReadOutput = validate64;
+export const validateMcpRequestMeta = validate64;
 const schema141 = {
+  title: "McpRequestMeta",
+  description:
+    "The _meta every MCP 2026-07-28 request carries: the protocol version (equal to the MCP-Protocol-Version header) and the client's capabilities for this request alone, never inferred from an earlier one.",
+  type: "object",
+  properties: {
+    "io.modelcontextprotocol/protocolVersion": { type: "string", minLength: 1 },
+    "io.modelcontextprotocol/clientCapabilities": {
+      type: "object",
+      properties: { extensions: { type: "object", additionalProperties: { type: "object" } } },
+    },
+    "io.modelcontextprotocol/clientInfo": {
+      type: "object",
+      properties: { name: { type: "string" }, version: { type: "string" } },
+      required: ["name", "version"],
+    },
+  },
+  required: ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"],
+};
+
+function validate64(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate64.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data["io.modelcontextprotocol/protocolVersion"] === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+        message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+        message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+      let data0 = data["io.modelcontextprotocol/protocolVersion"];
+      if (typeof data0 === "string") {
+        if (func1(data0) < 1) {
+          const err2 = {
+            instancePath: instancePath + "/io.modelcontextprotocol~1protocolVersion",
+            schemaPath: "#/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+      } else {
+        const err3 = {
+          instancePath: instancePath + "/io.modelcontextprotocol~1protocolVersion",
+          schemaPath: "#/properties/io.modelcontextprotocol~1protocolVersion/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+      let data1 = data["io.modelcontextprotocol/clientCapabilities"];
+      if (data1 && typeof data1 == "object" && !Array.isArray(data1)) {
+        if (data1.extensions !== undefined) {
+          let data2 = data1.extensions;
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            for (const key0 in data2) {
+              let data3 = data2[key0];
+              if (!(data3 && typeof data3 == "object" && !Array.isArray(data3))) {
+                const err4 = {
+                  instancePath:
+                    instancePath +
+                    "/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                    key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                  schemaPath:
+                    "#/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err4];
+                } else {
+                  vErrors.push(err4);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/io.modelcontextprotocol~1clientCapabilities/extensions",
+              schemaPath: "#/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + "/io.modelcontextprotocol~1clientCapabilities",
+          schemaPath: "#/properties/io.modelcontextprotocol~1clientCapabilities/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data["io.modelcontextprotocol/clientInfo"] !== undefined) {
+      let data4 = data["io.modelcontextprotocol/clientInfo"];
+      if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
+        if (data4.name === undefined) {
+          const err7 = {
+            instancePath: instancePath + "/io.modelcontextprotocol~1clientInfo",
+            schemaPath: "#/properties/io.modelcontextprotocol~1clientInfo/required",
+            keyword: "required",
+            params: { missingProperty: "name" },
+            message: "must have required property '" + "name" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (data4.version === undefined) {
+          const err8 = {
+            instancePath: instancePath + "/io.modelcontextprotocol~1clientInfo",
+            schemaPath: "#/properties/io.modelcontextprotocol~1clientInfo/required",
+            keyword: "required",
+            params: { missingProperty: "version" },
+            message: "must have required property '" + "version" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+        if (data4.name !== undefined) {
+          if (typeof data4.name !== "string") {
+            const err9 = {
+              instancePath: instancePath + "/io.modelcontextprotocol~1clientInfo/name",
+              schemaPath: "#/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        if (data4.version !== undefined) {
+          if (typeof data4.version !== "string") {
+            const err10 = {
+              instancePath: instancePath + "/io.modelcontextprotocol~1clientInfo/version",
+              schemaPath: "#/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + "/io.modelcontextprotocol~1clientInfo",
+          schemaPath: "#/properties/io.modelcontextprotocol~1clientInfo/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err12 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err12];
+    } else {
+      vErrors.push(err12);
+    }
+    errors++;
+  }
+  validate64.errors = vErrors;
+  return errors === 0;
+}
+validate64.evaluated = {
+  props: {
+    "io.modelcontextprotocol/protocolVersion": true,
+    "io.modelcontextprotocol/clientCapabilities": true,
+    "io.modelcontextprotocol/clientInfo": true,
+  },
+  dynamicProps: false,
+  dynamicItems: false,
+};
+
+export const validateResourcesListParams = validate65;
+const schema142 = {
+  title: "ResourcesListParams",
+  description: "resources/list: the artifact and the JSON views the session may read.",
+  "x-mcp-method": "resources/list",
+  "x-mcp-handler": "listResources",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
+  required: ["_meta"],
+};
+
+function validate65(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate65.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err1 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err3 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err3];
+              } else {
+                vErrors.push(err3);
+              }
+              errors++;
+            }
+          } else {
+            const err4 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err5 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err5];
+                    } else {
+                      vErrors.push(err5);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err6 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err7 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err8 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err10 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err12 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.cursor !== undefined) {
+      if (typeof data.cursor !== "string") {
+        const err14 = {
+          instancePath: instancePath + "/cursor",
+          schemaPath: "#/properties/cursor/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err15 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate65.errors = vErrors;
+  return errors === 0;
+}
+validate65.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateResourcesReadParams = validate66;
+const schema144 = {
+  title: "ResourcesReadParams",
+  description:
+    "resources/read: one resource. Mcp-Name is the URI. A URI the session may not read answers like an unknown one.",
+  "x-mcp-method": "resources/read",
+  "x-mcp-handler": "readResource",
+  "x-mcp-name-param": "uri",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
+};
+
+function validate66(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate66.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.uri === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "uri" },
+        message: "must have required property '" + "uri" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.uri !== undefined) {
+      let data8 = data.uri;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/uri",
+          schemaPath: "#/properties/uri/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate66.errors = vErrors;
+  return errors === 0;
+}
+validate66.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateResourcesSubscribeParams = validate67;
+const schema146 = {
+  title: "ResourcesSubscribeParams",
+  description:
+    "resources/subscribe (kept for clients that already use it): resource updates for this session on GET /mcp. Never carries task notifications.",
+  "x-mcp-method": "resources/subscribe",
+  "x-mcp-handler": "subscribeResource",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
+};
+
+function validate67(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate67.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.uri === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "uri" },
+        message: "must have required property '" + "uri" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.uri !== undefined) {
+      let data8 = data.uri;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/uri",
+          schemaPath: "#/properties/uri/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate67.errors = vErrors;
+  return errors === 0;
+}
+validate67.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateResourcesUnsubscribeParams = validate68;
+const schema148 = {
+  title: "ResourcesUnsubscribeParams",
+  description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
+  "x-mcp-method": "resources/unsubscribe",
+  "x-mcp-handler": "unsubscribeResource",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
+};
+
+function validate68(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate68.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.uri === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "uri" },
+        message: "must have required property '" + "uri" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.uri !== undefined) {
+      let data8 = data.uri;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/uri",
+          schemaPath: "#/properties/uri/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate68.errors = vErrors;
+  return errors === 0;
+}
+validate68.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateServerDiscoverParams = validate69;
+const schema150 = {
+  title: "ServerDiscoverParams",
+  description: "server/discover: the versions, capabilities and identity of this server.",
+  "x-mcp-method": "server/discover",
+  "x-mcp-handler": "discover",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" } },
+  required: ["_meta"],
+};
+
+function validate69(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate69.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err1 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err3 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err3];
+              } else {
+                vErrors.push(err3);
+              }
+              errors++;
+            }
+          } else {
+            const err4 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err5 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err5];
+                    } else {
+                      vErrors.push(err5);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err6 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err7 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err8 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err10 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err12 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err14 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err14];
+    } else {
+      vErrors.push(err14);
+    }
+    errors++;
+  }
+  validate69.errors = vErrors;
+  return errors === 0;
+}
+validate69.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateSubscriptionsListenParams = validate70;
+const schema152 = {
+  title: "SubscriptionsListenParams",
+  description:
+    "subscriptions/listen: a long-lived SSE response of notifications/resources/updated and, with the Tasks extension, notifications/tasks. taskIds need the extension.",
+  "x-mcp-method": "subscriptions/listen",
+  "x-mcp-handler": "listen",
+  type: "object",
+  properties: {
+    _meta: { $ref: "#/$defs/McpRequestMeta" },
+    notifications: {
+      type: "object",
+      properties: {
+        toolsListChanged: { type: "boolean" },
+        promptsListChanged: { type: "boolean" },
+        resourcesListChanged: { type: "boolean" },
+        resourceSubscriptions: { type: "array", items: { type: "string" }, maxItems: 1000 },
+        taskIds: { type: "array", items: { type: "string" }, maxItems: 1000 },
+      },
+    },
+  },
+  required: ["_meta", "notifications"],
+};
+
+function validate70(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate70.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.notifications === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "notifications" },
+        message: "must have required property '" + "notifications" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.notifications !== undefined) {
+      let data8 = data.notifications;
+      if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
+        if (data8.toolsListChanged !== undefined) {
+          if (typeof data8.toolsListChanged !== "boolean") {
+            const err15 = {
+              instancePath: instancePath + "/notifications/toolsListChanged",
+              schemaPath: "#/properties/notifications/properties/toolsListChanged/type",
+              keyword: "type",
+              params: { type: "boolean" },
+              message: "must be boolean",
+            };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+        if (data8.promptsListChanged !== undefined) {
+          if (typeof data8.promptsListChanged !== "boolean") {
+            const err16 = {
+              instancePath: instancePath + "/notifications/promptsListChanged",
+              schemaPath: "#/properties/notifications/properties/promptsListChanged/type",
+              keyword: "type",
+              params: { type: "boolean" },
+              message: "must be boolean",
+            };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+        if (data8.resourcesListChanged !== undefined) {
+          if (typeof data8.resourcesListChanged !== "boolean") {
+            const err17 = {
+              instancePath: instancePath + "/notifications/resourcesListChanged",
+              schemaPath: "#/properties/notifications/properties/resourcesListChanged/type",
+              keyword: "type",
+              params: { type: "boolean" },
+              message: "must be boolean",
+            };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+        if (data8.resourceSubscriptions !== undefined) {
+          let data12 = data8.resourceSubscriptions;
+          if (Array.isArray(data12)) {
+            if (data12.length > 1000) {
+              const err18 = {
+                instancePath: instancePath + "/notifications/resourceSubscriptions",
+                schemaPath: "#/properties/notifications/properties/resourceSubscriptions/maxItems",
+                keyword: "maxItems",
+                params: { limit: 1000 },
+                message: "must NOT have more than 1000 items",
+              };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
+            const len0 = data12.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+              if (typeof data12[i0] !== "string") {
+                const err19 = {
+                  instancePath: instancePath + "/notifications/resourceSubscriptions/" + i0,
+                  schemaPath: "#/properties/notifications/properties/resourceSubscriptions/items/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err19];
+                } else {
+                  vErrors.push(err19);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err20 = {
+              instancePath: instancePath + "/notifications/resourceSubscriptions",
+              schemaPath: "#/properties/notifications/properties/resourceSubscriptions/type",
+              keyword: "type",
+              params: { type: "array" },
+              message: "must be array",
+            };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+        if (data8.taskIds !== undefined) {
+          let data14 = data8.taskIds;
+          if (Array.isArray(data14)) {
+            if (data14.length > 1000) {
+              const err21 = {
+                instancePath: instancePath + "/notifications/taskIds",
+                schemaPath: "#/properties/notifications/properties/taskIds/maxItems",
+                keyword: "maxItems",
+                params: { limit: 1000 },
+                message: "must NOT have more than 1000 items",
+              };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
+              }
+              errors++;
+            }
+            const len1 = data14.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+              if (typeof data14[i1] !== "string") {
+                const err22 = {
+                  instancePath: instancePath + "/notifications/taskIds/" + i1,
+                  schemaPath: "#/properties/notifications/properties/taskIds/items/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err22];
+                } else {
+                  vErrors.push(err22);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err23 = {
+              instancePath: instancePath + "/notifications/taskIds",
+              schemaPath: "#/properties/notifications/properties/taskIds/type",
+              keyword: "type",
+              params: { type: "array" },
+              message: "must be array",
+            };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err24 = {
+          instancePath: instancePath + "/notifications",
+          schemaPath: "#/properties/notifications/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err25 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err25];
+    } else {
+      vErrors.push(err25);
+    }
+    errors++;
+  }
+  validate70.errors = vErrors;
+  return errors === 0;
+}
+validate70.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateTasksCancelParams = validate71;
+const schema154 = {
+  title: "TasksCancelParams",
+  description:
+    "tasks/cancel (Tasks extension): the owner cancels a task; a terminal task stays as it was. Acknowledged with an empty result.",
+  "x-mcp-method": "tasks/cancel",
+  "x-mcp-handler": "cancelTask",
+  "x-mcp-name-param": "taskId",
+  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
+  required: ["_meta", "taskId"],
+};
+
+function validate71(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate71.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.taskId === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "taskId" },
+        message: "must have required property '" + "taskId" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.taskId !== undefined) {
+      let data8 = data.taskId;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/taskId",
+            schemaPath: "#/properties/taskId/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/taskId",
+          schemaPath: "#/properties/taskId/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate71.errors = vErrors;
+  return errors === 0;
+}
+validate71.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateTasksGetParams = validate72;
+const schema156 = {
+  title: "TasksGetParams",
+  description:
+    "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
+  "x-mcp-method": "tasks/get",
+  "x-mcp-handler": "getTask",
+  "x-mcp-name-param": "taskId",
+  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
+  required: ["_meta", "taskId"],
+};
+
+function validate72(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate72.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.taskId === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "taskId" },
+        message: "must have required property '" + "taskId" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.taskId !== undefined) {
+      let data8 = data.taskId;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/taskId",
+            schemaPath: "#/properties/taskId/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/taskId",
+          schemaPath: "#/properties/taskId/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate72.errors = vErrors;
+  return errors === 0;
+}
+validate72.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateTasksUpdateParams = validate73;
+const schema158 = {
+  title: "TasksUpdateParams",
+  description: "tasks/update (Tasks extension): the owner answers inputRequests by key.",
+  "x-mcp-method": "tasks/update",
+  "x-mcp-handler": "updateTask",
+  "x-mcp-name-param": "taskId",
+  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+  type: "object",
+  properties: {
+    _meta: { $ref: "#/$defs/McpRequestMeta" },
+    taskId: { type: "string", minLength: 1 },
+    inputResponses: { type: "object", additionalProperties: { type: "object" } },
+  },
+  required: ["_meta", "taskId", "inputResponses"],
+};
+
+function validate73(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate73.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.taskId === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "taskId" },
+        message: "must have required property '" + "taskId" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.inputResponses === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "inputResponses" },
+        message: "must have required property '" + "inputResponses" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err4 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err5 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err5];
+              } else {
+                vErrors.push(err5);
+              }
+              errors++;
+            }
+          } else {
+            const err6 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err6];
+            } else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err7 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err7];
+                    } else {
+                      vErrors.push(err7);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err8 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err8];
+                } else {
+                  vErrors.push(err8);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err11 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err11];
+              } else {
+                vErrors.push(err11);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err13 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err13];
+                } else {
+                  vErrors.push(err13);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err14 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err14];
+            } else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.taskId !== undefined) {
+      let data8 = data.taskId;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err16 = {
+            instancePath: instancePath + "/taskId",
+            schemaPath: "#/properties/taskId/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+      } else {
+        const err17 = {
+          instancePath: instancePath + "/taskId",
+          schemaPath: "#/properties/taskId/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.inputResponses !== undefined) {
+      let data9 = data.inputResponses;
+      if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+        for (const key1 in data9) {
+          let data10 = data9[key1];
+          if (!(data10 && typeof data10 == "object" && !Array.isArray(data10))) {
+            const err18 = {
+              instancePath: instancePath + "/inputResponses/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),
+              schemaPath: "#/properties/inputResponses/additionalProperties/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err18];
+            } else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err19 = {
+          instancePath: instancePath + "/inputResponses",
+          schemaPath: "#/properties/inputResponses/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err20 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err20];
+    } else {
+      vErrors.push(err20);
+    }
+    errors++;
+  }
+  validate73.errors = vErrors;
+  return errors === 0;
+}
+validate73.evaluated = {
+  props: { _meta: true, taskId: true, inputResponses: true },
+  dynamicProps: false,
+  dynamicItems: false,
+};
+
+export const validateToolsCallParams = validate74;
+const schema160 = {
+  title: "ToolsCallParams",
+  description: "tools/call: runs one of the room's tools. Mcp-Name is the tool name.",
+  "x-mcp-method": "tools/call",
+  "x-mcp-handler": "callTool",
+  "x-mcp-name-param": "name",
+  type: "object",
+  properties: {
+    _meta: { $ref: "#/$defs/McpRequestMeta" },
+    name: { type: "string", minLength: 1 },
+    arguments: { type: "object" },
+  },
+  required: ["_meta", "name"],
+};
+
+function validate74(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate74.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.name === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "name" },
+        message: "must have required property '" + "name" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== undefined) {
+      let data8 = data.name;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/properties/name/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/name",
+          schemaPath: "#/properties/name/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.arguments !== undefined) {
+      let data9 = data.arguments;
+      if (!(data9 && typeof data9 == "object" && !Array.isArray(data9))) {
+        const err17 = {
+          instancePath: instancePath + "/arguments",
+          schemaPath: "#/properties/arguments/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err18 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err18];
+    } else {
+      vErrors.push(err18);
+    }
+    errors++;
+  }
+  validate74.errors = vErrors;
+  return errors === 0;
+}
+validate74.evaluated = {
+  props: { _meta: true, name: true, arguments: true },
+  dynamicProps: false,
+  dynamicItems: false,
+};
+
+export const validateToolsListParams = validate75;
+const schema162 = {
+  title: "ToolsListParams",
+  description: "tools/list: the room's tools. The catalog never changes while the room runs, so there is one page.",
+  "x-mcp-method": "tools/list",
+  "x-mcp-handler": "listTools",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
+  required: ["_meta"],
+};
+
+function validate75(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate75.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err1 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err3 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err3];
+              } else {
+                vErrors.push(err3);
+              }
+              errors++;
+            }
+          } else {
+            const err4 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err5 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err5];
+                    } else {
+                      vErrors.push(err5);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err6 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err7 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err8 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err10 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err12 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.cursor !== undefined) {
+      if (typeof data.cursor !== "string") {
+        const err14 = {
+          instancePath: instancePath + "/cursor",
+          schemaPath: "#/properties/cursor/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err15 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate75.errors = vErrors;
+  return errors === 0;
+}
+validate75.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateArtifactReadOutput = validate76;
+const schema164 = {
   title: "ArtifactReadOutput",
   description: "The artifact as it is on disk, with the revision it is.",
   type: "object",
@@ -14541,13 +18667,13 @@ const schema141 = {
   additionalProperties: false,
 };
 
-function validate64(
+function validate76(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate64.evaluated;
+  const evaluated0 = validate76.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14712,13 +18838,13 @@ function validate64(
     }
     errors++;
   }
-  validate64.errors = vErrors;
+  validate76.errors = vErrors;
   return errors === 0;
 }
-validate64.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate76.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteInput = validate66;
-const schema142 = {
+export const validateHandoffCompleteInput = validate78;
+const schema165 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -14745,13 +18871,13 @@ const schema142 = {
   ],
 };
 
-function validate66(
+function validate78(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate66.evaluated;
+  const evaluated0 = validate78.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15192,14 +19318,14 @@ function validate66(
       }
     }
   }
-  validate66.errors = vErrors;
+  validate78.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate66.evaluated = { dynamicProps: true, dynamicItems: false };
+validate78.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffCompleteOutput = validate68;
-const schema144 = {
+export const validateHandoffCompleteOutput = validate80;
+const schema167 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -15217,13 +19343,13 @@ const schema144 = {
   additionalProperties: false,
 };
 
-function validate68(
+function validate80(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate68.evaluated;
+  const evaluated0 = validate80.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15401,13 +19527,13 @@ function validate68(
     }
     errors++;
   }
-  validate68.errors = vErrors;
+  validate80.errors = vErrors;
   return errors === 0;
 }
-validate68.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateInput = validate71;
-const schema145 = {
+export const validateHandoffCreateInput = validate83;
+const schema168 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
@@ -15423,13 +19549,13 @@ const schema145 = {
   additionalProperties: false,
 };
 
-function validate71(
+function validate83(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate71.evaluated;
+  const evaluated0 = validate83.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -15890,13 +20016,13 @@ function validate71(
     }
     errors++;
   }
-  validate71.errors = vErrors;
+  validate83.errors = vErrors;
   return errors === 0;
 }
-validate71.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateOutput = validate72;
-const schema151 = {
+export const validateHandoffCreateOutput = validate84;
+const schema174 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -15914,13 +20040,13 @@ const schema151 = {
   additionalProperties: false,
 };
 
-function validate72(
+function validate84(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate72.evaluated;
+  const evaluated0 = validate84.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16098,13 +20224,13 @@ function validate72(
     }
     errors++;
   }
-  validate72.errors = vErrors;
+  validate84.errors = vErrors;
   return errors === 0;
 }
-validate72.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate84.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffDecisionInput = validate75;
-const schema152 = {
+export const validateHandoffDecisionInput = validate87;
+const schema175 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
@@ -16117,13 +20243,13 @@ const schema152 = {
   additionalProperties: false,
 };
 
-function validate75(
+function validate87(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate75.evaluated;
+  const evaluated0 = validate87.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16261,13 +20387,13 @@ function validate75(
     }
     errors++;
   }
-  validate75.errors = vErrors;
+  validate87.errors = vErrors;
   return errors === 0;
 }
-validate75.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsInput = validate76;
-const schema154 = {
+export const validateHandoffEventsInput = validate88;
+const schema177 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
@@ -16280,13 +20406,13 @@ const schema154 = {
   additionalProperties: false,
 };
 
-function validate76(
+function validate88(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate76.evaluated;
+  const evaluated0 = validate88.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16475,13 +20601,13 @@ function validate76(
     }
     errors++;
   }
-  validate76.errors = vErrors;
+  validate88.errors = vErrors;
   return errors === 0;
 }
-validate76.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsOutput = validate77;
-const schema155 = {
+export const validateHandoffEventsOutput = validate89;
+const schema178 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -16496,13 +20622,13 @@ const schema155 = {
   additionalProperties: false,
 };
 
-function validate77(
+function validate89(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate77.evaluated;
+  const evaluated0 = validate89.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16705,13 +20831,13 @@ function validate77(
     }
     errors++;
   }
-  validate77.errors = vErrors;
+  validate89.errors = vErrors;
   return errors === 0;
 }
-validate77.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate89.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffGetInput = validate79;
-const schema156 = {
+export const validateHandoffGetInput = validate91;
+const schema179 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id.",
   type: "object",
@@ -16738,13 +20864,13 @@ const schema156 = {
   ],
 };
 
-function validate79(
+function validate91(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate79.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17008,14 +21134,14 @@ function validate79(
       }
     }
   }
-  validate79.errors = vErrors;
+  validate91.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate79.evaluated = { dynamicProps: true, dynamicItems: false };
+validate91.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffListInput = validate80;
-const schema157 = {
+export const validateHandoffListInput = validate92;
+const schema180 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -17028,13 +21154,13 @@ const schema157 = {
   additionalProperties: false,
 };
 
-function validate80(
+function validate92(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate80.evaluated;
+  const evaluated0 = validate92.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17213,13 +21339,13 @@ function validate80(
     }
     errors++;
   }
-  validate80.errors = vErrors;
+  validate92.errors = vErrors;
   return errors === 0;
 }
-validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListOutput = validate81;
-const schema159 = {
+export const validateHandoffListOutput = validate93;
+const schema182 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -17231,13 +21357,13 @@ const schema159 = {
   additionalProperties: false,
 };
 
-function validate81(
+function validate93(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate81.evaluated;
+  const evaluated0 = validate93.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17406,13 +21532,13 @@ function validate81(
     }
     errors++;
   }
-  validate81.errors = vErrors;
+  validate93.errors = vErrors;
   return errors === 0;
 }
-validate81.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffOutput = validate83;
-const schema160 = {
+export const validateHandoffOutput = validate95;
+const schema183 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -17421,13 +21547,13 @@ const schema160 = {
   additionalProperties: false,
 };
 
-function validate83(
+function validate95(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate83.evaluated;
+  const evaluated0 = validate95.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17496,13 +21622,13 @@ function validate83(
     }
     errors++;
   }
-  validate83.errors = vErrors;
+  validate95.errors = vErrors;
   return errors === 0;
 }
-validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRefInput = validate85;
-const schema161 = {
+export const validateHandoffRefInput = validate97;
+const schema184 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
@@ -17511,13 +21637,13 @@ const schema161 = {
   additionalProperties: false,
 };
 
-function validate85(
+function validate97(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate85.evaluated;
+  const evaluated0 = validate97.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17621,13 +21747,13 @@ function validate85(
     }
     errors++;
   }
-  validate85.errors = vErrors;
+  validate97.errors = vErrors;
   return errors === 0;
 }
-validate85.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputInput = validate86;
-const schema162 = {
+export const validateHandoffRequestInputInput = validate98;
+const schema185 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
@@ -17642,13 +21768,13 @@ const schema162 = {
   additionalProperties: false,
 };
 
-function validate86(
+function validate98(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate86.evaluated;
+  const evaluated0 = validate98.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18103,13 +22229,13 @@ function validate86(
     }
     errors++;
   }
-  validate86.errors = vErrors;
+  validate98.errors = vErrors;
   return errors === 0;
 }
-validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputOutput = validate87;
-const schema165 = {
+export const validateHandoffRequestInputOutput = validate99;
+const schema188 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -18122,13 +22248,13 @@ const schema165 = {
   additionalProperties: false,
 };
 
-function validate87(
+function validate99(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate87.evaluated;
+  const evaluated0 = validate99.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18305,13 +22431,13 @@ function validate87(
     }
     errors++;
   }
-  validate87.errors = vErrors;
+  validate99.errors = vErrors;
   return errors === 0;
 }
-validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffTaskOutput = validate90;
-const schema167 = {
+export const validateHandoffTaskOutput = validate102;
+const schema190 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -18327,13 +22453,13 @@ const schema167 = {
   additionalProperties: false,
 };
 
-function validate90(
+function validate102(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate90.evaluated;
+  const evaluated0 = validate102.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18479,13 +22605,13 @@ function validate90(
     }
     errors++;
   }
-  validate90.errors = vErrors;
+  validate102.errors = vErrors;
   return errors === 0;
 }
-validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantAddInput = validate93;
-const schema168 = {
+export const validateParticipantAddInput = validate105;
+const schema191 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
@@ -18494,13 +22620,13 @@ const schema168 = {
   additionalProperties: false,
 };
 
-function validate93(
+function validate105(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate93.evaluated;
+  const evaluated0 = validate105.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18619,13 +22745,13 @@ function validate93(
     }
     errors++;
   }
-  validate93.errors = vErrors;
+  validate105.errors = vErrors;
   return errors === 0;
 }
-validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate105.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListOutput = validate94;
-const schema170 = {
+export const validateParticipantListOutput = validate106;
+const schema193 = {
   title: "ParticipantListOutput",
   description: "The room's participants by name.",
   type: "object",
@@ -18634,13 +22760,13 @@ const schema170 = {
   additionalProperties: false,
 };
 
-function validate94(
+function validate106(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate94.evaluated;
+  const evaluated0 = validate106.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18729,13 +22855,13 @@ function validate94(
     }
     errors++;
   }
-  validate94.errors = vErrors;
+  validate106.errors = vErrors;
   return errors === 0;
 }
-validate94.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantRemoveInput = validate96;
-const schema171 = {
+export const validateParticipantRemoveInput = validate108;
+const schema194 = {
   title: "ParticipantRemoveInput",
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
@@ -18745,13 +22871,13 @@ const schema171 = {
   additionalProperties: false,
 };
 
-function validate96(
+function validate108(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate96.evaluated;
+  const evaluated0 = validate108.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18870,13 +22996,13 @@ function validate96(
     }
     errors++;
   }
-  validate96.errors = vErrors;
+  validate108.errors = vErrors;
   return errors === 0;
 }
-validate96.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantOutput = validate97;
-const schema173 = {
+export const validateParticipantOutput = validate109;
+const schema196 = {
   title: "ParticipantOutput",
   description: "One participant.",
   type: "object",
@@ -18885,13 +23011,13 @@ const schema173 = {
   additionalProperties: false,
 };
 
-function validate97(
+function validate109(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate97.evaluated;
+  const evaluated0 = validate109.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18960,13 +23086,13 @@ function validate97(
     }
     errors++;
   }
-  validate97.errors = vErrors;
+  validate109.errors = vErrors;
   return errors === 0;
 }
-validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalDecisionInput = validate99;
-const schema174 = {
+export const validateProposalDecisionInput = validate111;
+const schema197 = {
   title: "ProposalDecisionInput",
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
@@ -18976,13 +23102,13 @@ const schema174 = {
   additionalProperties: false,
 };
 
-function validate99(
+function validate111(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate99.evaluated;
+  const evaluated0 = validate111.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19120,13 +23246,13 @@ function validate99(
     }
     errors++;
   }
-  validate99.errors = vErrors;
+  validate111.errors = vErrors;
   return errors === 0;
 }
-validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListInput = validate100;
-const schema176 = {
+export const validateProposalListInput = validate112;
+const schema199 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
@@ -19139,13 +23265,13 @@ const schema176 = {
   additionalProperties: false,
 };
 
-function validate100(
+function validate112(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate100.evaluated;
+  const evaluated0 = validate112.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19317,13 +23443,13 @@ function validate100(
     }
     errors++;
   }
-  validate100.errors = vErrors;
+  validate112.errors = vErrors;
   return errors === 0;
 }
-validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListOutput = validate101;
-const schema178 = {
+export const validateProposalListOutput = validate113;
+const schema201 = {
   title: "ProposalListOutput",
   description: "A page of proposals; next_cursor is null on the last page.",
   type: "object",
@@ -19335,13 +23461,13 @@ const schema178 = {
   additionalProperties: false,
 };
 
-function validate101(
+function validate113(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate101.evaluated;
+  const evaluated0 = validate113.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19510,13 +23636,13 @@ function validate101(
     }
     errors++;
   }
-  validate101.errors = vErrors;
+  validate113.errors = vErrors;
   return errors === 0;
 }
-validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalOutput = validate103;
-const schema179 = {
+export const validateProposalOutput = validate115;
+const schema202 = {
   title: "ProposalOutput",
   description: "One proposal and, once accepted, the revision it made.",
   type: "object",
@@ -19528,13 +23654,13 @@ const schema179 = {
   additionalProperties: false,
 };
 
-function validate103(
+function validate115(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate103.evaluated;
+  const evaluated0 = validate115.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19680,13 +23806,13 @@ function validate103(
     }
     errors++;
   }
-  validate103.errors = vErrors;
+  validate115.errors = vErrors;
   return errors === 0;
 }
-validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalRefInput = validate106;
-const schema180 = {
+export const validateProposalRefInput = validate118;
+const schema203 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
@@ -19695,13 +23821,13 @@ const schema180 = {
   additionalProperties: false,
 };
 
-function validate106(
+function validate118(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate106.evaluated;
+  const evaluated0 = validate118.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19805,13 +23931,13 @@ function validate106(
     }
     errors++;
   }
-  validate106.errors = vErrors;
+  validate118.errors = vErrors;
   return errors === 0;
 }
-validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateInput = validate107;
-const schema181 = {
+export const validateSessionCreateInput = validate119;
+const schema204 = {
   title: "SessionCreateInput",
   description:
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
@@ -19830,13 +23956,13 @@ const schema181 = {
   additionalProperties: false,
 };
 
-function validate107(
+function validate119(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate107.evaluated;
+  const evaluated0 = validate119.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20112,13 +24238,13 @@ function validate107(
     }
     errors++;
   }
-  validate107.errors = vErrors;
+  validate119.errors = vErrors;
   return errors === 0;
 }
-validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate119.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateOutput = validate108;
-const schema184 = {
+export const validateSessionCreateOutput = validate120;
+const schema207 = {
   title: "SessionCreateOutput",
   description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
   type: "object",
@@ -20127,13 +24253,13 @@ const schema184 = {
   additionalProperties: false,
 };
 
-function validate108(
+function validate120(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate108.evaluated;
+  const evaluated0 = validate120.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20251,13 +24377,13 @@ function validate108(
     }
     errors++;
   }
-  validate108.errors = vErrors;
+  validate120.errors = vErrors;
   return errors === 0;
 }
-validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListInput = validate110;
-const schema185 = {
+export const validateSessionListInput = validate122;
+const schema208 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
@@ -20266,13 +24392,13 @@ const schema185 = {
   additionalProperties: false,
 };
 
-function validate110(
+function validate122(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate110.evaluated;
+  const evaluated0 = validate122.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20376,13 +24502,13 @@ function validate110(
     }
     errors++;
   }
-  validate110.errors = vErrors;
+  validate122.errors = vErrors;
   return errors === 0;
 }
-validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListOutput = validate111;
-const schema187 = {
+export const validateSessionListOutput = validate123;
+const schema210 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -20391,13 +24517,13 @@ const schema187 = {
   additionalProperties: false,
 };
 
-function validate111(
+function validate123(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate111.evaluated;
+  const evaluated0 = validate123.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20486,13 +24612,13 @@ function validate111(
     }
     errors++;
   }
-  validate111.errors = vErrors;
+  validate123.errors = vErrors;
   return errors === 0;
 }
-validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionOutput = validate113;
-const schema188 = {
+export const validateSessionOutput = validate125;
+const schema211 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -20501,13 +24627,13 @@ const schema188 = {
   additionalProperties: false,
 };
 
-function validate113(
+function validate125(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate113.evaluated;
+  const evaluated0 = validate125.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20576,13 +24702,13 @@ function validate113(
     }
     errors++;
   }
-  validate113.errors = vErrors;
+  validate125.errors = vErrors;
   return errors === 0;
 }
-validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionRevokeInput = validate115;
-const schema189 = {
+export const validateSessionRevokeInput = validate127;
+const schema212 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
@@ -20591,13 +24717,13 @@ const schema189 = {
   additionalProperties: false,
 };
 
-function validate115(
+function validate127(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate115.evaluated;
+  const evaluated0 = validate127.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20701,13 +24827,13 @@ function validate115(
     }
     errors++;
   }
-  validate115.errors = vErrors;
+  validate127.errors = vErrors;
   return errors === 0;
 }
-validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate116;
-const schema190 = {
+export const validateTaskCancelOutput = validate128;
+const schema213 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -20717,13 +24843,13 @@ const schema190 = {
   additionalProperties: false,
 };
 
-function validate116(
+function validate128(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate116.evaluated;
+  const evaluated0 = validate128.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20824,13 +24950,13 @@ function validate116(
     }
     errors++;
   }
-  validate116.errors = vErrors;
+  validate128.errors = vErrors;
   return errors === 0;
 }
-validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate118;
-const schema191 = {
+export const validateTaskRefInput = validate130;
+const schema214 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -20846,13 +24972,13 @@ const schema191 = {
   additionalProperties: false,
 };
 
-function validate118(
+function validate130(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate118.evaluated;
+  const evaluated0 = validate130.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20956,13 +25082,13 @@ function validate118(
     }
     errors++;
   }
-  validate118.errors = vErrors;
+  validate130.errors = vErrors;
   return errors === 0;
 }
-validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate119;
-const schema192 = {
+export const validateTaskUpdateInput = validate131;
+const schema215 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -20985,13 +25111,13 @@ const schema192 = {
   additionalProperties: false,
 };
 
-function validate119(
+function validate131(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate119.evaluated;
+  const evaluated0 = validate131.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21448,13 +25574,13 @@ function validate119(
     }
     errors++;
   }
-  validate119.errors = vErrors;
+  validate131.errors = vErrors;
   return errors === 0;
 }
-validate119.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate120;
-const schema195 = {
+export const validateTaskUpdateOutput = validate132;
+const schema218 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -21466,13 +25592,13 @@ const schema195 = {
   additionalProperties: false,
 };
 
-function validate120(
+function validate132(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate120.evaluated;
+  const evaluated0 = validate132.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21640,13 +25766,13 @@ function validate120(
     }
     errors++;
   }
-  validate120.errors = vErrors;
+  validate132.errors = vErrors;
   return errors === 0;
 }
-validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryInput = validate122;
-const schema197 = {
+export const validateWorkspaceHistoryInput = validate134;
+const schema220 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -21659,13 +25785,13 @@ const schema197 = {
   additionalProperties: false,
 };
 
-function validate122(
+function validate134(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate122.evaluated;
+  const evaluated0 = validate134.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21790,13 +25916,13 @@ function validate122(
     }
     errors++;
   }
-  validate122.errors = vErrors;
+  validate134.errors = vErrors;
   return errors === 0;
 }
-validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryOutput = validate123;
-const schema198 = {
+export const validateWorkspaceHistoryOutput = validate135;
+const schema221 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -21809,13 +25935,13 @@ const schema198 = {
   additionalProperties: false,
 };
 
-function validate123(
+function validate135(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate123.evaluated;
+  const evaluated0 = validate135.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21986,13 +26112,13 @@ function validate123(
     }
     errors++;
   }
-  validate123.errors = vErrors;
+  validate135.errors = vErrors;
   return errors === 0;
 }
-validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceProposeInput = validate125;
-const schema199 = {
+export const validateWorkspaceProposeInput = validate137;
+const schema222 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -22021,13 +26147,13 @@ const schema199 = {
   ],
 };
 
-function validate125(
+function validate137(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate125.evaluated;
+  const evaluated0 = validate137.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22457,8 +26583,8 @@ function validate125(
       }
     }
   }
-  validate125.errors = vErrors;
+  validate137.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate125.evaluated = { dynamicProps: true, dynamicItems: false };
+validate137.evaluated = { dynamicProps: true, dynamicItems: false };

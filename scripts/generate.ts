@@ -23,7 +23,7 @@ async function listSchemaFiles(dir: string): Promise<string[]> {
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) files.push(...(await listSchemaFiles(full)));
-    else if (entry.name.endsWith('.json')) files.push(full);
+    else if (entry.name.endsWith('.json') && !entry.name.endsWith('.catalog.json')) files.push(full);
   }
   return files;
 }
@@ -91,6 +91,8 @@ export function createAjv(): Ajv2020 {
     code: { source: true, esm: true, lines: true },
   });
   addMaxBytesKeyword(ajv);
+  // Annotations the generator reads to build the JSON-RPC dispatch table.
+  ajv.addVocabulary(['x-mcp-method', 'x-mcp-handler', 'x-mcp-name-param', 'x-mcp-requires-extension']);
   return ajv;
 }
 
@@ -127,6 +129,95 @@ async function emitTypes(bundle: Json): Promise<string> {
   return ts;
 }
 
+/** Every $defs entry a schema reaches, so a tool's schema stands alone. */
+function reachableDefs(defs: Record<string, Json>, start: Json): Record<string, Json> {
+  const found: Record<string, Json> = {};
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')) {
+        const name = value.slice('#/$defs/'.length).split('/')[0]!;
+        if (!found[name]) {
+          found[name] = defs[name]!;
+          visit(defs[name]);
+        }
+      } else visit(value);
+    }
+  };
+  visit(start);
+  return found;
+}
+
+function standaloneSchema(defs: Record<string, Json>, title: string): Json {
+  const schema = defs[title];
+  if (!schema) throw new Error(`no schema titled ${title}`);
+  const { $defs: own, ...rest } = schema as Json & { $defs?: Json };
+  const reached = reachableDefs(defs, rest);
+  delete reached[title];
+  // A schema's own nested $defs stay reachable at the path the bundle uses.
+  const all = { ...reached, ...(own ? { [title]: { $defs: own } } : {}) };
+  return Object.keys(all).length > 0 ? { ...rest, $defs: all } : rest;
+}
+
+async function emitMcp(bundle: Json): Promise<string> {
+  const defs = bundle.$defs as Record<string, Json>;
+  const methods = Object.entries(defs)
+    .filter(([, schema]) => typeof schema['x-mcp-method'] === 'string')
+    .map(([title, schema]) => ({
+      method: schema['x-mcp-method'] as string,
+      handler: schema['x-mcp-handler'] as string,
+      nameParam: (schema['x-mcp-name-param'] as string | undefined) ?? null,
+      requiresExtension: (schema['x-mcp-requires-extension'] as string | undefined) ?? null,
+      title,
+    }))
+    .sort((a, b) => a.method.localeCompare(b.method));
+  const catalog = JSON.parse(await readFile(path.join(schemasDir, 'mcp', 'tools.catalog.json'), 'utf8')) as {
+    tools: { name: string; title: string; description: string; input: string; output: string }[];
+  };
+  const tools = catalog.tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: standaloneSchema(defs, tool.input),
+    outputSchema: standaloneSchema(defs, tool.output),
+  }));
+  const code = [
+    `// ${HEADER}`,
+    `import type { ValidateFunction } from 'ajv';`,
+    `import type * as T from './types.js';`,
+    `import {`,
+    ...[...new Set(methods.map((m) => `validate${m.title}`))].map((v) => `  ${v},`),
+    `} from './validators.js';`,
+    ``,
+    `/** The JSON-RPC dispatch table: method → params validator → the handler that calls the engine. */`,
+    `export const mcpMethods = {`,
+    ...methods.map(
+      (m) =>
+        `  ${JSON.stringify(m.method)}: { handler: ${JSON.stringify(m.handler)}, validateParams: validate${m.title} as ValidateFunction<T.${m.title}>, nameParam: ${JSON.stringify(m.nameParam)}, requiresExtension: ${JSON.stringify(m.requiresExtension)} },`,
+    ),
+    `} as const;`,
+    ``,
+    `export type McpMethod = keyof typeof mcpMethods;`,
+    `export type McpHandlerName = (typeof mcpMethods)[McpMethod]['handler'];`,
+    `/** The params type of each handler. */`,
+    `export interface McpHandlerParams {`,
+    ...methods.map((m) => `  ${m.handler}: T.${m.title};`),
+    `}`,
+    ``,
+    `/** tools/list, from schemas/mcp/tools.catalog.json; each schema stands alone. */`,
+    `export const toolCatalog = ${JSON.stringify(tools, null, 2)} as const;`,
+    ``,
+    `export type ToolName = (typeof toolCatalog)[number]['name'];`,
+    `/** Each tool's input and output types. */`,
+    `export interface ToolTypes {`,
+    ...catalog.tools.map((t) => `  ${t.name}: { input: T.${t.input}; output: T.${t.output} };`),
+    `}`,
+    ``,
+  ].join('\n');
+  return prettier.format(code, { parser: 'typescript', printWidth: 120, singleQuote: true });
+}
+
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   const bundle = await bundleSchemas();
@@ -136,6 +227,7 @@ async function main(): Promise<void> {
     'types.ts': await emitTypes(bundle),
     'validators.js': js,
     'validators.d.ts': dts,
+    'mcp.ts': await emitMcp(bundle),
   };
   const stale: string[] = [];
   if (!check) await mkdir(generatedDir, { recursive: true });
