@@ -1,15 +1,22 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { DomainError } from './errors.js';
 
-function describe(error: ErrorObject): string {
-  const where = error.instancePath === '' ? 'input' : error.instancePath.slice(1).replaceAll('/', '.');
-  if (error.keyword === 'additionalProperties') {
-    return `${where} has unknown property '${(error.params as { additionalProperty: string }).additionalProperty}'`;
+function describe(error: ErrorObject, root: string | null): string {
+  const path = error.instancePath.slice(1).replaceAll('/', '.');
+  const where = path === '' ? (root ?? 'input') : root ? `${root}.${path}` : path;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `${where} has unknown property '${(error.params as { additionalProperty: string }).additionalProperty}'`;
+    case 'enum':
+      return `${where} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${where} ${error.message ?? 'is invalid'}`;
   }
-  if (error.keyword === 'enum') {
-    return `${where} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-  }
-  return `${where} ${error.message ?? 'is invalid'}`;
+}
+
+/** One line naming each failing field and why; `root` prefixes the paths (e.g. "params"). */
+export function formatValidationErrors(errors: ErrorObject[] | null | undefined, root: string | null = null): string {
+  return [...new Set((errors ?? []).map((error) => describe(error, root)))].join('; ');
 }
 
 /**
@@ -22,11 +29,9 @@ export function checkInput<T>(validate: ValidateFunction<T>, input: unknown): T 
   const tooLarge = errors.find((e) => e.keyword === 'x-max-bytes');
   if (tooLarge) {
     const limit = (tooLarge.params as { limit: number }).limit;
-    throw new DomainError('too_large', `${describe(tooLarge)} (limit ${limit} bytes)`, { limit });
+    throw new DomainError('too_large', `${formatValidationErrors([tooLarge])} (limit ${limit} bytes)`, { limit });
   }
-  // oneOf reports each branch; its own line says what the branches mean.
-  const messages = [...new Set(errors.map(describe))];
-  throw new DomainError('invalid_input', messages.join('; '), {
+  throw new DomainError('invalid_input', formatValidationErrors(errors), {
     errors: errors.map((e) => ({ path: e.instancePath, keyword: e.keyword, message: e.message ?? '' })),
   });
 }

@@ -1,0 +1,157 @@
+import type Koa from 'koa';
+import { mcpMethods, type McpMethod } from '../../../generated/mcp.js';
+import { authenticate, isDomainError, type Room } from '../../engine/index.js';
+import { formatValidationErrors } from '../../engine/check-input.js';
+import { STREAMED } from './context.js';
+import { checkRoutingHeaders, header, mismatch } from './headers.js';
+import { handlers, missingTasksExtension } from './handlers.js';
+import {
+  META,
+  McpError,
+  PROTOCOL_VERSION,
+  RPC,
+  SUPPORTED_VERSIONS,
+  TASKS_EXTENSION,
+  type RequestId,
+} from './protocol.js';
+import type { StreamRegistry } from './streams.js';
+
+interface JsonRpcMessage {
+  jsonrpc: '2.0';
+  id?: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function parseMessage(body: string): JsonRpcMessage {
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    throw new McpError(400, RPC.parseError, 'the request body is not valid JSON');
+  }
+  if (!isObject(message))
+    throw new McpError(400, RPC.invalidRequest, 'the request must be one JSON-RPC object (batches are not supported)');
+  if (message.jsonrpc !== '2.0') throw new McpError(400, RPC.invalidRequest, 'jsonrpc must be "2.0"');
+  if (typeof message.method !== 'string') throw new McpError(400, RPC.invalidRequest, 'method must be a string');
+  if (
+    'id' in message &&
+    typeof message.id !== 'string' &&
+    (typeof message.id !== 'number' || !Number.isInteger(message.id))
+  ) {
+    throw new McpError(400, RPC.invalidRequest, 'id must be a string or an integer');
+  }
+  if ('params' in message && !isObject(message.params))
+    throw new McpError(400, RPC.invalidRequest, 'params must be an object');
+  return message as unknown as JsonRpcMessage;
+}
+
+function checkVersion(headers: Koa.Context['headers']): void {
+  const version = header(headers, 'mcp-protocol-version');
+  if (version === undefined) throw mismatch('the MCP-Protocol-Version header is required');
+  if (!SUPPORTED_VERSIONS.includes(version)) {
+    throw new McpError(
+      400,
+      RPC.unsupportedVersion,
+      `unsupported protocol version ${version}; this server supports ${PROTOCOL_VERSION}`,
+      {
+        supported: SUPPORTED_VERSIONS,
+        requested: version,
+      },
+    );
+  }
+}
+
+/**
+ * POST /mcp: one JSON-RPC message per request (Streamable HTTP, MCP
+ * 2026-07-28, stateless). This layer only parses, checks headers and
+ * versions, and sends; the generated dispatch table names the handler.
+ */
+export function mcpEndpoint(room: Room, streams: StreamRegistry) {
+  return async (ctx: Koa.Context): Promise<void> => {
+    let id: RequestId | null = null;
+    try {
+      const message = parseMessage(ctx.state.rawBody as string);
+      id = message.id ?? null;
+      const params = message.params ?? {};
+
+      // Earlier revisions opened with initialize; this server never implemented it.
+      if (message.method === 'initialize') {
+        const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown';
+        throw new McpError(
+          400,
+          RPC.unsupportedVersion,
+          `initialize is not supported: this server speaks MCP ${PROTOCOL_VERSION} only (no initialize, no sessions)`,
+          {
+            supported: SUPPORTED_VERSIONS,
+            requested,
+          },
+        );
+      }
+      checkVersion(ctx.headers);
+      const caller = authenticate(room, bearerToken(ctx));
+
+      if (message.id === undefined) {
+        // A notification: only cancelling a listen means anything here.
+        if (
+          message.method === 'notifications/cancelled' &&
+          (typeof params.requestId === 'string' || typeof params.requestId === 'number')
+        ) {
+          streams.cancel(caller.session_id, params.requestId);
+        }
+        ctx.status = 202;
+        return;
+      }
+
+      if (!Object.hasOwn(mcpMethods, message.method)) {
+        throw new McpError(404, RPC.methodNotFound, `method not found: ${message.method}`);
+      }
+      const entry = mcpMethods[message.method as McpMethod];
+      checkRoutingHeaders(ctx.headers, message.method, entry.nameParam, params);
+      if (!entry.validateParams(params)) {
+        throw new McpError(
+          400,
+          RPC.invalidParams,
+          `invalid params: ${formatValidationErrors(entry.validateParams.errors, 'params')}`,
+        );
+      }
+      const meta = params._meta as Record<string, unknown>;
+      if (meta[META.protocolVersion] !== header(ctx.headers, 'mcp-protocol-version')) {
+        throw mismatch('_meta io.modelcontextprotocol/protocolVersion does not match the MCP-Protocol-Version header');
+      }
+      const capabilities = meta[META.clientCapabilities] as { extensions?: Record<string, unknown> };
+      const tasksDeclared = capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
+      if (entry.requiresExtension === TASKS_EXTENSION && !tasksDeclared) throw missingTasksExtension();
+
+      const handler = handlers[entry.handler] as (c: unknown, p: unknown) => unknown;
+      const result = handler({ room, caller, tasksDeclared, requestId: message.id, streams, koa: ctx }, params);
+      if (result === STREAMED) {
+        ctx.respond = false;
+        return;
+      }
+      ctx.status = 200;
+      ctx.body = { jsonrpc: '2.0', id: message.id, result };
+    } catch (error) {
+      const rpc = toRpcError(error);
+      ctx.status = rpc.status;
+      if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      ctx.body = { jsonrpc: '2.0', id, error: rpc.toJSON() };
+    }
+  };
+}
+
+function toRpcError(error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  if (isDomainError(error) && error.code === 'unauthorized')
+    return new McpError(401, RPC.invalidRequest, error.message);
+  throw error; // not a client's mistake: the app's error funnel answers 500 without details
+}
+
+export function bearerToken(ctx: Koa.Context): string | undefined {
+  const value = ctx.get('authorization');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  return match?.[1];
+}

@@ -1,0 +1,46 @@
+import type Koa from 'koa';
+import { authenticate, isDomainError, type Room, type RoomChange } from '../../engine/index.js';
+import { bearerToken } from './endpoint.js';
+import { McpError, RPC } from './protocol.js';
+import { resourcesChangedBy, resourceUris } from './resources.js';
+import type { StreamRegistry } from './streams.js';
+
+/**
+ * GET /mcp: the SSE stream of notifications/resources/updated for the URIs
+ * this session subscribed to with resources/subscribe. Kept for clients that
+ * already use it; it never carries task notifications.
+ */
+export function legacyResourceStream(room: Room, streams: StreamRegistry) {
+  return async (ctx: Koa.Context): Promise<void> => {
+    let sessionId: string;
+    try {
+      sessionId = authenticate(room, bearerToken(ctx)).session_id;
+      streams.checkRoom(sessionId);
+    } catch (error) {
+      const rpc = isDomainError(error) ? new McpError(401, RPC.invalidRequest, error.message) : error;
+      if (!(rpc instanceof McpError)) throw error;
+      ctx.status = rpc.status;
+      if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      ctx.body = { jsonrpc: '2.0', id: null, error: rpc.toJSON() };
+      return;
+    }
+    const uris = resourceUris(room);
+    const render = (change: RoomChange): unknown[] => {
+      const subscribed = streams.legacySubscriptions.get(sessionId);
+      if (!subscribed) return [];
+      return resourcesChangedBy(change.event.type)
+        .map((key) => uris[key])
+        .filter((uri) => subscribed.has(uri))
+        .map((uri) => ({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } }));
+    };
+    ctx.respond = false;
+    streams.open({
+      req: ctx.req,
+      res: ctx.res,
+      sessionId,
+      requestId: null,
+      subscription: room.bus.subscribe({ filter: (change) => render(change).length > 0 }),
+      render,
+    });
+  };
+}

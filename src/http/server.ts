@@ -1,0 +1,56 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
+import { createApp, type AppOptions } from './app.js';
+
+export interface RoomServer {
+  server: Server;
+  /** http://host:port */
+  baseUrl: string;
+  mcpUrl: string;
+  restUrl: string;
+  close(): Promise<void>;
+}
+
+export interface ServeOptions extends AppOptions {
+  host?: string;
+  port?: number;
+}
+
+/**
+ * Serves a room opened for writing: the HTTP app, the expiry sweep and the
+ * artifact watcher. close() ends every stream gracefully (a listen gets its
+ * final response), then stops listening.
+ */
+export async function serveRoom(room: Room, options: ServeOptions = {}): Promise<RoomServer> {
+  const { app, streams } = createApp(room, options);
+  const server = createServer(app.callback());
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const stopSweeper = startExpirySweeper(room);
+  const stopWatcher = watchArtifact(room, (error) =>
+    process.stderr.write(`ce: watching the artifact: ${String(error)}\n`),
+  );
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | null = null;
+  return {
+    server,
+    baseUrl,
+    mcpUrl: `${baseUrl}/mcp`,
+    restUrl: `${baseUrl}/workspace`,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        stopSweeper();
+        stopWatcher();
+        streams.closeAll();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}
