@@ -214,19 +214,20 @@ export const handlers: Handlers = {
     const watchedResources = new Set(resourceSubscriptions.map((uri) => known.get(uri)!));
     const watchedTasks = new Set(taskIds);
     const subscriptionMeta = { [META.subscriptionId]: requestId };
+    const changedResources = (change: RoomChange) =>
+      resourcesChangedBy(change.event.type).filter((key) => watchedResources.has(key));
+    const watchedTask = (change: RoomChange) => change.task !== null && watchedTasks.has(change.task.detailed.taskId);
     const render = (change: RoomChange): unknown[] => {
-      const frames: unknown[] = resourcesChangedBy(change.event.type)
-        .filter((key) => watchedResources.has(key))
-        .map((key) => ({
-          jsonrpc: '2.0',
-          method: 'notifications/resources/updated',
-          params: { uri: uris[key], _meta: subscriptionMeta },
-        }));
-      if (change.task && watchedTasks.has(change.task.detailed.taskId)) {
+      const frames: unknown[] = changedResources(change).map((key) => ({
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { uri: uris[key], _meta: subscriptionMeta },
+      }));
+      if (watchedTask(change)) {
         frames.push({
           jsonrpc: '2.0',
           method: 'notifications/tasks',
-          params: { ...change.task.detailed, _meta: subscriptionMeta },
+          params: { ...change.task!.detailed, _meta: subscriptionMeta },
         });
       }
       return frames;
@@ -236,7 +237,9 @@ export const handlers: Handlers = {
       res: koa.res,
       sessionId: caller.session_id,
       requestId,
-      subscription: room.bus.subscribe({ filter: (change) => render(change).length > 0 }),
+      subscription: room.bus.subscribe({
+        filter: (change) => watchedTask(change) || changedResources(change).length > 0,
+      }),
       first: {
         jsonrpc: '2.0',
         method: 'notifications/subscriptions/acknowledged',
