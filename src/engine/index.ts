@@ -5,7 +5,7 @@ export { DomainError, isDomainError } from './errors.js';
 export { LOCAL_OPERATOR, type Actor } from './access.js';
 export { systemClock, ManualClock, type Clock } from './clock.js';
 export * as limits from './limits.js';
-export { addParticipant, listParticipants, removeParticipant } from './participants.js';
+export { actAs, addParticipant, listParticipants, removeParticipant } from './participants.js';
 export { createHandoff } from './handoffs/create-handoff.js';
 export { acceptHandoff } from './handoffs/accept-handoff.js';
 export { requestInput } from './handoffs/request-input.js';

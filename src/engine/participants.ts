@@ -1,4 +1,5 @@
 import type {
+  Caller,
   Participant,
   ParticipantAddInput,
   ParticipantListOutput,
@@ -24,6 +25,15 @@ export const isParticipant = (room: Room, name: string): boolean => {
   const row = room.store.getParticipant(name);
   return row !== undefined && row.removed_at === null;
 };
+
+/**
+ * The local operator acting as a participant (`ce task --participant`), with
+ * the capabilities the command needs. Only a current participant can be acted as.
+ */
+export function actAs(room: Room, name: string, capabilities: Caller['capabilities']): Caller {
+  if (!isParticipant(room, name)) throw new DomainError('not_found', `${name} is not a participant of this room`);
+  return { participant: name, capabilities };
+}
 
 /** Adds a participant, or brings back a removed one (its old sessions stay revoked). */
 export function addParticipant(room: Room, actor: Actor, input: ParticipantAddInput): ParticipantOutput {

@@ -29,6 +29,8 @@ export interface Room {
 
 export interface OpenRoomOptions {
   mode?: 'write' | 'read';
+  /** With 'write': make a missing sidecar (default); false refuses a file that is not a room yet. */
+  create?: boolean;
   clock?: Clock;
   /** Named in the writer's lock. */
   command?: string;
@@ -39,6 +41,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   const sidecar = openSidecar(artifactPath, {
     mode: options.mode ?? 'write',
     now: clock.now(),
+    ...(options.create === undefined ? {} : { create: options.create }),
     ...(options.command ? { command: options.command } : {}),
   });
   const bus = new Bus<RoomChange>();

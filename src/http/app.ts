@@ -27,7 +27,7 @@ export function createApp(room: Room, options: AppOptions = {}): { app: Koa; str
   app.use(
     readBody(options.maxBodyBytes ?? MAX_BODY_BYTES, (ctx, message) => {
       ctx.status = 413;
-      ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32600, message } };
+      ctx.body = { jsonrpc: '2.0', error: { code: -32600, message } };
     }),
   );
   app.use(router.routes());

@@ -43,13 +43,16 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     mcpUrl: `${baseUrl}/mcp`,
     restUrl: `${baseUrl}/workspace`,
     close() {
-      closing ??= new Promise<void>((resolve) => {
+      closing ??= (async () => {
         stopSweeper();
         stopWatcher();
-        streams.closeAll();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+        await streams.closeAll();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Every stream has had its last word: a connection still open (a
+        // client's spare keep-alive socket, say) must not hold up the exit.
+        server.closeAllConnections();
+        await closed;
+      })();
       return closing;
     },
   };

@@ -20,6 +20,8 @@ const heldHere = new Set<string>();
 export interface OpenSidecarOptions {
   /** 'write' migrates and takes the writer's lock; 'read' opens an existing sidecar read-only. */
   mode: 'write' | 'read';
+  /** With 'write': make the sidecar when there is none (default). False refuses instead. */
+  create?: boolean;
   /** Named in the lock so a refused writer can tell who holds it. */
   command?: string;
   now: number;
@@ -27,8 +29,10 @@ export interface OpenSidecarOptions {
 
 export function openSidecar(artifactPath: string, options: OpenSidecarOptions): Sidecar {
   const file = sidecarPath(artifactPath);
+  if ((options.mode === 'read' || options.create === false) && !existsSync(file)) {
+    throw new DomainError('not_found', `no room for ${artifactPath}: ${file} does not exist`);
+  }
   if (options.mode === 'read') {
-    if (!existsSync(file)) throw new DomainError('not_found', `no room for ${artifactPath}: ${file} does not exist`);
     const db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     return { db, path: file, writable: false, close: () => db.close() };

@@ -103,6 +103,7 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry) {
           streams.cancel(caller.session_id, params.requestId);
         }
         ctx.status = 202;
+        ctx.body = ''; // no body, not Koa's status text
         return;
       }
 
@@ -138,7 +139,8 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry) {
       const rpc = toRpcError(error);
       ctx.status = rpc.status;
       if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-      ctx.body = { jsonrpc: '2.0', id, error: rpc.toJSON() };
+      // MCP's error response leaves id out when the request's id is unknown.
+      ctx.body = { jsonrpc: '2.0', ...(id === null ? {} : { id }), error: rpc.toJSON() };
     }
   };
 }

@@ -21,7 +21,7 @@ export function legacyResourceStream(room: Room, streams: StreamRegistry) {
       if (!(rpc instanceof McpError)) throw error;
       ctx.status = rpc.status;
       if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-      ctx.body = { jsonrpc: '2.0', id: null, error: rpc.toJSON() };
+      ctx.body = { jsonrpc: '2.0', error: rpc.toJSON() };
       return;
     }
     const uris = resourceUris(room);

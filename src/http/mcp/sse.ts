@@ -10,6 +10,8 @@ export const KEEP_ALIVE_MS = 15_000;
 export class SseStream {
   private keepAlive: NodeJS.Timeout;
   private ended = false;
+  /** Settles when the response has been flushed or its connection is gone. */
+  readonly finished: Promise<void>;
 
   constructor(
     private readonly res: ServerResponse,
@@ -20,6 +22,10 @@ export class SseStream {
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
+    });
+    this.finished = new Promise((resolve) => {
+      res.once('finish', resolve);
+      res.once('close', resolve);
     });
     res.flushHeaders();
     this.keepAlive = setInterval(() => this.comment('keep-alive'), keepAliveMs);

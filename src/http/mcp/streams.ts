@@ -102,9 +102,15 @@ export class StreamRegistry {
     return false;
   }
 
-  /** The room process is stopping: every listen gets its final response, then every stream ends. */
-  closeAll(): void {
-    for (const stream of [...this.streams]) stream.subscription.close('shutdown');
+  /**
+   * The room process is stopping: every listen gets its final response, then
+   * every stream ends. Resolves once every response has been flushed.
+   */
+  async closeAll(): Promise<void> {
+    const streams = [...this.streams];
+    const flushed = streams.map((stream) => stream.sse.finished);
+    for (const stream of streams) stream.subscription.close('shutdown');
+    await Promise.all(flushed);
   }
 
   get size(): number {

@@ -16,7 +16,7 @@ export function errorFunnel(log: (message: string) => void = (m) => process.stde
       ctx.status = 500;
       ctx.body =
         ctx.path === '/mcp'
-          ? { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error' } }
+          ? { jsonrpc: '2.0', error: { code: -32603, message: 'internal error' } }
           : { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'internal error' };
     }
   };

@@ -13,7 +13,7 @@ export function checkOrigin(allowed: readonly string[]): Koa.Middleware {
       ctx.status = 403;
       ctx.body =
         ctx.path === '/mcp'
-          ? { jsonrpc: '2.0', id: null, error: { code: -32600, message: `origin ${origin} is not allowed` } }
+          ? { jsonrpc: '2.0', error: { code: -32600, message: `origin ${origin} is not allowed` } }
           : { type: 'about:blank', title: 'Forbidden', status: 403, detail: `origin ${origin} is not allowed` };
       return;
     }

@@ -1,0 +1,525 @@
+// Every kind of response and notification the MCP endpoint sends, checked
+// against the official JSON Schemas of MCP 2026-07-28 (core) and the Tasks
+// extension, read from ../shared/mcp; and each tool's structuredContent
+// against the outputSchema that tools/list advertises for it.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toolCatalog } from '../../generated/mcp.js';
+import {
+  callTool,
+  createHandoff,
+  isMethod,
+  listen,
+  mcpHeaders,
+  META_HANDOFF,
+  nextFrame,
+  openSse,
+  post,
+  requestMeta,
+  taskRpc,
+  textResult,
+  toolOk,
+  type Who,
+  type Wire,
+} from '../helpers/mcp-wire.js';
+import { defines, expectOfficial, expectValidAgainst, officialSchema, sharedMcp } from '../helpers/mcp-schemas.js';
+import { rpc, startTestServer, type TestServer } from '../helpers/server.js';
+
+const HANDOFFS_URI = 'workspace:///.room/handoffs';
+
+let s: TestServer;
+let url: string;
+
+beforeEach(async () => {
+  s = await startTestServer();
+  url = s.http.mcpUrl;
+});
+
+afterEach(async () => {
+  await s.stop();
+});
+
+/** A successful JSON-RPC answer: the envelope, then the result against its definition. */
+function expectResult(r: { status: number; body: Wire }, document: 'core' | 'tasks', name: string, label = name): Wire {
+  expect(r.status, `${label}: ${JSON.stringify(r.body)}`).toBe(200);
+  expectOfficial('core', 'JSONRPCResultResponse', r.body, label);
+  expectOfficial(document, name, r.body.result, label);
+  return r.body.result;
+}
+
+describe('the official schemas', () => {
+  it('are read from the shared folder and define every shape checked here', () => {
+    expect(sharedMcp.endsWith('shared/mcp')).toBe(true);
+    const core = [
+      'DiscoverResult',
+      'DiscoverResultResponse',
+      'ListToolsResult',
+      'ListToolsResultResponse',
+      'Tool',
+      'CallToolResult',
+      'CallToolResultResponse',
+      'SubscriptionsAcknowledgedNotification',
+      'SubscriptionsListenResult',
+      'SubscriptionsListenResultResponse',
+      'ResourceUpdatedNotification',
+      'ListResourcesResult',
+      'ListResourcesResultResponse',
+      'ReadResourceResult',
+      'ReadResourceResultResponse',
+      'JSONRPCResultResponse',
+      'JSONRPCErrorResponse',
+      'JSONRPCNotification',
+      'HeaderMismatchError',
+      'UnsupportedProtocolVersionError',
+      'MissingRequiredClientCapabilityError',
+      'MethodNotFoundError',
+      'ParseError',
+      'InvalidRequestError',
+      'InvalidParamsError',
+      'InputRequest',
+    ];
+    const tasks = [
+      'CreateTaskResult',
+      'GetTaskResult',
+      'UpdateTaskResult',
+      'CancelTaskResult',
+      'TaskStatusNotification',
+      'TaskSubscriptionAcknowledgedNotifications',
+      'WorkingTask',
+      'InputRequiredTask',
+      'CompletedTask',
+      'FailedTask',
+      'CancelledTask',
+    ];
+    for (const name of core) expect(defines('core', name), `core $defs/${name}`).toBe(true);
+    for (const name of tasks) expect(defines('tasks', name), `tasks $defs/${name}`).toBe(true);
+    for (const name of core) expect(typeof officialSchema('core', name)).toBe('function');
+    for (const name of tasks) expect(typeof officialSchema('tasks', name)).toBe('function');
+  });
+});
+
+describe('discovery and tools', () => {
+  it('server/discover is a DiscoverResult advertising the Tasks extension', async () => {
+    const r = await rpc(url, 'server/discover', {}, { token: s.tokens.alice });
+    expectOfficial('core', 'DiscoverResultResponse', r.body);
+    const result = expectResult(r, 'core', 'DiscoverResult');
+    expect(result.supportedVersions).toEqual(['2026-07-28']);
+    expect(result.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });
+    expect(result.resultType).toBe('complete');
+    expect(result._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({
+      name: expect.any(String),
+      version: expect.any(String),
+    });
+  });
+
+  it('tools/list is a ListToolsResult; each entry is a Tool with an outputSchema', async () => {
+    const r = await rpc(url, 'tools/list', {}, { token: s.tokens.alice });
+    expectOfficial('core', 'ListToolsResultResponse', r.body);
+    const result = expectResult(r, 'core', 'ListToolsResult');
+    expect(result.tools.map((t: Wire) => t.name).sort()).toEqual(toolCatalog.map((t) => t.name).sort());
+    for (const tool of result.tools) {
+      expectOfficial('core', 'Tool', tool, `tool ${tool.name}`);
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+    }
+  });
+
+  it("every tool's success is a CallToolResult whose structuredContent matches its outputSchema", async () => {
+    const tools: Wire[] = (await rpc(url, 'tools/list', {}, { token: s.tokens.alice })).body.result.tools;
+    const outputSchemas = new Map(tools.map((t) => [t.name as string, t.outputSchema as Record<string, unknown>]));
+    const seen = new Set<string>();
+
+    const call = async (who: Who, name: string, args: Record<string, unknown>): Promise<Wire> => {
+      const r = await callTool(s, who, name, args);
+      expectOfficial('core', 'CallToolResultResponse', r.body, name);
+      const result = expectResult(r, 'core', 'CallToolResult', name);
+      expect(result.isError, `${name}: ${JSON.stringify(result)}`).not.toBe(true);
+      expect(result.resultType).toBe('complete');
+      expectValidAgainst(outputSchemas.get(name)!, result.structuredContent, `${name} structuredContent`);
+      expect(JSON.parse(result.content[0].text), name).toEqual(result.structuredContent);
+      seen.add(name);
+      return result.structuredContent;
+    };
+
+    // Handoffs: one approved, one rejected.
+    const created = await call('alice', 'handoff_create', { summary: 'Outline the guide', assignee: 'bob' });
+    const handoffId = created.handoff.handoff_id;
+    await call('bob', 'handoff_accept', { handoff_id: handoffId });
+    await call('bob', 'handoff_request_input', { handoff_id: handoffId, key: 'depth', message: 'How deep?' });
+    await taskRpc(s, 'alice', 'tasks/update', {
+      taskId: created.handoff.task_id,
+      inputResponses: { depth: { action: 'accept', content: { answer: 'shallow' } } },
+    });
+    await call('bob', 'handoff_get', { handoff_id: handoffId });
+    await call('bob', 'handoff_get', { task_id: created.handoff.task_id });
+    await call('bob', 'handoff_complete', {
+      handoff_id: handoffId,
+      result: { content: [{ type: 'text', text: 'Outline' }], structuredContent: { sections: 3 } },
+    });
+    await call('alice', 'handoff_events', { handoff_id: handoffId });
+    await call('dave', 'handoff_approve', { handoff_id: handoffId, note: 'Fine' });
+    const second = await call('alice', 'handoff_create', { summary: 'Second attempt', assignee: 'bob' });
+    await call('bob', 'handoff_accept', { handoff_id: second.handoff.handoff_id });
+    await call('bob', 'handoff_complete', { handoff_id: second.handoff.handoff_id, result: textResult('Meh') });
+    await call('dave', 'handoff_reject', { handoff_id: second.handoff.handoff_id, note: 'Not yet' });
+
+    // Proposals: approved, rejected, withdrawn.
+    const current = async (): Promise<number> => {
+      const history = await call('alice', 'workspace_history', {});
+      const numbers = history.entries.filter((e: Wire) => e.revision).map((e: Wire) => e.revision.number as number);
+      return Math.max(...numbers);
+    };
+    const p1 = await call('alice', 'workspace_propose', {
+      base_revision: await current(),
+      content: '# Test room\n\nMore.\n',
+      summary: 'More',
+    });
+    await call('alice', 'proposal_get', { proposal_id: p1.proposal.proposal_id });
+    await call('dave', 'proposal_approve', { proposal_id: p1.proposal.proposal_id });
+    const p2 = await call('bob', 'workspace_propose', { base_revision: await current(), content: '# Other\n' });
+    await call('dave', 'proposal_reject', { proposal_id: p2.proposal.proposal_id, note: 'No' });
+    const p3 = await call('alice', 'workspace_propose', {
+      base_revision: await current(),
+      diff: '--- a/room.md\n+++ b/room.md\n@@ -1,3 +1,3 @@\n # Test room\n \n-More.\n+Even more.\n',
+    });
+    await call('alice', 'proposal_withdraw', { proposal_id: p3.proposal.proposal_id });
+
+    expect([...seen].sort()).toEqual(toolCatalog.map((t) => t.name).sort());
+  });
+
+  it('a refused action is a CallToolResult with isError and a structured error', async () => {
+    const r = await callTool(s, 'carol', 'handoff_create', { summary: 'No write' });
+    expectOfficial('core', 'CallToolResultResponse', r.body);
+    const result = expectResult(r, 'core', 'CallToolResult', 'isError result');
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+  });
+});
+
+describe('the Tasks extension', () => {
+  it('CreateTaskResult, GetTaskResult in every status, UpdateTaskResult and CancelTaskResult', async () => {
+    const create = async (summary: string) => {
+      const r = await callTool(s, 'alice', 'handoff_create', { summary, assignee: 'bob' }, { tasks: true });
+      const result = expectResult(r, 'tasks', 'CreateTaskResult');
+      expect(result.resultType).toBe('task');
+      return { taskId: result.taskId as string, handoffId: result._meta[META_HANDOFF] as string };
+    };
+    const get = async (taskId: string, status: string, specific: string) => {
+      const r = await taskRpc(s, 'alice', 'tasks/get', { taskId });
+      const result = expectResult(r, 'tasks', 'GetTaskResult', `tasks/get (${status})`);
+      expect(result.status).toBe(status);
+      const { resultType: _r, _meta: _m, ...task } = result;
+      expectOfficial('tasks', specific, task, `tasks/get (${status})`);
+      return result;
+    };
+
+    const a = await create('Working, then input, then completed');
+    await get(a.taskId, 'working', 'WorkingTask');
+    await toolOk(s, 'bob', 'handoff_accept', { handoff_id: a.handoffId });
+    await toolOk(s, 'bob', 'handoff_request_input', {
+      handoff_id: a.handoffId,
+      key: 'colour',
+      message: 'Which colour?',
+    });
+    const waiting = await get(a.taskId, 'input_required', 'InputRequiredTask');
+    for (const [key, request] of Object.entries(waiting.inputRequests)) {
+      expectOfficial('core', 'InputRequest', request, `inputRequests.${key}`);
+      expectOfficial('core', 'ElicitRequest', request, `inputRequests.${key}`);
+    }
+    const update = await taskRpc(s, 'alice', 'tasks/update', {
+      taskId: a.taskId,
+      inputResponses: { colour: { action: 'accept', content: { answer: 'green' } } },
+    });
+    expectResult(update, 'tasks', 'UpdateTaskResult');
+    await toolOk(s, 'bob', 'handoff_complete', { handoff_id: a.handoffId, result: textResult('Green it is') });
+    const completed = await get(a.taskId, 'completed', 'CompletedTask');
+    expectOfficial('core', 'CallToolResult', completed.result, 'the completed task result');
+
+    const b = await create('Fails');
+    await toolOk(s, 'bob', 'handoff_accept', { handoff_id: b.handoffId });
+    await toolOk(s, 'bob', 'handoff_complete', {
+      handoff_id: b.handoffId,
+      error: { code: -32000, message: 'could not do it' },
+    });
+    const failed = await get(b.taskId, 'failed', 'FailedTask');
+    expect(failed.error).toMatchObject({ code: -32000, message: 'could not do it' });
+
+    const c = await create('Cancelled');
+    const cancel = await taskRpc(s, 'alice', 'tasks/cancel', { taskId: c.taskId });
+    expectResult(cancel, 'tasks', 'CancelTaskResult');
+    await get(c.taskId, 'cancelled', 'CancelledTask');
+    // Cancelling a terminal task is acknowledged the same way.
+    expectResult(await taskRpc(s, 'alice', 'tasks/cancel', { taskId: a.taskId }), 'tasks', 'CancelTaskResult');
+  });
+});
+
+describe('streams', () => {
+  it('the listen acknowledgement, task and resource notifications, and the final result on shutdown', async () => {
+    const { handoffId, taskId } = await createHandoff(s, 'alice', { summary: 'Streamed', assignee: 'bob' });
+    const stream = await listen(
+      s,
+      'alice',
+      { taskIds: [taskId], resourceSubscriptions: [HANDOFFS_URI] },
+      { tasks: true, id: 41 },
+    );
+    try {
+      const ack = await nextFrame(stream, isMethod('notifications/subscriptions/acknowledged'), 'the acknowledgement');
+      expectOfficial('core', 'SubscriptionsAcknowledgedNotification', ack);
+      expectOfficial('tasks', 'TaskSubscriptionAcknowledgedNotifications', ack.params.notifications);
+
+      await toolOk(s, 'bob', 'handoff_accept', { handoff_id: handoffId });
+      await toolOk(s, 'bob', 'handoff_request_input', { handoff_id: handoffId, message: 'Sure?' });
+      await toolOk(s, 'bob', 'handoff_get', { handoff_id: handoffId });
+      const pending = (await taskRpc(s, 'alice', 'tasks/get', { taskId })).body.result.inputRequests;
+      await taskRpc(s, 'alice', 'tasks/update', {
+        taskId,
+        inputResponses: Object.fromEntries(
+          Object.keys(pending).map((key) => [key, { action: 'accept', content: { answer: 'yes' } }]),
+        ),
+      });
+      await toolOk(s, 'bob', 'handoff_complete', { handoff_id: handoffId, result: textResult('Done') });
+      await nextFrame(
+        stream,
+        (f) => f.method === 'notifications/tasks' && f.params.status === 'completed',
+        'the completed task',
+      );
+      await nextFrame(stream, isMethod('notifications/resources/updated'), 'resources/updated');
+
+      const statuses = new Set<string>();
+      for (const frame of stream.frames) {
+        expectOfficial('core', 'JSONRPCNotification', frame, frame.method);
+        if (frame.method === 'notifications/tasks') {
+          expectOfficial('tasks', 'TaskStatusNotification', frame, `notifications/tasks (${frame.params.status})`);
+          statuses.add(frame.params.status);
+        } else if (frame.method === 'notifications/resources/updated') {
+          expectOfficial('core', 'ResourceUpdatedNotification', frame);
+        }
+      }
+      expect([...statuses].sort()).toEqual(['completed', 'input_required', 'working']);
+
+      const count = stream.frames.length;
+      const closing = s.http.close();
+      await expect.poll(() => stream.done, { timeout: 15_000 }).toBe(true);
+      await closing;
+      expect(stream.frames).toHaveLength(count + 1);
+      const final = stream.frames.at(-1);
+      expectOfficial('core', 'SubscriptionsListenResultResponse', final);
+      expectOfficial('core', 'SubscriptionsListenResult', final.result);
+      expect(final.id).toBe(41);
+    } finally {
+      stream.abort();
+    }
+  });
+
+  it('the legacy GET /mcp stream sends ResourceUpdatedNotifications', async () => {
+    await rpc(url, 'resources/subscribe', { uri: HANDOFFS_URI }, { token: s.tokens.alice });
+    const legacy = await openSse(url, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${s.tokens.alice}`, accept: 'text/event-stream' },
+    });
+    try {
+      await createHandoff(s);
+      const frame = await nextFrame(legacy, isMethod('notifications/resources/updated'), 'resources/updated');
+      expectOfficial('core', 'ResourceUpdatedNotification', frame);
+      expectOfficial('core', 'JSONRPCNotification', frame);
+    } finally {
+      legacy.abort();
+    }
+  });
+});
+
+describe('resources', () => {
+  it('resources/list is a ListResourcesResult; each resources/read is a ReadResourceResult', async () => {
+    await createHandoff(s);
+    const list = await rpc(url, 'resources/list', {}, { token: s.tokens.alice });
+    expectOfficial('core', 'ListResourcesResultResponse', list.body);
+    const result = expectResult(list, 'core', 'ListResourcesResult');
+    expect(result.resources.length).toBe(4);
+    for (const resource of result.resources) {
+      const r = await rpc(url, 'resources/read', { uri: resource.uri }, { token: s.tokens.alice });
+      expectOfficial('core', 'ReadResourceResultResponse', r.body, resource.uri);
+      const read = expectResult(r, 'core', 'ReadResourceResult', resource.uri);
+      expect(read.contents[0]).toMatchObject({ uri: resource.uri, mimeType: resource.mimeType });
+    }
+  });
+});
+
+describe('error responses', () => {
+  const discover = (meta: Record<string, unknown> | null = requestMeta()) => ({
+    jsonrpc: '2.0',
+    id: 5,
+    method: 'server/discover',
+    params: meta === null ? {} : { _meta: meta },
+  });
+  const headers = () => mcpHeaders('server/discover', s.tokens.alice);
+  const ownTask = async () => (await createHandoff(s)).taskId;
+
+  /**
+   * Each error the endpoint answers: how to provoke it, the official shape of
+   * the whole response (when the schema defines one) and of its error object.
+   * Every one is also a JSONRPCErrorResponse.
+   */
+  const cases: [
+    label: string,
+    provoke: () => Promise<{ body: Wire }>,
+    response: string | null,
+    error: string | null,
+  ][] = [
+    [
+      'missing Mcp-Method',
+      () => post(url, discover(), mcpHeaders('server/discover', s.tokens.alice, { 'mcp-method': null })),
+      'HeaderMismatchError',
+      null,
+    ],
+    [
+      'missing MCP-Protocol-Version',
+      () => post(url, discover(), mcpHeaders('server/discover', s.tokens.alice, { 'mcp-protocol-version': null })),
+      'HeaderMismatchError',
+      null,
+    ],
+    [
+      'wrong Mcp-Name',
+      () =>
+        rpc(
+          url,
+          'tools/call',
+          { name: 'workspace_history', arguments: {} },
+          { token: s.tokens.alice, headers: { 'mcp-name': 'x' } },
+        ),
+      'HeaderMismatchError',
+      null,
+    ],
+    [
+      '_meta protocolVersion unlike the header',
+      () =>
+        rpc(
+          url,
+          'server/discover',
+          {},
+          { token: s.tokens.alice, meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+        ),
+      'HeaderMismatchError',
+      null,
+    ],
+    [
+      'unsupported protocol version',
+      () =>
+        post(
+          url,
+          discover({ ...requestMeta(), 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }),
+          mcpHeaders('server/discover', s.tokens.alice, { 'mcp-protocol-version': '2025-11-25' }),
+        ),
+      'UnsupportedProtocolVersionError',
+      null,
+    ],
+    [
+      'initialize from a legacy client',
+      () =>
+        post(
+          url,
+          {
+            jsonrpc: '2.0',
+            id: 0,
+            method: 'initialize',
+            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+          },
+          { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        ),
+      'UnsupportedProtocolVersionError',
+      null,
+    ],
+    [
+      'tasks/get without the extension',
+      async () => taskRpc(s, 'alice', 'tasks/get', { taskId: await ownTask() }, { tasks: false }),
+      'MissingRequiredClientCapabilityError',
+      null,
+    ],
+    [
+      'tasks/update without the extension',
+      async () =>
+        taskRpc(s, 'alice', 'tasks/update', { taskId: await ownTask(), inputResponses: {} }, { tasks: false }),
+      'MissingRequiredClientCapabilityError',
+      null,
+    ],
+    [
+      'tasks/cancel without the extension',
+      async () => taskRpc(s, 'alice', 'tasks/cancel', { taskId: await ownTask() }, { tasks: false }),
+      'MissingRequiredClientCapabilityError',
+      null,
+    ],
+    [
+      'listen for taskIds without the extension',
+      async () =>
+        rpc(url, 'subscriptions/listen', { notifications: { taskIds: [await ownTask()] } }, { token: s.tokens.alice }),
+      'MissingRequiredClientCapabilityError',
+      null,
+    ],
+    ['unknown method', () => rpc(url, 'prompts/list', {}, { token: s.tokens.alice }), null, 'MethodNotFoundError'],
+    ['malformed JSON', () => post(url, '{"jsonrpc":', headers()), null, 'ParseError'],
+    ['a batch', () => post(url, [discover()], headers()), null, 'InvalidRequestError'],
+    [
+      'no jsonrpc member',
+      () => post(url, { id: 5, method: 'server/discover', params: { _meta: requestMeta() } }, headers()),
+      null,
+      'InvalidRequestError',
+    ],
+    [
+      'a method that is not a string',
+      () => post(url, { ...discover(), method: 5 }, headers()),
+      null,
+      'InvalidRequestError',
+    ],
+    ['no _meta', () => post(url, discover(null), headers()), null, 'InvalidParamsError'],
+    [
+      'tools/call arguments not an object',
+      () => rpc(url, 'tools/call', { name: 'handoff_create', arguments: 7 }, { token: s.tokens.alice }),
+      null,
+      'InvalidParamsError',
+    ],
+    [
+      'an unknown tool',
+      () => rpc(url, 'tools/call', { name: 'no_such_tool', arguments: {} }, { token: s.tokens.alice }),
+      null,
+      'InvalidParamsError',
+    ],
+    ['an unknown task', () => taskRpc(s, 'carol', 'tasks/get', { taskId: 'tk_nope' }), null, 'InvalidParamsError'],
+    [
+      'an unknown resource',
+      () => rpc(url, 'resources/read', { uri: 'workspace:///nope' }, { token: s.tokens.alice }),
+      null,
+      'InvalidParamsError',
+    ],
+    ['401 without a token', () => rpc(url, 'server/discover', {}, { token: null }), null, null],
+    ['401 with a bad token', () => rpc(url, 'server/discover', {}, { token: 'cr_bad' }), null, null],
+    [
+      '403 from a foreign origin',
+      () => rpc(url, 'server/discover', {}, { token: s.tokens.alice, headers: { origin: 'https://evil.example' } }),
+      null,
+      null,
+    ],
+    [
+      '413 for a body over 1 MiB',
+      () =>
+        post(
+          url,
+          {
+            jsonrpc: '2.0',
+            id: 9,
+            method: 'tools/call',
+            params: { name: 'handoff_create', arguments: { summary: 'y'.repeat(1_100_000) }, _meta: requestMeta() },
+          },
+          mcpHeaders('tools/call', s.tokens.alice, { 'mcp-name': 'handoff_create' }),
+        ),
+      null,
+      null,
+    ],
+  ];
+
+  it.each(cases)('%s', async (label, provoke, response, error) => {
+    const r = await provoke();
+    expect(r.body, `${label}: the answer should be JSON`).toBeTruthy();
+    expect(r.body, label).not.toHaveProperty('result');
+    expectOfficial('core', 'JSONRPCErrorResponse', r.body, label);
+    if (response) expectOfficial('core', response, r.body, label);
+    if (error) expectOfficial('core', error, r.body.error, label);
+  });
+});
