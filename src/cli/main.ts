@@ -8,6 +8,7 @@ import { reportFailure } from './output.js';
 import { participantCommands } from './participants.js';
 import { proposalCommands } from './proposals.js';
 import { initCommand } from './room.js';
+import { serveCommand } from './serve.js';
 import { sessionCommands } from './sessions.js';
 import { taskCommands } from './tasks.js';
 
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ outputError: () => {} });
   initCommand(program);
+  serveCommand(program);
   participantCommands(program);
   sessionCommands(program);
   handoffCommands(program);

@@ -39,9 +39,18 @@ export async function writing<T>(
   options: WritingOptions = {},
 ): Promise<T> {
   const engine = await loadEngine();
-  let room: Room;
+  const room = openForWriting(engine, file, command, options.create ?? false);
   try {
-    room = engine.openRoom(file, { command, create: options.create ?? false });
+    return use(room, engine);
+  } finally {
+    room.close();
+  }
+}
+
+/** Takes the writer's lock as `command`; a running room process is refused with what it means. */
+export function openForWriting(engine: Engine, file: string, command: string, create: boolean): Room {
+  try {
+    return engine.openRoom(file, { command, create });
   } catch (error) {
     if (isDomainError(error) && error.code === 'not_found') throw notARoom(file, error);
     if (isDomainError(error) && error.code === 'locked') {
@@ -53,12 +62,9 @@ export async function writing<T>(
     }
     throw error;
   }
-  try {
-    return use(room, engine);
-  } finally {
-    room.close();
-  }
 }
+
+export { loadEngine };
 
 /** A read-only open; a file that is not a room yet is refused with what to do about it. */
 function openExisting(engine: Engine, file: string): Room {

@@ -46,7 +46,7 @@ export function initCommand(program: Command): void {
 }
 
 /** The room is around an existing file: init never creates a sidecar for a mistyped name. */
-function requireFile(file: string): void {
+export function requireFile(file: string): void {
   const stat = statSync(file, { throwIfNoEntry: false });
   if (!stat) throw new DomainError('not_found', `${file} does not exist; ce init makes a room of an existing file`);
   if (!stat.isFile()) throw new DomainError('invalid_input', `${file} is not a file`);

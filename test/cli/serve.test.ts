@@ -1,0 +1,134 @@
+// ce serve and npm start, as a user runs them: real processes, real HTTP,
+// real signals.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect, test } from 'vitest';
+import { isMethod, nextFrame, openSse, type Wire } from '../helpers/mcp-wire.js';
+import { tempDir } from '../helpers/room.js';
+import { CE_BIN, ce, failedWith, okJson } from '../helpers/run-ce.js';
+import { rpc, rpcRequest } from '../helpers/server.js';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+interface Running {
+  child: ChildProcess;
+  /** Lines printed so far. */
+  lines: string[];
+  exited: Promise<number | null>;
+  /** Resolves with the first line matching. */
+  line(pattern: RegExp): Promise<string>;
+}
+
+function run(command: string, args: string[], env: Record<string, string> = {}): Running {
+  const child = spawn(command, args, { cwd: repo, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const lines: string[] = [];
+  let buffer = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    const parts = buffer.split('\n');
+    buffer = parts.pop()!;
+    lines.push(...parts);
+  });
+  child.stderr!.on('data', (chunk: Buffer) => lines.push(`stderr: ${chunk.toString()}`));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    lines,
+    exited,
+    async line(pattern) {
+      await expect.poll(() => lines.some((l) => pattern.test(l)), { timeout: 30_000, interval: 50 }).toBe(true);
+      return lines.find((l) => pattern.test(l))!;
+    },
+  };
+}
+
+test('ce serve: one JSON line, MCP over HTTP, one writer, a graceful stop on SIGTERM', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  okJson(await ce(['init', file, '--json']));
+  okJson(await ce(['participant', 'add', file, 'alice', '--json']));
+  const { token } = okJson<{ token: string }>(
+    await ce(['session', 'create', file, '--participant', 'alice', '--caps', 'read,write', '--json']),
+  );
+
+  const server = run(process.execPath, [CE_BIN, 'serve', file, '--port', '0', '--json']);
+  const started = JSON.parse(await server.line(/^\{/)) as { mcp_url: string; rest_url: string; pid: number };
+  expect(started).toMatchObject({
+    mcp_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/),
+    rest_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/workspace$/),
+    pid: server.child.pid,
+  });
+
+  const discovered = await rpc(started.mcp_url, 'server/discover', {}, { token });
+  expect(discovered.body.result.supportedVersions).toEqual(['2026-07-28']);
+
+  // A second room process, or a state-changing ce, is refused while this one writes.
+  failedWith(await ce(['serve', file, '--port', '0']), 1, new RegExp(`process ${server.child.pid} \\(ce serve`));
+  failedWith(await ce(['participant', 'add', file, 'bob']), 1, /a room process is running .* nothing was written/);
+
+  // A listen stream open at shutdown gets the final response to its request, then the end.
+  const { url, init } = rpcRequest(
+    started.mcp_url,
+    'subscriptions/listen',
+    { notifications: { resourceSubscriptions: ['workspace:///notes.md'] } },
+    { token, id: 'listen-1' },
+  );
+  const stream = await openSse(url, init);
+  await nextFrame(stream, isMethod('notifications/subscriptions/acknowledged'), 'the acknowledgement');
+
+  server.child.kill('SIGTERM');
+  expect(await server.exited).toBe(0);
+  await stream.ended;
+  const last = stream.frames.at(-1) as Wire;
+  expect(last).toMatchObject({
+    id: 'listen-1',
+    result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-1' } },
+  });
+  // The lock went with it.
+  okJson(await ce(['participant', 'add', file, 'bob', '--json']));
+});
+
+test('ce serve stops on SIGINT too, and refuses bad options', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  const server = run(process.execPath, [CE_BIN, 'serve', file, '--port', '0']);
+  await server.line(/MCP: +http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  server.child.kill('SIGINT');
+  expect(await server.exited).toBe(0);
+  failedWith(await ce(['serve', file, '--port', 'abc']), 1, /port must be an integer/);
+  failedWith(await ce(['serve', path.join(dir, 'missing.md')]), 1, /does not exist/);
+});
+
+test('npm start: a room on the bundled example, with a token that reads, writes and approves', async () => {
+  const dir = tempDir();
+  const start = run(process.execPath, ['--import', 'tsx', 'scripts/start-example.ts'], { ROOM_DIR: dir, PORT: '0' });
+  const mcpUrl = (await start.line(/MCP URL:/)).split(/\s+/).pop()!;
+  const token = (await start.line(/^ {2}token:/)).trim().split(/\s+/)[1]!;
+  const read = await rpc(mcpUrl, 'resources/read', { uri: 'workspace:///welcome.md' }, { token });
+  expect(read.body.result.contents[0].text).toMatch(/^# Welcome to Common Room/);
+  const proposed = await rpc(
+    mcpUrl,
+    'tools/call',
+    { name: 'workspace_propose', arguments: { base_revision: 1, content: '# Changed\n' } },
+    { token },
+  );
+  const proposalId = proposed.body.result.structuredContent.proposal.proposal_id;
+  const approved = await rpc(
+    mcpUrl,
+    'tools/call',
+    { name: 'proposal_approve', arguments: { proposal_id: proposalId } },
+    { token },
+  );
+  expect(approved.body.result.structuredContent.revision).toMatchObject({ number: 2, author: 'you', approver: 'you' });
+  start.child.kill('SIGINT');
+  expect(await start.exited).toBe(0);
+});
