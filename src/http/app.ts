@@ -12,12 +12,15 @@ export interface AppOptions {
   allowedOrigins?: readonly string[];
   maxBodyBytes?: number;
   maxStreamsPerSession?: number;
+  /** Changes a live stream may have waiting before it is dropped as lagging. */
+  maxStreamQueue?: number;
+  keepAliveMs?: number;
 }
 
 /** The room's HTTP face: a few small middlewares, then the MCP endpoint. */
 export function createApp(room: Room, options: AppOptions = {}): { app: Koa; streams: StreamRegistry } {
   const app = new Koa();
-  const streams = new StreamRegistry(options.maxStreamsPerSession);
+  const streams = new StreamRegistry(options.maxStreamsPerSession, options.maxStreamQueue, options.keepAliveMs);
   const router = new Router();
   router.post('/mcp', mcpEndpoint(room, streams));
   router.get('/mcp', legacyResourceStream(room, streams));

@@ -237,9 +237,8 @@ export const handlers: Handlers = {
       res: koa.res,
       sessionId: caller.session_id,
       requestId,
-      subscription: room.bus.subscribe({
-        filter: (change) => watchedTask(change) || changedResources(change).length > 0,
-      }),
+      bus: room.bus,
+      filter: (change) => watchedTask(change) || changedResources(change).length > 0,
       first: {
         jsonrpc: '2.0',
         method: 'notifications/subscriptions/acknowledged',

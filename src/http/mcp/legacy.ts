@@ -39,7 +39,8 @@ export function legacyResourceStream(room: Room, streams: StreamRegistry) {
       res: ctx.res,
       sessionId,
       requestId: null,
-      subscription: room.bus.subscribe({ filter: (change) => render(change).length > 0 }),
+      bus: room.bus,
+      filter: (change) => render(change).length > 0,
       render,
     });
   };

@@ -4,8 +4,10 @@ export const KEEP_ALIVE_MS = 15_000;
 
 /**
  * One server-sent-events response. Frames are JSON-RPC messages; comments
- * keep idle connections alive through proxies. Writes never block the room:
- * a slow reader shows up as its bus queue filling, and is then dropped.
+ * keep idle connections alive through proxies. The room never waits on a
+ * stream: a reader that does not keep up leaves the socket full, the stream
+ * stops taking from its bus queue (see `drained`), the queue fills, and the
+ * subscriber is dropped.
  */
 export class SseStream {
   private keepAlive: NodeJS.Timeout;
@@ -36,9 +38,23 @@ export class SseStream {
     return this.ended || this.res.destroyed;
   }
 
-  send(message: unknown): void {
-    if (this.closed) return;
-    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  /** False when the socket's buffer is full: wait for `drained()` before sending more. */
+  send(message: unknown): boolean {
+    if (this.closed) return true;
+    return this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  drained(): Promise<void> {
+    if (this.closed || !this.res.writableNeedDrain) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
   }
 
   comment(text: string): void {

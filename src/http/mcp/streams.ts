@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Subscription } from '../../bus/bus.js';
+import type { Bus, Subscription } from '../../bus/bus.js';
 import type { RoomChange } from '../../engine/index.js';
 import { META, McpError, RPC, resultMeta, type RequestId } from './protocol.js';
-import { SseStream } from './sse.js';
+import { KEEP_ALIVE_MS, SseStream } from './sse.js';
+import { DEFAULT_MAX_QUEUE } from '../../bus/bus.js';
 
 export const DEFAULT_MAX_STREAMS_PER_SESSION = 1024;
 
@@ -25,7 +26,12 @@ export class StreamRegistry {
   /** Legacy resources/subscribe: URIs per session. */
   readonly legacySubscriptions = new Map<string, Set<string>>();
 
-  constructor(readonly maxPerSession = DEFAULT_MAX_STREAMS_PER_SESSION) {}
+  constructor(
+    readonly maxPerSession = DEFAULT_MAX_STREAMS_PER_SESSION,
+    /** Changes a stream may have waiting before it counts as lagging. */
+    readonly maxQueue = DEFAULT_MAX_QUEUE,
+    readonly keepAliveMs = KEEP_ALIVE_MS,
+  ) {}
 
   countFor(sessionId: string): number {
     let n = 0;
@@ -52,28 +58,31 @@ export class StreamRegistry {
     res: ServerResponse;
     sessionId: string;
     requestId: RequestId | null;
-    subscription: Subscription<RoomChange>;
+    bus: Bus<RoomChange>;
+    /** Which changes this stream takes from the bus (checked when they are published). */
+    filter: (change: RoomChange) => boolean;
     first?: unknown;
     render: (change: RoomChange) => unknown[];
   }): void {
-    const sse = new SseStream(options.res);
+    const sse = new SseStream(options.res, this.keepAliveMs);
+    const subscription = options.bus.subscribe({ filter: options.filter, maxQueue: this.maxQueue });
     const stream: OpenStream = {
       sessionId: options.sessionId,
       requestId: options.requestId,
       sse,
-      subscription: options.subscription,
+      subscription,
       listen: options.requestId !== null,
     };
     this.streams.add(stream);
     if (options.first !== undefined) sse.send(options.first);
     const finish = () => {
       this.streams.delete(stream);
-      options.subscription.close();
+      subscription.close();
       sse.end();
     };
     options.req.on('close', finish);
     options.res.on('close', finish);
-    options.subscription.onClose((reason) => {
+    subscription.onClose((reason) => {
       if (reason === 'shutdown' && stream.listen) {
         // Ending on purpose: the listen request gets its response first.
         sse.send({
@@ -85,8 +94,11 @@ export class StreamRegistry {
       finish();
     });
     void (async () => {
-      for await (const change of options.subscription) {
-        for (const frame of options.render(change)) sse.send(frame);
+      for await (const change of subscription) {
+        let room = true;
+        for (const frame of options.render(change)) room = sse.send(frame) && room;
+        // A full socket: stop taking changes until it drains; meanwhile the bus queue fills.
+        if (!room) await sse.drained();
       }
     })();
   }
