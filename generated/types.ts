@@ -1158,3 +1158,24 @@ export interface WorkspaceHistoryOutput {
   next_after: number;
   has_more: boolean;
 }
+/**
+ * An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ProblemDetails".
+ */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: DomainErrorCode;
+  errors?: {
+    path: string;
+    keyword?: string;
+    message: string;
+    [k: string]: unknown | undefined;
+  }[];
+  current_revision?: number;
+  [k: string]: unknown | undefined;
+}

@@ -86,3 +86,4 @@ export declare const validateTaskUpdateOutput: ValidateFunction<T.TaskUpdateOutp
 export declare const validateWorkspaceHistoryInput: ValidateFunction<T.WorkspaceHistoryInput>;
 export declare const validateWorkspaceHistoryOutput: ValidateFunction<T.WorkspaceHistoryOutput>;
 export declare const validateWorkspaceProposeInput: ValidateFunction<T.WorkspaceProposeInput>;
+export declare const validateProblemDetails: ValidateFunction<T.ProblemDetails>;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { compile } from 'json-schema-to-typescript';
+import openapiTS, { astToString } from 'openapi-typescript';
 import prettier from 'prettier';
 import { Ajv2020, _, str, type KeywordCxt } from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
@@ -218,6 +219,193 @@ async function emitMcp(bundle: Json): Promise<string> {
   return prettier.format(code, { parser: 'typescript', printWidth: 120, singleQuote: true });
 }
 
+interface RestRoute {
+  operationId: string;
+  method: 'get' | 'post' | 'delete';
+  path: string;
+  tag: string;
+  summary: string;
+  operation: string;
+  input?: string;
+  in: 'body' | 'query' | 'path';
+  query_names?: Record<string, string>;
+  response: string;
+  status: number;
+}
+
+/** The same schema without some properties (the ones a path parameter fills), also inside oneOf branches. */
+function withoutProperties(schema: Json, names: string[]): Json {
+  const copy = structuredClone(schema) as Json & { properties?: Json; required?: string[]; oneOf?: Json[] };
+  for (const name of names) delete copy.properties?.[name];
+  if (copy.required) copy.required = copy.required.filter((name) => !names.includes(name));
+  if (copy.oneOf) copy.oneOf = copy.oneOf.map((branch) => withoutProperties(branch, names));
+  return copy;
+}
+
+const toComponentRefs = (node: unknown): unknown =>
+  JSON.parse(JSON.stringify(node).replaceAll('"#/$defs/', '"#/components/schemas/'));
+
+const STATUS_FOR: Record<string, [number, string][]> = {
+  get: [
+    [400, 'The input does not match its schema'],
+    [401, 'No valid session'],
+    [403, 'The session lacks the capability'],
+    [404, 'No such record, or one the caller may not see'],
+  ],
+  post: [
+    [400, 'The input does not match its schema'],
+    [401, 'No valid session'],
+    [403, 'The session lacks the capability, or the caller is the wrong participant'],
+    [404, 'No such record, or one the caller may not see'],
+    [409, 'The record is in the wrong state, or the base revision is stale'],
+    [413, 'The body or a result is too large'],
+  ],
+  delete: [
+    [401, 'No valid session'],
+    [403, 'The session lacks the admin capability'],
+    [404, 'No such record'],
+    [409, 'Already done'],
+  ],
+};
+
+/** OpenAPI 3.1 from the route catalog and the schemas, and the route table the REST adapter serves. */
+async function emitRest(bundle: Json): Promise<{ openapi: Json; routesTs: string }> {
+  const defs = bundle.$defs as Record<string, Json>;
+  const catalog = JSON.parse(await readFile(path.join(schemasDir, 'rest', 'routes.catalog.json'), 'utf8')) as {
+    routes: RestRoute[];
+  };
+  const components: Record<string, Json> = {};
+  const paths: Record<string, Record<string, Json>> = {};
+  const table: unknown[] = [];
+  const use = (title: string): Json => {
+    for (const [name, def] of Object.entries({ [title]: defs[title]!, ...reachableDefs(defs, defs[title]!) })) {
+      components[name] = toComponentRefs(def) as Json;
+    }
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  use('ProblemDetails');
+  for (const route of catalog.routes) {
+    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    const input = route.input ? defs[route.input] : undefined;
+    const inputProps = (input?.properties ?? {}) as Record<string, Json>;
+    const branchProps = ((input?.oneOf ?? []) as Json[]).map((b) => (b.properties ?? {}) as Record<string, Json>);
+    const propertyOf = (name: string): Json =>
+      (inputProps[name] ?? branchProps.find((p) => p[name])?.[name] ?? { type: 'string' }) as Json;
+    const parameters: Json[] = pathParams.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: toComponentRefs(propertyOf(name)),
+    }));
+    const queryParams: { name: string; field: string; type: string }[] = [];
+    if (route.in === 'query' && input) {
+      const renamed = Object.fromEntries(Object.entries(route.query_names ?? {}).map(([q, f]) => [f, q]));
+      const required = (input.required ?? []) as string[];
+      for (const [field, schema] of Object.entries(inputProps)) {
+        if (pathParams.includes(field)) continue;
+        const name = renamed[field] ?? field;
+        const resolved = (schema.$ref ? defs[(schema.$ref as string).slice('#/$defs/'.length)] : schema) as Json;
+        queryParams.push({ name, field, type: String(resolved.type ?? 'string') });
+        parameters.push({ name, in: 'query', required: required.includes(field), schema: toComponentRefs(schema) });
+      }
+    }
+    let requestBody: Json | undefined;
+    if (route.in === 'body' && input) {
+      const bodyTitle = pathParams.length > 0 ? `${route.input}Body` : route.input!;
+      if (pathParams.length > 0) {
+        use(route.input!);
+        components[bodyTitle] = toComponentRefs({
+          ...withoutProperties(input, pathParams),
+          title: bodyTitle,
+          description: `${String(input.description ?? '')} The ${pathParams.join(', ')} come${pathParams.length > 1 ? '' : 's'} from the path.`,
+        }) as Json;
+      } else use(bodyTitle);
+      requestBody = {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${bodyTitle}` } } },
+      };
+    }
+    const problem = {
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
+    };
+    const responses: Record<string, Json> = {
+      [String(route.status)]: {
+        description: route.summary,
+        content: { 'application/json': { schema: use(route.response) } },
+      },
+    };
+    for (const [status, description] of STATUS_FOR[route.method]!)
+      responses[String(status)] = { description, ...problem };
+    if (route.operationId === 'createHandoff') {
+      responses['429'] = { description: 'The room already has 32 active tasks', ...problem };
+    }
+    (paths[route.path] ??= {})[route.method] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      responses,
+    };
+    table.push({
+      operationId: route.operationId,
+      method: route.method.toUpperCase(),
+      path: route.path,
+      status: route.status,
+      in: route.in,
+      pathParams,
+      queryParams,
+    });
+  }
+  const openapi: Json = {
+    openapi: '3.1.0',
+    info: {
+      title: 'Common Room REST API',
+      version: '0.1.0',
+      description:
+        'The room around one markdown file: handoffs, tasks, proposals, history, participants and sessions. The same engine operations as the MCP tools and `ce`. Generated from schemas/ by `npm run generate`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'the room process' }],
+    security: [{ session: [] }],
+    tags: [
+      { name: 'handoffs', description: 'Work one participant asks another to do' },
+      { name: 'tasks', description: 'The execution record of a handoff (MCP Tasks)' },
+      { name: 'proposals', description: 'Suggested new versions of the artifact' },
+      { name: 'artifact', description: 'The markdown file and its history' },
+      { name: 'admin', description: 'Participants and sessions' },
+    ],
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: {
+        session: { type: 'http', scheme: 'bearer', description: 'A session token (ce session create)' },
+      },
+    },
+  };
+  const routesTs = [
+    `// ${HEADER}`,
+    `import type * as T from './types.js';`,
+    ``,
+    `/** Every REST route: one engine operation each (schemas/rest/routes.catalog.json). */`,
+    `export const restRoutes = ${JSON.stringify(table, null, 2)} as const;`,
+    ``,
+    `export type RestOperationId = (typeof restRoutes)[number]['operationId'];`,
+    `/** Each operation's engine input and output types. */`,
+    `export interface RestOperationTypes {`,
+    ...catalog.routes.map(
+      (r) =>
+        `  ${r.operationId}: { input: ${r.input ? `T.${r.input}` : 'Record<string, never>'}; output: T.${r.response} };`,
+    ),
+    `}`,
+    ``,
+  ].join('\n');
+  return {
+    openapi,
+    routesTs: await prettier.format(routesTs, { parser: 'typescript', printWidth: 120, singleQuote: true }),
+  };
+}
+
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   const bundle = await bundleSchemas();
@@ -229,6 +417,10 @@ async function main(): Promise<void> {
     'validators.d.ts': dts,
     'mcp.ts': await emitMcp(bundle),
   };
+  const { openapi, routesTs } = await emitRest(bundle);
+  outputs['openapi.json'] = JSON.stringify(openapi, null, 2) + '\n';
+  outputs['rest.ts'] = routesTs;
+  outputs['openapi-types.ts'] = `// ${HEADER}\n` + astToString(await openapiTS(structuredClone(openapi) as never));
   const stale: string[] = [];
   if (!check) await mkdir(generatedDir, { recursive: true });
   for (const [name, content] of Object.entries(outputs)) {

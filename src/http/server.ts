@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
 import { createApp, type AppOptions } from './app.js';
+import { newOperatorToken, removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 
 export interface RoomServer {
   server: Server;
@@ -23,7 +24,8 @@ export interface ServeOptions extends AppOptions {
  * final response), then stops listening.
  */
 export async function serveRoom(room: Room, options: ServeOptions = {}): Promise<RoomServer> {
-  const { app, streams } = createApp(room, options);
+  const operatorToken = newOperatorToken();
+  const { app, streams } = createApp(room, { ...options, operatorToken });
   const server = createServer(app.callback());
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -36,6 +38,14 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
   );
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  writeRuntimeFile(room.artifactPath, {
+    pid: process.pid,
+    base_url: baseUrl,
+    mcp_url: `${baseUrl}/mcp`,
+    rest_url: `${baseUrl}/workspace`,
+    operator_token: operatorToken,
+    started_at: new Date().toISOString(),
+  });
   let closing: Promise<void> | null = null;
   return {
     server,
@@ -46,6 +56,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
       closing ??= (async () => {
         stopSweeper();
         stopWatcher();
+        removeRuntimeFile(room.artifactPath);
         await streams.closeAll();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Every stream has had its last word: a connection still open (a

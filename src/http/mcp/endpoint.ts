@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import { mcpMethods, type McpMethod } from '../../../generated/mcp.js';
 import { authenticate, isDomainError, type Room } from '../../engine/index.js';
 import { formatValidationErrors } from '../../engine/check-input.js';
+import { bearerToken } from '../authenticate.js';
 import { STREAMED } from './context.js';
 import { checkRoutingHeaders, header, mismatch } from './headers.js';
 import { handlers, missingTasksExtension } from './handlers.js';
@@ -150,10 +151,4 @@ function toRpcError(error: unknown): McpError {
   if (isDomainError(error) && error.code === 'unauthorized')
     return new McpError(401, RPC.invalidRequest, error.message);
   throw error; // not a client's mistake: the app's error funnel answers 500 without details
-}
-
-export function bearerToken(ctx: Koa.Context): string | undefined {
-  const value = ctx.get('authorization');
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
-  return match?.[1];
 }

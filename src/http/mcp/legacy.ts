@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { authenticate, isDomainError, type Room, type RoomChange } from '../../engine/index.js';
-import { bearerToken } from './endpoint.js';
+import { bearerToken } from '../authenticate.js';
 import { McpError, RPC } from './protocol.js';
 import { resourcesChangedBy, resourceUris } from './resources.js';
 import type { StreamRegistry } from './streams.js';

@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { sendProblem } from '../rest/problem.js';
 
 /**
  * Browsers send Origin; a page elsewhere must not drive the room through a
@@ -10,11 +11,10 @@ export function checkOrigin(allowed: readonly string[]): Koa.Middleware {
   return async (ctx, next) => {
     const origin = ctx.get('origin');
     if (origin && origin !== `${ctx.protocol}://${ctx.host}` && !allow.has(origin)) {
+      const message = `origin ${origin} is not allowed`;
+      if (ctx.path !== '/mcp') return sendProblem(ctx, 403, 'forbidden', message);
       ctx.status = 403;
-      ctx.body =
-        ctx.path === '/mcp'
-          ? { jsonrpc: '2.0', error: { code: -32600, message: `origin ${origin} is not allowed` } }
-          : { type: 'about:blank', title: 'Forbidden', status: 403, detail: `origin ${origin} is not allowed` };
+      ctx.body = { jsonrpc: '2.0', error: { code: -32600, message } };
       return;
     }
     await next();

@@ -1,0 +1,63 @@
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { restRoutes } from '../../../generated/rest.js';
+import { isDomainError, type Actor, type Room } from '../../engine/index.js';
+import { restOperations } from './operations.js';
+import { sendDomainError, sendProblem } from './problem.js';
+
+type Route = (typeof restRoutes)[number];
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The operation's input: path parameters, plus the JSON body or the query string. */
+function inputOf(ctx: Koa.Context, route: Route): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  if (route.in === 'body') {
+    const raw = (ctx.state.rawBody as string | undefined) ?? '';
+    let body: unknown;
+    try {
+      body = raw.trim() === '' ? {} : JSON.parse(raw);
+    } catch {
+      throw new RequestProblem('the request body is not valid JSON');
+    }
+    if (!isObject(body)) throw new RequestProblem('the request body must be a JSON object');
+    Object.assign(input, body);
+  }
+  if (route.in === 'query') {
+    const known = new Map<string, Route['queryParams'][number]>(route.queryParams.map((q) => [q.name, q]));
+    for (const [name, value] of Object.entries(ctx.query)) {
+      const param = known.get(name);
+      if (!param) throw new RequestProblem(`unknown query parameter '${name}'`);
+      const text = Array.isArray(value) ? value[0]! : value!;
+      // A number when it reads as one; otherwise the text, which the validator names.
+      input[param.field] = param.type === 'integer' && /^-?\d+$/.test(text) ? Number(text) : text;
+    }
+  }
+  for (const name of route.pathParams) input[name] = ctx.params[name];
+  return input;
+}
+
+class RequestProblem extends Error {}
+
+/** REST under /workspace: every route is its generated entry plus one engine call. */
+export function restRouter(room: Room, authenticate: (ctx: Koa.Context) => Actor): Router {
+  const router = new Router();
+  for (const route of restRoutes) {
+    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
+    const operation = restOperations[route.operationId] as (room: Room, actor: Actor, input: unknown) => unknown;
+    router.register(koaPath, [route.method], async (ctx) => {
+      try {
+        const actor = authenticate(ctx);
+        const output = operation(room, actor, inputOf(ctx, route));
+        ctx.status = route.status;
+        ctx.body = output;
+      } catch (error) {
+        if (isDomainError(error)) return sendDomainError(ctx, error);
+        if (error instanceof RequestProblem) return sendProblem(ctx, 400, 'invalid_input', error.message);
+        throw error;
+      }
+    });
+  }
+  return router;
+}

@@ -1,0 +1,53 @@
+import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { sidecarPath } from '../store/sidecar.js';
+
+/**
+ * A small file beside the sidecar while a room process runs: where it
+ * listens, and an operator token. Whoever can read it can open the room file
+ * on disk anyway, so it is the local operator's key to the running room
+ * (`ce` sends its state changes through it). Readable by its owner only;
+ * removed when the room stops.
+ */
+export interface RuntimeInfo {
+  pid: number;
+  base_url: string;
+  mcp_url: string;
+  rest_url: string;
+  operator_token: string;
+  started_at: string;
+}
+
+export const runtimeFilePath = (artifactPath: string): string => `${sidecarPath(artifactPath)}.run`;
+
+export const newOperatorToken = (): string => `op_${randomBytes(32).toString('base64url')}`;
+
+export function writeRuntimeFile(artifactPath: string, info: RuntimeInfo): void {
+  writeFileSync(runtimeFilePath(artifactPath), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+}
+
+export function removeRuntimeFile(artifactPath: string, pid = process.pid): void {
+  // Only the process that wrote it removes it.
+  if (readRuntimeFile(artifactPath)?.pid === pid) rmSync(runtimeFilePath(artifactPath), { force: true });
+}
+
+/** The running room's details, or null when none runs (no file, or its process is gone). */
+export function readRuntimeFile(artifactPath: string): RuntimeInfo | null {
+  let info: RuntimeInfo;
+  try {
+    info = JSON.parse(readFileSync(runtimeFilePath(artifactPath), 'utf8')) as RuntimeInfo;
+  } catch {
+    return null;
+  }
+  try {
+    process.kill(info.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return null;
+  }
+  return info;
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** Compares without leaking, through timing, how much of a token matched. */
+export const sameToken = (given: string, expected: string): boolean => timingSafeEqual(digest(given), digest(expected));
