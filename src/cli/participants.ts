@@ -18,8 +18,11 @@ export function participantCommands(program: Command): void {
     .argument(...NAME_ARGUMENT)
     .addHelpText('after', '\nExample:\n  $ ce participant add notes.md alice')
     .action(async (file: string, name: string, options: JsonOption) => {
-      const result = await writing(file, 'ce participant add', (room, engine) =>
-        engine.addParticipant(room, engine.LOCAL_OPERATOR, { name }),
+      const result = await writing(
+        file,
+        'ce participant add',
+        (room, engine) => engine.addParticipant(room, engine.LOCAL_OPERATOR, { name }),
+        { remote: (running) => running.call('addParticipant', { name }) },
       );
       answer(options, result, ({ participant }) => `added participant ${participant.name}`);
     });
@@ -40,8 +43,11 @@ export function participantCommands(program: Command): void {
     .argument(...NAME_ARGUMENT)
     .addHelpText('after', '\nExample:\n  $ ce participant remove notes.md alice')
     .action(async (file: string, name: string, options: JsonOption) => {
-      const result = await writing(file, 'ce participant remove', (room, engine) =>
-        engine.removeParticipant(room, engine.LOCAL_OPERATOR, { name }),
+      const result = await writing(
+        file,
+        'ce participant remove',
+        (room, engine) => engine.removeParticipant(room, engine.LOCAL_OPERATOR, { name }),
+        { remote: (running) => running.call('removeParticipant', { name }) },
       );
       answer(options, result, ({ participant }) => `removed participant ${participant.name}; its sessions are revoked`);
     });

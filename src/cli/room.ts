@@ -1,11 +1,13 @@
 // ce init FILE: makes the file a room (creates or migrates its sidecar) and
-// records the file as the initial revision. Again on a room, it says so.
+// records the file as the initial revision. Again on a room, it says so. A
+// served room already is one: init answers from the sidecar, read-only, and
+// leaves recording outside edits to the room process (its file watcher).
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Revision } from '../../generated/types.js';
 import { DomainError } from '../engine/errors.js';
-import { writing } from './open-room.js';
+import { reading, writing } from './open-room.js';
 import { command, FILE_ARGUMENT } from './options.js';
 import { answer, fields, type JsonOption } from './output.js';
 
@@ -39,7 +41,17 @@ export function initCommand(program: Command): void {
             recorded,
           };
         },
-        { create: true },
+        {
+          create: true,
+          remote: () =>
+            reading(file, (room, engine) => ({
+              artifact: path.resolve(file),
+              sidecar: room.sidecar.path,
+              already_room: true,
+              revision: engine.readArtifact(room, engine.LOCAL_OPERATOR).revision,
+              recorded: null,
+            })),
+        },
       );
       answer(options, result, plain);
     });

@@ -1,7 +1,7 @@
 // ce session create|list|revoke: bearer tokens for participants (PRODUCT.md §3).
 // The token is printed once, by `create`; the sidecar keeps only its hash.
 import type { Command } from 'commander';
-import type { SessionCreateOutput, SessionListOutput } from '../../generated/types.js';
+import type { SessionCreateInput, SessionCreateOutput, SessionListOutput } from '../../generated/types.js';
 import { reading, writing } from './open-room.js';
 import { command, durationSeconds, engineInput, FILE_ARGUMENT, list } from './options.js';
 import { answer, columns, fields, orDash, type JsonOption } from './output.js';
@@ -23,16 +23,16 @@ export function sessionCommands(program: Command): void {
         file: string,
         options: JsonOption & { participant: string; caps: string[]; expiresIn?: number | string },
       ) => {
-        const result = await writing(file, 'ce session create', (room, engine) =>
-          engine.createSession(
-            room,
-            engine.LOCAL_OPERATOR,
-            engineInput({
-              participant: options.participant,
-              capabilities: options.caps,
-              expires_in_seconds: options.expiresIn,
-            }),
-          ),
+        const input = engineInput<SessionCreateInput>({
+          participant: options.participant,
+          capabilities: options.caps,
+          expires_in_seconds: options.expiresIn,
+        });
+        const result = await writing(
+          file,
+          'ce session create',
+          (room, engine) => engine.createSession(room, engine.LOCAL_OPERATOR, input),
+          { remote: (running) => running.call('createSession', input) },
         );
         answer(options, result, plainCreated);
       },
@@ -54,8 +54,11 @@ export function sessionCommands(program: Command): void {
     .argument('<session_id>', 'the session to revoke (se_...)')
     .addHelpText('after', '\nExample:\n  $ ce session revoke notes.md se_Xy3...')
     .action(async (file: string, sessionId: string, options: JsonOption) => {
-      const result = await writing(file, 'ce session revoke', (room, engine) =>
-        engine.revokeSession(room, engine.LOCAL_OPERATOR, { session_id: sessionId }),
+      const result = await writing(
+        file,
+        'ce session revoke',
+        (room, engine) => engine.revokeSession(room, engine.LOCAL_OPERATOR, { session_id: sessionId }),
+        { remote: (running) => running.call('revokeSession', { session_id: sessionId }) },
       );
       answer(options, result, ({ session }) => `revoked session ${session.session_id} of ${session.participant}`);
     });

@@ -12,7 +12,7 @@ interface TaskOptions extends JsonOption {
   participant: string;
 }
 
-const TASK_ARGUMENT = ['<task_id>', 'the task (ta_..., the handoff says which)'] as const;
+const TASK_ARGUMENT = ['<task_id>', 'the task (tk_..., the handoff says which)'] as const;
 
 export function taskCommands(program: Command): void {
   command(program, 'task', 'show a task as its owner or assignee sees it (tasks/get)')
@@ -22,7 +22,7 @@ export function taskCommands(program: Command): void {
       '--participant <name>',
       'read as this participant: the task is shown to its owner and assignee only',
     )
-    .addHelpText('after', '\nExample:\n  $ ce task notes.md ta_Xy3... --participant alice')
+    .addHelpText('after', '\nExample:\n  $ ce task notes.md tk_Xy3... --participant alice')
     .action(async (file: string, taskId: string, options: TaskOptions) => {
       const result = await reading(file, (room, engine) =>
         engine.getTask(room, engine.actAs(room, options.participant, ['read']), { task_id: taskId }),
@@ -34,10 +34,17 @@ export function taskCommands(program: Command): void {
     .argument(...FILE_ARGUMENT)
     .argument(...TASK_ARGUMENT)
     .requiredOption('--participant <name>', "cancel as this participant: the task's owner")
-    .addHelpText('after', '\nExample:\n  $ ce task-cancel notes.md ta_Xy3... --participant alice')
+    .addHelpText('after', '\nExample:\n  $ ce task-cancel notes.md tk_Xy3... --participant alice')
     .action(async (file: string, taskId: string, options: TaskOptions) => {
-      const result = await writing(file, 'ce task-cancel', (room, engine) =>
-        engine.cancelTask(room, engine.actAs(room, options.participant, ['read', 'write']), { task_id: taskId }),
+      const result = await writing(
+        file,
+        'ce task-cancel',
+        (room, engine) =>
+          engine.cancelTask(room, engine.actAs(room, options.participant, ['read', 'write']), { task_id: taskId }),
+        // The room process acts as the participant named in a header (src/http/authenticate.ts).
+        {
+          remote: (running) => running.call('cancelTask', { task_id: taskId }, { participant: options.participant }),
+        },
       );
       answer(options, result, plainCancel);
     });

@@ -1,0 +1,166 @@
+// A running room process, reached through its REST API: ce's state-changing
+// commands go through it when one runs, so its subscribers see the change and
+// there is still one writer (PRODUCT.md §5, CLI). Where it listens and the
+// operator token come from its runtime file (src/http/runtime-file.ts). The
+// routes are the generated table's; the answers are the engine's output
+// objects, and a problem+json answer becomes the DomainError it was made of.
+import { restRoutes, type RestOperationId, type RestOperationTypes } from '../../generated/rest.js';
+import type { DomainErrorCode } from '../../generated/types.js';
+import { DomainError } from '../engine/errors.js';
+import type { RuntimeInfo } from '../http/runtime-file.js';
+
+/** Long enough for any one operation; a stopped (SIGSTOP) process must not hang ce for ever. */
+const TIMEOUT_MS = 30_000;
+
+export interface CallOptions {
+  /** Act as this participant (the Commonroom-Participant header), not as the local operator. */
+  participant?: string;
+}
+
+export interface RoomProcess {
+  readonly info: RuntimeInfo;
+  /** Runs one REST operation as the local operator (or as `participant`) and returns its output. */
+  call<K extends RestOperationId>(
+    operationId: K,
+    input: RestOperationTypes[K]['input'],
+    options?: CallOptions,
+  ): Promise<RestOperationTypes[K]['output']>;
+}
+
+/**
+ * Nothing listens where the runtime file says (the process is stopping, or
+ * its pid now belongs to another program): the request was not received, so
+ * the command may take the direct path, where the writer's lock decides.
+ */
+export class RoomNotListening extends Error {}
+
+/** The running room process for `file`, or null when none runs (no runtime file, or its process is gone). */
+export async function findRoomProcess(file: string): Promise<RoomProcess | null> {
+  const { readRuntimeFile } = await import('../http/runtime-file.js');
+  const info = readRuntimeFile(file);
+  return info && roomProcess(info);
+}
+
+export function roomProcess(info: RuntimeInfo): RoomProcess {
+  return {
+    info,
+    async call(operationId, input, options = {}) {
+      const { url, init } = request(info, operationId, input as Record<string, unknown>, options);
+      let status: number;
+      let type: string;
+      let text: string;
+      try {
+        const response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+        status = response.status;
+        type = response.headers.get('content-type') ?? '';
+        text = await response.text();
+      } catch (error) {
+        if (causeCode(error) === 'ECONNREFUSED') {
+          throw new RoomNotListening(`nothing listens at ${info.base_url}`);
+        }
+        // Sent, perhaps received: the change may have been made, so no retry.
+        throw new Error(
+          `the room process ${info.pid} at ${info.base_url} did not answer (${reason(error)}); ` +
+            'the change may or may not have been made',
+        );
+      }
+      const body = parse(text);
+      if (status >= 200 && status < 300) return body as never;
+      if (type.startsWith('application/problem+json') && isProblem(body)) throw domainError(body);
+      throw new Error(`the room process ${info.pid} at ${info.base_url} answered ${status}: ${text.slice(0, 200)}`);
+    },
+  };
+}
+
+/** The route's URL and request: path parameters fill the path, the other fields the body or query string. */
+function request(
+  info: RuntimeInfo,
+  operationId: RestOperationId,
+  input: Record<string, unknown>,
+  { participant }: CallOptions,
+): { url: URL; init: RequestInit } {
+  const route = restRoutes.find((r) => r.operationId === operationId)!;
+  const fields = { ...input };
+  let path: string = route.path;
+  for (const name of route.pathParams) {
+    path = path.replace(`{${name}}`, segment(name, String(fields[name])));
+    delete fields[name];
+  }
+  const url = new URL(path, info.base_url);
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${info.operator_token}`,
+    accept: 'application/json, application/problem+json',
+  };
+  if (participant !== undefined) headers['commonroom-participant'] = headerValue(participant);
+  let body: string | undefined;
+  if (route.in === 'body') {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(fields);
+  }
+  if (route.in === 'query') {
+    for (const { name, field } of route.queryParams) {
+      if (fields[field] !== undefined) url.searchParams.set(name, String(fields[field]));
+    }
+  }
+  return { url, init: { method: route.method, headers, body } };
+}
+
+/**
+ * A path parameter as one URL segment. An empty one, `.` and `..` cannot be
+ * one (a URL drops or resolves them), so they are refused here.
+ */
+function segment(name: string, value: string): string {
+  if (value === '' || value === '.' || value === '..') {
+    throw new DomainError('invalid_input', `${name} ${JSON.stringify(value)} cannot be sent to the room process`);
+  }
+  return encodeURIComponent(value);
+}
+
+/** A header value is sent trimmed and in Latin-1 only: a name that would change on the way is refused. */
+function headerValue(participant: string): string {
+  if (!/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(participant)) {
+    throw new DomainError(
+      'invalid_input',
+      `participant ${JSON.stringify(participant)} cannot be sent to the room process`,
+    );
+  }
+  return participant;
+}
+
+interface Problem {
+  code: DomainErrorCode;
+  detail: string;
+  errors?: unknown;
+  current_revision?: unknown;
+}
+
+const isProblem = (body: unknown): body is Problem =>
+  typeof body === 'object' &&
+  body !== null &&
+  typeof (body as Problem).code === 'string' &&
+  typeof (body as Problem).detail === 'string';
+
+/** The DomainError the room answered with, with the details problem+json carries (src/http/rest/problem.ts). */
+function domainError({ code, detail, errors, current_revision }: Problem): DomainError {
+  const details = {
+    ...(errors !== undefined ? { errors } : {}),
+    ...(current_revision !== undefined ? { current_revision } : {}),
+  };
+  return new DomainError(code, detail, Object.keys(details).length > 0 ? details : undefined);
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const causeCode = (error: unknown): unknown => ((error as { cause?: { code?: unknown } }).cause ?? {}).code;
+
+function reason(error: unknown): string {
+  if (error instanceof Error && error.name === 'TimeoutError') return `no answer in ${TIMEOUT_MS / 1000} s`;
+  const code = causeCode(error);
+  return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+}
