@@ -540,22 +540,11 @@ export interface components {
             pollIntervalMs: number;
         };
         /**
-         * DomainError
-         * @description A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).
+         * DomainErrorCode
+         * @description unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).
+         * @enum {string}
          */
-        DomainError: {
-            code: components["schemas"]["DomainError"]["$defs"]["code"];
-            message: string;
-            details?: Record<string, never>;
-            $defs: {
-                /**
-                 * DomainErrorCode
-                 * @description unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).
-                 * @enum {string}
-                 */
-                code: "unauthorized" | "invalid_input" | "forbidden" | "not_found" | "conflict" | "too_large" | "limit_reached" | "locked";
-            };
-        };
+        DomainErrorCode: "unauthorized" | "invalid_input" | "forbidden" | "not_found" | "conflict" | "too_large" | "limit_reached" | "locked";
         /**
          * Event
          * @description An append-only row in the sidecar ring saying a record changed. Not a delivery receipt. Ids strictly increase and are never reused; the ring keeps the newest 2,000.
@@ -603,19 +592,6 @@ export interface components {
             cancelled_at: components["schemas"]["Timestamp"] | null;
         };
         /**
-         * HandoffCompleteInput
-         * @description The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).
-         */
-        HandoffCompleteInput: {
-            /** @description The handoff's id. */
-            handoff_id: string;
-            result: components["schemas"]["CallToolResult"];
-        } | {
-            /** @description The handoff's id. */
-            handoff_id: string;
-            error: components["schemas"]["JsonRpcError"];
-        };
-        /**
          * HandoffCompleteInputBody
          * @description The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled). The handoff_id comes from the path.
          */
@@ -654,15 +630,6 @@ export interface components {
             /** @description The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update). */
             task: components["schemas"]["DetailedTask"] | null;
             replayed: boolean;
-        };
-        /**
-         * HandoffDecisionInput
-         * @description An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.
-         */
-        HandoffDecisionInput: {
-            /** @description The handoff's id. */
-            handoff_id: string;
-            note?: components["schemas"]["Note"];
         };
         /**
          * HandoffDecisionInputBody
@@ -708,17 +675,6 @@ export interface components {
          */
         HandoffOutput: {
             handoff: components["schemas"]["Handoff"];
-        };
-        /**
-         * HandoffRequestInputInput
-         * @description The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.
-         */
-        HandoffRequestInputInput: {
-            /** @description The handoff's id. */
-            handoff_id: string;
-            key?: components["schemas"]["InputKey"];
-            message: string;
-            requested_schema?: components["schemas"]["RequestedSchema"];
         };
         /**
          * HandoffRequestInputInputBody
@@ -862,7 +818,7 @@ export interface components {
             title: string;
             status: number;
             detail: string;
-            code: components["schemas"]["DomainError"]["$defs"]["code"];
+            code: components["schemas"]["DomainErrorCode"];
             errors?: {
                 path: string;
                 keyword?: string;
@@ -887,14 +843,6 @@ export interface components {
             decided_at: components["schemas"]["Timestamp"] | null;
             note: components["schemas"]["Note"] | null;
             revision: components["schemas"]["RevisionNumber"] | null;
-        };
-        /**
-         * ProposalDecisionInput
-         * @description A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.
-         */
-        ProposalDecisionInput: {
-            proposal_id: string;
-            note?: components["schemas"]["Note"];
         };
         /**
          * ProposalDecisionInputBody
@@ -1194,15 +1142,6 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description The record is in the wrong state, or the base revision is stale */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1861,15 +1800,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
             /** @description The body or a result is too large */
             413: {
                 headers: {
@@ -1932,15 +1862,6 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description The record is in the wrong state, or the base revision is stale */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2070,15 +1991,6 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description The record is in the wrong state, or the base revision is stale */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2413,15 +2325,6 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactReadOutput"];
                 };
             };
-            /** @description The input does not match its schema */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
             /** @description No valid session */
             401: {
                 headers: {
@@ -2526,15 +2429,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ParticipantListOutput"];
-                };
-            };
-            /** @description The input does not match its schema */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
             /** @description No valid session */
@@ -2664,6 +2558,15 @@ export interface operations {
                     "application/json": components["schemas"]["ParticipantOutput"];
                 };
             };
+            /** @description The input does not match its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description No valid session */
             401: {
                 headers: {
@@ -2684,15 +2587,6 @@ export interface operations {
             };
             /** @description No such record */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description Already done */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2818,15 +2712,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
             /** @description The body or a result is too large */
             413: {
                 headers: {
@@ -2856,6 +2741,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SessionOutput"];
+                };
+            };
+            /** @description The input does not match its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
             /** @description No valid session */

@@ -231,6 +231,8 @@ interface RestRoute {
   query_names?: Record<string, string>;
   response: string;
   status: number;
+  omit_statuses?: number[];
+  extra_statuses?: Record<string, string>;
 }
 
 /** The same schema without some properties (the ones a path parameter fills), also inside oneOf branches. */
@@ -241,9 +243,6 @@ function withoutProperties(schema: Json, names: string[]): Json {
   if (copy.oneOf) copy.oneOf = copy.oneOf.map((branch) => withoutProperties(branch, names));
   return copy;
 }
-
-const toComponentRefs = (node: unknown): unknown =>
-  JSON.parse(JSON.stringify(node).replaceAll('"#/$defs/', '"#/components/schemas/'));
 
 const STATUS_FOR: Record<string, [number, string][]> = {
   get: [
@@ -261,6 +260,7 @@ const STATUS_FOR: Record<string, [number, string][]> = {
     [413, 'The body or a result is too large'],
   ],
   delete: [
+    [400, 'The input does not match its schema'],
     [401, 'No valid session'],
     [403, 'The session lacks the admin capability'],
     [404, 'No such record'],
@@ -277,12 +277,42 @@ async function emitRest(bundle: Json): Promise<{ openapi: Json; routesTs: string
   const components: Record<string, Json> = {};
   const paths: Record<string, Record<string, Json>> = {};
   const table: unknown[] = [];
-  const use = (title: string): Json => {
-    for (const [name, def] of Object.entries({ [title]: defs[title]!, ...reachableDefs(defs, defs[title]!) })) {
-      components[name] = toComponentRefs(def) as Json;
+  // A schema put in the document has its $defs references turned into
+  // component references, and each component it reaches is added once. A
+  // titled schema nested in another's $defs (DomainError's code) becomes a
+  // component of its own, so no component is kept only for its $defs.
+  const componentRef = (ref: string): string => {
+    const [name, ...rest] = ref.slice('#/$defs/'.length).split('/') as [string, ...string[]];
+    const nested =
+      rest.length === 2 && rest[0] === '$defs' ? (defs[name]?.$defs as Json | undefined)?.[rest[1]!] : null;
+    if (nested && typeof (nested as Json).title === 'string') {
+      const title = (nested as Json).title as string;
+      if (defs[title]) throw new Error(`$defs/${name}/$defs/${rest[1]} is titled ${title}, like a schema file`);
+      addComponent(title, nested as Json);
+      return `#/components/schemas/${title}`;
     }
-    return { $ref: `#/components/schemas/${title}` };
+    if (!defs[name]) throw new Error(`no schema titled ${name} (${ref})`);
+    addComponent(name, defs[name]);
+    return ['#/components/schemas', name, ...rest].join('/');
   };
+  const toComponents = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(toComponents);
+    if (node === null || typeof node !== 'object') return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => [
+        key,
+        key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')
+          ? componentRef(value)
+          : toComponents(value),
+      ]),
+    );
+  };
+  function addComponent(name: string, schema: Json): void {
+    if (name in components) return;
+    components[name] = {}; // taken, for schemas that refer to themselves
+    components[name] = toComponents(schema) as Json;
+  }
+  const use = (title: string): Json => ({ $ref: componentRef(`#/$defs/${title}`) });
   use('ProblemDetails');
   for (const route of catalog.routes) {
     const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -295,7 +325,7 @@ async function emitRest(bundle: Json): Promise<{ openapi: Json; routesTs: string
       name,
       in: 'path',
       required: true,
-      schema: toComponentRefs(propertyOf(name)),
+      schema: toComponents(propertyOf(name)),
     }));
     const queryParams: { name: string; field: string; type: string }[] = [];
     if (route.in === 'query' && input) {
@@ -306,15 +336,15 @@ async function emitRest(bundle: Json): Promise<{ openapi: Json; routesTs: string
         const name = renamed[field] ?? field;
         const resolved = (schema.$ref ? defs[(schema.$ref as string).slice('#/$defs/'.length)] : schema) as Json;
         queryParams.push({ name, field, type: String(resolved.type ?? 'string') });
-        parameters.push({ name, in: 'query', required: required.includes(field), schema: toComponentRefs(schema) });
+        parameters.push({ name, in: 'query', required: required.includes(field), schema: toComponents(schema) });
       }
     }
     let requestBody: Json | undefined;
     if (route.in === 'body' && input) {
       const bodyTitle = pathParams.length > 0 ? `${route.input}Body` : route.input!;
       if (pathParams.length > 0) {
-        use(route.input!);
-        components[bodyTitle] = toComponentRefs({
+        // Only the body form is in the document: the input's own schema names the path parameters too.
+        components[bodyTitle] = toComponents({
           ...withoutProperties(input, pathParams),
           title: bodyTitle,
           description: `${String(input.description ?? '')} The ${pathParams.join(', ')} come${pathParams.length > 1 ? '' : 's'} from the path.`,
@@ -334,10 +364,14 @@ async function emitRest(bundle: Json): Promise<{ openapi: Json; routesTs: string
         content: { 'application/json': { schema: use(route.response) } },
       },
     };
-    for (const [status, description] of STATUS_FOR[route.method]!)
+    for (const [status, description] of STATUS_FOR[route.method]!) {
+      // Without an input there is nothing to be invalid.
+      if (status === 400 && !route.input) continue;
+      if (route.omit_statuses?.includes(status)) continue;
       responses[String(status)] = { description, ...problem };
-    if (route.operationId === 'createHandoff') {
-      responses['429'] = { description: 'The room already has 32 active tasks', ...problem };
+    }
+    for (const [status, description] of Object.entries(route.extra_statuses ?? {})) {
+      responses[status] = { description, ...problem };
     }
     (paths[route.path] ??= {})[route.method] = {
       operationId: route.operationId,

@@ -22,6 +22,9 @@ function inputOf(ctx: Koa.Context, route: Route): Record<string, unknown> {
       throw new RequestProblem('the request body is not valid JSON');
     }
     if (!isObject(body)) throw new RequestProblem('the request body must be a JSON object');
+    // The document's body schema leaves path parameters out; one in the body would silently lose to the path.
+    const named = route.pathParams.find((name) => name in body);
+    if (named) throw new RequestProblem(`the request body has ${named}, which comes from the path`);
     Object.assign(input, body);
   }
   if (route.in === 'query') {
