@@ -2325,6 +2325,15 @@ export interface operations {
                     "application/json": components["schemas"]["ArtifactReadOutput"];
                 };
             };
+            /** @description The input does not match its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description No valid session */
             401: {
                 headers: {
@@ -2429,6 +2438,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ParticipantListOutput"];
+                };
+            };
+            /** @description The input does not match its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
             /** @description No valid session */

@@ -365,8 +365,6 @@ async function emitRest(bundle: Json): Promise<{ openapi: Json; routesTs: string
       },
     };
     for (const [status, description] of STATUS_FOR[route.method]!) {
-      // Without an input there is nothing to be invalid.
-      if (status === 400 && !route.input) continue;
       if (route.omit_statuses?.includes(status)) continue;
       responses[String(status)] = { description, ...problem };
     }

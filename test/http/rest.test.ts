@@ -136,6 +136,32 @@ describe('every route', () => {
     },
   );
 
+  it.each(restRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s: 400 for a query parameter it does not take: nothing sent is silently ignored',
+    async (_name, route) => {
+      const path = Object.fromEntries(route.pathParams.map((name) => [name, 'made-up']));
+      expectProblem(
+        await callRoute(w.alice, route, { params: { path, query: { nope: '1' } } }),
+        400,
+        'invalid_input',
+        "unknown query parameter 'nope'",
+      );
+    },
+  );
+
+  it.each(
+    restRoutes
+      .filter((route) => route.method === 'POST' && route.in !== 'body')
+      .map((route) => [`${route.method} ${route.path}`, route] as const),
+  )('%s: 400 for a body on a route that takes none', async (_name, route) => {
+    expectProblem(
+      await callRoute(w.bob, route, { body: { note: 'x' } }),
+      400,
+      'invalid_input',
+      'this route takes no request body (it has note)',
+    );
+  });
+
   it.each(
     restRoutes
       .filter((route) => route.method === 'POST')

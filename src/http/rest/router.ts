@@ -13,15 +13,14 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** The operation's input: path parameters, plus the JSON body or the query string. */
 function inputOf(ctx: Koa.Context, route: Route): Record<string, unknown> {
   const input: Record<string, unknown> = {};
+  // Nothing a client sends is silently ignored.
+  const [stray] = route.in === 'query' ? [] : Object.keys(ctx.query);
+  if (stray !== undefined) throw new RequestProblem(`unknown query parameter '${stray}'`);
+  const body = bodyOf(ctx);
+  if (route.in !== 'body' && Object.keys(body).length > 0) {
+    throw new RequestProblem(`this route takes no request body (it has ${Object.keys(body).join(', ')})`);
+  }
   if (route.in === 'body') {
-    const raw = (ctx.state.rawBody as string | undefined) ?? '';
-    let body: unknown;
-    try {
-      body = raw.trim() === '' ? {} : JSON.parse(raw);
-    } catch {
-      throw new RequestProblem('the request body is not valid JSON');
-    }
-    if (!isObject(body)) throw new RequestProblem('the request body must be a JSON object');
     // The document's body schema leaves path parameters out; one in the body would silently lose to the path.
     const named = route.pathParams.find((name) => name in body);
     if (named) throw new RequestProblem(`the request body has ${named}, which comes from the path`);
@@ -39,6 +38,20 @@ function inputOf(ctx: Koa.Context, route: Route): Record<string, unknown> {
   }
   for (const name of route.pathParams) input[name] = ctx.params[name];
   return input;
+}
+
+/** The JSON object the request carries; none is an empty one. */
+function bodyOf(ctx: Koa.Context): Record<string, unknown> {
+  const raw = (ctx.state.rawBody as string | undefined) ?? '';
+  if (raw.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw new RequestProblem('the request body is not valid JSON');
+  }
+  if (!isObject(body)) throw new RequestProblem('the request body must be a JSON object');
+  return body;
 }
 
 class RequestProblem extends Error {}
