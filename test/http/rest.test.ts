@@ -709,7 +709,7 @@ describe('GET /workspace/task (getTask)', () => {
       await w.alice.GET('/workspace/task', { params: { query: {} as never } }),
       400,
       'invalid_input',
-      "input must have required property 'task_id'",
+      "input must have required property 'id'",
     );
     expectProblem(
       await w.alice.GET('/workspace/task', { params: { query: { task_id: 'tk_x' } as never } }),

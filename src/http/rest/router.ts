@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { restRoutes } from '../../../generated/rest.js';
-import { isDomainError, type Actor, type Room } from '../../engine/index.js';
+import { DomainError, isDomainError, type Actor, type Room } from '../../engine/index.js';
 import { restOperations } from './operations.js';
 import { sendDomainError, sendProblem } from './problem.js';
 
@@ -56,6 +56,15 @@ function bodyOf(ctx: Koa.Context): Record<string, unknown> {
 
 class RequestProblem extends Error {}
 
+/** A refusal that names an input field the route calls otherwise (?id= for task_id) says it the route's way. */
+function inRouteTerms(error: DomainError, route: Route): DomainError {
+  const renamed = route.queryParams.filter((param) => param.name !== param.field);
+  if (error.code !== 'invalid_input' || renamed.length === 0) return error;
+  let message = error.message;
+  for (const { name, field } of renamed) message = message.replace(new RegExp(`\\b${field}\\b`, 'g'), name);
+  return new DomainError(error.code, message, error.details);
+}
+
 /** REST under /workspace: every route is its generated entry plus one engine call. */
 export function restRouter(room: Room, authenticate: (ctx: Koa.Context) => Actor): Router {
   const router = new Router();
@@ -69,7 +78,7 @@ export function restRouter(room: Room, authenticate: (ctx: Koa.Context) => Actor
         ctx.status = route.status;
         ctx.body = output;
       } catch (error) {
-        if (isDomainError(error)) return sendDomainError(ctx, error);
+        if (isDomainError(error)) return sendDomainError(ctx, inRouteTerms(error, route));
         if (error instanceof RequestProblem) return sendProblem(ctx, 400, 'invalid_input', error.message);
         throw error;
       }
