@@ -41,24 +41,24 @@ export const restOperations: {
     input: RestOperationTypes[K]['input'],
   ) => RestOperationTypes[K]['output'];
 } = {
-  createHandoff: (room, caller, input) => createHandoff(room, asCaller(caller), input),
+  createHandoff: asParticipant(createHandoff),
   listHandoffs,
   getHandoff,
-  acceptHandoff: (room, caller, input) => acceptHandoff(room, asCaller(caller), input),
-  requestHandoffInput: (room, caller, input) => requestInput(room, asCaller(caller), input),
-  completeHandoff: (room, caller, input) => completeHandoff(room, asCaller(caller), input),
-  approveHandoff: (room, caller, input) => approveHandoff(room, asCaller(caller), input),
-  rejectHandoff: (room, caller, input) => rejectHandoff(room, asCaller(caller), input),
+  acceptHandoff: asParticipant(acceptHandoff),
+  requestHandoffInput: asParticipant(requestInput),
+  completeHandoff: asParticipant(completeHandoff),
+  approveHandoff: asParticipant(approveHandoff),
+  rejectHandoff: asParticipant(rejectHandoff),
   listHandoffEvents: handoffEvents,
-  getTask: (room, caller, input) => getTask(room, asCaller(caller), input),
-  answerTaskInput: (room, caller, input) => answerInput(room, asCaller(caller), input),
-  cancelTask: (room, caller, input) => cancelTask(room, asCaller(caller), input),
-  proposeChange: (room, caller, input) => proposeChange(room, asCaller(caller), input),
+  getTask: asParticipant(getTask),
+  answerTaskInput: asParticipant(answerInput),
+  cancelTask: asParticipant(cancelTask),
+  proposeChange: asParticipant(proposeChange),
   listProposals,
   getProposal,
-  approveProposal: (room, caller, input) => approveProposal(room, asCaller(caller), input),
-  rejectProposal: (room, caller, input) => rejectProposal(room, asCaller(caller), input),
-  withdrawProposal: (room, caller, input) => withdrawProposal(room, asCaller(caller), input),
+  approveProposal: asParticipant(approveProposal),
+  rejectProposal: asParticipant(rejectProposal),
+  withdrawProposal: asParticipant(withdrawProposal),
   readArtifact: (room, caller) => readArtifact(room, caller),
   listHistory: workspaceHistory,
   listParticipants: (room, caller) => listParticipants(room, caller),
@@ -73,12 +73,14 @@ export const restOperations: {
  * Operations that act as a participant need one. The local operator reaches
  * them only by naming a participant (the Commonroom-Participant header).
  */
-function asCaller(actor: Actor): Caller {
-  if (actor === LOCAL_OPERATOR) {
-    throw new DomainError(
-      'invalid_input',
-      'this operation acts as a participant: name one in the Commonroom-Participant header',
-    );
-  }
-  return actor;
+function asParticipant<I, O>(operation: (room: Room, caller: Caller, input: I) => O) {
+  return (room: Room, actor: Actor, input: I): O => {
+    if (actor === LOCAL_OPERATOR) {
+      throw new DomainError(
+        'invalid_input',
+        'this operation acts as a participant: name one in the Commonroom-Participant header',
+      );
+    }
+    return operation(room, actor, input);
+  };
 }
