@@ -1,9 +1,10 @@
 import type Koa from 'koa';
 import { mcpMethods, type McpMethod } from '../../../generated/mcp.js';
-import { authenticate, isDomainError, type Room } from '../../engine/index.js';
+import { authenticate, type Room } from '../../engine/index.js';
 import { formatValidationErrors } from '../../engine/check-input.js';
 import { bearerToken } from '../authenticate.js';
 import { STREAMED } from './context.js';
+import { sendRpcError } from './errors.js';
 import { checkRoutingHeaders, header, mismatch } from './headers.js';
 import { handlers, missingTasksExtension } from './handlers.js';
 import {
@@ -137,18 +138,7 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry) {
       ctx.status = 200;
       ctx.body = { jsonrpc: '2.0', id: message.id, result };
     } catch (error) {
-      const rpc = toRpcError(error);
-      ctx.status = rpc.status;
-      if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-      // MCP's error response leaves id out when the request's id is unknown.
-      ctx.body = { jsonrpc: '2.0', ...(id === null ? {} : { id }), error: rpc.toJSON() };
+      sendRpcError(ctx, error, id);
     }
   };
-}
-
-function toRpcError(error: unknown): McpError {
-  if (error instanceof McpError) return error;
-  if (isDomainError(error) && error.code === 'unauthorized')
-    return new McpError(401, RPC.invalidRequest, error.message);
-  throw error; // not a client's mistake: the app's error funnel answers 500 without details
 }

@@ -1,6 +1,7 @@
 import type { DomainErrorCode } from '../../../generated/types.js';
-import type { DomainError } from '../../engine/index.js';
-import { McpError, RPC } from './protocol.js';
+import type Koa from 'koa';
+import { isDomainError, type DomainError } from '../../engine/index.js';
+import { McpError, RPC, type RequestId } from './protocol.js';
 
 /** A domain refusal of a protocol method (tasks/*, resources/read) as a JSON-RPC error. */
 const codes: Record<Exclude<DomainErrorCode, 'unauthorized'>, number> = {
@@ -30,4 +31,18 @@ export function toolErrorResult(error: DomainError) {
     structuredContent: { error: error.toJSON() },
     isError: true,
   };
+}
+
+/**
+ * Answers a client's mistake or a refusal as a JSON-RPC error with its HTTP
+ * status. Anything else is not the client's doing and goes on to the app's
+ * error funnel (a 500 without details).
+ */
+export function sendRpcError(ctx: Koa.Context, error: unknown, id: RequestId | null): void {
+  const rpc = error instanceof McpError ? error : isDomainError(error) ? rpcErrorFor(error) : null;
+  if (!rpc) throw error;
+  ctx.status = rpc.status;
+  if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+  // MCP's error response leaves id out when the request's id is unknown.
+  ctx.body = { jsonrpc: '2.0', ...(id === null ? {} : { id }), error: rpc.toJSON() };
 }

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
-import { authenticate, isDomainError, type Room, type RoomChange } from '../../engine/index.js';
+import { authenticate, type Room, type RoomChange } from '../../engine/index.js';
 import { bearerToken } from '../authenticate.js';
-import { McpError, RPC } from './protocol.js';
+import { sendRpcError } from './errors.js';
 import { resourcesChangedBy, resourceUris } from './resources.js';
 import type { StreamRegistry } from './streams.js';
 
@@ -17,12 +17,7 @@ export function legacyResourceStream(room: Room, streams: StreamRegistry) {
       sessionId = authenticate(room, bearerToken(ctx)).session_id;
       streams.checkRoom(sessionId);
     } catch (error) {
-      const rpc = isDomainError(error) ? new McpError(401, RPC.invalidRequest, error.message) : error;
-      if (!(rpc instanceof McpError)) throw error;
-      ctx.status = rpc.status;
-      if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-      ctx.body = { jsonrpc: '2.0', error: rpc.toJSON() };
-      return;
+      return sendRpcError(ctx, error, null);
     }
     const uris = resourceUris(room);
     const render = (change: RoomChange): unknown[] => {
