@@ -818,7 +818,8 @@ export interface components {
             title: string;
             status: number;
             detail: string;
-            code: components["schemas"]["DomainErrorCode"];
+            /** @description The room's error code (DomainErrorCode), or one of the HTTP layer's own: unsupported_media_type (415, the body is not application/json), method_not_allowed (405), internal_error (500). */
+            code: components["schemas"]["DomainErrorCode"] | ("unsupported_media_type" | "method_not_allowed" | "internal_error");
             errors?: {
                 path: string;
                 keyword?: string;
@@ -1158,6 +1159,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description The room already has 32 active tasks */
             429: {
                 headers: {
@@ -1381,6 +1391,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     completeHandoff: {
@@ -1454,6 +1473,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1541,6 +1569,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     rejectHandoff: {
@@ -1614,6 +1651,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1809,6 +1855,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     cancelTask: {
@@ -1871,6 +1926,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2000,6 +2064,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2145,6 +2218,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     rejectProposal: {
@@ -2225,6 +2307,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     withdrawProposal: {
@@ -2298,6 +2389,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2554,6 +2654,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     removeParticipant: {
@@ -2732,6 +2841,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

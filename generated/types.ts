@@ -1169,7 +1169,10 @@ export interface ProblemDetails {
   title: string;
   status: number;
   detail: string;
-  code: DomainErrorCode;
+  /**
+   * The room's error code (DomainErrorCode), or one of the HTTP layer's own: unsupported_media_type (415, the body is not application/json), method_not_allowed (405), internal_error (500).
+   */
+  code: DomainErrorCode | ("unsupported_media_type" | "method_not_allowed" | "internal_error");
   errors?: {
     path: string;
     keyword?: string;

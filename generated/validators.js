@@ -26600,7 +26600,14 @@ const schema229 = {
     title: { type: "string" },
     status: { type: "integer", minimum: 400, maximum: 599 },
     detail: { type: "string" },
-    code: { $ref: "#/$defs/DomainError/$defs/code" },
+    code: {
+      description:
+        "The room's error code (DomainErrorCode), or one of the HTTP layer's own: unsupported_media_type (415, the body is not application/json), method_not_allowed (405), internal_error (500).",
+      anyOf: [
+        { $ref: "#/$defs/DomainError/$defs/code" },
+        { type: "string", enum: ["unsupported_media_type", "method_not_allowed", "internal_error"] },
+      ],
+    },
     errors: {
       type: "array",
       items: {
@@ -26806,6 +26813,9 @@ function validate138(
     }
     if (data.code !== undefined) {
       let data4 = data.code;
+      const _errs10 = errors;
+      let valid1 = false;
+      const _errs11 = errors;
       if (typeof data4 !== "string") {
         const err11 = {
           instancePath: instancePath + "/code",
@@ -26845,6 +26855,65 @@ function validate138(
         }
         errors++;
       }
+      var _valid0 = _errs11 === errors;
+      valid1 = valid1 || _valid0;
+      const _errs14 = errors;
+      if (typeof data4 !== "string") {
+        const err13 = {
+          instancePath: instancePath + "/code",
+          schemaPath: "#/properties/code/anyOf/1/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+      if (!(data4 === "unsupported_media_type" || data4 === "method_not_allowed" || data4 === "internal_error")) {
+        const err14 = {
+          instancePath: instancePath + "/code",
+          schemaPath: "#/properties/code/anyOf/1/enum",
+          keyword: "enum",
+          params: { allowedValues: schema229.properties.code.anyOf[1].enum },
+          message: "must be equal to one of the allowed values",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+      var _valid0 = _errs14 === errors;
+      valid1 = valid1 || _valid0;
+      if (!valid1) {
+        const err15 = {
+          instancePath: instancePath + "/code",
+          schemaPath: "#/properties/code/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      } else {
+        errors = _errs10;
+        if (vErrors !== null) {
+          if (_errs10) {
+            vErrors.length = _errs10;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
     }
     if (data.errors !== undefined) {
       let data5 = data.errors;
@@ -26854,7 +26923,7 @@ function validate138(
           let data6 = data5[i0];
           if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
             if (data6.path === undefined) {
-              const err13 = {
+              const err16 = {
                 instancePath: instancePath + "/errors/" + i0,
                 schemaPath: "#/properties/errors/items/required",
                 keyword: "required",
@@ -26862,14 +26931,14 @@ function validate138(
                 message: "must have required property '" + "path" + "'",
               };
               if (vErrors === null) {
-                vErrors = [err13];
+                vErrors = [err16];
               } else {
-                vErrors.push(err13);
+                vErrors.push(err16);
               }
               errors++;
             }
             if (data6.message === undefined) {
-              const err14 = {
+              const err17 = {
                 instancePath: instancePath + "/errors/" + i0,
                 schemaPath: "#/properties/errors/items/required",
                 keyword: "required",
@@ -26877,15 +26946,15 @@ function validate138(
                 message: "must have required property '" + "message" + "'",
               };
               if (vErrors === null) {
-                vErrors = [err14];
+                vErrors = [err17];
               } else {
-                vErrors.push(err14);
+                vErrors.push(err17);
               }
               errors++;
             }
             if (data6.path !== undefined) {
               if (typeof data6.path !== "string") {
-                const err15 = {
+                const err18 = {
                   instancePath: instancePath + "/errors/" + i0 + "/path",
                   schemaPath: "#/properties/errors/items/properties/path/type",
                   keyword: "type",
@@ -26893,16 +26962,16 @@ function validate138(
                   message: "must be string",
                 };
                 if (vErrors === null) {
-                  vErrors = [err15];
+                  vErrors = [err18];
                 } else {
-                  vErrors.push(err15);
+                  vErrors.push(err18);
                 }
                 errors++;
               }
             }
             if (data6.keyword !== undefined) {
               if (typeof data6.keyword !== "string") {
-                const err16 = {
+                const err19 = {
                   instancePath: instancePath + "/errors/" + i0 + "/keyword",
                   schemaPath: "#/properties/errors/items/properties/keyword/type",
                   keyword: "type",
@@ -26910,16 +26979,16 @@ function validate138(
                   message: "must be string",
                 };
                 if (vErrors === null) {
-                  vErrors = [err16];
+                  vErrors = [err19];
                 } else {
-                  vErrors.push(err16);
+                  vErrors.push(err19);
                 }
                 errors++;
               }
             }
             if (data6.message !== undefined) {
               if (typeof data6.message !== "string") {
-                const err17 = {
+                const err20 = {
                   instancePath: instancePath + "/errors/" + i0 + "/message",
                   schemaPath: "#/properties/errors/items/properties/message/type",
                   keyword: "type",
@@ -26927,15 +26996,15 @@ function validate138(
                   message: "must be string",
                 };
                 if (vErrors === null) {
-                  vErrors = [err17];
+                  vErrors = [err20];
                 } else {
-                  vErrors.push(err17);
+                  vErrors.push(err20);
                 }
                 errors++;
               }
             }
           } else {
-            const err18 = {
+            const err21 = {
               instancePath: instancePath + "/errors/" + i0,
               schemaPath: "#/properties/errors/items/type",
               keyword: "type",
@@ -26943,15 +27012,15 @@ function validate138(
               message: "must be object",
             };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err21];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err21);
             }
             errors++;
           }
         }
       } else {
-        const err19 = {
+        const err22 = {
           instancePath: instancePath + "/errors",
           schemaPath: "#/properties/errors/type",
           keyword: "type",
@@ -26959,9 +27028,9 @@ function validate138(
           message: "must be array",
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err22];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -26969,7 +27038,7 @@ function validate138(
     if (data.current_revision !== undefined) {
       let data10 = data.current_revision;
       if (!(typeof data10 == "number" && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
-        const err20 = {
+        const err23 = {
           instancePath: instancePath + "/current_revision",
           schemaPath: "#/properties/current_revision/type",
           keyword: "type",
@@ -26977,15 +27046,15 @@ function validate138(
           message: "must be integer",
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err23];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err23);
         }
         errors++;
       }
     }
   } else {
-    const err21 = {
+    const err24 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -26993,9 +27062,9 @@ function validate138(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err21];
+      vErrors = [err24];
     } else {
-      vErrors.push(err21);
+      vErrors.push(err24);
     }
     errors++;
   }

@@ -368,6 +368,9 @@ async function emitRest(bundle: Json): Promise<{ openapi: Json; routesTs: string
       if (route.omit_statuses?.includes(status)) continue;
       responses[String(status)] = { description, ...problem };
     }
+    if (route.in === 'body') {
+      responses['415'] = { description: 'The body is not sent as application/json', ...problem };
+    }
     for (const [status, description] of Object.entries(route.extra_statuses ?? {})) {
       responses[status] = { description, ...problem };
     }
