@@ -6198,11 +6198,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -6240,8 +6241,13 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
       },
@@ -6431,11 +6437,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -6473,8 +6480,13 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
       },
@@ -6677,11 +6689,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -6719,8 +6732,13 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
       },
@@ -6922,11 +6940,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -6964,8 +6983,13 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
       },
@@ -7167,11 +7191,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -7209,8 +7234,13 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
       },
@@ -7360,11 +7390,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -7402,8 +7433,13 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
         RevisionNumber: {

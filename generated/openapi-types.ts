@@ -896,8 +896,9 @@ export interface components {
          */
         Revision: {
             number: components["schemas"]["RevisionNumber"];
+            /** @description SHA-256 of the bytes of the file, as on disk. */
             hash: string;
-            /** @description Bytes of UTF-8 text. */
+            /** @description Bytes of the file, as on disk. */
             size: number;
             /** @enum {unknown} */
             source: "initial" | "proposal" | "external";
@@ -905,6 +906,8 @@ export interface components {
             approver: components["schemas"]["ParticipantName"] | null;
             proposal_id: string | null;
             at: components["schemas"]["Timestamp"];
+            /** @description Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again. */
+            utf8: boolean;
         };
         /**
          * RevisionNumber

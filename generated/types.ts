@@ -518,9 +518,12 @@ export interface HistoryEntry {
  */
 export interface Revision {
   number: RevisionNumber;
+  /**
+   * SHA-256 of the bytes of the file, as on disk.
+   */
   hash: string;
   /**
-   * Bytes of UTF-8 text.
+   * Bytes of the file, as on disk.
    */
   size: number;
   source: "initial" | "proposal" | "external";
@@ -528,6 +531,10 @@ export interface Revision {
   approver: ParticipantName | null;
   proposal_id: string | null;
   at: Timestamp;
+  /**
+   * Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.
+   */
+  utf8: boolean;
 }
 /**
  * A named member of the room, human or agent alike. A removed participant keeps its name in the record; its sessions no longer work.

@@ -9070,15 +9070,24 @@ const schema92 = {
   type: "object",
   properties: {
     number: { $ref: "#/$defs/RevisionNumber" },
-    hash: { type: "string", pattern: "^sha256:[0-9a-f]{64}$" },
-    size: { type: "integer", minimum: 0, description: "Bytes of UTF-8 text." },
+    hash: {
+      type: "string",
+      pattern: "^sha256:[0-9a-f]{64}$",
+      description: "SHA-256 of the bytes of the file, as on disk.",
+    },
+    size: { type: "integer", minimum: 0, description: "Bytes of the file, as on disk." },
     source: { enum: ["initial", "proposal", "external"] },
     author: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
     approver: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
     proposal_id: { anyOf: [{ type: "string" }, { type: "null" }] },
     at: { $ref: "#/$defs/Timestamp" },
+    utf8: {
+      type: "boolean",
+      description:
+        "Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.",
+    },
   },
-  required: ["number", "hash", "size", "source", "author", "approver", "proposal_id", "at"],
+  required: ["number", "hash", "size", "source", "author", "approver", "proposal_id", "at", "utf8"],
   additionalProperties: false,
 };
 const schema93 = {
@@ -9223,41 +9232,29 @@ function validate44(
       }
       errors++;
     }
+    if (data.utf8 === undefined) {
+      const err8 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "utf8" },
+        message: "must have required property '" + "utf8" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err8];
+      } else {
+        vErrors.push(err8);
+      }
+      errors++;
+    }
     for (const key0 in data) {
-      if (!(
-        key0 === "number" ||
-        key0 === "hash" ||
-        key0 === "size" ||
-        key0 === "source" ||
-        key0 === "author" ||
-        key0 === "approver" ||
-        key0 === "proposal_id" ||
-        key0 === "at"
-      )) {
-        const err8 = {
+      if (!func5.call(schema92.properties, key0)) {
+        const err9 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-    }
-    if (data.number !== undefined) {
-      let data0 = data.number;
-      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-        const err9 = {
-          instancePath: instancePath + "/number",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -9266,9 +9263,27 @@ function validate44(
         }
         errors++;
       }
+    }
+    if (data.number !== undefined) {
+      let data0 = data.number;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err10 = {
+          instancePath: instancePath + "/number",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
       if (typeof data0 == "number" && isFinite(data0)) {
         if (data0 < 1 || isNaN(data0)) {
-          const err10 = {
+          const err11 = {
             instancePath: instancePath + "/number",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -9276,9 +9291,9 @@ function validate44(
             message: "must be >= 1",
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err11];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err11);
           }
           errors++;
         }
@@ -9288,7 +9303,7 @@ function validate44(
       let data1 = data.hash;
       if (typeof data1 === "string") {
         if (!pattern13.test(data1)) {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
             keyword: "pattern",
@@ -9296,37 +9311,19 @@ function validate44(
             message: 'must match pattern "' + "^sha256:[0-9a-f]{64}$" + '"',
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
       } else {
-        const err12 = {
+        const err13 = {
           instancePath: instancePath + "/hash",
           schemaPath: "#/properties/hash/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
-        }
-        errors++;
-      }
-    }
-    if (data.size !== undefined) {
-      let data2 = data.size;
-      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err13 = {
-          instancePath: instancePath + "/size",
-          schemaPath: "#/properties/size/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -9335,9 +9332,27 @@ function validate44(
         }
         errors++;
       }
+    }
+    if (data.size !== undefined) {
+      let data2 = data.size;
+      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err14 = {
+          instancePath: instancePath + "/size",
+          schemaPath: "#/properties/size/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
       if (typeof data2 == "number" && isFinite(data2)) {
         if (data2 < 0 || isNaN(data2)) {
-          const err14 = {
+          const err15 = {
             instancePath: instancePath + "/size",
             schemaPath: "#/properties/size/minimum",
             keyword: "minimum",
@@ -9345,9 +9360,9 @@ function validate44(
             message: "must be >= 0",
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err15];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err15);
           }
           errors++;
         }
@@ -9356,7 +9371,7 @@ function validate44(
     if (data.source !== undefined) {
       let data3 = data.source;
       if (!(data3 === "initial" || data3 === "proposal" || data3 === "external")) {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + "/source",
           schemaPath: "#/properties/source/enum",
           keyword: "enum",
@@ -9364,9 +9379,9 @@ function validate44(
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -9378,27 +9393,12 @@ function validate44(
       const _errs12 = errors;
       if (typeof data4 === "string") {
         if (func1(data4) > 64) {
-          const err16 = {
+          const err17 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-        if (func1(data4) < 1) {
-          const err17 = {
-            instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -9407,13 +9407,13 @@ function validate44(
           }
           errors++;
         }
-        if (!pattern4.test(data4)) {
+        if (func1(data4) < 1) {
           const err18 = {
             instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err18];
@@ -9422,31 +9422,28 @@ function validate44(
           }
           errors++;
         }
+        if (!pattern4.test(data4)) {
+          const err19 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
       } else {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err19];
-        } else {
-          vErrors.push(err19);
-        }
-        errors++;
-      }
-      var _valid0 = _errs12 === errors;
-      valid2 = valid2 || _valid0;
-      const _errs15 = errors;
-      if (data4 !== null) {
-        const err20 = {
-          instancePath: instancePath + "/author",
-          schemaPath: "#/properties/author/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -9455,10 +9452,28 @@ function validate44(
         }
         errors++;
       }
+      var _valid0 = _errs12 === errors;
+      valid2 = valid2 || _valid0;
+      const _errs15 = errors;
+      if (data4 !== null) {
+        const err21 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/properties/author/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
       var _valid0 = _errs15 === errors;
       valid2 = valid2 || _valid0;
       if (!valid2) {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/properties/author/anyOf",
           keyword: "anyOf",
@@ -9466,9 +9481,9 @@ function validate44(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       } else {
@@ -9489,27 +9504,12 @@ function validate44(
       const _errs19 = errors;
       if (typeof data5 === "string") {
         if (func1(data5) > 64) {
-          const err22 = {
+          const err23 = {
             instancePath: instancePath + "/approver",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func1(data5) < 1) {
-          const err23 = {
-            instancePath: instancePath + "/approver",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -9518,13 +9518,13 @@ function validate44(
           }
           errors++;
         }
-        if (!pattern4.test(data5)) {
+        if (func1(data5) < 1) {
           const err24 = {
             instancePath: instancePath + "/approver",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err24];
@@ -9533,31 +9533,28 @@ function validate44(
           }
           errors++;
         }
+        if (!pattern4.test(data5)) {
+          const err25 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
       } else {
-        const err25 = {
+        const err26 = {
           instancePath: instancePath + "/approver",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-      var _valid1 = _errs19 === errors;
-      valid4 = valid4 || _valid1;
-      const _errs22 = errors;
-      if (data5 !== null) {
-        const err26 = {
-          instancePath: instancePath + "/approver",
-          schemaPath: "#/properties/approver/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -9566,10 +9563,28 @@ function validate44(
         }
         errors++;
       }
+      var _valid1 = _errs19 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs22 = errors;
+      if (data5 !== null) {
+        const err27 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/properties/approver/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
       var _valid1 = _errs22 === errors;
       valid4 = valid4 || _valid1;
       if (!valid4) {
-        const err27 = {
+        const err28 = {
           instancePath: instancePath + "/approver",
           schemaPath: "#/properties/approver/anyOf",
           keyword: "anyOf",
@@ -9577,9 +9592,9 @@ function validate44(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
         }
         errors++;
       } else {
@@ -9599,30 +9614,12 @@ function validate44(
       let valid6 = false;
       const _errs26 = errors;
       if (typeof data6 !== "string") {
-        const err28 = {
+        const err29 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/anyOf/0/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err28];
-        } else {
-          vErrors.push(err28);
-        }
-        errors++;
-      }
-      var _valid2 = _errs26 === errors;
-      valid6 = valid6 || _valid2;
-      const _errs28 = errors;
-      if (data6 !== null) {
-        const err29 = {
-          instancePath: instancePath + "/proposal_id",
-          schemaPath: "#/properties/proposal_id/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err29];
@@ -9631,10 +9628,28 @@ function validate44(
         }
         errors++;
       }
+      var _valid2 = _errs26 === errors;
+      valid6 = valid6 || _valid2;
+      const _errs28 = errors;
+      if (data6 !== null) {
+        const err30 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
       var _valid2 = _errs28 === errors;
       valid6 = valid6 || _valid2;
       if (!valid6) {
-        const err30 = {
+        const err31 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/anyOf",
           keyword: "anyOf",
@@ -9642,9 +9657,9 @@ function validate44(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err31];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err31);
         }
         errors++;
       } else {
@@ -9660,7 +9675,7 @@ function validate44(
     }
     if (data.at !== undefined) {
       if (!(typeof data.at === "string")) {
-        const err31 = {
+        const err32 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -9668,15 +9683,32 @@ function validate44(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err32];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+    if (data.utf8 !== undefined) {
+      if (typeof data.utf8 !== "boolean") {
+        const err33 = {
+          instancePath: instancePath + "/utf8",
+          schemaPath: "#/properties/utf8/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+        };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
         }
         errors++;
       }
     }
   } else {
-    const err32 = {
+    const err34 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -9684,9 +9716,9 @@ function validate44(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err34];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err34);
     }
     errors++;
   }
@@ -13037,41 +13069,29 @@ function validate58(
       }
       errors++;
     }
+    if (data.utf8 === undefined) {
+      const err8 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "utf8" },
+        message: "must have required property '" + "utf8" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err8];
+      } else {
+        vErrors.push(err8);
+      }
+      errors++;
+    }
     for (const key0 in data) {
-      if (!(
-        key0 === "number" ||
-        key0 === "hash" ||
-        key0 === "size" ||
-        key0 === "source" ||
-        key0 === "author" ||
-        key0 === "approver" ||
-        key0 === "proposal_id" ||
-        key0 === "at"
-      )) {
-        const err8 = {
+      if (!func5.call(schema92.properties, key0)) {
+        const err9 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-    }
-    if (data.number !== undefined) {
-      let data0 = data.number;
-      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-        const err9 = {
-          instancePath: instancePath + "/number",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -13080,9 +13100,27 @@ function validate58(
         }
         errors++;
       }
+    }
+    if (data.number !== undefined) {
+      let data0 = data.number;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err10 = {
+          instancePath: instancePath + "/number",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
       if (typeof data0 == "number" && isFinite(data0)) {
         if (data0 < 1 || isNaN(data0)) {
-          const err10 = {
+          const err11 = {
             instancePath: instancePath + "/number",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -13090,9 +13128,9 @@ function validate58(
             message: "must be >= 1",
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err11];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err11);
           }
           errors++;
         }
@@ -13102,7 +13140,7 @@ function validate58(
       let data1 = data.hash;
       if (typeof data1 === "string") {
         if (!pattern13.test(data1)) {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
             keyword: "pattern",
@@ -13110,37 +13148,19 @@ function validate58(
             message: 'must match pattern "' + "^sha256:[0-9a-f]{64}$" + '"',
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
       } else {
-        const err12 = {
+        const err13 = {
           instancePath: instancePath + "/hash",
           schemaPath: "#/properties/hash/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
-        }
-        errors++;
-      }
-    }
-    if (data.size !== undefined) {
-      let data2 = data.size;
-      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err13 = {
-          instancePath: instancePath + "/size",
-          schemaPath: "#/properties/size/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -13149,9 +13169,27 @@ function validate58(
         }
         errors++;
       }
+    }
+    if (data.size !== undefined) {
+      let data2 = data.size;
+      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err14 = {
+          instancePath: instancePath + "/size",
+          schemaPath: "#/properties/size/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
       if (typeof data2 == "number" && isFinite(data2)) {
         if (data2 < 0 || isNaN(data2)) {
-          const err14 = {
+          const err15 = {
             instancePath: instancePath + "/size",
             schemaPath: "#/properties/size/minimum",
             keyword: "minimum",
@@ -13159,9 +13197,9 @@ function validate58(
             message: "must be >= 0",
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err15];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err15);
           }
           errors++;
         }
@@ -13170,7 +13208,7 @@ function validate58(
     if (data.source !== undefined) {
       let data3 = data.source;
       if (!(data3 === "initial" || data3 === "proposal" || data3 === "external")) {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + "/source",
           schemaPath: "#/properties/source/enum",
           keyword: "enum",
@@ -13178,9 +13216,9 @@ function validate58(
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -13192,27 +13230,12 @@ function validate58(
       const _errs12 = errors;
       if (typeof data4 === "string") {
         if (func1(data4) > 64) {
-          const err16 = {
+          const err17 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-        if (func1(data4) < 1) {
-          const err17 = {
-            instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -13221,13 +13244,13 @@ function validate58(
           }
           errors++;
         }
-        if (!pattern4.test(data4)) {
+        if (func1(data4) < 1) {
           const err18 = {
             instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err18];
@@ -13236,31 +13259,28 @@ function validate58(
           }
           errors++;
         }
+        if (!pattern4.test(data4)) {
+          const err19 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
       } else {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err19];
-        } else {
-          vErrors.push(err19);
-        }
-        errors++;
-      }
-      var _valid0 = _errs12 === errors;
-      valid2 = valid2 || _valid0;
-      const _errs15 = errors;
-      if (data4 !== null) {
-        const err20 = {
-          instancePath: instancePath + "/author",
-          schemaPath: "#/properties/author/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -13269,10 +13289,28 @@ function validate58(
         }
         errors++;
       }
+      var _valid0 = _errs12 === errors;
+      valid2 = valid2 || _valid0;
+      const _errs15 = errors;
+      if (data4 !== null) {
+        const err21 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/properties/author/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
       var _valid0 = _errs15 === errors;
       valid2 = valid2 || _valid0;
       if (!valid2) {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/properties/author/anyOf",
           keyword: "anyOf",
@@ -13280,9 +13318,9 @@ function validate58(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       } else {
@@ -13303,27 +13341,12 @@ function validate58(
       const _errs19 = errors;
       if (typeof data5 === "string") {
         if (func1(data5) > 64) {
-          const err22 = {
+          const err23 = {
             instancePath: instancePath + "/approver",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func1(data5) < 1) {
-          const err23 = {
-            instancePath: instancePath + "/approver",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -13332,13 +13355,13 @@ function validate58(
           }
           errors++;
         }
-        if (!pattern4.test(data5)) {
+        if (func1(data5) < 1) {
           const err24 = {
             instancePath: instancePath + "/approver",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err24];
@@ -13347,31 +13370,28 @@ function validate58(
           }
           errors++;
         }
+        if (!pattern4.test(data5)) {
+          const err25 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
       } else {
-        const err25 = {
+        const err26 = {
           instancePath: instancePath + "/approver",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-      var _valid1 = _errs19 === errors;
-      valid4 = valid4 || _valid1;
-      const _errs22 = errors;
-      if (data5 !== null) {
-        const err26 = {
-          instancePath: instancePath + "/approver",
-          schemaPath: "#/properties/approver/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -13380,10 +13400,28 @@ function validate58(
         }
         errors++;
       }
+      var _valid1 = _errs19 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs22 = errors;
+      if (data5 !== null) {
+        const err27 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/properties/approver/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
       var _valid1 = _errs22 === errors;
       valid4 = valid4 || _valid1;
       if (!valid4) {
-        const err27 = {
+        const err28 = {
           instancePath: instancePath + "/approver",
           schemaPath: "#/properties/approver/anyOf",
           keyword: "anyOf",
@@ -13391,9 +13429,9 @@ function validate58(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
         }
         errors++;
       } else {
@@ -13413,30 +13451,12 @@ function validate58(
       let valid6 = false;
       const _errs26 = errors;
       if (typeof data6 !== "string") {
-        const err28 = {
+        const err29 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/anyOf/0/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err28];
-        } else {
-          vErrors.push(err28);
-        }
-        errors++;
-      }
-      var _valid2 = _errs26 === errors;
-      valid6 = valid6 || _valid2;
-      const _errs28 = errors;
-      if (data6 !== null) {
-        const err29 = {
-          instancePath: instancePath + "/proposal_id",
-          schemaPath: "#/properties/proposal_id/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err29];
@@ -13445,10 +13465,28 @@ function validate58(
         }
         errors++;
       }
+      var _valid2 = _errs26 === errors;
+      valid6 = valid6 || _valid2;
+      const _errs28 = errors;
+      if (data6 !== null) {
+        const err30 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
       var _valid2 = _errs28 === errors;
       valid6 = valid6 || _valid2;
       if (!valid6) {
-        const err30 = {
+        const err31 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/anyOf",
           keyword: "anyOf",
@@ -13456,9 +13494,9 @@ function validate58(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err31];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err31);
         }
         errors++;
       } else {
@@ -13474,7 +13512,7 @@ function validate58(
     }
     if (data.at !== undefined) {
       if (!(typeof data.at === "string")) {
-        const err31 = {
+        const err32 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -13482,15 +13520,32 @@ function validate58(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err32];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+    if (data.utf8 !== undefined) {
+      if (typeof data.utf8 !== "boolean") {
+        const err33 = {
+          instancePath: instancePath + "/utf8",
+          schemaPath: "#/properties/utf8/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+        };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
         }
         errors++;
       }
     }
   } else {
-    const err32 = {
+    const err34 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -13498,9 +13553,9 @@ function validate58(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err34];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err34);
     }
     errors++;
   }

@@ -7,7 +7,7 @@ import type { Room } from '../engine/index.js';
 import type { RoomServer } from '../http/server.js';
 import { loadEngine, openForWriting } from './open-room.js';
 import { command, FILE_ARGUMENT, integerOrText, list } from './options.js';
-import { requireFile } from './room.js';
+import { notTextNote, requireFile } from './room.js';
 import { DomainError } from '../engine/errors.js';
 
 export interface ServeSettings {
@@ -35,7 +35,12 @@ export async function startServing(file: string, settings: ServeSettings): Promi
   const { serveRoom } = await import('../http/server.js');
   const room = openForWriting(engine, file, `ce serve ${file}`, true);
   try {
-    engine.syncArtifact(room); // the initial revision, or an edit made while no room ran
+    const recorded = engine.syncArtifact(room); // the initial revision, or an edit made while no room ran
+    if (recorded && recorded.source === 'external') {
+      process.stderr.write(
+        `ce: recorded an edit made while no room ran as revision ${recorded.number}${notTextNote(recorded)}\n`,
+      );
+    }
     const http = await serveRoom(room, {
       host: settings.host,
       port: settings.port,

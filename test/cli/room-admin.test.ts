@@ -79,6 +79,30 @@ describe.concurrent('ce init', () => {
     expect(edited).toMatch(/^room\.md already is a room; recorded an outside edit as revision 2$/m);
     expect(edited).toMatch(/^revision: +2$/m);
   });
+
+  test('refuses a file that is not UTF-8 text, writing no sidecar; ce serve too', SLOW, async () => {
+    const file = markdownFile();
+    const latin1 = Buffer.from('# Caf\xe9\n', 'latin1');
+    writeFileSync(file, latin1);
+    const [init, serve] = await Promise.all([ce(['init', file]), ce(['serve', file, '--port', '0'])]);
+    const notText = new RegExp(
+      `^ce: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not UTF-8 text \\(byte 0xE9 at offset 5 is not valid UTF-8\\); a room's file must be UTF-8 text`,
+    );
+    failedWith(init, 1, notText);
+    failedWith(serve, 1, notText);
+    expect(existsSync(sidecarOf(file))).toBe(false);
+    expect(readFileSync(file)).toEqual(latin1);
+
+    // A room whose file an editor saved as Latin-1 keeps the bytes as an outside edit.
+    writeFileSync(file, '# Café\n');
+    okPlain(await ce(['init', file]));
+    writeFileSync(file, latin1);
+    const edited = okPlain(await ce(['init', file]));
+    expect(edited).toMatch(
+      /^room\.md already is a room; recorded an outside edit as revision 2 \(not UTF-8 text: it cannot be read or changed as text until it is saved as UTF-8 again\)$/m,
+    );
+    expect(readFileSync(file)).toEqual(latin1);
+  });
 });
 
 describe.concurrent('ce participant', () => {

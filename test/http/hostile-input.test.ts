@@ -2,6 +2,7 @@
 // that are not JSON by their content type or their bytes, unknown paths and
 // wrong methods. Each is refused with a clear error in its surface's own
 // format, and the database is the same afterwards, row for row.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateProblemDetails } from '../../generated/validators.js';
 import { mcpHeaders, post, requestMeta } from '../helpers/mcp-wire.js';
@@ -109,7 +110,11 @@ describe('bodies that are not JSON', () => {
         headers: restHeaders(s.tokens.alice),
         body: bytes,
       });
-      return { status: response.status, headers: response.headers, body: await response.json() };
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: (await response.json()) as { detail: string },
+      };
     });
     expectProblemBody(r, 400, 'invalid_input');
     expect(r.body.detail).toBe('the request body is not valid UTF-8');
@@ -194,5 +199,46 @@ describe('paths and methods', () => {
       jsonrpc: '2.0',
       error: { code: -32600, message: 'method not allowed: /mcp takes POST (and GET for the legacy stream)' },
     });
+  });
+});
+
+describe('a file an outside edit left not UTF-8', () => {
+  it('REST reading and approving answer 409 saying why, MCP reading -32009; the bytes stay as they are', async () => {
+    const proposed = await post(
+      `${rest}/proposals`,
+      { base_revision: 1, content: '# Proposed\n' },
+      restHeaders(s.tokens.alice),
+    );
+    expect(proposed.status).toBe(201);
+    const latin1 = Buffer.from('# Caf\xe9\n', 'latin1');
+    writeFileSync(s.artifact, latin1);
+    const why =
+      /^the artifact room\.md is not UTF-8 text since an outside edit \(byte 0xE9 at offset 5 is not valid UTF-8\)/;
+
+    const read = await fetch(`${rest}/artifact`, { headers: { authorization: `Bearer ${s.tokens.alice}` } });
+    const readBody = { status: read.status, headers: read.headers, body: (await read.json()) as { detail: string } };
+    expectProblemBody(readBody, 409, 'conflict');
+    expect(readBody.body.detail).toMatch(why);
+
+    const approve = await unchanged(() =>
+      post(`${rest}/proposals/${proposed.body.proposal.proposal_id}/approve`, {}, restHeaders(s.tokens.dave)),
+    );
+    expectProblemBody(approve, 409, 'conflict');
+    expect(approve.body.detail).toMatch(why);
+
+    const resource = await post(
+      mcp,
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'resources/read',
+        params: { uri: 'workspace:///room.md', _meta: requestMeta() },
+      },
+      mcpHeaders('resources/read', s.tokens.alice, { 'mcp-name': 'workspace:///room.md' }),
+    );
+    expect(resource.status).toBe(200);
+    expect(resource.body.error).toMatchObject({ code: -32009, data: { code: 'conflict', reason: 'not_text' } });
+    expect(resource.body.error.message).toMatch(why);
+    expect(readFileSync(s.artifact)).toEqual(latin1);
   });
 });
