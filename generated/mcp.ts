@@ -108,7 +108,7 @@ export const toolCatalog = [
     name: 'handoff_create',
     title: 'Create a handoff',
     description:
-      'Ask another participant (or anyone with write) to do some work. Creates the handoff (open) and its task (working). With the Tasks extension declared the answer is a task handle (CreateTaskResult); without it, the handoff with its handoff_id and task_id. The same idempotency_key returns the original.',
+      "Ask another participant (or anyone with write) to do some work. Creates the handoff (open) and its task (working). With the Tasks extension declared the answer is a task handle (CreateTaskResult), and the completed task's result is the assignee's own CallToolResult, as the assignee gave it. Without it, structuredContent holds {handoff, task, replayed}: the handoff with its handoff_id and task_id. Pass an idempotency_key to make a retry safe: the same key returns the original and creates nothing.",
     inputSchema: {
       title: 'HandoffCreateInput',
       description:
@@ -193,806 +193,6 @@ export const toolCatalog = [
         },
       },
     },
-    outputSchema: {
-      title: 'HandoffCreateOutput',
-      description:
-        'The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.',
-      type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
-        },
-        task: {
-          anyOf: [
-            {
-              $ref: '#/$defs/DetailedTask',
-            },
-            {
-              type: 'null',
-            },
-          ],
-          description:
-            'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
-        },
-        replayed: {
-          type: 'boolean',
-        },
-      },
-      required: ['handoff', 'task', 'replayed'],
-      additionalProperties: false,
-      $defs: {
-        Handoff: {
-          title: 'Handoff',
-          description:
-            'Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.',
-          type: 'object',
-          properties: {
-            handoff_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            task_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/HandoffStatus',
-            },
-            summary: {
-              $ref: '#/$defs/Summary',
-            },
-            constraints: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Constraints',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            owner: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            assignee: {
-              description: 'The named assignee, or whoever accepted; null while anyone with write may accept.',
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            artifacts: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ArtifactReference',
-              },
-            },
-            idempotency_key: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/IdempotencyKey',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            correlation_id: {
-              type: 'string',
-            },
-            inputs: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/HandoffInput',
-              },
-            },
-            result: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/CallToolResult',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            error: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Decision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            updated_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            accepted_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            completed_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            cancelled_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'handoff_id',
-            'task_id',
-            'status',
-            'summary',
-            'constraints',
-            'owner',
-            'assignee',
-            'artifacts',
-            'idempotency_key',
-            'correlation_id',
-            'inputs',
-            'result',
-            'error',
-            'decision',
-            'created_at',
-            'updated_at',
-            'accepted_at',
-            'completed_at',
-            'cancelled_at',
-          ],
-          additionalProperties: false,
-        },
-        HandoffStatus: {
-          title: 'HandoffStatus',
-          description: 'open → accepted → result_ready → approved or rejected. cancelled ends it earlier.',
-          type: 'string',
-          enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Constraints: {
-          title: 'Constraints',
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
-          type: 'string',
-          maxLength: 8000,
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ArtifactReference: {
-          title: 'ArtifactReference',
-          description: 'A reference to something the work is about. Stored as given; the room never fetches it.',
-          type: 'object',
-          properties: {
-            uri: {
-              type: 'string',
-              minLength: 1,
-              maxLength: 2048,
-              format: 'uri-reference',
-            },
-            title: {
-              type: 'string',
-              maxLength: 500,
-            },
-            revision: {
-              type: 'integer',
-              minimum: 0,
-            },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        IdempotencyKey: {
-          title: 'IdempotencyKey',
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-        },
-        HandoffInput: {
-          title: 'HandoffInput',
-          description:
-            "One input request the assignee made, and the owner's answer once given. Kept on the handoff so the assignee reads answers with handoff_get.",
-          type: 'object',
-          properties: {
-            key: {
-              $ref: '#/$defs/InputKey',
-            },
-            request: {
-              $ref: '#/$defs/InputRequest',
-            },
-            requested_by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            requested_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            response: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/InputResponse',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['key', 'request', 'requested_by', 'requested_at', 'response', 'answered_by', 'answered_at'],
-          additionalProperties: false,
-        },
-        InputKey: {
-          title: 'InputKey',
-          description: "The key of an input request, unique over the task's lifetime.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          pattern: '^[A-Za-z0-9._:-]+$',
-        },
-        InputRequest: {
-          title: 'InputRequest',
-          description:
-            "An MCP elicitation/create form request that the task's owner is asked to answer (Tasks extension inputRequests).",
-          type: 'object',
-          properties: {
-            method: {
-              const: 'elicitation/create',
-            },
-            params: {
-              type: 'object',
-              properties: {
-                mode: {
-                  const: 'form',
-                },
-                message: {
-                  type: 'string',
-                },
-                requestedSchema: {
-                  $ref: '#/$defs/RequestedSchema',
-                },
-              },
-              required: ['mode', 'message', 'requestedSchema'],
-              additionalProperties: false,
-            },
-          },
-          required: ['method', 'params'],
-          additionalProperties: false,
-        },
-        RequestedSchema: {
-          title: 'RequestedSchema',
-          description:
-            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
-          type: 'object',
-          properties: {
-            $schema: {
-              type: 'string',
-            },
-            type: {
-              const: 'object',
-            },
-            properties: {
-              type: 'object',
-              additionalProperties: {
-                type: 'object',
-                properties: {
-                  type: {
-                    enum: ['string', 'number', 'integer', 'boolean', 'array'],
-                  },
-                },
-                required: ['type'],
-              },
-            },
-            required: {
-              type: 'array',
-              items: {
-                type: 'string',
-              },
-            },
-          },
-          required: ['type', 'properties'],
-          additionalProperties: false,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        InputResponse: {
-          title: 'InputResponse',
-          description: 'The answer to an elicitation/create input request: an MCP ElicitResult.',
-          type: 'object',
-          properties: {
-            action: {
-              enum: ['accept', 'decline', 'cancel'],
-            },
-            content: {
-              type: 'object',
-              additionalProperties: {
-                anyOf: [
-                  {
-                    type: 'array',
-                    items: {
-                      type: 'string',
-                    },
-                  },
-                  {
-                    type: ['string', 'number', 'boolean'],
-                  },
-                ],
-              },
-            },
-            _meta: {
-              type: 'object',
-            },
-          },
-          required: ['action'],
-          additionalProperties: false,
-        },
-        CallToolResult: {
-          title: 'CallToolResult',
-          description:
-            'The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).',
-          type: 'object',
-          properties: {
-            content: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ContentBlock',
-              },
-            },
-            structuredContent: {},
-            isError: {
-              type: 'boolean',
-            },
-            resultType: {
-              const: 'complete',
-            },
-            _meta: {
-              type: 'object',
-            },
-          },
-          required: ['content'],
-          additionalProperties: false,
-          'x-max-bytes': 262144,
-        },
-        ContentBlock: {
-          title: 'ContentBlock',
-          description:
-            'One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  const: 'text',
-                },
-                text: {
-                  type: 'string',
-                },
-                annotations: {
-                  type: 'object',
-                },
-                _meta: {
-                  type: 'object',
-                },
-              },
-              required: ['type', 'text'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  enum: ['image', 'audio'],
-                },
-                data: {
-                  type: 'string',
-                  contentEncoding: 'base64',
-                },
-                mimeType: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                annotations: {
-                  type: 'object',
-                },
-                _meta: {
-                  type: 'object',
-                },
-              },
-              required: ['type', 'data', 'mimeType'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  const: 'resource_link',
-                },
-                uri: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                name: {
-                  type: 'string',
-                },
-                title: {
-                  type: 'string',
-                },
-                description: {
-                  type: 'string',
-                },
-                mimeType: {
-                  type: 'string',
-                },
-                size: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                annotations: {
-                  type: 'object',
-                },
-                _meta: {
-                  type: 'object',
-                },
-              },
-              required: ['type', 'uri', 'name'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  const: 'resource',
-                },
-                resource: {
-                  type: 'object',
-                  properties: {
-                    uri: {
-                      type: 'string',
-                      minLength: 1,
-                    },
-                    mimeType: {
-                      type: 'string',
-                    },
-                    text: {
-                      type: 'string',
-                    },
-                    blob: {
-                      type: 'string',
-                    },
-                    _meta: {
-                      type: 'object',
-                    },
-                  },
-                  required: ['uri'],
-                  oneOf: [
-                    {
-                      required: ['text'],
-                    },
-                    {
-                      required: ['blob'],
-                    },
-                  ],
-                  additionalProperties: false,
-                },
-                annotations: {
-                  type: 'object',
-                },
-                _meta: {
-                  type: 'object',
-                },
-              },
-              required: ['type', 'resource'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        JsonRpcError: {
-          title: 'JsonRpcError',
-          description: 'A JSON-RPC error object: how an assignee reports that the work failed.',
-          type: 'object',
-          properties: {
-            code: {
-              type: 'integer',
-            },
-            message: {
-              type: 'string',
-              minLength: 1,
-              maxLength: 8000,
-            },
-            data: {},
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-        },
-        Decision: {
-          title: 'Decision',
-          description: "An approver's decision on a handoff's result.",
-          type: 'object',
-          properties: {
-            decision: {
-              enum: ['approved', 'rejected'],
-            },
-            by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['decision', 'by', 'at', 'note'],
-          additionalProperties: false,
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        DetailedTask: {
-          title: 'DetailedTask',
-          description:
-            'The MCP Tasks DetailedTask: a Task plus what its status carries (inputRequests when input_required, result when completed, error when failed). This is what tasks/get and notifications/tasks carry.',
-          oneOf: [
-            {
-              title: 'WorkingTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'working',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-            {
-              title: 'InputRequiredTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'input_required',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                inputRequests: {
-                  type: 'object',
-                  description: 'Outstanding input requests by key.',
-                  additionalProperties: {
-                    $ref: '#/$defs/InputRequest',
-                  },
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'inputRequests'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CompletedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'completed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                result: {
-                  $ref: '#/$defs/CallToolResult',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'result'],
-              additionalProperties: false,
-            },
-            {
-              title: 'FailedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'failed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                error: {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'error'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CancelledTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'cancelled',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-          ],
-        },
-      },
-    },
   },
   {
     name: 'handoff_accept',
@@ -1015,29 +215,41 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      title: 'HandoffTaskOutput',
-      description: 'A handoff and, when the caller may see it, its task.',
+      description: 'HandoffTaskOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffTaskOutput',
         },
-        task: {
-          anyOf: [
-            {
-              $ref: '#/$defs/DetailedTask',
-            },
-            {
-              type: 'null',
-            },
-          ],
-          description:
-            'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['handoff', 'task'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffTaskOutput: {
+          title: 'HandoffTaskOutput',
+          description: 'A handoff and, when the caller may see it, its task.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+            task: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/DetailedTask',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+              description:
+                'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+            },
+          },
+          required: ['handoff', 'task'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -1807,6 +1019,56 @@ export const toolCatalog = [
               additionalProperties: false,
             },
           ],
+        },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
         },
       },
     },
@@ -1888,23 +1150,35 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'HandoffRequestInputOutput',
-      description: 'The handoff, its task (now input_required) and the key of the new request.',
+      description: 'HandoffRequestInputOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffRequestInputOutput',
         },
-        task: {
-          $ref: '#/$defs/DetailedTask',
+        {
+          $ref: '#/$defs/ToolError',
         },
-        key: {
-          $ref: '#/$defs/InputKey',
-        },
-      },
-      required: ['handoff', 'task', 'key'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffRequestInputOutput: {
+          title: 'HandoffRequestInputOutput',
+          description: 'The handoff, its task (now input_required) and the key of the new request.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+            task: {
+              $ref: '#/$defs/DetailedTask',
+            },
+            key: {
+              $ref: '#/$defs/InputKey',
+            },
+          },
+          required: ['handoff', 'task', 'key'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -2674,6 +1948,56 @@ export const toolCatalog = [
               additionalProperties: false,
             },
           ],
+        },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
         },
       },
     },
@@ -2904,33 +2228,45 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'HandoffCompleteOutput',
-      description:
-        'The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.',
+      description: 'HandoffCompleteOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffCompleteOutput',
         },
-        task: {
-          anyOf: [
-            {
-              $ref: '#/$defs/DetailedTask',
-            },
-            {
-              type: 'null',
-            },
-          ],
-          description:
-            'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+        {
+          $ref: '#/$defs/ToolError',
         },
-        already_completed: {
-          type: 'boolean',
-        },
-      },
-      required: ['handoff', 'task', 'already_completed'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffCompleteOutput: {
+          title: 'HandoffCompleteOutput',
+          description:
+            'The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+            task: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/DetailedTask',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+              description:
+                'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+            },
+            already_completed: {
+              type: 'boolean',
+            },
+          },
+          required: ['handoff', 'task', 'already_completed'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -3700,6 +3036,56 @@ export const toolCatalog = [
               additionalProperties: false,
             },
           ],
+        },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
         },
       },
     },
@@ -3743,29 +3129,41 @@ export const toolCatalog = [
       ],
     },
     outputSchema: {
-      title: 'HandoffTaskOutput',
-      description: 'A handoff and, when the caller may see it, its task.',
+      description: 'HandoffTaskOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffTaskOutput',
         },
-        task: {
-          anyOf: [
-            {
-              $ref: '#/$defs/DetailedTask',
-            },
-            {
-              type: 'null',
-            },
-          ],
-          description:
-            'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['handoff', 'task'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffTaskOutput: {
+          title: 'HandoffTaskOutput',
+          description: 'A handoff and, when the caller may see it, its task.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+            task: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/DetailedTask',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+              description:
+                'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+            },
+          },
+          required: ['handoff', 'task'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -4536,6 +3934,56 @@ export const toolCatalog = [
             },
           ],
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
     },
   },
@@ -4571,31 +4019,43 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      title: 'HandoffEventsOutput',
-      description:
-        'Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.',
+      description: 'HandoffEventsOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        events: {
-          type: 'array',
-          items: {
-            $ref: '#/$defs/Event',
-          },
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffEventsOutput',
         },
-        next_after: {
-          type: 'integer',
-          minimum: 0,
+        {
+          $ref: '#/$defs/ToolError',
         },
-        has_more: {
-          type: 'boolean',
-        },
-        gap: {
-          type: 'boolean',
-        },
-      },
-      required: ['events', 'next_after', 'has_more', 'gap'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffEventsOutput: {
+          title: 'HandoffEventsOutput',
+          description:
+            'Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.',
+          type: 'object',
+          properties: {
+            events: {
+              type: 'array',
+              items: {
+                $ref: '#/$defs/Event',
+              },
+            },
+            next_after: {
+              type: 'integer',
+              minimum: 0,
+            },
+            has_more: {
+              type: 'boolean',
+            },
+            gap: {
+              type: 'boolean',
+            },
+          },
+          required: ['events', 'next_after', 'has_more', 'gap'],
+          additionalProperties: false,
+        },
         Event: {
           title: 'Event',
           description:
@@ -4691,6 +4151,56 @@ export const toolCatalog = [
           maxLength: 64,
           pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
     },
   },
@@ -4726,17 +4236,29 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'HandoffOutput',
-      description: 'One handoff.',
+      description: 'HandoffOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffOutput',
         },
-      },
-      required: ['handoff'],
-      additionalProperties: false,
+        {
+          $ref: '#/$defs/ToolError',
+        },
+      ],
       $defs: {
+        HandoffOutput: {
+          title: 'HandoffOutput',
+          description: 'One handoff.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+          },
+          required: ['handoff'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -5326,6 +4848,56 @@ export const toolCatalog = [
           description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
           type: 'string',
           maxLength: 2000,
+        },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
         },
       },
     },
@@ -5362,17 +4934,29 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'HandoffOutput',
-      description: 'One handoff.',
+      description: 'HandoffOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffOutput',
         },
-      },
-      required: ['handoff'],
-      additionalProperties: false,
+        {
+          $ref: '#/$defs/ToolError',
+        },
+      ],
       $defs: {
+        HandoffOutput: {
+          title: 'HandoffOutput',
+          description: 'One handoff.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+          },
+          required: ['handoff'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -5962,6 +5546,56 @@ export const toolCatalog = [
           description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
           type: 'string',
           maxLength: 2000,
+        },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
         },
       },
     },
@@ -6033,27 +5667,39 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -6243,6 +5889,56 @@ export const toolCatalog = [
           },
           required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
           additionalProperties: false,
+        },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
         },
       },
     },
@@ -6266,27 +5962,39 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -6476,6 +6184,56 @@ export const toolCatalog = [
           },
           required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
           additionalProperties: false,
+        },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
         },
       },
     },
@@ -6512,27 +6270,39 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -6722,6 +6492,56 @@ export const toolCatalog = [
           },
           required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
           additionalProperties: false,
+        },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
         },
       },
     },
@@ -6757,27 +6577,39 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -6967,6 +6799,56 @@ export const toolCatalog = [
           },
           required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
           additionalProperties: false,
+        },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
         },
       },
     },
@@ -7002,27 +6884,39 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -7213,6 +7107,56 @@ export const toolCatalog = [
           required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
           additionalProperties: false,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
     },
   },
@@ -7242,27 +7186,39 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      title: 'WorkspaceHistoryOutput',
-      description: 'A page of history; pass next_after to read on. has_more is false on the last page.',
+      description: 'WorkspaceHistoryOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        entries: {
-          type: 'array',
-          items: {
-            $ref: '#/$defs/HistoryEntry',
-          },
+      oneOf: [
+        {
+          $ref: '#/$defs/WorkspaceHistoryOutput',
         },
-        next_after: {
-          type: 'integer',
-          minimum: 0,
+        {
+          $ref: '#/$defs/ToolError',
         },
-        has_more: {
-          type: 'boolean',
-        },
-      },
-      required: ['entries', 'next_after', 'has_more'],
-      additionalProperties: false,
+      ],
       $defs: {
+        WorkspaceHistoryOutput: {
+          title: 'WorkspaceHistoryOutput',
+          description: 'A page of history; pass next_after to read on. has_more is false on the last page.',
+          type: 'object',
+          properties: {
+            entries: {
+              type: 'array',
+              items: {
+                $ref: '#/$defs/HistoryEntry',
+              },
+            },
+            next_after: {
+              type: 'integer',
+              minimum: 0,
+            },
+            has_more: {
+              type: 'boolean',
+            },
+          },
+          required: ['entries', 'next_after', 'has_more'],
+          additionalProperties: false,
+        },
         HistoryEntry: {
           title: 'HistoryEntry',
           description:
@@ -7418,12 +7374,65 @@ export const toolCatalog = [
           type: 'string',
           maxLength: 2000,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
     },
   },
 ] as const;
 
 export type ToolName = (typeof toolCatalog)[number]['name'];
+/** The tools that answer with a task handle when the request declares the Tasks extension. */
+export const taskTools = ['handoff_create'] as const;
+export type TaskToolName = (typeof taskTools)[number];
 /** Each tool's input and output types. */
 export interface ToolTypes {
   handoff_create: { input: T.HandoffCreateInput; output: T.HandoffCreateOutput };

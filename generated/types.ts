@@ -735,6 +735,15 @@ export interface TasksUpdateParams {
   [k: string]: unknown | undefined;
 }
 /**
+ * The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ToolError".
+ */
+export interface ToolError {
+  error: DomainError;
+}
+/**
  * tools/call: runs one of the room's tools. Mcp-Name is the tool name.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema

@@ -46,6 +46,7 @@ export declare const validateSubscriptionsListenParams: ValidateFunction<T.Subsc
 export declare const validateTasksCancelParams: ValidateFunction<T.TasksCancelParams>;
 export declare const validateTasksGetParams: ValidateFunction<T.TasksGetParams>;
 export declare const validateTasksUpdateParams: ValidateFunction<T.TasksUpdateParams>;
+export declare const validateToolError: ValidateFunction<T.ToolError>;
 export declare const validateToolsCallParams: ValidateFunction<T.ToolsCallParams>;
 export declare const validateToolsListParams: ValidateFunction<T.ToolsListParams>;
 export declare const validateArtifactReadOutput: ValidateFunction<T.ArtifactReadOutput>;

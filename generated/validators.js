@@ -17977,8 +17977,99 @@ validate73.evaluated = {
   dynamicItems: false,
 };
 
-export const validateToolsCallParams = validate74;
+export const validateToolError = validate74;
 const schema160 = {
+  title: "ToolError",
+  description:
+    "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+  type: "object",
+  properties: { error: { $ref: "#/$defs/DomainError" } },
+  required: ["error"],
+  additionalProperties: false,
+};
+
+function validate74(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate74.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.error === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "error" },
+        message: "must have required property '" + "error" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "error")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.error !== undefined) {
+      if (
+        !validate33(data.error, {
+          instancePath: instancePath + "/error",
+          parentData: data,
+          parentDataProperty: "error",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+        errors = vErrors.length;
+      }
+    }
+  } else {
+    const err2 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err2];
+    } else {
+      vErrors.push(err2);
+    }
+    errors++;
+  }
+  validate74.errors = vErrors;
+  return errors === 0;
+}
+validate74.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateToolsCallParams = validate76;
+const schema161 = {
   title: "ToolsCallParams",
   description: "tools/call: runs one of the room's tools. Mcp-Name is the tool name.",
   "x-mcp-method": "tools/call",
@@ -17993,13 +18084,13 @@ const schema160 = {
   required: ["_meta", "name"],
 };
 
-function validate74(
+function validate76(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate74.evaluated;
+  const evaluated0 = validate76.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18333,17 +18424,17 @@ function validate74(
     }
     errors++;
   }
-  validate74.errors = vErrors;
+  validate76.errors = vErrors;
   return errors === 0;
 }
-validate74.evaluated = {
+validate76.evaluated = {
   props: { _meta: true, name: true, arguments: true },
   dynamicProps: false,
   dynamicItems: false,
 };
 
-export const validateToolsListParams = validate75;
-const schema162 = {
+export const validateToolsListParams = validate77;
+const schema163 = {
   title: "ToolsListParams",
   description: "tools/list: the room's tools. The catalog never changes while the room runs, so there is one page.",
   "x-mcp-method": "tools/list",
@@ -18353,13 +18444,13 @@ const schema162 = {
   required: ["_meta"],
 };
 
-function validate75(
+function validate77(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate75.evaluated;
+  const evaluated0 = validate77.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18643,13 +18734,13 @@ function validate75(
     }
     errors++;
   }
-  validate75.errors = vErrors;
+  validate77.errors = vErrors;
   return errors === 0;
 }
-validate75.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+validate77.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateArtifactReadOutput = validate76;
-const schema164 = {
+export const validateArtifactReadOutput = validate78;
+const schema165 = {
   title: "ArtifactReadOutput",
   description: "The artifact as it is on disk, with the revision it is.",
   type: "object",
@@ -18667,13 +18758,13 @@ const schema164 = {
   additionalProperties: false,
 };
 
-function validate76(
+function validate78(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate76.evaluated;
+  const evaluated0 = validate78.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18838,13 +18929,13 @@ function validate76(
     }
     errors++;
   }
-  validate76.errors = vErrors;
+  validate78.errors = vErrors;
   return errors === 0;
 }
-validate76.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate78.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteInput = validate78;
-const schema165 = {
+export const validateHandoffCompleteInput = validate80;
+const schema166 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -18871,13 +18962,13 @@ const schema165 = {
   ],
 };
 
-function validate78(
+function validate80(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate78.evaluated;
+  const evaluated0 = validate80.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19318,14 +19409,14 @@ function validate78(
       }
     }
   }
-  validate78.errors = vErrors;
+  validate80.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate78.evaluated = { dynamicProps: true, dynamicItems: false };
+validate80.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffCompleteOutput = validate80;
-const schema167 = {
+export const validateHandoffCompleteOutput = validate82;
+const schema168 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -19343,13 +19434,13 @@ const schema167 = {
   additionalProperties: false,
 };
 
-function validate80(
+function validate82(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate80.evaluated;
+  const evaluated0 = validate82.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19527,13 +19618,13 @@ function validate80(
     }
     errors++;
   }
-  validate80.errors = vErrors;
+  validate82.errors = vErrors;
   return errors === 0;
 }
-validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate82.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateInput = validate83;
-const schema168 = {
+export const validateHandoffCreateInput = validate85;
+const schema169 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
@@ -19549,13 +19640,13 @@ const schema168 = {
   additionalProperties: false,
 };
 
-function validate83(
+function validate85(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate83.evaluated;
+  const evaluated0 = validate85.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20016,13 +20107,13 @@ function validate83(
     }
     errors++;
   }
-  validate83.errors = vErrors;
+  validate85.errors = vErrors;
   return errors === 0;
 }
-validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate85.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateOutput = validate84;
-const schema174 = {
+export const validateHandoffCreateOutput = validate86;
+const schema175 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -20040,13 +20131,13 @@ const schema174 = {
   additionalProperties: false,
 };
 
-function validate84(
+function validate86(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate84.evaluated;
+  const evaluated0 = validate86.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20224,13 +20315,13 @@ function validate84(
     }
     errors++;
   }
-  validate84.errors = vErrors;
+  validate86.errors = vErrors;
   return errors === 0;
 }
-validate84.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffDecisionInput = validate87;
-const schema175 = {
+export const validateHandoffDecisionInput = validate89;
+const schema176 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
@@ -20243,13 +20334,13 @@ const schema175 = {
   additionalProperties: false,
 };
 
-function validate87(
+function validate89(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate87.evaluated;
+  const evaluated0 = validate89.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20387,13 +20478,13 @@ function validate87(
     }
     errors++;
   }
-  validate87.errors = vErrors;
+  validate89.errors = vErrors;
   return errors === 0;
 }
-validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate89.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsInput = validate88;
-const schema177 = {
+export const validateHandoffEventsInput = validate90;
+const schema178 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
@@ -20406,13 +20497,13 @@ const schema177 = {
   additionalProperties: false,
 };
 
-function validate88(
+function validate90(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate88.evaluated;
+  const evaluated0 = validate90.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20601,13 +20692,13 @@ function validate88(
     }
     errors++;
   }
-  validate88.errors = vErrors;
+  validate90.errors = vErrors;
   return errors === 0;
 }
-validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsOutput = validate89;
-const schema178 = {
+export const validateHandoffEventsOutput = validate91;
+const schema179 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -20622,13 +20713,13 @@ const schema178 = {
   additionalProperties: false,
 };
 
-function validate89(
+function validate91(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate89.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20831,13 +20922,13 @@ function validate89(
     }
     errors++;
   }
-  validate89.errors = vErrors;
+  validate91.errors = vErrors;
   return errors === 0;
 }
-validate89.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffGetInput = validate91;
-const schema179 = {
+export const validateHandoffGetInput = validate93;
+const schema180 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id.",
   type: "object",
@@ -20864,13 +20955,13 @@ const schema179 = {
   ],
 };
 
-function validate91(
+function validate93(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate91.evaluated;
+  const evaluated0 = validate93.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21134,14 +21225,14 @@ function validate91(
       }
     }
   }
-  validate91.errors = vErrors;
+  validate93.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate91.evaluated = { dynamicProps: true, dynamicItems: false };
+validate93.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffListInput = validate92;
-const schema180 = {
+export const validateHandoffListInput = validate94;
+const schema181 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -21154,13 +21245,13 @@ const schema180 = {
   additionalProperties: false,
 };
 
-function validate92(
+function validate94(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate92.evaluated;
+  const evaluated0 = validate94.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21339,13 +21430,13 @@ function validate92(
     }
     errors++;
   }
-  validate92.errors = vErrors;
+  validate94.errors = vErrors;
   return errors === 0;
 }
-validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate94.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListOutput = validate93;
-const schema182 = {
+export const validateHandoffListOutput = validate95;
+const schema183 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -21357,13 +21448,13 @@ const schema182 = {
   additionalProperties: false,
 };
 
-function validate93(
+function validate95(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate93.evaluated;
+  const evaluated0 = validate95.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21532,13 +21623,13 @@ function validate93(
     }
     errors++;
   }
-  validate93.errors = vErrors;
+  validate95.errors = vErrors;
   return errors === 0;
 }
-validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffOutput = validate95;
-const schema183 = {
+export const validateHandoffOutput = validate97;
+const schema184 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -21547,13 +21638,13 @@ const schema183 = {
   additionalProperties: false,
 };
 
-function validate95(
+function validate97(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate95.evaluated;
+  const evaluated0 = validate97.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21622,13 +21713,13 @@ function validate95(
     }
     errors++;
   }
-  validate95.errors = vErrors;
+  validate97.errors = vErrors;
   return errors === 0;
 }
-validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRefInput = validate97;
-const schema184 = {
+export const validateHandoffRefInput = validate99;
+const schema185 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
@@ -21637,13 +21728,13 @@ const schema184 = {
   additionalProperties: false,
 };
 
-function validate97(
+function validate99(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate97.evaluated;
+  const evaluated0 = validate99.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21747,13 +21838,13 @@ function validate97(
     }
     errors++;
   }
-  validate97.errors = vErrors;
+  validate99.errors = vErrors;
   return errors === 0;
 }
-validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputInput = validate98;
-const schema185 = {
+export const validateHandoffRequestInputInput = validate100;
+const schema186 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
@@ -21768,13 +21859,13 @@ const schema185 = {
   additionalProperties: false,
 };
 
-function validate98(
+function validate100(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate98.evaluated;
+  const evaluated0 = validate100.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22229,13 +22320,13 @@ function validate98(
     }
     errors++;
   }
-  validate98.errors = vErrors;
+  validate100.errors = vErrors;
   return errors === 0;
 }
-validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputOutput = validate99;
-const schema188 = {
+export const validateHandoffRequestInputOutput = validate101;
+const schema189 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -22248,13 +22339,13 @@ const schema188 = {
   additionalProperties: false,
 };
 
-function validate99(
+function validate101(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate99.evaluated;
+  const evaluated0 = validate101.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22431,13 +22522,13 @@ function validate99(
     }
     errors++;
   }
-  validate99.errors = vErrors;
+  validate101.errors = vErrors;
   return errors === 0;
 }
-validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffTaskOutput = validate102;
-const schema190 = {
+export const validateHandoffTaskOutput = validate104;
+const schema191 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -22453,13 +22544,13 @@ const schema190 = {
   additionalProperties: false,
 };
 
-function validate102(
+function validate104(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate102.evaluated;
+  const evaluated0 = validate104.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22605,13 +22696,13 @@ function validate102(
     }
     errors++;
   }
-  validate102.errors = vErrors;
+  validate104.errors = vErrors;
   return errors === 0;
 }
-validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate104.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantAddInput = validate105;
-const schema191 = {
+export const validateParticipantAddInput = validate107;
+const schema192 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
@@ -22620,13 +22711,13 @@ const schema191 = {
   additionalProperties: false,
 };
 
-function validate105(
+function validate107(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate105.evaluated;
+  const evaluated0 = validate107.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22745,13 +22836,13 @@ function validate105(
     }
     errors++;
   }
-  validate105.errors = vErrors;
+  validate107.errors = vErrors;
   return errors === 0;
 }
-validate105.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListOutput = validate106;
-const schema193 = {
+export const validateParticipantListOutput = validate108;
+const schema194 = {
   title: "ParticipantListOutput",
   description: "The room's participants by name.",
   type: "object",
@@ -22760,13 +22851,13 @@ const schema193 = {
   additionalProperties: false,
 };
 
-function validate106(
+function validate108(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate106.evaluated;
+  const evaluated0 = validate108.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22855,13 +22946,13 @@ function validate106(
     }
     errors++;
   }
-  validate106.errors = vErrors;
+  validate108.errors = vErrors;
   return errors === 0;
 }
-validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantRemoveInput = validate108;
-const schema194 = {
+export const validateParticipantRemoveInput = validate110;
+const schema195 = {
   title: "ParticipantRemoveInput",
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
@@ -22871,13 +22962,13 @@ const schema194 = {
   additionalProperties: false,
 };
 
-function validate108(
+function validate110(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate108.evaluated;
+  const evaluated0 = validate110.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22996,13 +23087,13 @@ function validate108(
     }
     errors++;
   }
-  validate108.errors = vErrors;
+  validate110.errors = vErrors;
   return errors === 0;
 }
-validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantOutput = validate109;
-const schema196 = {
+export const validateParticipantOutput = validate111;
+const schema197 = {
   title: "ParticipantOutput",
   description: "One participant.",
   type: "object",
@@ -23011,13 +23102,13 @@ const schema196 = {
   additionalProperties: false,
 };
 
-function validate109(
+function validate111(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate109.evaluated;
+  const evaluated0 = validate111.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23086,13 +23177,13 @@ function validate109(
     }
     errors++;
   }
-  validate109.errors = vErrors;
+  validate111.errors = vErrors;
   return errors === 0;
 }
-validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalDecisionInput = validate111;
-const schema197 = {
+export const validateProposalDecisionInput = validate113;
+const schema198 = {
   title: "ProposalDecisionInput",
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
@@ -23102,13 +23193,13 @@ const schema197 = {
   additionalProperties: false,
 };
 
-function validate111(
+function validate113(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate111.evaluated;
+  const evaluated0 = validate113.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23246,13 +23337,13 @@ function validate111(
     }
     errors++;
   }
-  validate111.errors = vErrors;
+  validate113.errors = vErrors;
   return errors === 0;
 }
-validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListInput = validate112;
-const schema199 = {
+export const validateProposalListInput = validate114;
+const schema200 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
@@ -23265,13 +23356,13 @@ const schema199 = {
   additionalProperties: false,
 };
 
-function validate112(
+function validate114(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate112.evaluated;
+  const evaluated0 = validate114.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23443,13 +23534,13 @@ function validate112(
     }
     errors++;
   }
-  validate112.errors = vErrors;
+  validate114.errors = vErrors;
   return errors === 0;
 }
-validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate114.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListOutput = validate113;
-const schema201 = {
+export const validateProposalListOutput = validate115;
+const schema202 = {
   title: "ProposalListOutput",
   description: "A page of proposals; next_cursor is null on the last page.",
   type: "object",
@@ -23461,13 +23552,13 @@ const schema201 = {
   additionalProperties: false,
 };
 
-function validate113(
+function validate115(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate113.evaluated;
+  const evaluated0 = validate115.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23636,13 +23727,13 @@ function validate113(
     }
     errors++;
   }
-  validate113.errors = vErrors;
+  validate115.errors = vErrors;
   return errors === 0;
 }
-validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalOutput = validate115;
-const schema202 = {
+export const validateProposalOutput = validate117;
+const schema203 = {
   title: "ProposalOutput",
   description: "One proposal and, once accepted, the revision it made.",
   type: "object",
@@ -23654,13 +23745,13 @@ const schema202 = {
   additionalProperties: false,
 };
 
-function validate115(
+function validate117(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate115.evaluated;
+  const evaluated0 = validate117.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23806,13 +23897,13 @@ function validate115(
     }
     errors++;
   }
-  validate115.errors = vErrors;
+  validate117.errors = vErrors;
   return errors === 0;
 }
-validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalRefInput = validate118;
-const schema203 = {
+export const validateProposalRefInput = validate120;
+const schema204 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
@@ -23821,13 +23912,13 @@ const schema203 = {
   additionalProperties: false,
 };
 
-function validate118(
+function validate120(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate118.evaluated;
+  const evaluated0 = validate120.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23931,13 +24022,13 @@ function validate118(
     }
     errors++;
   }
-  validate118.errors = vErrors;
+  validate120.errors = vErrors;
   return errors === 0;
 }
-validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateInput = validate119;
-const schema204 = {
+export const validateSessionCreateInput = validate121;
+const schema205 = {
   title: "SessionCreateInput",
   description:
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
@@ -23956,13 +24047,13 @@ const schema204 = {
   additionalProperties: false,
 };
 
-function validate119(
+function validate121(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate119.evaluated;
+  const evaluated0 = validate121.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24238,13 +24329,13 @@ function validate119(
     }
     errors++;
   }
-  validate119.errors = vErrors;
+  validate121.errors = vErrors;
   return errors === 0;
 }
-validate119.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateOutput = validate120;
-const schema207 = {
+export const validateSessionCreateOutput = validate122;
+const schema208 = {
   title: "SessionCreateOutput",
   description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
   type: "object",
@@ -24253,13 +24344,13 @@ const schema207 = {
   additionalProperties: false,
 };
 
-function validate120(
+function validate122(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate120.evaluated;
+  const evaluated0 = validate122.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24377,13 +24468,13 @@ function validate120(
     }
     errors++;
   }
-  validate120.errors = vErrors;
+  validate122.errors = vErrors;
   return errors === 0;
 }
-validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListInput = validate122;
-const schema208 = {
+export const validateSessionListInput = validate124;
+const schema209 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
@@ -24392,13 +24483,13 @@ const schema208 = {
   additionalProperties: false,
 };
 
-function validate122(
+function validate124(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate122.evaluated;
+  const evaluated0 = validate124.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24502,13 +24593,13 @@ function validate122(
     }
     errors++;
   }
-  validate122.errors = vErrors;
+  validate124.errors = vErrors;
   return errors === 0;
 }
-validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListOutput = validate123;
-const schema210 = {
+export const validateSessionListOutput = validate125;
+const schema211 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -24517,13 +24608,13 @@ const schema210 = {
   additionalProperties: false,
 };
 
-function validate123(
+function validate125(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate123.evaluated;
+  const evaluated0 = validate125.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24612,13 +24703,13 @@ function validate123(
     }
     errors++;
   }
-  validate123.errors = vErrors;
+  validate125.errors = vErrors;
   return errors === 0;
 }
-validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionOutput = validate125;
-const schema211 = {
+export const validateSessionOutput = validate127;
+const schema212 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -24627,13 +24718,13 @@ const schema211 = {
   additionalProperties: false,
 };
 
-function validate125(
+function validate127(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate125.evaluated;
+  const evaluated0 = validate127.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24702,13 +24793,13 @@ function validate125(
     }
     errors++;
   }
-  validate125.errors = vErrors;
+  validate127.errors = vErrors;
   return errors === 0;
 }
-validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionRevokeInput = validate127;
-const schema212 = {
+export const validateSessionRevokeInput = validate129;
+const schema213 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
@@ -24717,13 +24808,13 @@ const schema212 = {
   additionalProperties: false,
 };
 
-function validate127(
+function validate129(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate127.evaluated;
+  const evaluated0 = validate129.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24827,13 +24918,13 @@ function validate127(
     }
     errors++;
   }
-  validate127.errors = vErrors;
+  validate129.errors = vErrors;
   return errors === 0;
 }
-validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate129.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate128;
-const schema213 = {
+export const validateTaskCancelOutput = validate130;
+const schema214 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -24843,13 +24934,13 @@ const schema213 = {
   additionalProperties: false,
 };
 
-function validate128(
+function validate130(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate128.evaluated;
+  const evaluated0 = validate130.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24950,13 +25041,13 @@ function validate128(
     }
     errors++;
   }
-  validate128.errors = vErrors;
+  validate130.errors = vErrors;
   return errors === 0;
 }
-validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate130;
-const schema214 = {
+export const validateTaskRefInput = validate132;
+const schema215 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -24972,13 +25063,13 @@ const schema214 = {
   additionalProperties: false,
 };
 
-function validate130(
+function validate132(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate130.evaluated;
+  const evaluated0 = validate132.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25082,13 +25173,13 @@ function validate130(
     }
     errors++;
   }
-  validate130.errors = vErrors;
+  validate132.errors = vErrors;
   return errors === 0;
 }
-validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate131;
-const schema215 = {
+export const validateTaskUpdateInput = validate133;
+const schema216 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -25111,13 +25202,13 @@ const schema215 = {
   additionalProperties: false,
 };
 
-function validate131(
+function validate133(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate131.evaluated;
+  const evaluated0 = validate133.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25574,13 +25665,13 @@ function validate131(
     }
     errors++;
   }
-  validate131.errors = vErrors;
+  validate133.errors = vErrors;
   return errors === 0;
 }
-validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate132;
-const schema218 = {
+export const validateTaskUpdateOutput = validate134;
+const schema219 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -25592,13 +25683,13 @@ const schema218 = {
   additionalProperties: false,
 };
 
-function validate132(
+function validate134(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate132.evaluated;
+  const evaluated0 = validate134.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25766,13 +25857,13 @@ function validate132(
     }
     errors++;
   }
-  validate132.errors = vErrors;
+  validate134.errors = vErrors;
   return errors === 0;
 }
-validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryInput = validate134;
-const schema220 = {
+export const validateWorkspaceHistoryInput = validate136;
+const schema221 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -25785,13 +25876,13 @@ const schema220 = {
   additionalProperties: false,
 };
 
-function validate134(
+function validate136(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate134.evaluated;
+  const evaluated0 = validate136.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25916,13 +26007,13 @@ function validate134(
     }
     errors++;
   }
-  validate134.errors = vErrors;
+  validate136.errors = vErrors;
   return errors === 0;
 }
-validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate136.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryOutput = validate135;
-const schema221 = {
+export const validateWorkspaceHistoryOutput = validate137;
+const schema222 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -25935,13 +26026,13 @@ const schema221 = {
   additionalProperties: false,
 };
 
-function validate135(
+function validate137(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate135.evaluated;
+  const evaluated0 = validate137.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26112,13 +26203,13 @@ function validate135(
     }
     errors++;
   }
-  validate135.errors = vErrors;
+  validate137.errors = vErrors;
   return errors === 0;
 }
-validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceProposeInput = validate137;
-const schema222 = {
+export const validateWorkspaceProposeInput = validate139;
+const schema223 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -26147,13 +26238,13 @@ const schema222 = {
   ],
 };
 
-function validate137(
+function validate139(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate137.evaluated;
+  const evaluated0 = validate139.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26583,14 +26674,14 @@ function validate137(
       }
     }
   }
-  validate137.errors = vErrors;
+  validate139.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate137.evaluated = { dynamicProps: true, dynamicItems: false };
+validate139.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateProblemDetails = validate138;
-const schema229 = {
+export const validateProblemDetails = validate140;
+const schema230 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -26614,13 +26705,13 @@ const schema229 = {
   required: ["type", "title", "status", "detail", "code"],
 };
 
-function validate138(
+function validate140(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate138.evaluated;
+  const evaluated0 = validate140.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26999,10 +27090,10 @@ function validate138(
     }
     errors++;
   }
-  validate138.errors = vErrors;
+  validate140.errors = vErrors;
   return errors === 0;
 }
-validate138.evaluated = {
+validate140.evaluated = {
   props: { type: true, title: true, status: true, detail: true, code: true, errors: true, current_revision: true },
   dynamicProps: false,
   dynamicItems: false,
