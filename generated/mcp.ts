@@ -5,6 +5,7 @@ import {
   validateResourcesListParams,
   validateResourcesReadParams,
   validateResourcesSubscribeParams,
+  validateResourcesTemplatesListParams,
   validateResourcesUnsubscribeParams,
   validateServerDiscoverParams,
   validateSubscriptionsListenParams,
@@ -32,6 +33,12 @@ export const mcpMethods = {
   'resources/subscribe': {
     handler: 'subscribeResource',
     validateParams: validateResourcesSubscribeParams as ValidateFunction<T.ResourcesSubscribeParams>,
+    nameParam: null,
+    requiresExtension: null,
+  },
+  'resources/templates/list': {
+    handler: 'listResourceTemplates',
+    validateParams: validateResourcesTemplatesListParams as ValidateFunction<T.ResourcesTemplatesListParams>,
     nameParam: null,
     requiresExtension: null,
   },
@@ -92,6 +99,7 @@ export interface McpHandlerParams {
   listResources: T.ResourcesListParams;
   readResource: T.ResourcesReadParams;
   subscribeResource: T.ResourcesSubscribeParams;
+  listResourceTemplates: T.ResourcesTemplatesListParams;
   unsubscribeResource: T.ResourcesUnsubscribeParams;
   discover: T.ServerDiscoverParams;
   listen: T.SubscriptionsListenParams;

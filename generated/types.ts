@@ -650,6 +650,17 @@ export interface ResourcesSubscribeParams {
   [k: string]: unknown | undefined;
 }
 /**
+ * resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ResourcesTemplatesListParams".
+ */
+export interface ResourcesTemplatesListParams {
+  _meta: McpRequestMeta;
+  cursor?: string;
+  [k: string]: unknown | undefined;
+}
+/**
  * resources/unsubscribe: stops resources/subscribe updates for a URI.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema

@@ -40,6 +40,7 @@ export declare const validateMcpRequestMeta: ValidateFunction<T.McpRequestMeta>;
 export declare const validateResourcesListParams: ValidateFunction<T.ResourcesListParams>;
 export declare const validateResourcesReadParams: ValidateFunction<T.ResourcesReadParams>;
 export declare const validateResourcesSubscribeParams: ValidateFunction<T.ResourcesSubscribeParams>;
+export declare const validateResourcesTemplatesListParams: ValidateFunction<T.ResourcesTemplatesListParams>;
 export declare const validateResourcesUnsubscribeParams: ValidateFunction<T.ResourcesUnsubscribeParams>;
 export declare const validateServerDiscoverParams: ValidateFunction<T.ServerDiscoverParams>;
 export declare const validateSubscriptionsListenParams: ValidateFunction<T.SubscriptionsListenParams>;

@@ -15777,15 +15777,16 @@ function validate67(
 }
 validate67.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateResourcesUnsubscribeParams = validate68;
+export const validateResourcesTemplatesListParams = validate68;
 const schema148 = {
-  title: "ResourcesUnsubscribeParams",
-  description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
-  "x-mcp-method": "resources/unsubscribe",
-  "x-mcp-handler": "unsubscribeResource",
+  title: "ResourcesTemplatesListParams",
+  description:
+    "resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.",
+  "x-mcp-method": "resources/templates/list",
+  "x-mcp-handler": "listResourceTemplates",
   type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
-  required: ["_meta", "uri"],
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
+  required: ["_meta"],
 };
 
 function validate68(
@@ -15795,6 +15796,312 @@ function validate68(
   let vErrors = null;
   let errors = 0;
   const evaluated0 = validate68.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err1 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err3 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err3];
+              } else {
+                vErrors.push(err3);
+              }
+              errors++;
+            }
+          } else {
+            const err4 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err5 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err5];
+                    } else {
+                      vErrors.push(err5);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err6 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err7 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err8 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err10 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err12 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.cursor !== undefined) {
+      if (typeof data.cursor !== "string") {
+        const err14 = {
+          instancePath: instancePath + "/cursor",
+          schemaPath: "#/properties/cursor/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err15 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate68.errors = vErrors;
+  return errors === 0;
+}
+validate68.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateResourcesUnsubscribeParams = validate69;
+const schema150 = {
+  title: "ResourcesUnsubscribeParams",
+  description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
+  "x-mcp-method": "resources/unsubscribe",
+  "x-mcp-handler": "unsubscribeResource",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
+};
+
+function validate69(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate69.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16110,13 +16417,13 @@ function validate68(
     }
     errors++;
   }
-  validate68.errors = vErrors;
+  validate69.errors = vErrors;
   return errors === 0;
 }
-validate68.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
+validate69.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateServerDiscoverParams = validate69;
-const schema150 = {
+export const validateServerDiscoverParams = validate70;
+const schema152 = {
   title: "ServerDiscoverParams",
   description: "server/discover: the versions, capabilities and identity of this server.",
   "x-mcp-method": "server/discover",
@@ -16126,13 +16433,13 @@ const schema150 = {
   required: ["_meta"],
 };
 
-function validate69(
+function validate70(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate69.evaluated;
+  const evaluated0 = validate70.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16399,13 +16706,13 @@ function validate69(
     }
     errors++;
   }
-  validate69.errors = vErrors;
+  validate70.errors = vErrors;
   return errors === 0;
 }
-validate69.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
+validate70.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateSubscriptionsListenParams = validate70;
-const schema152 = {
+export const validateSubscriptionsListenParams = validate71;
+const schema154 = {
   title: "SubscriptionsListenParams",
   description:
     "subscriptions/listen: a long-lived SSE response of notifications/resources/updated and, with the Tasks extension, notifications/tasks. taskIds need the extension.",
@@ -16428,13 +16735,13 @@ const schema152 = {
   required: ["_meta", "notifications"],
 };
 
-function validate70(
+function validate71(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate70.evaluated;
+  const evaluated0 = validate71.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16890,359 +17197,18 @@ function validate70(
     }
     errors++;
   }
-  validate70.errors = vErrors;
+  validate71.errors = vErrors;
   return errors === 0;
 }
-validate70.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
+validate71.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksCancelParams = validate71;
-const schema154 = {
+export const validateTasksCancelParams = validate72;
+const schema156 = {
   title: "TasksCancelParams",
   description:
     "tasks/cancel (Tasks extension): the owner cancels a task; a terminal task stays as it was. Acknowledged with an empty result.",
   "x-mcp-method": "tasks/cancel",
   "x-mcp-handler": "cancelTask",
-  "x-mcp-name-param": "taskId",
-  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
-  required: ["_meta", "taskId"],
-};
-
-function validate71(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate71.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.taskId === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "taskId" },
-        message: "must have required property '" + "taskId" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err4 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-              };
-              if (vErrors === null) {
-                vErrors = [err4];
-              } else {
-                vErrors.push(err4);
-              }
-              errors++;
-            }
-          } else {
-            const err5 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-            };
-            if (vErrors === null) {
-              vErrors = [err5];
-            } else {
-              vErrors.push(err5);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err6 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err6];
-                    } else {
-                      vErrors.push(err6);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err7 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                };
-                if (vErrors === null) {
-                  vErrors = [err7];
-                } else {
-                  vErrors.push(err7);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err13 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err14 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.taskId !== undefined) {
-      let data8 = data.taskId;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err15 = {
-            instancePath: instancePath + "/taskId",
-            schemaPath: "#/properties/taskId/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + "/taskId",
-          schemaPath: "#/properties/taskId/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate71.errors = vErrors;
-  return errors === 0;
-}
-validate71.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateTasksGetParams = validate72;
-const schema156 = {
-  title: "TasksGetParams",
-  description:
-    "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
-  "x-mcp-method": "tasks/get",
-  "x-mcp-handler": "getTask",
   "x-mcp-name-param": "taskId",
   "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
   type: "object",
@@ -17577,8 +17543,349 @@ function validate72(
 }
 validate72.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksUpdateParams = validate73;
+export const validateTasksGetParams = validate73;
 const schema158 = {
+  title: "TasksGetParams",
+  description:
+    "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
+  "x-mcp-method": "tasks/get",
+  "x-mcp-handler": "getTask",
+  "x-mcp-name-param": "taskId",
+  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
+  required: ["_meta", "taskId"],
+};
+
+function validate73(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate73.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.taskId === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "taskId" },
+        message: "must have required property '" + "taskId" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.taskId !== undefined) {
+      let data8 = data.taskId;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/taskId",
+            schemaPath: "#/properties/taskId/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/taskId",
+          schemaPath: "#/properties/taskId/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate73.errors = vErrors;
+  return errors === 0;
+}
+validate73.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateTasksUpdateParams = validate74;
+const schema160 = {
   title: "TasksUpdateParams",
   description: "tasks/update (Tasks extension): the owner answers inputRequests by key.",
   "x-mcp-method": "tasks/update",
@@ -17594,13 +17901,13 @@ const schema158 = {
   required: ["_meta", "taskId", "inputResponses"],
 };
 
-function validate73(
+function validate74(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate73.evaluated;
+  const evaluated0 = validate74.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17968,17 +18275,17 @@ function validate73(
     }
     errors++;
   }
-  validate73.errors = vErrors;
+  validate74.errors = vErrors;
   return errors === 0;
 }
-validate73.evaluated = {
+validate74.evaluated = {
   props: { _meta: true, taskId: true, inputResponses: true },
   dynamicProps: false,
   dynamicItems: false,
 };
 
-export const validateToolError = validate74;
-const schema160 = {
+export const validateToolError = validate75;
+const schema162 = {
   title: "ToolError",
   description:
     "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
@@ -17988,13 +18295,13 @@ const schema160 = {
   additionalProperties: false,
 };
 
-function validate74(
+function validate75(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate74.evaluated;
+  const evaluated0 = validate75.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18063,13 +18370,13 @@ function validate74(
     }
     errors++;
   }
-  validate74.errors = vErrors;
+  validate75.errors = vErrors;
   return errors === 0;
 }
-validate74.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate75.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateToolsCallParams = validate76;
-const schema161 = {
+export const validateToolsCallParams = validate77;
+const schema163 = {
   title: "ToolsCallParams",
   description: "tools/call: runs one of the room's tools. Mcp-Name is the tool name.",
   "x-mcp-method": "tools/call",
@@ -18084,13 +18391,13 @@ const schema161 = {
   required: ["_meta", "name"],
 };
 
-function validate76(
+function validate77(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate76.evaluated;
+  const evaluated0 = validate77.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18424,17 +18731,17 @@ function validate76(
     }
     errors++;
   }
-  validate76.errors = vErrors;
+  validate77.errors = vErrors;
   return errors === 0;
 }
-validate76.evaluated = {
+validate77.evaluated = {
   props: { _meta: true, name: true, arguments: true },
   dynamicProps: false,
   dynamicItems: false,
 };
 
-export const validateToolsListParams = validate77;
-const schema163 = {
+export const validateToolsListParams = validate78;
+const schema165 = {
   title: "ToolsListParams",
   description: "tools/list: the room's tools. The catalog never changes while the room runs, so there is one page.",
   "x-mcp-method": "tools/list",
@@ -18444,13 +18751,13 @@ const schema163 = {
   required: ["_meta"],
 };
 
-function validate77(
+function validate78(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate77.evaluated;
+  const evaluated0 = validate78.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18734,13 +19041,13 @@ function validate77(
     }
     errors++;
   }
-  validate77.errors = vErrors;
+  validate78.errors = vErrors;
   return errors === 0;
 }
-validate77.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+validate78.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateArtifactReadOutput = validate78;
-const schema165 = {
+export const validateArtifactReadOutput = validate79;
+const schema167 = {
   title: "ArtifactReadOutput",
   description: "The artifact as it is on disk, with the revision it is.",
   type: "object",
@@ -18758,13 +19065,13 @@ const schema165 = {
   additionalProperties: false,
 };
 
-function validate78(
+function validate79(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate78.evaluated;
+  const evaluated0 = validate79.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18929,13 +19236,13 @@ function validate78(
     }
     errors++;
   }
-  validate78.errors = vErrors;
+  validate79.errors = vErrors;
   return errors === 0;
 }
-validate78.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate79.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteInput = validate80;
-const schema166 = {
+export const validateHandoffCompleteInput = validate81;
+const schema168 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -18962,13 +19269,13 @@ const schema166 = {
   ],
 };
 
-function validate80(
+function validate81(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate80.evaluated;
+  const evaluated0 = validate81.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19409,14 +19716,14 @@ function validate80(
       }
     }
   }
-  validate80.errors = vErrors;
+  validate81.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate80.evaluated = { dynamicProps: true, dynamicItems: false };
+validate81.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffCompleteOutput = validate82;
-const schema168 = {
+export const validateHandoffCompleteOutput = validate83;
+const schema170 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -19434,13 +19741,13 @@ const schema168 = {
   additionalProperties: false,
 };
 
-function validate82(
+function validate83(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate82.evaluated;
+  const evaluated0 = validate83.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19618,13 +19925,13 @@ function validate82(
     }
     errors++;
   }
-  validate82.errors = vErrors;
+  validate83.errors = vErrors;
   return errors === 0;
 }
-validate82.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateInput = validate85;
-const schema169 = {
+export const validateHandoffCreateInput = validate86;
+const schema171 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
@@ -19640,13 +19947,13 @@ const schema169 = {
   additionalProperties: false,
 };
 
-function validate85(
+function validate86(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate85.evaluated;
+  const evaluated0 = validate86.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20107,13 +20414,13 @@ function validate85(
     }
     errors++;
   }
-  validate85.errors = vErrors;
+  validate86.errors = vErrors;
   return errors === 0;
 }
-validate85.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateOutput = validate86;
-const schema175 = {
+export const validateHandoffCreateOutput = validate87;
+const schema177 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -20131,13 +20438,13 @@ const schema175 = {
   additionalProperties: false,
 };
 
-function validate86(
+function validate87(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate86.evaluated;
+  const evaluated0 = validate87.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20315,13 +20622,13 @@ function validate86(
     }
     errors++;
   }
-  validate86.errors = vErrors;
+  validate87.errors = vErrors;
   return errors === 0;
 }
-validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffDecisionInput = validate89;
-const schema176 = {
+export const validateHandoffDecisionInput = validate90;
+const schema178 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
@@ -20334,13 +20641,13 @@ const schema176 = {
   additionalProperties: false,
 };
 
-function validate89(
+function validate90(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate89.evaluated;
+  const evaluated0 = validate90.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20478,13 +20785,13 @@ function validate89(
     }
     errors++;
   }
-  validate89.errors = vErrors;
+  validate90.errors = vErrors;
   return errors === 0;
 }
-validate89.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsInput = validate90;
-const schema178 = {
+export const validateHandoffEventsInput = validate91;
+const schema180 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
@@ -20497,13 +20804,13 @@ const schema178 = {
   additionalProperties: false,
 };
 
-function validate90(
+function validate91(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate90.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20692,13 +20999,13 @@ function validate90(
     }
     errors++;
   }
-  validate90.errors = vErrors;
+  validate91.errors = vErrors;
   return errors === 0;
 }
-validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsOutput = validate91;
-const schema179 = {
+export const validateHandoffEventsOutput = validate92;
+const schema181 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -20713,13 +21020,13 @@ const schema179 = {
   additionalProperties: false,
 };
 
-function validate91(
+function validate92(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate91.evaluated;
+  const evaluated0 = validate92.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20922,13 +21229,13 @@ function validate91(
     }
     errors++;
   }
-  validate91.errors = vErrors;
+  validate92.errors = vErrors;
   return errors === 0;
 }
-validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffGetInput = validate93;
-const schema180 = {
+export const validateHandoffGetInput = validate94;
+const schema182 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id.",
   type: "object",
@@ -20955,13 +21262,13 @@ const schema180 = {
   ],
 };
 
-function validate93(
+function validate94(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate93.evaluated;
+  const evaluated0 = validate94.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21225,14 +21532,14 @@ function validate93(
       }
     }
   }
-  validate93.errors = vErrors;
+  validate94.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate93.evaluated = { dynamicProps: true, dynamicItems: false };
+validate94.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffListInput = validate94;
-const schema181 = {
+export const validateHandoffListInput = validate95;
+const schema183 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -21245,13 +21552,13 @@ const schema181 = {
   additionalProperties: false,
 };
 
-function validate94(
+function validate95(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate94.evaluated;
+  const evaluated0 = validate95.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21430,13 +21737,13 @@ function validate94(
     }
     errors++;
   }
-  validate94.errors = vErrors;
+  validate95.errors = vErrors;
   return errors === 0;
 }
-validate94.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListOutput = validate95;
-const schema183 = {
+export const validateHandoffListOutput = validate96;
+const schema185 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -21448,13 +21755,13 @@ const schema183 = {
   additionalProperties: false,
 };
 
-function validate95(
+function validate96(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate95.evaluated;
+  const evaluated0 = validate96.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21623,13 +21930,13 @@ function validate95(
     }
     errors++;
   }
-  validate95.errors = vErrors;
+  validate96.errors = vErrors;
   return errors === 0;
 }
-validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate96.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffOutput = validate97;
-const schema184 = {
+export const validateHandoffOutput = validate98;
+const schema186 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -21638,13 +21945,13 @@ const schema184 = {
   additionalProperties: false,
 };
 
-function validate97(
+function validate98(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate97.evaluated;
+  const evaluated0 = validate98.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21713,13 +22020,13 @@ function validate97(
     }
     errors++;
   }
-  validate97.errors = vErrors;
+  validate98.errors = vErrors;
   return errors === 0;
 }
-validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRefInput = validate99;
-const schema185 = {
+export const validateHandoffRefInput = validate100;
+const schema187 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
@@ -21728,13 +22035,13 @@ const schema185 = {
   additionalProperties: false,
 };
 
-function validate99(
+function validate100(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate99.evaluated;
+  const evaluated0 = validate100.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21838,13 +22145,13 @@ function validate99(
     }
     errors++;
   }
-  validate99.errors = vErrors;
+  validate100.errors = vErrors;
   return errors === 0;
 }
-validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputInput = validate100;
-const schema186 = {
+export const validateHandoffRequestInputInput = validate101;
+const schema188 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
@@ -21859,13 +22166,13 @@ const schema186 = {
   additionalProperties: false,
 };
 
-function validate100(
+function validate101(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate100.evaluated;
+  const evaluated0 = validate101.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22320,13 +22627,13 @@ function validate100(
     }
     errors++;
   }
-  validate100.errors = vErrors;
+  validate101.errors = vErrors;
   return errors === 0;
 }
-validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputOutput = validate101;
-const schema189 = {
+export const validateHandoffRequestInputOutput = validate102;
+const schema191 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -22339,13 +22646,13 @@ const schema189 = {
   additionalProperties: false,
 };
 
-function validate101(
+function validate102(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate101.evaluated;
+  const evaluated0 = validate102.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22522,13 +22829,13 @@ function validate101(
     }
     errors++;
   }
-  validate101.errors = vErrors;
+  validate102.errors = vErrors;
   return errors === 0;
 }
-validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffTaskOutput = validate104;
-const schema191 = {
+export const validateHandoffTaskOutput = validate105;
+const schema193 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -22544,13 +22851,13 @@ const schema191 = {
   additionalProperties: false,
 };
 
-function validate104(
+function validate105(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate104.evaluated;
+  const evaluated0 = validate105.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22696,13 +23003,13 @@ function validate104(
     }
     errors++;
   }
-  validate104.errors = vErrors;
+  validate105.errors = vErrors;
   return errors === 0;
 }
-validate104.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate105.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantAddInput = validate107;
-const schema192 = {
+export const validateParticipantAddInput = validate108;
+const schema194 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
@@ -22711,13 +23018,13 @@ const schema192 = {
   additionalProperties: false,
 };
 
-function validate107(
+function validate108(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate107.evaluated;
+  const evaluated0 = validate108.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22836,13 +23143,13 @@ function validate107(
     }
     errors++;
   }
-  validate107.errors = vErrors;
+  validate108.errors = vErrors;
   return errors === 0;
 }
-validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListOutput = validate108;
-const schema194 = {
+export const validateParticipantListOutput = validate109;
+const schema196 = {
   title: "ParticipantListOutput",
   description: "The room's participants by name.",
   type: "object",
@@ -22851,13 +23158,13 @@ const schema194 = {
   additionalProperties: false,
 };
 
-function validate108(
+function validate109(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate108.evaluated;
+  const evaluated0 = validate109.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22946,13 +23253,13 @@ function validate108(
     }
     errors++;
   }
-  validate108.errors = vErrors;
+  validate109.errors = vErrors;
   return errors === 0;
 }
-validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantRemoveInput = validate110;
-const schema195 = {
+export const validateParticipantRemoveInput = validate111;
+const schema197 = {
   title: "ParticipantRemoveInput",
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
@@ -22962,13 +23269,13 @@ const schema195 = {
   additionalProperties: false,
 };
 
-function validate110(
+function validate111(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate110.evaluated;
+  const evaluated0 = validate111.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23087,13 +23394,13 @@ function validate110(
     }
     errors++;
   }
-  validate110.errors = vErrors;
+  validate111.errors = vErrors;
   return errors === 0;
 }
-validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantOutput = validate111;
-const schema197 = {
+export const validateParticipantOutput = validate112;
+const schema199 = {
   title: "ParticipantOutput",
   description: "One participant.",
   type: "object",
@@ -23102,13 +23409,13 @@ const schema197 = {
   additionalProperties: false,
 };
 
-function validate111(
+function validate112(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate111.evaluated;
+  const evaluated0 = validate112.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23177,13 +23484,13 @@ function validate111(
     }
     errors++;
   }
-  validate111.errors = vErrors;
+  validate112.errors = vErrors;
   return errors === 0;
 }
-validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalDecisionInput = validate113;
-const schema198 = {
+export const validateProposalDecisionInput = validate114;
+const schema200 = {
   title: "ProposalDecisionInput",
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
@@ -23193,13 +23500,13 @@ const schema198 = {
   additionalProperties: false,
 };
 
-function validate113(
+function validate114(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate113.evaluated;
+  const evaluated0 = validate114.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23337,13 +23644,13 @@ function validate113(
     }
     errors++;
   }
-  validate113.errors = vErrors;
+  validate114.errors = vErrors;
   return errors === 0;
 }
-validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate114.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListInput = validate114;
-const schema200 = {
+export const validateProposalListInput = validate115;
+const schema202 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
@@ -23356,13 +23663,13 @@ const schema200 = {
   additionalProperties: false,
 };
 
-function validate114(
+function validate115(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate114.evaluated;
+  const evaluated0 = validate115.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23534,13 +23841,13 @@ function validate114(
     }
     errors++;
   }
-  validate114.errors = vErrors;
+  validate115.errors = vErrors;
   return errors === 0;
 }
-validate114.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListOutput = validate115;
-const schema202 = {
+export const validateProposalListOutput = validate116;
+const schema204 = {
   title: "ProposalListOutput",
   description: "A page of proposals; next_cursor is null on the last page.",
   type: "object",
@@ -23552,13 +23859,13 @@ const schema202 = {
   additionalProperties: false,
 };
 
-function validate115(
+function validate116(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate115.evaluated;
+  const evaluated0 = validate116.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23727,13 +24034,13 @@ function validate115(
     }
     errors++;
   }
-  validate115.errors = vErrors;
+  validate116.errors = vErrors;
   return errors === 0;
 }
-validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalOutput = validate117;
-const schema203 = {
+export const validateProposalOutput = validate118;
+const schema205 = {
   title: "ProposalOutput",
   description: "One proposal and, once accepted, the revision it made.",
   type: "object",
@@ -23745,13 +24052,13 @@ const schema203 = {
   additionalProperties: false,
 };
 
-function validate117(
+function validate118(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate117.evaluated;
+  const evaluated0 = validate118.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23897,13 +24204,13 @@ function validate117(
     }
     errors++;
   }
-  validate117.errors = vErrors;
+  validate118.errors = vErrors;
   return errors === 0;
 }
-validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalRefInput = validate120;
-const schema204 = {
+export const validateProposalRefInput = validate121;
+const schema206 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
@@ -23912,13 +24219,13 @@ const schema204 = {
   additionalProperties: false,
 };
 
-function validate120(
+function validate121(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate120.evaluated;
+  const evaluated0 = validate121.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24022,13 +24329,13 @@ function validate120(
     }
     errors++;
   }
-  validate120.errors = vErrors;
+  validate121.errors = vErrors;
   return errors === 0;
 }
-validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateInput = validate121;
-const schema205 = {
+export const validateSessionCreateInput = validate122;
+const schema207 = {
   title: "SessionCreateInput",
   description:
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
@@ -24047,13 +24354,13 @@ const schema205 = {
   additionalProperties: false,
 };
 
-function validate121(
+function validate122(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate121.evaluated;
+  const evaluated0 = validate122.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24329,13 +24636,13 @@ function validate121(
     }
     errors++;
   }
-  validate121.errors = vErrors;
+  validate122.errors = vErrors;
   return errors === 0;
 }
-validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateOutput = validate122;
-const schema208 = {
+export const validateSessionCreateOutput = validate123;
+const schema210 = {
   title: "SessionCreateOutput",
   description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
   type: "object",
@@ -24344,13 +24651,13 @@ const schema208 = {
   additionalProperties: false,
 };
 
-function validate122(
+function validate123(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate122.evaluated;
+  const evaluated0 = validate123.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24468,13 +24775,13 @@ function validate122(
     }
     errors++;
   }
-  validate122.errors = vErrors;
+  validate123.errors = vErrors;
   return errors === 0;
 }
-validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListInput = validate124;
-const schema209 = {
+export const validateSessionListInput = validate125;
+const schema211 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
@@ -24483,13 +24790,13 @@ const schema209 = {
   additionalProperties: false,
 };
 
-function validate124(
+function validate125(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate124.evaluated;
+  const evaluated0 = validate125.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24593,13 +24900,13 @@ function validate124(
     }
     errors++;
   }
-  validate124.errors = vErrors;
+  validate125.errors = vErrors;
   return errors === 0;
 }
-validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListOutput = validate125;
-const schema211 = {
+export const validateSessionListOutput = validate126;
+const schema213 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -24608,13 +24915,13 @@ const schema211 = {
   additionalProperties: false,
 };
 
-function validate125(
+function validate126(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate125.evaluated;
+  const evaluated0 = validate126.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24703,13 +25010,13 @@ function validate125(
     }
     errors++;
   }
-  validate125.errors = vErrors;
+  validate126.errors = vErrors;
   return errors === 0;
 }
-validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate126.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionOutput = validate127;
-const schema212 = {
+export const validateSessionOutput = validate128;
+const schema214 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -24718,13 +25025,13 @@ const schema212 = {
   additionalProperties: false,
 };
 
-function validate127(
+function validate128(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate127.evaluated;
+  const evaluated0 = validate128.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24793,13 +25100,13 @@ function validate127(
     }
     errors++;
   }
-  validate127.errors = vErrors;
+  validate128.errors = vErrors;
   return errors === 0;
 }
-validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionRevokeInput = validate129;
-const schema213 = {
+export const validateSessionRevokeInput = validate130;
+const schema215 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
@@ -24808,13 +25115,13 @@ const schema213 = {
   additionalProperties: false,
 };
 
-function validate129(
+function validate130(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate129.evaluated;
+  const evaluated0 = validate130.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24918,13 +25225,13 @@ function validate129(
     }
     errors++;
   }
-  validate129.errors = vErrors;
+  validate130.errors = vErrors;
   return errors === 0;
 }
-validate129.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate130;
-const schema214 = {
+export const validateTaskCancelOutput = validate131;
+const schema216 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -24934,13 +25241,13 @@ const schema214 = {
   additionalProperties: false,
 };
 
-function validate130(
+function validate131(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate130.evaluated;
+  const evaluated0 = validate131.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25041,13 +25348,13 @@ function validate130(
     }
     errors++;
   }
-  validate130.errors = vErrors;
+  validate131.errors = vErrors;
   return errors === 0;
 }
-validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate132;
-const schema215 = {
+export const validateTaskRefInput = validate133;
+const schema217 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -25063,13 +25370,13 @@ const schema215 = {
   additionalProperties: false,
 };
 
-function validate132(
+function validate133(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate132.evaluated;
+  const evaluated0 = validate133.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25173,13 +25480,13 @@ function validate132(
     }
     errors++;
   }
-  validate132.errors = vErrors;
+  validate133.errors = vErrors;
   return errors === 0;
 }
-validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate133;
-const schema216 = {
+export const validateTaskUpdateInput = validate134;
+const schema218 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -25202,13 +25509,13 @@ const schema216 = {
   additionalProperties: false,
 };
 
-function validate133(
+function validate134(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate133.evaluated;
+  const evaluated0 = validate134.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25665,13 +25972,13 @@ function validate133(
     }
     errors++;
   }
-  validate133.errors = vErrors;
+  validate134.errors = vErrors;
   return errors === 0;
 }
-validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate134;
-const schema219 = {
+export const validateTaskUpdateOutput = validate135;
+const schema221 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -25683,13 +25990,13 @@ const schema219 = {
   additionalProperties: false,
 };
 
-function validate134(
+function validate135(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate134.evaluated;
+  const evaluated0 = validate135.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25857,13 +26164,13 @@ function validate134(
     }
     errors++;
   }
-  validate134.errors = vErrors;
+  validate135.errors = vErrors;
   return errors === 0;
 }
-validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryInput = validate136;
-const schema221 = {
+export const validateWorkspaceHistoryInput = validate137;
+const schema223 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -25876,13 +26183,13 @@ const schema221 = {
   additionalProperties: false,
 };
 
-function validate136(
+function validate137(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate136.evaluated;
+  const evaluated0 = validate137.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26007,13 +26314,13 @@ function validate136(
     }
     errors++;
   }
-  validate136.errors = vErrors;
+  validate137.errors = vErrors;
   return errors === 0;
 }
-validate136.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryOutput = validate137;
-const schema222 = {
+export const validateWorkspaceHistoryOutput = validate138;
+const schema224 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -26026,13 +26333,13 @@ const schema222 = {
   additionalProperties: false,
 };
 
-function validate137(
+function validate138(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate137.evaluated;
+  const evaluated0 = validate138.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26203,13 +26510,13 @@ function validate137(
     }
     errors++;
   }
-  validate137.errors = vErrors;
+  validate138.errors = vErrors;
   return errors === 0;
 }
-validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate138.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceProposeInput = validate139;
-const schema223 = {
+export const validateWorkspaceProposeInput = validate140;
+const schema225 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -26238,13 +26545,13 @@ const schema223 = {
   ],
 };
 
-function validate139(
+function validate140(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate139.evaluated;
+  const evaluated0 = validate140.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26674,14 +26981,14 @@ function validate139(
       }
     }
   }
-  validate139.errors = vErrors;
+  validate140.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate139.evaluated = { dynamicProps: true, dynamicItems: false };
+validate140.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateProblemDetails = validate140;
-const schema230 = {
+export const validateProblemDetails = validate141;
+const schema232 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -26705,13 +27012,13 @@ const schema230 = {
   required: ["type", "title", "status", "detail", "code"],
 };
 
-function validate140(
+function validate141(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate140.evaluated;
+  const evaluated0 = validate141.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27090,10 +27397,10 @@ function validate140(
     }
     errors++;
   }
-  validate140.errors = vErrors;
+  validate141.errors = vErrors;
   return errors === 0;
 }
-validate140.evaluated = {
+validate141.evaluated = {
   props: { type: true, title: true, status: true, detail: true, code: true, errors: true, current_revision: true },
   dynamicProps: false,
   dynamicItems: false,

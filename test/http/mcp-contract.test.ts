@@ -1,7 +1,8 @@
 // Every kind of response and notification the MCP endpoint sends, checked
 // against the official JSON Schemas of MCP 2026-07-28 (core) and the Tasks
-// extension, read from ../shared/mcp. Each tool's results against its
-// outputSchema are in mcp-tool-results.test.ts.
+// extension, read from ../shared/mcp; and every method the capabilities of
+// server/discover imply. Each tool's results against its outputSchema are in
+// mcp-tool-results.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { taskTools, toolCatalog } from '../../generated/mcp.js';
 import {
@@ -62,6 +63,8 @@ describe('the official schemas', () => {
       'ResourceUpdatedNotification',
       'ListResourcesResult',
       'ListResourcesResultResponse',
+      'ListResourceTemplatesResult',
+      'ListResourceTemplatesResultResponse',
       'ReadResourceResult',
       'ReadResourceResultResponse',
       'JSONRPCResultResponse',
@@ -126,6 +129,109 @@ describe('discovery and tools', () => {
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       expectValidAgainst(tool.outputSchema, refusal, `${tool.name} admits a refusal`);
     }
+  });
+});
+
+describe('the methods the advertised capabilities imply', () => {
+  /**
+   * What each capability of server/discover obliges the server to answer
+   * (MCP 2026-07-28 server/tools, server/resources, basic/patterns/subscriptions;
+   * the Tasks extension): the request and the official shape of its result.
+   * A listen answers with a stream: its acknowledgement is checked instead.
+   */
+  type Implied = [
+    method: string,
+    params: () => Promise<Record<string, unknown>>,
+    document: 'core' | 'tasks',
+    result: string,
+  ];
+  const ownTask = async () => ({ taskId: (await createHandoff(s)).taskId });
+  const implied: Record<string, Implied[]> = {
+    tools: [
+      ['tools/list', async () => ({}), 'core', 'ListToolsResult'],
+      ['tools/call', async () => ({ name: 'workspace_history', arguments: {} }), 'core', 'CallToolResult'],
+    ],
+    resources: [
+      ['resources/list', async () => ({}), 'core', 'ListResourcesResult'],
+      ['resources/templates/list', async () => ({}), 'core', 'ListResourceTemplatesResult'],
+      ['resources/read', async () => ({ uri: HANDOFFS_URI }), 'core', 'ReadResourceResult'],
+    ],
+    'resources.subscribe': [
+      [
+        'subscriptions/listen',
+        async () => ({ notifications: { resourceSubscriptions: [HANDOFFS_URI] } }),
+        'core',
+        'SubscriptionsAcknowledgedNotification',
+      ],
+    ],
+    'extensions.io.modelcontextprotocol/tasks': [
+      ['tasks/get', ownTask, 'tasks', 'GetTaskResult'],
+      ['tasks/update', async () => ({ ...(await ownTask()), inputResponses: {} }), 'tasks', 'UpdateTaskResult'],
+      ['tasks/cancel', ownTask, 'tasks', 'CancelTaskResult'],
+      [
+        'subscriptions/listen',
+        async () => ({ notifications: { taskIds: [(await ownTask()).taskId] } }),
+        'tasks',
+        'TaskSubscriptionAcknowledgedNotifications',
+      ],
+    ],
+  };
+
+  /** The capabilities a discover result declares, as paths: `tools`, `resources.subscribe`, `extensions.<id>`. */
+  function declared(capabilities: Record<string, Wire>): string[] {
+    const paths: string[] = [];
+    for (const [name, value] of Object.entries(capabilities)) {
+      if (name === 'extensions') {
+        for (const id of Object.keys(value)) paths.push(`extensions.${id}`);
+        continue;
+      }
+      paths.push(name);
+      for (const [feature, on] of Object.entries(value)) if (on === true) paths.push(`${name}.${feature}`);
+    }
+    return paths.sort();
+  }
+
+  it('server/discover declares only capabilities whose methods are known here', async () => {
+    const discovered = (await rpc(url, 'server/discover', {}, { token: s.tokens.alice })).body.result;
+    expect(declared(discovered.capabilities)).toEqual(Object.keys(implied).sort());
+  });
+
+  it.each(Object.entries(implied).flatMap(([capability, methods]) => methods.map((m) => [capability, ...m] as const)))(
+    '%s: %s answers with its official result',
+    async (_capability, method, params, document, resultName) => {
+      const options = { token: s.tokens.alice, tasks: document === 'tasks' };
+      if (method === 'subscriptions/listen') {
+        const stream = await listen(s, 'alice', ((await params()) as { notifications: Wire }).notifications, options);
+        try {
+          expect(stream.response.status).toBe(200);
+          const ack = await nextFrame(
+            stream,
+            isMethod('notifications/subscriptions/acknowledged'),
+            'the acknowledgement',
+          );
+          expectOfficial('core', 'SubscriptionsAcknowledgedNotification', ack);
+          expectOfficial(document, resultName, document === 'core' ? ack : ack.params.notifications);
+        } finally {
+          stream.abort();
+        }
+        return;
+      }
+      const r = await rpc(url, method, await params(), options);
+      const result = expectResult(r, document, resultName, method);
+      expect(result.resultType, method).toBe('complete');
+      const response = `${resultName}Response`;
+      if (defines('core', response)) expectOfficial('core', response, r.body, method);
+    },
+  );
+
+  it('resources/templates/list is an empty list that says how long it may be cached', async () => {
+    const r = await rpc(url, 'resources/templates/list', {}, { token: s.tokens.alice });
+    expect(r.body.result).toMatchObject({
+      resourceTemplates: [],
+      ttlMs: 0,
+      cacheScope: 'private',
+      resultType: 'complete',
+    });
   });
 });
 

@@ -138,6 +138,9 @@ export const handlers: Handlers = {
     });
   },
 
+  // The resources capability implies this method; the room has no parameterized resources.
+  listResourceTemplates: () => complete({ resourceTemplates: [], ...CACHE }),
+
   readResource: ({ room, caller }, { uri }) => {
     const uris = resourceUris(room);
     const json = (value: unknown) => ({ uri, mimeType: 'application/json', text: JSON.stringify(value) });
