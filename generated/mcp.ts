@@ -201,6 +201,13 @@ export const toolCatalog = [
         },
       },
     },
+    annotations: {
+      title: 'Create a handoff',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
   },
   {
     name: 'handoff_accept',
@@ -1079,6 +1086,13 @@ export const toolCatalog = [
           },
         },
       },
+    },
+    annotations: {
+      title: 'Accept a handoff',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -2008,6 +2022,13 @@ export const toolCatalog = [
           },
         },
       },
+    },
+    annotations: {
+      title: 'Ask the owner for input',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
     },
   },
   {
@@ -3097,6 +3118,13 @@ export const toolCatalog = [
         },
       },
     },
+    annotations: {
+      title: 'Complete a handoff',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   },
   {
     name: 'handoff_get',
@@ -3994,6 +4022,13 @@ export const toolCatalog = [
         },
       },
     },
+    annotations: {
+      title: 'Read a handoff',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   },
   {
     name: 'handoff_events',
@@ -4210,6 +4245,13 @@ export const toolCatalog = [
           },
         },
       },
+    },
+    annotations: {
+      title: "Read a handoff's events",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -4909,6 +4951,13 @@ export const toolCatalog = [
         },
       },
     },
+    annotations: {
+      title: "Approve a handoff's result",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   },
   {
     name: 'handoff_reject',
@@ -5607,6 +5656,13 @@ export const toolCatalog = [
         },
       },
     },
+    annotations: {
+      title: "Reject a handoff's result",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   },
   {
     name: 'workspace_propose',
@@ -5950,6 +6006,13 @@ export const toolCatalog = [
         },
       },
     },
+    annotations: {
+      title: 'Propose a change to the artifact',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
   },
   {
     name: 'proposal_get',
@@ -6244,6 +6307,13 @@ export const toolCatalog = [
           },
         },
       },
+    },
+    annotations: {
+      title: 'Read a proposal',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -6553,6 +6623,13 @@ export const toolCatalog = [
         },
       },
     },
+    annotations: {
+      title: 'Accept a proposal',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   },
   {
     name: 'proposal_reject',
@@ -6859,6 +6936,13 @@ export const toolCatalog = [
           },
         },
       },
+    },
+    annotations: {
+      title: 'Reject a proposal',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -7167,6 +7251,13 @@ export const toolCatalog = [
         },
       },
     },
+    annotations: {
+      title: 'Withdraw a proposal',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
   },
   {
     name: 'workspace_history',
@@ -7433,6 +7524,13 @@ export const toolCatalog = [
           },
         },
       },
+    },
+    annotations: {
+      title: "Read the room's history",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
 ] as const;

@@ -177,6 +177,8 @@ function toolOutputSchema(defs: Record<string, Json>, output: string): Json {
   };
 }
 
+const TOOL_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
 interface CatalogTool {
   name: string;
   title: string;
@@ -184,6 +186,7 @@ interface CatalogTool {
   input: string;
   output: string;
   runs_as_task?: boolean;
+  annotations: Record<(typeof TOOL_HINTS)[number], boolean>;
 }
 
 async function emitMcp(bundle: Json): Promise<string> {
@@ -201,14 +204,22 @@ async function emitMcp(bundle: Json): Promise<string> {
   const catalog = JSON.parse(await readFile(path.join(schemasDir, 'mcp', 'tools.catalog.json'), 'utf8')) as {
     tools: CatalogTool[];
   };
-  const tools = catalog.tools.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: standaloneSchema(defs, tool.input),
-    // A task's result is the assignee's own CallToolResult, which no schema of ours describes.
-    ...(tool.runs_as_task ? {} : { outputSchema: toolOutputSchema(defs, tool.output) }),
-  }));
+  const tools = catalog.tools.map((tool) => {
+    // A host reads an absent hint as its riskier default, so every tool states all four.
+    for (const hint of TOOL_HINTS) {
+      if (typeof tool.annotations?.[hint] !== 'boolean')
+        throw new Error(`tool ${tool.name}: annotations.${hint} is missing`);
+    }
+    return {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: standaloneSchema(defs, tool.input),
+      // A task's result is the assignee's own CallToolResult, which no schema of ours describes.
+      ...(tool.runs_as_task ? {} : { outputSchema: toolOutputSchema(defs, tool.output) }),
+      annotations: { title: tool.title, ...tool.annotations },
+    };
+  });
   const code = [
     `// ${HEADER}`,
     `import type { ValidateFunction } from 'ajv';`,

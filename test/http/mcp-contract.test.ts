@@ -65,6 +65,7 @@ describe('the official schemas', () => {
       'ListResourcesResultResponse',
       'ListResourceTemplatesResult',
       'ListResourceTemplatesResultResponse',
+      'ToolAnnotations',
       'ReadResourceResult',
       'ReadResourceResultResponse',
       'JSONRPCResultResponse',
