@@ -124,15 +124,19 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         summary: {
+          title: 'Summary',
           $ref: '#/$defs/Summary',
         },
         constraints: {
+          title: 'Constraints',
           $ref: '#/$defs/Constraints',
         },
         assignee: {
+          title: 'Assignee',
           $ref: '#/$defs/ParticipantName',
         },
         artifacts: {
+          title: 'Artifacts',
           type: 'array',
           items: {
             $ref: '#/$defs/ArtifactReference',
@@ -140,6 +144,7 @@ export const toolCatalog = [
           maxItems: 100,
         },
         idempotency_key: {
+          title: 'Idempotency key',
           $ref: '#/$defs/IdempotencyKey',
         },
       },
@@ -174,16 +179,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -220,6 +228,7 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
@@ -458,16 +467,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -579,17 +591,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -597,6 +613,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -618,9 +635,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -637,6 +656,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -650,19 +670,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -679,15 +705,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -698,20 +728,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -722,32 +757,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -758,25 +802,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -792,9 +843,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -809,14 +862,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -1107,20 +1164,24 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
           description: "The handoff's id.",
         },
         key: {
+          title: 'Input key',
           $ref: '#/$defs/InputKey',
         },
         message: {
+          title: 'Message',
           type: 'string',
           minLength: 1,
           maxLength: 8000,
         },
         requested_schema: {
+          title: 'Requested schema',
           $ref: '#/$defs/RequestedSchema',
         },
       },
@@ -1142,17 +1203,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -1160,6 +1225,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -1394,16 +1460,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -1515,17 +1584,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -1533,6 +1606,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -1554,9 +1628,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -1573,6 +1649,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -1586,19 +1663,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -1615,15 +1698,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -1634,20 +1721,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -1658,32 +1750,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -1694,25 +1795,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -1728,9 +1836,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -1745,14 +1855,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -2046,12 +2160,14 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             handoff_id: {
+              title: 'Handoff ID',
               type: 'string',
               minLength: 1,
               maxLength: 100,
               description: "The handoff's id.",
             },
             result: {
+              title: 'Result',
               $ref: '#/$defs/CallToolResult',
             },
           },
@@ -2062,12 +2178,14 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             handoff_id: {
+              title: 'Handoff ID',
               type: 'string',
               minLength: 1,
               maxLength: 100,
               description: "The handoff's id.",
             },
             error: {
+              title: 'Error',
               $ref: '#/$defs/JsonRpcError',
             },
           },
@@ -2083,19 +2201,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -2112,15 +2236,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2131,20 +2259,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2155,32 +2288,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2191,25 +2333,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -2225,9 +2374,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2242,14 +2393,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -2489,16 +2644,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -2610,17 +2768,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -2628,6 +2790,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -2649,9 +2812,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -2668,6 +2833,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -2681,19 +2847,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -2710,15 +2882,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2729,20 +2905,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2753,32 +2934,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2789,25 +2979,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -2823,9 +3020,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2840,14 +3039,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -3140,6 +3343,7 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             handoff_id: {
+              title: 'Handoff ID',
               type: 'string',
               minLength: 1,
               maxLength: 100,
@@ -3153,6 +3357,7 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             task_id: {
+              title: 'Task ID',
               type: 'string',
               minLength: 1,
               maxLength: 100,
@@ -3393,16 +3598,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -3514,17 +3722,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -3532,6 +3744,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -3553,9 +3766,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -3572,6 +3787,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -3585,19 +3801,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -3614,15 +3836,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -3633,20 +3859,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -3657,32 +3888,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -3693,25 +3933,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -3727,9 +3974,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -3744,14 +3993,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -4041,17 +4294,20 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
           description: "The handoff's id.",
         },
         after: {
+          title: 'After event',
           type: 'integer',
           minimum: 0,
           default: 0,
         },
         limit: {
+          title: 'Limit',
           type: 'integer',
           minimum: 1,
           maximum: 500,
@@ -4265,12 +4521,14 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
           description: "The handoff's id.",
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -4502,16 +4760,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -4623,17 +4884,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -4641,6 +4906,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -4662,9 +4928,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -4681,6 +4949,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -4694,19 +4963,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -4723,15 +4998,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -4742,20 +5021,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -4766,32 +5050,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -4802,25 +5095,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -4836,9 +5136,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -4853,14 +5155,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -4970,12 +5276,14 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
           description: "The handoff's id.",
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -5207,16 +5515,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -5328,17 +5639,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -5346,6 +5661,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -5367,9 +5683,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -5386,6 +5704,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -5399,19 +5718,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -5428,15 +5753,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5447,20 +5776,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5471,32 +5805,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5507,25 +5850,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -5541,9 +5891,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5558,14 +5910,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -5679,12 +6035,15 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             base_revision: {
+              title: 'Base revision',
               $ref: '#/$defs/RevisionNumber',
             },
             content: {
+              title: 'New content',
               $ref: '#/$defs/ArtifactText',
             },
             summary: {
+              title: 'Summary',
               $ref: '#/$defs/Summary',
             },
           },
@@ -5695,12 +6054,15 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             base_revision: {
+              title: 'Base revision',
               $ref: '#/$defs/RevisionNumber',
             },
             diff: {
+              title: 'Unified diff',
               $ref: '#/$defs/ArtifactText',
             },
             summary: {
+              title: 'Summary',
               $ref: '#/$defs/Summary',
             },
           },
@@ -6024,6 +6386,7 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         proposal_id: {
+          title: 'Proposal ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
@@ -6328,11 +6691,13 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         proposal_id: {
+          title: 'Proposal ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -6642,11 +7007,13 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         proposal_id: {
+          title: 'Proposal ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -6956,11 +7323,13 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         proposal_id: {
+          title: 'Proposal ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -7270,11 +7639,13 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         after: {
+          title: 'After entry',
           type: 'integer',
           minimum: 0,
           default: 0,
         },
         limit: {
+          title: 'Limit',
           type: 'integer',
           minimum: 1,
           maximum: 500,

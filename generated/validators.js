@@ -8,9 +8,9 @@ const schema32 = {
   description: "A reference to something the work is about. Stored as given; the room never fetches it.",
   type: "object",
   properties: {
-    uri: { type: "string", minLength: 1, maxLength: 2048, format: "uri-reference" },
-    title: { type: "string", maxLength: 500 },
-    revision: { type: "integer", minimum: 0 },
+    uri: { title: "URI", type: "string", minLength: 1, maxLength: 2048, format: "uri-reference" },
+    title: { title: "Title", type: "string", maxLength: 500 },
+    revision: { title: "Revision", type: "integer", minimum: 0 },
   },
   required: ["uri"],
   additionalProperties: false,
@@ -263,11 +263,11 @@ const schema34 = {
   description: "The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).",
   type: "object",
   properties: {
-    content: { type: "array", items: { $ref: "#/$defs/ContentBlock" } },
-    structuredContent: {},
-    isError: { type: "boolean" },
-    resultType: { const: "complete" },
-    _meta: { type: "object" },
+    content: { title: "Content", type: "array", items: { $ref: "#/$defs/ContentBlock" } },
+    structuredContent: { title: "Structured content" },
+    isError: { title: "Is error", type: "boolean" },
+    resultType: { title: "Result type", const: "complete" },
+    _meta: { title: "Metadata", type: "object" },
   },
   required: ["content"],
   additionalProperties: false,
@@ -280,10 +280,10 @@ const schema35 = {
     {
       type: "object",
       properties: {
-        type: { const: "text" },
-        text: { type: "string" },
-        annotations: { type: "object" },
-        _meta: { type: "object" },
+        type: { title: "Type", const: "text" },
+        text: { title: "Text", type: "string" },
+        annotations: { title: "Annotations", type: "object" },
+        _meta: { title: "Metadata", type: "object" },
       },
       required: ["type", "text"],
       additionalProperties: false,
@@ -291,11 +291,11 @@ const schema35 = {
     {
       type: "object",
       properties: {
-        type: { enum: ["image", "audio"] },
-        data: { type: "string", contentEncoding: "base64" },
-        mimeType: { type: "string", minLength: 1 },
-        annotations: { type: "object" },
-        _meta: { type: "object" },
+        type: { title: "Type", enum: ["image", "audio"] },
+        data: { title: "Data (base64)", type: "string", contentEncoding: "base64" },
+        mimeType: { title: "MIME type", type: "string", minLength: 1 },
+        annotations: { title: "Annotations", type: "object" },
+        _meta: { title: "Metadata", type: "object" },
       },
       required: ["type", "data", "mimeType"],
       additionalProperties: false,
@@ -303,15 +303,15 @@ const schema35 = {
     {
       type: "object",
       properties: {
-        type: { const: "resource_link" },
-        uri: { type: "string", minLength: 1 },
-        name: { type: "string" },
-        title: { type: "string" },
-        description: { type: "string" },
-        mimeType: { type: "string" },
-        size: { type: "integer", minimum: 0 },
-        annotations: { type: "object" },
-        _meta: { type: "object" },
+        type: { title: "Type", const: "resource_link" },
+        uri: { title: "URI", type: "string", minLength: 1 },
+        name: { title: "Name", type: "string" },
+        title: { title: "Title", type: "string" },
+        description: { title: "Description", type: "string" },
+        mimeType: { title: "MIME type", type: "string" },
+        size: { title: "Size (bytes)", type: "integer", minimum: 0 },
+        annotations: { title: "Annotations", type: "object" },
+        _meta: { title: "Metadata", type: "object" },
       },
       required: ["type", "uri", "name"],
       additionalProperties: false,
@@ -319,22 +319,23 @@ const schema35 = {
     {
       type: "object",
       properties: {
-        type: { const: "resource" },
+        type: { title: "Type", const: "resource" },
         resource: {
+          title: "Resource",
           type: "object",
           properties: {
-            uri: { type: "string", minLength: 1 },
-            mimeType: { type: "string" },
-            text: { type: "string" },
-            blob: { type: "string" },
-            _meta: { type: "object" },
+            uri: { title: "URI", type: "string", minLength: 1 },
+            mimeType: { title: "MIME type", type: "string" },
+            text: { title: "Text", type: "string" },
+            blob: { title: "Blob (base64)", type: "string" },
+            _meta: { title: "Metadata", type: "object" },
           },
           required: ["uri"],
           oneOf: [{ required: ["text"] }, { required: ["blob"] }],
           additionalProperties: false,
         },
-        annotations: { type: "object" },
-        _meta: { type: "object" },
+        annotations: { title: "Annotations", type: "object" },
+        _meta: { title: "Metadata", type: "object" },
       },
       required: ["type", "resource"],
       additionalProperties: false,
@@ -3325,7 +3326,11 @@ const schema57 = {
   title: "JsonRpcError",
   description: "A JSON-RPC error object: how an assignee reports that the work failed.",
   type: "object",
-  properties: { code: { type: "integer" }, message: { type: "string", minLength: 1, maxLength: 8000 }, data: {} },
+  properties: {
+    code: { title: "Code", type: "integer" },
+    message: { title: "Message", type: "string", minLength: 1, maxLength: 8000 },
+    data: { title: "Data" },
+  },
   required: ["code", "message"],
   additionalProperties: false,
 };
@@ -3356,17 +3361,18 @@ const schema52 = {
     "The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.",
   type: "object",
   properties: {
-    $schema: { type: "string" },
-    type: { const: "object" },
+    $schema: { title: "JSON Schema dialect", type: "string" },
+    type: { title: "Type", const: "object" },
     properties: {
+      title: "Fields",
       type: "object",
       additionalProperties: {
         type: "object",
-        properties: { type: { enum: ["string", "number", "integer", "boolean", "array"] } },
+        properties: { type: { title: "Type", enum: ["string", "number", "integer", "boolean", "array"] } },
         required: ["type"],
       },
     },
-    required: { type: "array", items: { type: "string" } },
+    required: { title: "Required fields", type: "array", items: { type: "string" } },
   },
   required: ["type", "properties"],
   additionalProperties: false,
@@ -6539,14 +6545,15 @@ const schema71 = {
   description: "The answer to an elicitation/create input request: an MCP ElicitResult.",
   type: "object",
   properties: {
-    action: { enum: ["accept", "decline", "cancel"] },
+    action: { title: "Action", enum: ["accept", "decline", "cancel"] },
     content: {
+      title: "Content",
       type: "object",
       additionalProperties: {
         anyOf: [{ type: "array", items: { type: "string" } }, { type: ["string", "number", "boolean"] }],
       },
     },
-    _meta: { type: "object" },
+    _meta: { title: "Metadata", type: "object" },
   },
   required: ["action"],
   additionalProperties: false,
@@ -19251,8 +19258,14 @@ const schema168 = {
     {
       type: "object",
       properties: {
-        handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-        result: { $ref: "#/$defs/CallToolResult" },
+        handoff_id: {
+          title: "Handoff ID",
+          type: "string",
+          minLength: 1,
+          maxLength: 100,
+          description: "The handoff's id.",
+        },
+        result: { title: "Result", $ref: "#/$defs/CallToolResult" },
       },
       required: ["handoff_id", "result"],
       additionalProperties: false,
@@ -19260,8 +19273,14 @@ const schema168 = {
     {
       type: "object",
       properties: {
-        handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-        error: { $ref: "#/$defs/JsonRpcError" },
+        handoff_id: {
+          title: "Handoff ID",
+          type: "string",
+          minLength: 1,
+          maxLength: 100,
+          description: "The handoff's id.",
+        },
+        error: { title: "Error", $ref: "#/$defs/JsonRpcError" },
       },
       required: ["handoff_id", "error"],
       additionalProperties: false,
@@ -19937,11 +19956,11 @@ const schema171 = {
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
   type: "object",
   properties: {
-    summary: { $ref: "#/$defs/Summary" },
-    constraints: { $ref: "#/$defs/Constraints" },
-    assignee: { $ref: "#/$defs/ParticipantName" },
-    artifacts: { type: "array", items: { $ref: "#/$defs/ArtifactReference" }, maxItems: 100 },
-    idempotency_key: { $ref: "#/$defs/IdempotencyKey" },
+    summary: { title: "Summary", $ref: "#/$defs/Summary" },
+    constraints: { title: "Constraints", $ref: "#/$defs/Constraints" },
+    assignee: { title: "Assignee", $ref: "#/$defs/ParticipantName" },
+    artifacts: { title: "Artifacts", type: "array", items: { $ref: "#/$defs/ArtifactReference" }, maxItems: 100 },
+    idempotency_key: { title: "Idempotency key", $ref: "#/$defs/IdempotencyKey" },
   },
   required: ["summary"],
   additionalProperties: false,
@@ -20634,8 +20653,8 @@ const schema178 = {
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
   type: "object",
   properties: {
-    handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    note: { $ref: "#/$defs/Note" },
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+    note: { title: "Note", $ref: "#/$defs/Note" },
   },
   required: ["handoff_id"],
   additionalProperties: false,
@@ -20796,9 +20815,9 @@ const schema180 = {
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
   properties: {
-    handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    after: { type: "integer", minimum: 0, default: 0 },
-    limit: { type: "integer", minimum: 1, maximum: 500, default: 100 },
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+    after: { title: "After event", type: "integer", minimum: 0, default: 0 },
+    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 100 },
   },
   required: ["handoff_id"],
   additionalProperties: false,
@@ -21242,7 +21261,15 @@ const schema182 = {
   oneOf: [
     {
       type: "object",
-      properties: { handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." } },
+      properties: {
+        handoff_id: {
+          title: "Handoff ID",
+          type: "string",
+          minLength: 1,
+          maxLength: 100,
+          description: "The handoff's id.",
+        },
+      },
       required: ["handoff_id"],
       additionalProperties: false,
     },
@@ -21250,6 +21277,7 @@ const schema182 = {
       type: "object",
       properties: {
         task_id: {
+          title: "Task ID",
           type: "string",
           minLength: 1,
           maxLength: 100,
@@ -21544,9 +21572,15 @@ const schema183 = {
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
   properties: {
-    status: { $ref: "#/$defs/HandoffStatus" },
-    cursor: { type: "string", minLength: 1, maxLength: 200, description: "next_cursor of the previous page." },
-    limit: { type: "integer", minimum: 1, maximum: 500, default: 50 },
+    status: { title: "Status", $ref: "#/$defs/HandoffStatus" },
+    cursor: {
+      title: "Cursor",
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: "next_cursor of the previous page.",
+    },
+    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 50 },
   },
   required: [],
   additionalProperties: false,
@@ -22030,7 +22064,9 @@ const schema187 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
-  properties: { handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." } },
+  properties: {
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+  },
   required: ["handoff_id"],
   additionalProperties: false,
 };
@@ -22157,10 +22193,10 @@ const schema188 = {
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
   type: "object",
   properties: {
-    handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    key: { $ref: "#/$defs/InputKey" },
-    message: { type: "string", minLength: 1, maxLength: 8000 },
-    requested_schema: { $ref: "#/$defs/RequestedSchema" },
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+    key: { title: "Input key", $ref: "#/$defs/InputKey" },
+    message: { title: "Message", type: "string", minLength: 1, maxLength: 8000 },
+    requested_schema: { title: "Requested schema", $ref: "#/$defs/RequestedSchema" },
   },
   required: ["handoff_id", "message"],
   additionalProperties: false,
@@ -23013,7 +23049,7 @@ const schema194 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
-  properties: { name: { $ref: "#/$defs/ParticipantName" } },
+  properties: { name: { title: "Participant name", $ref: "#/$defs/ParticipantName" } },
   required: ["name"],
   additionalProperties: false,
 };
@@ -23264,7 +23300,7 @@ const schema197 = {
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
   type: "object",
-  properties: { name: { $ref: "#/$defs/ParticipantName" } },
+  properties: { name: { title: "Participant name", $ref: "#/$defs/ParticipantName" } },
   required: ["name"],
   additionalProperties: false,
 };
@@ -23495,7 +23531,10 @@ const schema200 = {
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
   type: "object",
-  properties: { proposal_id: { type: "string", minLength: 1, maxLength: 100 }, note: { $ref: "#/$defs/Note" } },
+  properties: {
+    proposal_id: { title: "Proposal ID", type: "string", minLength: 1, maxLength: 100 },
+    note: { title: "Note", $ref: "#/$defs/Note" },
+  },
   required: ["proposal_id"],
   additionalProperties: false,
 };
@@ -23655,9 +23694,9 @@ const schema202 = {
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
   properties: {
-    status: { $ref: "#/$defs/ProposalStatus" },
-    cursor: { type: "string", minLength: 1, maxLength: 200 },
-    limit: { type: "integer", minimum: 1, maximum: 500, default: 50 },
+    status: { title: "Status", $ref: "#/$defs/ProposalStatus" },
+    cursor: { title: "Cursor", type: "string", minLength: 1, maxLength: 200 },
+    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 50 },
   },
   required: [],
   additionalProperties: false,
@@ -24214,7 +24253,7 @@ const schema206 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
-  properties: { proposal_id: { type: "string", minLength: 1, maxLength: 100 } },
+  properties: { proposal_id: { title: "Proposal ID", type: "string", minLength: 1, maxLength: 100 } },
   required: ["proposal_id"],
   additionalProperties: false,
 };
@@ -24341,9 +24380,16 @@ const schema207 = {
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
   type: "object",
   properties: {
-    participant: { $ref: "#/$defs/ParticipantName" },
-    capabilities: { type: "array", items: { $ref: "#/$defs/Capability" }, minItems: 1, uniqueItems: true },
+    participant: { title: "Participant", $ref: "#/$defs/ParticipantName" },
+    capabilities: {
+      title: "Capabilities",
+      type: "array",
+      items: { $ref: "#/$defs/Capability" },
+      minItems: 1,
+      uniqueItems: true,
+    },
     expires_in_seconds: {
+      title: "Expires in (seconds)",
       type: "integer",
       minimum: 1,
       maximum: 31536000,
@@ -24785,7 +24831,7 @@ const schema211 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
-  properties: { participant: { $ref: "#/$defs/ParticipantName" } },
+  properties: { participant: { title: "Participant", $ref: "#/$defs/ParticipantName" } },
   required: [],
   additionalProperties: false,
 };
@@ -25110,7 +25156,7 @@ const schema215 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
-  properties: { session_id: { type: "string", minLength: 1, maxLength: 100 } },
+  properties: { session_id: { title: "Session ID", type: "string", minLength: 1, maxLength: 100 } },
   required: ["session_id"],
   additionalProperties: false,
 };
@@ -25360,6 +25406,7 @@ const schema217 = {
   type: "object",
   properties: {
     task_id: {
+      title: "Task ID",
       type: "string",
       minLength: 1,
       maxLength: 100,
@@ -25493,12 +25540,14 @@ const schema218 = {
   type: "object",
   properties: {
     task_id: {
+      title: "Task ID",
       type: "string",
       minLength: 1,
       maxLength: 100,
       description: "The task's id (Mcp-Name of tasks/* requests).",
     },
     input_responses: {
+      title: "Input responses",
       type: "object",
       propertyNames: { $ref: "#/$defs/InputKey" },
       additionalProperties: { $ref: "#/$defs/InputResponse" },
@@ -26176,8 +26225,8 @@ const schema223 = {
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
   type: "object",
   properties: {
-    after: { type: "integer", minimum: 0, default: 0 },
-    limit: { type: "integer", minimum: 1, maximum: 500, default: 100 },
+    after: { title: "After entry", type: "integer", minimum: 0, default: 0 },
+    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 100 },
   },
   required: [],
   additionalProperties: false,
@@ -26525,9 +26574,9 @@ const schema225 = {
     {
       type: "object",
       properties: {
-        base_revision: { $ref: "#/$defs/RevisionNumber" },
-        content: { $ref: "#/$defs/ArtifactText" },
-        summary: { $ref: "#/$defs/Summary" },
+        base_revision: { title: "Base revision", $ref: "#/$defs/RevisionNumber" },
+        content: { title: "New content", $ref: "#/$defs/ArtifactText" },
+        summary: { title: "Summary", $ref: "#/$defs/Summary" },
       },
       required: ["base_revision", "content"],
       additionalProperties: false,
@@ -26535,9 +26584,9 @@ const schema225 = {
     {
       type: "object",
       properties: {
-        base_revision: { $ref: "#/$defs/RevisionNumber" },
-        diff: { $ref: "#/$defs/ArtifactText" },
-        summary: { $ref: "#/$defs/Summary" },
+        base_revision: { title: "Base revision", $ref: "#/$defs/RevisionNumber" },
+        diff: { title: "Unified diff", $ref: "#/$defs/ArtifactText" },
+        summary: { title: "Summary", $ref: "#/$defs/Summary" },
       },
       required: ["base_revision", "diff"],
       additionalProperties: false,

@@ -119,8 +119,31 @@ async function emitValidators(bundle: Json): Promise<{ js: string; dts: string }
   return { js, dts };
 }
 
+/**
+ * The same schema without the titles of its properties. A property's title is
+ * a form label ("Assignee"); json-schema-to-typescript would make each one a
+ * type of its own.
+ */
+function withoutPropertyTitles(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutPropertyTitles);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === 'properties' && value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value as Json).map(([name, property]) => {
+              const { title: _label, ...rest } = property as Json;
+              return [name, withoutPropertyTitles(rest)];
+            }),
+          )
+        : withoutPropertyTitles(value),
+    ]),
+  );
+}
+
 async function emitTypes(bundle: Json): Promise<string> {
-  const ts = await compile(structuredClone(bundle) as never, 'CommonRoomSchemas', {
+  const ts = await compile(withoutPropertyTitles(bundle) as never, 'CommonRoomSchemas', {
     bannerComment: `// ${HEADER}`,
     unreachableDefinitions: true,
     strictIndexSignatures: true,

@@ -1,6 +1,7 @@
 // What tools/list tells a host about each tool beyond its schemas: the
-// annotations it reads to decide what needs a person's confirmation, and
-// whether the hints are true to what the tools do.
+// annotations it reads to decide what needs a person's confirmation (and
+// whether the hints are true to what the tools do), and the labels of the
+// input fields a form shows.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toolCatalog } from '../../generated/mcp.js';
@@ -125,5 +126,43 @@ describe('annotations', () => {
 
   it('has a scenario for every tool', () => {
     expect(Object.keys(scenarios).sort()).toEqual(toolCatalog.map((t) => t.name).sort());
+  });
+});
+
+describe('input field labels', () => {
+  /** Every property schema of a schema, with its path: at the root, in oneOf branches, in $defs, nested. */
+  function properties(node: unknown, path: string, found: [string, Wire][] = []): [string, Wire][] {
+    if (Array.isArray(node)) node.forEach((item, i) => properties(item, `${path}/${i}`, found));
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'properties' && value !== null && typeof value === 'object') {
+          for (const [name, property] of Object.entries(value)) {
+            found.push([`${path}/properties/${name}`, property]);
+            properties(property, `${path}/properties/${name}`, found);
+          }
+        } else if (!['const', 'enum', 'default', 'examples'].includes(key)) properties(value, `${path}/${key}`, found);
+      }
+    }
+    return found;
+  }
+
+  it('every property of every tool input has its own title', () => {
+    for (const tool of tools) {
+      const found = properties(tool.inputSchema, tool.name);
+      expect(found.length, tool.name).toBeGreaterThan(0);
+      const untitled = found.filter(([, property]) => typeof property.title !== 'string' || property.title === '');
+      expect(untitled.map(([path]) => path)).toEqual([]);
+    }
+  });
+
+  it('a property that refers to a shared definition is labelled for itself, not by the definition', () => {
+    const create = tools.find((t) => t.name === 'handoff_create')!.inputSchema;
+    expect(create.properties.assignee).toMatchObject({ title: 'Assignee', $ref: '#/$defs/ParticipantName' });
+    expect(create.$defs.ParticipantName.title).toBe('ParticipantName');
+    const complete = tools.find((t) => t.name === 'handoff_complete')!.inputSchema;
+    expect(complete.oneOf.map((branch: Wire) => branch.properties.handoff_id.title)).toEqual([
+      'Handoff ID',
+      'Handoff ID',
+    ]);
   });
 });
