@@ -657,6 +657,17 @@ export interface ResourcesSubscribeParams {
   [k: string]: unknown | undefined;
 }
 /**
+ * resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ResourcesTemplatesListParams".
+ */
+export interface ResourcesTemplatesListParams {
+  _meta: McpRequestMeta;
+  cursor?: string;
+  [k: string]: unknown | undefined;
+}
+/**
  * resources/unsubscribe: stops resources/subscribe updates for a URI.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
@@ -740,6 +751,15 @@ export interface TasksUpdateParams {
       | undefined;
   };
   [k: string]: unknown | undefined;
+}
+/**
+ * The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ToolError".
+ */
+export interface ToolError {
+  error: DomainError;
 }
 /**
  * tools/call: runs one of the room's tools. Mcp-Name is the tool name.

@@ -103,6 +103,8 @@ const errorDefinitions: Record<string, ZodLike> = {
  */
 function sdkSchema(document: SchemaDocument, name: string): ZodLike | undefined {
   if (document === 'tasks') return tasksSchemas[`${name}V2Schema`];
+  // The core package still has the tasks of an earlier revision; in 2026-07-28 they are the extension's.
+  if (/Task/.test(name)) return undefined;
   if (Object.hasOwn(errorDefinitions, name)) return errorDefinitions[name];
   // The core package has the requests an InputRequest may be, not the union; the Tasks package has it.
   if (name === 'InputRequest') return tasksSchemas.InputRequestV2Schema;

@@ -1,4 +1,4 @@
-import type { DomainErrorCode } from '../../../generated/types.js';
+import type { DomainErrorCode, ToolError } from '../../../generated/types.js';
 import type Koa from 'koa';
 import { isDomainError, type DomainError } from '../../engine/index.js';
 import { Refusal } from '../refusal.js';
@@ -25,13 +25,14 @@ export function rpcErrorFor(error: DomainError): McpError {
   );
 }
 
-/** A domain refusal of a tool: a tool result with isError, so a model can read it and correct itself. */
+/**
+ * A domain refusal of a tool: a tool result with isError, so a model can read
+ * it and correct itself. Its structuredContent is a ToolError, which every
+ * tool's outputSchema admits.
+ */
 export function toolErrorResult(error: DomainError) {
-  return {
-    content: [{ type: 'text' as const, text: error.message }],
-    structuredContent: { error: error.toJSON() },
-    isError: true,
-  };
+  const structuredContent: ToolError = { error: error.toJSON() };
+  return { content: [{ type: 'text' as const, text: error.message }], structuredContent, isError: true };
 }
 
 /** The request id an error response names, once the message was parsed (MCP leaves it out when unknown). */
