@@ -21,7 +21,9 @@ if (process.env.PORT !== undefined) {
   try {
     port = portNumber(process.env.PORT);
   } catch {
-    process.stderr.write(`npm start: PORT must be a port number from 0 to 65535 (got ${JSON.stringify(process.env.PORT)})\n`);
+    process.stderr.write(
+      `npm start: PORT must be a port number from 0 to 65535 (got ${JSON.stringify(process.env.PORT)})\n`,
+    );
     process.exit(2);
   }
 }

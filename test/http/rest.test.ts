@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
-import { restRoutes } from '../../generated/rest.js';
+import { restRoutes } from '../../generated/operations.js';
 import { readRuntimeFile } from '../../src/http/runtime-file.js';
 import { failArtifactWrites } from '../helpers/fail-artifact-writes.js';
 import {
@@ -23,7 +23,8 @@ type Proposal = components['schemas']['Proposal'];
 
 const MiB = 1024 * 1024;
 const UNAUTHORIZED = 'a valid session token is required (Authorization: Bearer <token>)';
-const NEEDS_PARTICIPANT = 'this operation acts as a participant: name one in the Commonroom-Participant header';
+const NEEDS_PARTICIPANT =
+  'this operation acts as a participant: the local operator names one (ce --participant NAME, or the Commonroom-Participant header over REST)';
 const lacks = (capability: string) => `this session lacks the ${capability} capability`;
 const tooLong = 'x'.repeat(101);
 
