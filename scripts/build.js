@@ -5,7 +5,7 @@
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: { ce: 'src/cli/main.ts', 'start-example': 'scripts/start-example.ts' },
+  entryPoints: { ce: 'src/cli/bin.ts', 'start-example': 'scripts/start-example.ts' },
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,

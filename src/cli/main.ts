@@ -33,9 +33,3 @@ export async function main(argv: string[]): Promise<number> {
     return reportFailure(error, argv.includes('--json'));
   }
 }
-
-// A reader that stops reading (`ce handoffs notes.md --json | head`) is not an error.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-});
-process.exitCode = await main(process.argv);

@@ -18,7 +18,7 @@ import {
 import { callTool, type Who, type Wire } from '../helpers/mcp-wire.js';
 import { expectOfficial } from '../helpers/mcp-schemas.js';
 import { caller, dumpDatabase } from '../helpers/room.js';
-import { rpc, startTestServer, type TestServer } from '../helpers/server.js';
+import { rpc, rpcRequest, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
 let tools: Wire[];
@@ -33,6 +33,18 @@ afterEach(async () => {
 });
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+
+describe('the size of tools/list', () => {
+  it('is at most 24 KB in all, so an agent can afford to list the tools', async () => {
+    const response = await fetch(
+      s.http.mcpUrl,
+      rpcRequest(s.http.mcpUrl, 'tools/list', {}, { token: s.tokens.alice }).init,
+    );
+    const bytes = Buffer.byteLength(await response.text(), 'utf8');
+    expect(bytes).toBeLessThanOrEqual(24 * 1024);
+    expect(tools.length).toBe(toolCatalog.length);
+  });
+});
 
 describe('annotations', () => {
   it('every tool has a title and states all four hints; none reaches outside the room', () => {
