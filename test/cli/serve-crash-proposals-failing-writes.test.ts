@@ -2,9 +2,9 @@
 // MCP and REST, and some of its file writes fail (at the write of the temp
 // file, ENOSPC, or at its rename, EROFS; preloaded from
 // test/fixtures/fail-artifact-writes.ts). A failed write is refused as
-// unavailable with the file, the proposal and the sidecar as they were;
-// after each kill and each restart the file and the sidecar agree
-// (test/helpers/proposal-crash-scenario.ts).
+// unavailable, the file as it was, nothing left beside it and the proposal
+// still open; after each kill and each restart the file and the sidecar
+// agree (test/helpers/proposal-crash-scenario.ts).
 import { expect, test } from 'vitest';
 import { runCrashRounds } from '../helpers/crash-harness.js';
 import { INITIAL_CONTENT, PARTICIPANTS, proposalCrashScenario } from '../helpers/proposal-crash-scenario.js';
