@@ -7,7 +7,7 @@ import { expect, test } from 'vitest';
 import { runCrashRounds } from '../helpers/crash-harness.js';
 import { INITIAL_CONTENT, PARTICIPANTS, proposalCrashScenario } from '../helpers/proposal-crash-scenario.js';
 
-const ROUNDS = 20;
+const ROUNDS = 12;
 
 test(
   `ce serve killed with SIGKILL ${ROUNDS} times while proposals are accepted and an editor saves the file keeps both and tells them apart`,
