@@ -3,6 +3,7 @@
 // operator's own. Every failure, commander's own included, ends in one
 // funnel (reportFailure).
 import { Command } from 'commander';
+import { bridgeCommand } from './bridge-command.js';
 import { operationCommands } from './commands.js';
 import { reportFailure } from './output.js';
 import { initCommand } from './room.js';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: () => {} });
   initCommand(program);
   serveCommand(program);
+  bridgeCommand(program);
   operationCommands(program);
   return program;
 }
