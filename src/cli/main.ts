@@ -3,6 +3,7 @@
 // operator's own. Every failure, commander's own included, ends in one
 // funnel (reportFailure).
 import { Command } from 'commander';
+import { backupCommands } from './backup.js';
 import { bridgeCommand } from './bridge-command.js';
 import { operationCommands } from './commands.js';
 import { reportFailure } from './output.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   initCommand(program);
   serveCommand(program);
   bridgeCommand(program);
+  backupCommands(program);
   operationCommands(program);
   return program;
 }
