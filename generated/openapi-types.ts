@@ -84,6 +84,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspace/handoffs/{handoff_id}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say how far along a working task is
+         * @description The assignee says how far along a working task is. Reports for one task are committed at most once a second; the latest wins, and the last one before the task ends is always committed.
+         */
+        post: operations["reportProgress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspace/handoffs/{handoff_id}/complete": {
         parameters: {
             query?: never;
@@ -689,7 +709,7 @@ export interface components {
          * @description What changed. One event is written per state change, in the same transaction.
          * @enum {string}
          */
-        EventType: "handoff.created" | "handoff.accepted" | "task.input_required" | "task.input_received" | "handoff.result_ready" | "task.failed" | "handoff.approved" | "handoff.rejected" | "handoff.cancelled" | "task.expired" | "participant.added" | "participant.removed" | "session.created" | "session.revoked" | "proposal.created" | "proposal.accepted" | "proposal.rejected" | "proposal.withdrawn" | "artifact.external_edit";
+        EventType: "handoff.created" | "handoff.accepted" | "task.input_required" | "task.input_received" | "task.progress" | "handoff.result_ready" | "task.failed" | "handoff.approved" | "handoff.rejected" | "handoff.cancelled" | "task.expired" | "participant.added" | "participant.removed" | "session.created" | "session.revoked" | "proposal.created" | "proposal.accepted" | "proposal.rejected" | "proposal.withdrawn" | "artifact.external_edit";
         /**
          * Handoff
          * @description Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.
@@ -710,6 +730,8 @@ export interface components {
             result: components["schemas"]["CallToolResult"] | null;
             error: components["schemas"]["JsonRpcError"] | null;
             decision: components["schemas"]["Decision"] | null;
+            /** @description How far along the assignee says it is: the latest report committed, or null before the first. */
+            progress: components["schemas"]["Progress"] | null;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
             accepted_at: components["schemas"]["Timestamp"] | null;
@@ -808,6 +830,36 @@ export interface components {
          */
         HandoffOutput: {
             handoff: components["schemas"]["Handoff"];
+        };
+        /**
+         * HandoffProgressInputBody
+         * @description The assignee says how far along a working task is. Reports for one task are committed at most once a second; the latest wins, and the last one before the task ends is always committed. The handoff_id comes from the path.
+         */
+        HandoffProgressInputBody: {
+            /**
+             * Message
+             * @description What is being done now.
+             */
+            message: string;
+            /**
+             * Progress
+             * @description How much is done.
+             */
+            progress?: number;
+            /**
+             * Total
+             * @description How much there is to do.
+             */
+            total?: number;
+        };
+        /**
+         * HandoffProgressOutput
+         * @description The handoff and its task after the report. committed is false when the report waits (under a second) for the task's next commit, which a newer report replaces; the handoff and task are then shown as the report will leave them.
+         */
+        HandoffProgressOutput: {
+            handoff: components["schemas"]["Handoff"];
+            task: components["schemas"]["DetailedTask"];
+            committed: boolean;
         };
         /**
          * HandoffRequestInputInputBody
@@ -973,6 +1025,20 @@ export interface components {
             current_revision?: number;
             /** @description Everything the room said about the refusal, as the engine gave it (the same details ce and MCP show): current_revision, limit, reason, ... */
             details?: Record<string, never>;
+        };
+        /**
+         * Progress
+         * @description An assignee's report of how far along the work is. The message is also the task's statusMessage.
+         */
+        Progress: {
+            /** @description What the assignee is doing, in at most 500 Unicode code points. */
+            message: string;
+            /** @description How much is done, in units of the assignee's choosing. */
+            progress?: number;
+            /** @description How much there is to do, in the same units. */
+            total?: number;
+            by: components["schemas"]["ParticipantName"];
+            at: components["schemas"]["Timestamp"];
         };
         /**
          * Proposal
@@ -1519,6 +1585,95 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HandoffRequestInputOutput"];
+                };
+            };
+            /** @description The input does not match its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No valid session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session lacks the capability, or the caller is the wrong participant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such record, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The record is in the wrong state, or the base revision is stale */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a result is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    reportProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                handoff_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HandoffProgressInputBody"];
+            };
+        };
+        responses: {
+            /** @description Say how far along a working task is */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandoffProgressOutput"];
                 };
             };
             /** @description The input does not match its schema */

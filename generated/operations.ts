@@ -265,6 +265,65 @@ export const operations = {
       ],
     },
   },
+  reportProgress: {
+    id: 'reportProgress',
+    summary: 'Say how far along a working task is',
+    engine: 'reportProgress',
+    input: 'HandoffProgressInput',
+    output: 'HandoffProgressOutput',
+    changes: true,
+    actor: 'participant',
+    mcp: {
+      tool: 'handoff_progress',
+      title: 'Report progress',
+      description:
+        'As the assignee of a working task, say how far along it is (message, progress?, total?). Watchers see it live; reports are committed at most once a second, the latest winning. Answers {handoff, task, committed}.',
+      destructive: false,
+      idempotent: false,
+    },
+    rest: {
+      method: 'POST',
+      path: '/workspace/handoffs/{handoff_id}/progress',
+      status: 200,
+      in: 'body',
+      pathParams: ['handoff_id'],
+      queryParams: [],
+    },
+    cli: {
+      command: 'handoff-progress',
+      example:
+        'ce handoff-progress notes.md ho_Xy3... --participant bob --message "Second section" --progress 2 --total 5',
+      arguments: [
+        {
+          field: 'handoff_id',
+          description: "The handoff's id",
+        },
+      ],
+      options: [
+        {
+          flags: '--message <text>',
+          field: 'message',
+          kind: 'string',
+          required: true,
+          description: 'What is being done now',
+        },
+        {
+          flags: '--progress <n>',
+          field: 'progress',
+          as: 'number',
+          required: false,
+          description: 'How much is done',
+        },
+        {
+          flags: '--total <n>',
+          field: 'total',
+          as: 'number',
+          required: false,
+          description: 'How much there is to do',
+        },
+      ],
+    },
+  },
   completeHandoff: {
     id: 'completeHandoff',
     summary: 'Complete a handoff with a result or an error',
@@ -1218,6 +1277,7 @@ export interface OperationTypes {
   getHandoff: { input: T.HandoffGetInput; output: T.HandoffTaskOutput };
   acceptHandoff: { input: T.HandoffRefInput; output: T.HandoffTaskOutput };
   requestHandoffInput: { input: T.HandoffRequestInputInput; output: T.HandoffRequestInputOutput };
+  reportProgress: { input: T.HandoffProgressInput; output: T.HandoffProgressOutput };
   completeHandoff: { input: T.HandoffCompleteInput; output: T.HandoffCompleteOutput };
   approveHandoff: { input: T.HandoffDecisionInput; output: T.HandoffOutput };
   rejectHandoff: { input: T.HandoffDecisionInput; output: T.HandoffOutput };

@@ -139,6 +139,7 @@ export type EventType =
   | "handoff.accepted"
   | "task.input_required"
   | "task.input_received"
+  | "task.progress"
   | "handoff.result_ready"
   | "task.failed"
   | "handoff.approved"
@@ -500,11 +501,37 @@ export interface Handoff {
   result: CallToolResult | null;
   error: JsonRpcError | null;
   decision: Decision | null;
+  /**
+   * How far along the assignee says it is: the latest report committed, or null before the first.
+   */
+  progress: Progress | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   accepted_at: Timestamp | null;
   completed_at: Timestamp | null;
   cancelled_at: Timestamp | null;
+}
+/**
+ * An assignee's report of how far along the work is. The message is also the task's statusMessage.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "Progress".
+ */
+export interface Progress {
+  /**
+   * What the assignee is doing, in at most 500 Unicode code points.
+   */
+  message: string;
+  /**
+   * How much is done, in units of the assignee's choosing.
+   */
+  progress?: number;
+  /**
+   * How much there is to do, in the same units.
+   */
+  total?: number;
+  by: ParticipantName;
+  at: Timestamp;
 }
 /**
  * One entry of the room's history, kept for the life of the room: a revision, or a decision on a proposal or a handoff.
@@ -939,6 +966,41 @@ export interface HandoffListOutput {
  */
 export interface HandoffOutput {
   handoff: Handoff;
+}
+/**
+ * The assignee says how far along a working task is. Reports for one task are committed at most once a second; the latest wins, and the last one before the task ends is always committed.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "HandoffProgressInput".
+ */
+export interface HandoffProgressInput {
+  /**
+   * The handoff's id.
+   */
+  handoff_id: string;
+  /**
+   * What is being done now.
+   */
+  message: string;
+  /**
+   * How much is done.
+   */
+  progress?: number;
+  /**
+   * How much there is to do.
+   */
+  total?: number;
+}
+/**
+ * The handoff and its task after the report. committed is false when the report waits (under a second) for the task's next commit, which a newer report replaces; the handoff and task are then shown as the report will leave them.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "HandoffProgressOutput".
+ */
+export interface HandoffProgressOutput {
+  handoff: Handoff;
+  task: DetailedTask;
+  committed: boolean;
 }
 /**
  * Names one handoff.

@@ -26,6 +26,7 @@ export declare const validateJsonRpcError: ValidateFunction<T.JsonRpcError>;
 export declare const validateNote: ValidateFunction<T.Note>;
 export declare const validateParticipantName: ValidateFunction<T.ParticipantName>;
 export declare const validateParticipant: ValidateFunction<T.Participant>;
+export declare const validateProgress: ValidateFunction<T.Progress>;
 export declare const validateProposalStatus: ValidateFunction<T.ProposalStatus>;
 export declare const validateProposal: ValidateFunction<T.Proposal>;
 export declare const validateRequestedSchema: ValidateFunction<T.RequestedSchema>;
@@ -63,6 +64,8 @@ export declare const validateHandoffGetInput: ValidateFunction<T.HandoffGetInput
 export declare const validateHandoffListInput: ValidateFunction<T.HandoffListInput & Required<Pick<T.HandoffListInput, "limit">>>;
 export declare const validateHandoffListOutput: ValidateFunction<T.HandoffListOutput>;
 export declare const validateHandoffOutput: ValidateFunction<T.HandoffOutput>;
+export declare const validateHandoffProgressInput: ValidateFunction<T.HandoffProgressInput>;
+export declare const validateHandoffProgressOutput: ValidateFunction<T.HandoffProgressOutput>;
 export declare const validateHandoffRefInput: ValidateFunction<T.HandoffRefInput>;
 export declare const validateHandoffRequestInputInput: ValidateFunction<T.HandoffRequestInputInput>;
 export declare const validateHandoffRequestInputOutput: ValidateFunction<T.HandoffRequestInputOutput>;

@@ -5890,6 +5890,7 @@ const schema62 = {
     "handoff.accepted",
     "task.input_required",
     "task.input_received",
+    "task.progress",
     "handoff.result_ready",
     "task.failed",
     "handoff.approved",
@@ -5941,6 +5942,7 @@ function validate34(
     data === "handoff.accepted" ||
     data === "task.input_required" ||
     data === "task.input_received" ||
+    data === "task.progress" ||
     data === "handoff.result_ready" ||
     data === "task.failed" ||
     data === "handoff.approved" ||
@@ -6199,6 +6201,7 @@ function validate35(
         data1 === "handoff.accepted" ||
         data1 === "task.input_required" ||
         data1 === "task.input_received" ||
+        data1 === "task.progress" ||
         data1 === "handoff.result_ready" ||
         data1 === "task.failed" ||
         data1 === "handoff.approved" ||
@@ -7400,6 +7403,10 @@ const schema75 = {
     result: { anyOf: [{ $ref: "#/$defs/CallToolResult" }, { type: "null" }] },
     error: { anyOf: [{ $ref: "#/$defs/JsonRpcError" }, { type: "null" }] },
     decision: { anyOf: [{ $ref: "#/$defs/Decision" }, { type: "null" }] },
+    progress: {
+      description: "How far along the assignee says it is: the latest report committed, or null before the first.",
+      anyOf: [{ $ref: "#/$defs/Progress" }, { type: "null" }],
+    },
     created_at: { $ref: "#/$defs/Timestamp" },
     updated_at: { $ref: "#/$defs/Timestamp" },
     accepted_at: { anyOf: [{ $ref: "#/$defs/Timestamp" }, { type: "null" }] },
@@ -7421,6 +7428,7 @@ const schema75 = {
     "result",
     "error",
     "decision",
+    "progress",
     "created_at",
     "updated_at",
     "accepted_at",
@@ -7444,6 +7452,319 @@ const schema82 = {
   minLength: 1,
   maxLength: 200,
 };
+const schema84 = {
+  title: "Progress",
+  description: "An assignee's report of how far along the work is. The message is also the task's statusMessage.",
+  type: "object",
+  properties: {
+    message: {
+      type: "string",
+      minLength: 1,
+      maxLength: 500,
+      description: "What the assignee is doing, in at most 500 Unicode code points.",
+    },
+    progress: { type: "number", minimum: 0, description: "How much is done, in units of the assignee's choosing." },
+    total: { type: "number", exclusiveMinimum: 0, description: "How much there is to do, in the same units." },
+    by: { $ref: "#/$defs/ParticipantName" },
+    at: { $ref: "#/$defs/Timestamp" },
+  },
+  required: ["message", "by", "at"],
+  additionalProperties: false,
+};
+
+function validate43(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate43.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.message === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "message" },
+        message: "must have required property '" + "message" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.by === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "by" },
+        message: "must have required property '" + "by" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.at === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "at" },
+        message: "must have required property '" + "at" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "message" || key0 === "progress" || key0 === "total" || key0 === "by" || key0 === "at")) {
+        const err3 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.message !== undefined) {
+      let data0 = data.message;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 500) {
+          const err4 = {
+            instancePath: instancePath + "/message",
+            schemaPath: "#/properties/message/maxLength",
+            keyword: "maxLength",
+            params: { limit: 500 },
+            message: "must NOT have more than 500 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err5 = {
+            instancePath: instancePath + "/message",
+            schemaPath: "#/properties/message/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + "/message",
+          schemaPath: "#/properties/message/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.progress !== undefined) {
+      let data1 = data.progress;
+      if (typeof data1 == "number" && isFinite(data1)) {
+        if (data1 < 0 || isNaN(data1)) {
+          const err7 = {
+            instancePath: instancePath + "/progress",
+            schemaPath: "#/properties/progress/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = {
+          instancePath: instancePath + "/progress",
+          schemaPath: "#/properties/progress/type",
+          keyword: "type",
+          params: { type: "number" },
+          message: "must be number",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.total !== undefined) {
+      let data2 = data.total;
+      if (typeof data2 == "number" && isFinite(data2)) {
+        if (data2 <= 0 || isNaN(data2)) {
+          const err9 = {
+            instancePath: instancePath + "/total",
+            schemaPath: "#/properties/total/exclusiveMinimum",
+            keyword: "exclusiveMinimum",
+            params: { comparison: ">", limit: 0 },
+            message: "must be > 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = {
+          instancePath: instancePath + "/total",
+          schemaPath: "#/properties/total/type",
+          keyword: "type",
+          params: { type: "number" },
+          message: "must be number",
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.by !== undefined) {
+      let data3 = data.by;
+      if (typeof data3 === "string") {
+        if (func1(data3) > 64) {
+          const err11 = {
+            instancePath: instancePath + "/by",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (func1(data3) < 1) {
+          const err12 = {
+            instancePath: instancePath + "/by",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data3)) {
+          const err13 = {
+            instancePath: instancePath + "/by",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/by",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.at !== undefined) {
+      if (!(typeof data.at === "string")) {
+        const err15 = {
+          instancePath: instancePath + "/at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate43.errors = vErrors;
+  return errors === 0;
+}
+validate43.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 function validate39(
   data,
@@ -7669,13 +7990,13 @@ function validate39(
       }
       errors++;
     }
-    if (data.created_at === undefined) {
+    if (data.progress === undefined) {
       const err14 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "created_at" },
-        message: "must have required property '" + "created_at" + "'",
+        params: { missingProperty: "progress" },
+        message: "must have required property '" + "progress" + "'",
       };
       if (vErrors === null) {
         vErrors = [err14];
@@ -7684,13 +8005,13 @@ function validate39(
       }
       errors++;
     }
-    if (data.updated_at === undefined) {
+    if (data.created_at === undefined) {
       const err15 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "updated_at" },
-        message: "must have required property '" + "updated_at" + "'",
+        params: { missingProperty: "created_at" },
+        message: "must have required property '" + "created_at" + "'",
       };
       if (vErrors === null) {
         vErrors = [err15];
@@ -7699,13 +8020,13 @@ function validate39(
       }
       errors++;
     }
-    if (data.accepted_at === undefined) {
+    if (data.updated_at === undefined) {
       const err16 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "accepted_at" },
-        message: "must have required property '" + "accepted_at" + "'",
+        params: { missingProperty: "updated_at" },
+        message: "must have required property '" + "updated_at" + "'",
       };
       if (vErrors === null) {
         vErrors = [err16];
@@ -7714,13 +8035,13 @@ function validate39(
       }
       errors++;
     }
-    if (data.completed_at === undefined) {
+    if (data.accepted_at === undefined) {
       const err17 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "completed_at" },
-        message: "must have required property '" + "completed_at" + "'",
+        params: { missingProperty: "accepted_at" },
+        message: "must have required property '" + "accepted_at" + "'",
       };
       if (vErrors === null) {
         vErrors = [err17];
@@ -7729,13 +8050,13 @@ function validate39(
       }
       errors++;
     }
-    if (data.cancelled_at === undefined) {
+    if (data.completed_at === undefined) {
       const err18 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "cancelled_at" },
-        message: "must have required property '" + "cancelled_at" + "'",
+        params: { missingProperty: "completed_at" },
+        message: "must have required property '" + "completed_at" + "'",
       };
       if (vErrors === null) {
         vErrors = [err18];
@@ -7744,9 +8065,24 @@ function validate39(
       }
       errors++;
     }
+    if (data.cancelled_at === undefined) {
+      const err19 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "cancelled_at" },
+        message: "must have required property '" + "cancelled_at" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err19];
+      } else {
+        vErrors.push(err19);
+      }
+      errors++;
+    }
     for (const key0 in data) {
       if (!func5.call(schema75.properties, key0)) {
-        const err19 = {
+        const err20 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
@@ -7754,9 +8090,9 @@ function validate39(
           message: "must NOT have additional properties",
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err20];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err20);
         }
         errors++;
       }
@@ -7765,7 +8101,7 @@ function validate39(
       let data0 = data.handoff_id;
       if (typeof data0 === "string") {
         if (func1(data0) < 1) {
-          const err20 = {
+          const err21 = {
             instancePath: instancePath + "/handoff_id",
             schemaPath: "#/properties/handoff_id/minLength",
             keyword: "minLength",
@@ -7773,14 +8109,14 @@ function validate39(
             message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
-            vErrors = [err20];
+            vErrors = [err21];
           } else {
-            vErrors.push(err20);
+            vErrors.push(err21);
           }
           errors++;
         }
       } else {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + "/handoff_id",
           schemaPath: "#/properties/handoff_id/type",
           keyword: "type",
@@ -7788,9 +8124,9 @@ function validate39(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -7799,7 +8135,7 @@ function validate39(
       let data1 = data.task_id;
       if (typeof data1 === "string") {
         if (func1(data1) < 1) {
-          const err22 = {
+          const err23 = {
             instancePath: instancePath + "/task_id",
             schemaPath: "#/properties/task_id/minLength",
             keyword: "minLength",
@@ -7807,34 +8143,16 @@ function validate39(
             message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
-            vErrors = [err22];
+            vErrors = [err23];
           } else {
-            vErrors.push(err22);
+            vErrors.push(err23);
           }
           errors++;
         }
       } else {
-        const err23 = {
+        const err24 = {
           instancePath: instancePath + "/task_id",
           schemaPath: "#/properties/task_id/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err23];
-        } else {
-          vErrors.push(err23);
-        }
-        errors++;
-      }
-    }
-    if (data.status !== undefined) {
-      let data2 = data.status;
-      if (typeof data2 !== "string") {
-        const err24 = {
-          instancePath: instancePath + "/status",
-          schemaPath: "#/$defs/HandoffStatus/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
@@ -7846,20 +8164,16 @@ function validate39(
         }
         errors++;
       }
-      if (!(
-        data2 === "open" ||
-        data2 === "accepted" ||
-        data2 === "result_ready" ||
-        data2 === "approved" ||
-        data2 === "rejected" ||
-        data2 === "cancelled"
-      )) {
+    }
+    if (data.status !== undefined) {
+      let data2 = data.status;
+      if (typeof data2 !== "string") {
         const err25 = {
           instancePath: instancePath + "/status",
-          schemaPath: "#/$defs/HandoffStatus/enum",
-          keyword: "enum",
-          params: { allowedValues: schema74.enum },
-          message: "must be equal to one of the allowed values",
+          schemaPath: "#/$defs/HandoffStatus/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
         };
         if (vErrors === null) {
           vErrors = [err25];
@@ -7868,32 +8182,39 @@ function validate39(
         }
         errors++;
       }
+      if (!(
+        data2 === "open" ||
+        data2 === "accepted" ||
+        data2 === "result_ready" ||
+        data2 === "approved" ||
+        data2 === "rejected" ||
+        data2 === "cancelled"
+      )) {
+        const err26 = {
+          instancePath: instancePath + "/status",
+          schemaPath: "#/$defs/HandoffStatus/enum",
+          keyword: "enum",
+          params: { allowedValues: schema74.enum },
+          message: "must be equal to one of the allowed values",
+        };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
     }
     if (data.summary !== undefined) {
       let data3 = data.summary;
       if (typeof data3 === "string") {
         if (func1(data3) > 2000) {
-          const err26 = {
+          const err27 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/maxLength",
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err26];
-          } else {
-            vErrors.push(err26);
-          }
-          errors++;
-        }
-        if (func1(data3) < 1) {
-          const err27 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err27];
@@ -7902,8 +8223,23 @@ function validate39(
           }
           errors++;
         }
+        if (func1(data3) < 1) {
+          const err28 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err28];
+          } else {
+            vErrors.push(err28);
+          }
+          errors++;
+        }
       } else {
-        const err28 = {
+        const err29 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
@@ -7911,9 +8247,9 @@ function validate39(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err28];
+          vErrors = [err29];
         } else {
-          vErrors.push(err28);
+          vErrors.push(err29);
         }
         errors++;
       }
@@ -7925,7 +8261,7 @@ function validate39(
       const _errs14 = errors;
       if (typeof data4 === "string") {
         if (func1(data4) > 8000) {
-          const err29 = {
+          const err30 = {
             instancePath: instancePath + "/constraints",
             schemaPath: "#/$defs/Constraints/maxLength",
             keyword: "maxLength",
@@ -7933,37 +8269,19 @@ function validate39(
             message: "must NOT have more than 8000 characters",
           };
           if (vErrors === null) {
-            vErrors = [err29];
+            vErrors = [err30];
           } else {
-            vErrors.push(err29);
+            vErrors.push(err30);
           }
           errors++;
         }
       } else {
-        const err30 = {
+        const err31 = {
           instancePath: instancePath + "/constraints",
           schemaPath: "#/$defs/Constraints/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err30];
-        } else {
-          vErrors.push(err30);
-        }
-        errors++;
-      }
-      var _valid0 = _errs14 === errors;
-      valid3 = valid3 || _valid0;
-      const _errs17 = errors;
-      if (data4 !== null) {
-        const err31 = {
-          instancePath: instancePath + "/constraints",
-          schemaPath: "#/properties/constraints/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err31];
@@ -7972,10 +8290,28 @@ function validate39(
         }
         errors++;
       }
+      var _valid0 = _errs14 === errors;
+      valid3 = valid3 || _valid0;
+      const _errs17 = errors;
+      if (data4 !== null) {
+        const err32 = {
+          instancePath: instancePath + "/constraints",
+          schemaPath: "#/properties/constraints/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
       var _valid0 = _errs17 === errors;
       valid3 = valid3 || _valid0;
       if (!valid3) {
-        const err32 = {
+        const err33 = {
           instancePath: instancePath + "/constraints",
           schemaPath: "#/properties/constraints/anyOf",
           keyword: "anyOf",
@@ -7983,9 +8319,9 @@ function validate39(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err33];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err33);
         }
         errors++;
       } else {
@@ -8003,27 +8339,12 @@ function validate39(
       let data5 = data.owner;
       if (typeof data5 === "string") {
         if (func1(data5) > 64) {
-          const err33 = {
+          const err34 = {
             instancePath: instancePath + "/owner",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err33];
-          } else {
-            vErrors.push(err33);
-          }
-          errors++;
-        }
-        if (func1(data5) < 1) {
-          const err34 = {
-            instancePath: instancePath + "/owner",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err34];
@@ -8032,13 +8353,13 @@ function validate39(
           }
           errors++;
         }
-        if (!pattern4.test(data5)) {
+        if (func1(data5) < 1) {
           const err35 = {
             instancePath: instancePath + "/owner",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err35];
@@ -8047,8 +8368,23 @@ function validate39(
           }
           errors++;
         }
+        if (!pattern4.test(data5)) {
+          const err36 = {
+            instancePath: instancePath + "/owner",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err36];
+          } else {
+            vErrors.push(err36);
+          }
+          errors++;
+        }
       } else {
-        const err36 = {
+        const err37 = {
           instancePath: instancePath + "/owner",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
@@ -8056,9 +8392,9 @@ function validate39(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err36];
+          vErrors = [err37];
         } else {
-          vErrors.push(err36);
+          vErrors.push(err37);
         }
         errors++;
       }
@@ -8070,27 +8406,12 @@ function validate39(
       const _errs24 = errors;
       if (typeof data6 === "string") {
         if (func1(data6) > 64) {
-          const err37 = {
+          const err38 = {
             instancePath: instancePath + "/assignee",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err37];
-          } else {
-            vErrors.push(err37);
-          }
-          errors++;
-        }
-        if (func1(data6) < 1) {
-          const err38 = {
-            instancePath: instancePath + "/assignee",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err38];
@@ -8099,13 +8420,13 @@ function validate39(
           }
           errors++;
         }
-        if (!pattern4.test(data6)) {
+        if (func1(data6) < 1) {
           const err39 = {
             instancePath: instancePath + "/assignee",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err39];
@@ -8114,31 +8435,28 @@ function validate39(
           }
           errors++;
         }
+        if (!pattern4.test(data6)) {
+          const err40 = {
+            instancePath: instancePath + "/assignee",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err40];
+          } else {
+            vErrors.push(err40);
+          }
+          errors++;
+        }
       } else {
-        const err40 = {
+        const err41 = {
           instancePath: instancePath + "/assignee",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err40];
-        } else {
-          vErrors.push(err40);
-        }
-        errors++;
-      }
-      var _valid1 = _errs24 === errors;
-      valid6 = valid6 || _valid1;
-      const _errs27 = errors;
-      if (data6 !== null) {
-        const err41 = {
-          instancePath: instancePath + "/assignee",
-          schemaPath: "#/properties/assignee/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err41];
@@ -8147,10 +8465,28 @@ function validate39(
         }
         errors++;
       }
+      var _valid1 = _errs24 === errors;
+      valid6 = valid6 || _valid1;
+      const _errs27 = errors;
+      if (data6 !== null) {
+        const err42 = {
+          instancePath: instancePath + "/assignee",
+          schemaPath: "#/properties/assignee/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err42];
+        } else {
+          vErrors.push(err42);
+        }
+        errors++;
+      }
       var _valid1 = _errs27 === errors;
       valid6 = valid6 || _valid1;
       if (!valid6) {
-        const err42 = {
+        const err43 = {
           instancePath: instancePath + "/assignee",
           schemaPath: "#/properties/assignee/anyOf",
           keyword: "anyOf",
@@ -8158,9 +8494,9 @@ function validate39(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err42];
+          vErrors = [err43];
         } else {
-          vErrors.push(err42);
+          vErrors.push(err43);
         }
         errors++;
       } else {
@@ -8182,7 +8518,7 @@ function validate39(
           let data8 = data7[i0];
           if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
             if (data8.uri === undefined) {
-              const err43 = {
+              const err44 = {
                 instancePath: instancePath + "/artifacts/" + i0,
                 schemaPath: "#/$defs/ArtifactReference/required",
                 keyword: "required",
@@ -8190,15 +8526,15 @@ function validate39(
                 message: "must have required property '" + "uri" + "'",
               };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err44];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err44);
               }
               errors++;
             }
             for (const key1 in data8) {
               if (!(key1 === "uri" || key1 === "title" || key1 === "revision")) {
-                const err44 = {
+                const err45 = {
                   instancePath: instancePath + "/artifacts/" + i0,
                   schemaPath: "#/$defs/ArtifactReference/additionalProperties",
                   keyword: "additionalProperties",
@@ -8206,9 +8542,9 @@ function validate39(
                   message: "must NOT have additional properties",
                 };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
@@ -8217,27 +8553,12 @@ function validate39(
               let data9 = data8.uri;
               if (typeof data9 === "string") {
                 if (func1(data9) > 2048) {
-                  const err45 = {
+                  const err46 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                     schemaPath: "#/$defs/ArtifactReference/properties/uri/maxLength",
                     keyword: "maxLength",
                     params: { limit: 2048 },
                     message: "must NOT have more than 2048 characters",
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err45];
-                  } else {
-                    vErrors.push(err45);
-                  }
-                  errors++;
-                }
-                if (func1(data9) < 1) {
-                  const err46 = {
-                    instancePath: instancePath + "/artifacts/" + i0 + "/uri",
-                    schemaPath: "#/$defs/ArtifactReference/properties/uri/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters",
                   };
                   if (vErrors === null) {
                     vErrors = [err46];
@@ -8246,8 +8567,23 @@ function validate39(
                   }
                   errors++;
                 }
+                if (func1(data9) < 1) {
+                  const err47 = {
+                    instancePath: instancePath + "/artifacts/" + i0 + "/uri",
+                    schemaPath: "#/$defs/ArtifactReference/properties/uri/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters",
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err47];
+                  } else {
+                    vErrors.push(err47);
+                  }
+                  errors++;
+                }
               } else {
-                const err47 = {
+                const err48 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                   schemaPath: "#/$defs/ArtifactReference/properties/uri/type",
                   keyword: "type",
@@ -8255,9 +8591,9 @@ function validate39(
                   message: "must be string",
                 };
                 if (vErrors === null) {
-                  vErrors = [err47];
+                  vErrors = [err48];
                 } else {
-                  vErrors.push(err47);
+                  vErrors.push(err48);
                 }
                 errors++;
               }
@@ -8266,7 +8602,7 @@ function validate39(
               let data10 = data8.title;
               if (typeof data10 === "string") {
                 if (func1(data10) > 500) {
-                  const err48 = {
+                  const err49 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/title",
                     schemaPath: "#/$defs/ArtifactReference/properties/title/maxLength",
                     keyword: "maxLength",
@@ -8274,37 +8610,19 @@ function validate39(
                     message: "must NOT have more than 500 characters",
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
               } else {
-                const err49 = {
+                const err50 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/title",
                   schemaPath: "#/$defs/ArtifactReference/properties/title/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err49];
-                } else {
-                  vErrors.push(err49);
-                }
-                errors++;
-              }
-            }
-            if (data8.revision !== undefined) {
-              let data11 = data8.revision;
-              if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
-                const err50 = {
-                  instancePath: instancePath + "/artifacts/" + i0 + "/revision",
-                  schemaPath: "#/$defs/ArtifactReference/properties/revision/type",
-                  keyword: "type",
-                  params: { type: "integer" },
-                  message: "must be integer",
                 };
                 if (vErrors === null) {
                   vErrors = [err50];
@@ -8313,9 +8631,27 @@ function validate39(
                 }
                 errors++;
               }
+            }
+            if (data8.revision !== undefined) {
+              let data11 = data8.revision;
+              if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
+                const err51 = {
+                  instancePath: instancePath + "/artifacts/" + i0 + "/revision",
+                  schemaPath: "#/$defs/ArtifactReference/properties/revision/type",
+                  keyword: "type",
+                  params: { type: "integer" },
+                  message: "must be integer",
+                };
+                if (vErrors === null) {
+                  vErrors = [err51];
+                } else {
+                  vErrors.push(err51);
+                }
+                errors++;
+              }
               if (typeof data11 == "number" && isFinite(data11)) {
                 if (data11 < 0 || isNaN(data11)) {
-                  const err51 = {
+                  const err52 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/revision",
                     schemaPath: "#/$defs/ArtifactReference/properties/revision/minimum",
                     keyword: "minimum",
@@ -8323,16 +8659,16 @@ function validate39(
                     message: "must be >= 0",
                   };
                   if (vErrors === null) {
-                    vErrors = [err51];
+                    vErrors = [err52];
                   } else {
-                    vErrors.push(err51);
+                    vErrors.push(err52);
                   }
                   errors++;
                 }
               }
             }
           } else {
-            const err52 = {
+            const err53 = {
               instancePath: instancePath + "/artifacts/" + i0,
               schemaPath: "#/$defs/ArtifactReference/type",
               keyword: "type",
@@ -8340,15 +8676,15 @@ function validate39(
               message: "must be object",
             };
             if (vErrors === null) {
-              vErrors = [err52];
+              vErrors = [err53];
             } else {
-              vErrors.push(err52);
+              vErrors.push(err53);
             }
             errors++;
           }
         }
       } else {
-        const err53 = {
+        const err54 = {
           instancePath: instancePath + "/artifacts",
           schemaPath: "#/properties/artifacts/type",
           keyword: "type",
@@ -8356,9 +8692,9 @@ function validate39(
           message: "must be array",
         };
         if (vErrors === null) {
-          vErrors = [err53];
+          vErrors = [err54];
         } else {
-          vErrors.push(err53);
+          vErrors.push(err54);
         }
         errors++;
       }
@@ -8370,27 +8706,12 @@ function validate39(
       const _errs43 = errors;
       if (typeof data12 === "string") {
         if (func1(data12) > 200) {
-          const err54 = {
+          const err55 = {
             instancePath: instancePath + "/idempotency_key",
             schemaPath: "#/$defs/IdempotencyKey/maxLength",
             keyword: "maxLength",
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err54];
-          } else {
-            vErrors.push(err54);
-          }
-          errors++;
-        }
-        if (func1(data12) < 1) {
-          const err55 = {
-            instancePath: instancePath + "/idempotency_key",
-            schemaPath: "#/$defs/IdempotencyKey/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err55];
@@ -8399,31 +8720,28 @@ function validate39(
           }
           errors++;
         }
+        if (func1(data12) < 1) {
+          const err56 = {
+            instancePath: instancePath + "/idempotency_key",
+            schemaPath: "#/$defs/IdempotencyKey/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err56];
+          } else {
+            vErrors.push(err56);
+          }
+          errors++;
+        }
       } else {
-        const err56 = {
+        const err57 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/$defs/IdempotencyKey/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err56];
-        } else {
-          vErrors.push(err56);
-        }
-        errors++;
-      }
-      var _valid2 = _errs43 === errors;
-      valid12 = valid12 || _valid2;
-      const _errs46 = errors;
-      if (data12 !== null) {
-        const err57 = {
-          instancePath: instancePath + "/idempotency_key",
-          schemaPath: "#/properties/idempotency_key/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err57];
@@ -8432,10 +8750,28 @@ function validate39(
         }
         errors++;
       }
+      var _valid2 = _errs43 === errors;
+      valid12 = valid12 || _valid2;
+      const _errs46 = errors;
+      if (data12 !== null) {
+        const err58 = {
+          instancePath: instancePath + "/idempotency_key",
+          schemaPath: "#/properties/idempotency_key/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err58];
+        } else {
+          vErrors.push(err58);
+        }
+        errors++;
+      }
       var _valid2 = _errs46 === errors;
       valid12 = valid12 || _valid2;
       if (!valid12) {
-        const err58 = {
+        const err59 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/properties/idempotency_key/anyOf",
           keyword: "anyOf",
@@ -8443,9 +8779,9 @@ function validate39(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err58];
+          vErrors = [err59];
         } else {
-          vErrors.push(err58);
+          vErrors.push(err59);
         }
         errors++;
       } else {
@@ -8461,7 +8797,7 @@ function validate39(
     }
     if (data.correlation_id !== undefined) {
       if (typeof data.correlation_id !== "string") {
-        const err59 = {
+        const err60 = {
           instancePath: instancePath + "/correlation_id",
           schemaPath: "#/properties/correlation_id/type",
           keyword: "type",
@@ -8469,9 +8805,9 @@ function validate39(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err59];
+          vErrors = [err60];
         } else {
-          vErrors.push(err59);
+          vErrors.push(err60);
         }
         errors++;
       }
@@ -8495,7 +8831,7 @@ function validate39(
           }
         }
       } else {
-        const err60 = {
+        const err61 = {
           instancePath: instancePath + "/inputs",
           schemaPath: "#/properties/inputs/type",
           keyword: "type",
@@ -8503,9 +8839,9 @@ function validate39(
           message: "must be array",
         };
         if (vErrors === null) {
-          vErrors = [err60];
+          vErrors = [err61];
         } else {
-          vErrors.push(err60);
+          vErrors.push(err61);
         }
         errors++;
       }
@@ -8531,7 +8867,7 @@ function validate39(
       valid16 = valid16 || _valid3;
       const _errs56 = errors;
       if (data16 !== null) {
-        const err61 = {
+        const err62 = {
           instancePath: instancePath + "/result",
           schemaPath: "#/properties/result/anyOf/1/type",
           keyword: "type",
@@ -8539,16 +8875,16 @@ function validate39(
           message: "must be null",
         };
         if (vErrors === null) {
-          vErrors = [err61];
+          vErrors = [err62];
         } else {
-          vErrors.push(err61);
+          vErrors.push(err62);
         }
         errors++;
       }
       var _valid3 = _errs56 === errors;
       valid16 = valid16 || _valid3;
       if (!valid16) {
-        const err62 = {
+        const err63 = {
           instancePath: instancePath + "/result",
           schemaPath: "#/properties/result/anyOf",
           keyword: "anyOf",
@@ -8556,9 +8892,9 @@ function validate39(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err62];
+          vErrors = [err63];
         } else {
-          vErrors.push(err62);
+          vErrors.push(err63);
         }
         errors++;
       } else {
@@ -8579,27 +8915,12 @@ function validate39(
       const _errs60 = errors;
       if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
         if (data17.code === undefined) {
-          const err63 = {
+          const err64 = {
             instancePath: instancePath + "/error",
             schemaPath: "#/$defs/JsonRpcError/required",
             keyword: "required",
             params: { missingProperty: "code" },
             message: "must have required property '" + "code" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err63];
-          } else {
-            vErrors.push(err63);
-          }
-          errors++;
-        }
-        if (data17.message === undefined) {
-          const err64 = {
-            instancePath: instancePath + "/error",
-            schemaPath: "#/$defs/JsonRpcError/required",
-            keyword: "required",
-            params: { missingProperty: "message" },
-            message: "must have required property '" + "message" + "'",
           };
           if (vErrors === null) {
             vErrors = [err64];
@@ -8608,32 +8929,29 @@ function validate39(
           }
           errors++;
         }
+        if (data17.message === undefined) {
+          const err65 = {
+            instancePath: instancePath + "/error",
+            schemaPath: "#/$defs/JsonRpcError/required",
+            keyword: "required",
+            params: { missingProperty: "message" },
+            message: "must have required property '" + "message" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err65];
+          } else {
+            vErrors.push(err65);
+          }
+          errors++;
+        }
         for (const key2 in data17) {
           if (!(key2 === "code" || key2 === "message" || key2 === "data")) {
-            const err65 = {
+            const err66 = {
               instancePath: instancePath + "/error",
               schemaPath: "#/$defs/JsonRpcError/additionalProperties",
               keyword: "additionalProperties",
               params: { additionalProperty: key2 },
               message: "must NOT have additional properties",
-            };
-            if (vErrors === null) {
-              vErrors = [err65];
-            } else {
-              vErrors.push(err65);
-            }
-            errors++;
-          }
-        }
-        if (data17.code !== undefined) {
-          let data18 = data17.code;
-          if (!(typeof data18 == "number" && !(data18 % 1) && !isNaN(data18) && isFinite(data18))) {
-            const err66 = {
-              instancePath: instancePath + "/error/code",
-              schemaPath: "#/$defs/JsonRpcError/properties/code/type",
-              keyword: "type",
-              params: { type: "integer" },
-              message: "must be integer",
             };
             if (vErrors === null) {
               vErrors = [err66];
@@ -8643,31 +8961,34 @@ function validate39(
             errors++;
           }
         }
+        if (data17.code !== undefined) {
+          let data18 = data17.code;
+          if (!(typeof data18 == "number" && !(data18 % 1) && !isNaN(data18) && isFinite(data18))) {
+            const err67 = {
+              instancePath: instancePath + "/error/code",
+              schemaPath: "#/$defs/JsonRpcError/properties/code/type",
+              keyword: "type",
+              params: { type: "integer" },
+              message: "must be integer",
+            };
+            if (vErrors === null) {
+              vErrors = [err67];
+            } else {
+              vErrors.push(err67);
+            }
+            errors++;
+          }
+        }
         if (data17.message !== undefined) {
           let data19 = data17.message;
           if (typeof data19 === "string") {
             if (func1(data19) > 8000) {
-              const err67 = {
+              const err68 = {
                 instancePath: instancePath + "/error/message",
                 schemaPath: "#/$defs/JsonRpcError/properties/message/maxLength",
                 keyword: "maxLength",
                 params: { limit: 8000 },
                 message: "must NOT have more than 8000 characters",
-              };
-              if (vErrors === null) {
-                vErrors = [err67];
-              } else {
-                vErrors.push(err67);
-              }
-              errors++;
-            }
-            if (func1(data19) < 1) {
-              const err68 = {
-                instancePath: instancePath + "/error/message",
-                schemaPath: "#/$defs/JsonRpcError/properties/message/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
               };
               if (vErrors === null) {
                 vErrors = [err68];
@@ -8676,8 +8997,23 @@ function validate39(
               }
               errors++;
             }
+            if (func1(data19) < 1) {
+              const err69 = {
+                instancePath: instancePath + "/error/message",
+                schemaPath: "#/$defs/JsonRpcError/properties/message/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err69];
+              } else {
+                vErrors.push(err69);
+              }
+              errors++;
+            }
           } else {
-            const err69 = {
+            const err70 = {
               instancePath: instancePath + "/error/message",
               schemaPath: "#/$defs/JsonRpcError/properties/message/type",
               keyword: "type",
@@ -8685,38 +9021,20 @@ function validate39(
               message: "must be string",
             };
             if (vErrors === null) {
-              vErrors = [err69];
+              vErrors = [err70];
             } else {
-              vErrors.push(err69);
+              vErrors.push(err70);
             }
             errors++;
           }
         }
       } else {
-        const err70 = {
+        const err71 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/$defs/JsonRpcError/type",
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-        };
-        if (vErrors === null) {
-          vErrors = [err70];
-        } else {
-          vErrors.push(err70);
-        }
-        errors++;
-      }
-      var _valid4 = _errs60 === errors;
-      valid17 = valid17 || _valid4;
-      const _errs68 = errors;
-      if (data17 !== null) {
-        const err71 = {
-          instancePath: instancePath + "/error",
-          schemaPath: "#/properties/error/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err71];
@@ -8725,10 +9043,28 @@ function validate39(
         }
         errors++;
       }
+      var _valid4 = _errs60 === errors;
+      valid17 = valid17 || _valid4;
+      const _errs68 = errors;
+      if (data17 !== null) {
+        const err72 = {
+          instancePath: instancePath + "/error",
+          schemaPath: "#/properties/error/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err72];
+        } else {
+          vErrors.push(err72);
+        }
+        errors++;
+      }
       var _valid4 = _errs68 === errors;
       valid17 = valid17 || _valid4;
       if (!valid17) {
-        const err72 = {
+        const err73 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/properties/error/anyOf",
           keyword: "anyOf",
@@ -8736,9 +9072,9 @@ function validate39(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err72];
+          vErrors = [err73];
         } else {
-          vErrors.push(err72);
+          vErrors.push(err73);
         }
         errors++;
       } else {
@@ -8773,7 +9109,7 @@ function validate39(
       valid20 = valid20 || _valid5;
       const _errs73 = errors;
       if (data20 !== null) {
-        const err73 = {
+        const err74 = {
           instancePath: instancePath + "/decision",
           schemaPath: "#/properties/decision/anyOf/1/type",
           keyword: "type",
@@ -8781,16 +9117,16 @@ function validate39(
           message: "must be null",
         };
         if (vErrors === null) {
-          vErrors = [err73];
+          vErrors = [err74];
         } else {
-          vErrors.push(err73);
+          vErrors.push(err74);
         }
         errors++;
       }
       var _valid5 = _errs73 === errors;
       valid20 = valid20 || _valid5;
       if (!valid20) {
-        const err74 = {
+        const err75 = {
           instancePath: instancePath + "/decision",
           schemaPath: "#/properties/decision/anyOf",
           keyword: "anyOf",
@@ -8798,9 +9134,9 @@ function validate39(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err74];
+          vErrors = [err75];
         } else {
-          vErrors.push(err74);
+          vErrors.push(err75);
         }
         errors++;
       } else {
@@ -8814,31 +9150,33 @@ function validate39(
         }
       }
     }
-    if (data.created_at !== undefined) {
-      if (!(typeof data.created_at === "string")) {
-        const err75 = {
-          instancePath: instancePath + "/created_at",
-          schemaPath: "#/$defs/Timestamp/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err75];
-        } else {
-          vErrors.push(err75);
-        }
-        errors++;
+    if (data.progress !== undefined) {
+      let data21 = data.progress;
+      const _errs76 = errors;
+      let valid21 = false;
+      const _errs77 = errors;
+      if (
+        !validate43(data21, {
+          instancePath: instancePath + "/progress",
+          parentData: data,
+          parentDataProperty: "progress",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+        errors = vErrors.length;
       }
-    }
-    if (data.updated_at !== undefined) {
-      if (!(typeof data.updated_at === "string")) {
+      var _valid6 = _errs77 === errors;
+      valid21 = valid21 || _valid6;
+      const _errs78 = errors;
+      if (data21 !== null) {
         const err76 = {
-          instancePath: instancePath + "/updated_at",
-          schemaPath: "#/$defs/Timestamp/type",
+          instancePath: instancePath + "/progress",
+          schemaPath: "#/properties/progress/anyOf/1/type",
           keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
+          params: { type: "null" },
+          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err76];
@@ -8847,19 +9185,15 @@ function validate39(
         }
         errors++;
       }
-    }
-    if (data.accepted_at !== undefined) {
-      let data23 = data.accepted_at;
-      const _errs82 = errors;
-      let valid23 = false;
-      const _errs83 = errors;
-      if (!(typeof data23 === "string")) {
+      var _valid6 = _errs78 === errors;
+      valid21 = valid21 || _valid6;
+      if (!valid21) {
         const err77 = {
-          instancePath: instancePath + "/accepted_at",
-          schemaPath: "#/$defs/Timestamp/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
+          instancePath: instancePath + "/progress",
+          schemaPath: "#/properties/progress/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
           vErrors = [err77];
@@ -8867,17 +9201,25 @@ function validate39(
           vErrors.push(err77);
         }
         errors++;
+      } else {
+        errors = _errs76;
+        if (vErrors !== null) {
+          if (_errs76) {
+            vErrors.length = _errs76;
+          } else {
+            vErrors = null;
+          }
+        }
       }
-      var _valid6 = _errs83 === errors;
-      valid23 = valid23 || _valid6;
-      const _errs86 = errors;
-      if (data23 !== null) {
+    }
+    if (data.created_at !== undefined) {
+      if (!(typeof data.created_at === "string")) {
         const err78 = {
-          instancePath: instancePath + "/accepted_at",
-          schemaPath: "#/properties/accepted_at/anyOf/1/type",
+          instancePath: instancePath + "/created_at",
+          schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
+          params: { type: "string" },
+          message: "must be string",
         };
         if (vErrors === null) {
           vErrors = [err78];
@@ -8886,15 +9228,15 @@ function validate39(
         }
         errors++;
       }
-      var _valid6 = _errs86 === errors;
-      valid23 = valid23 || _valid6;
-      if (!valid23) {
+    }
+    if (data.updated_at !== undefined) {
+      if (!(typeof data.updated_at === "string")) {
         const err79 = {
-          instancePath: instancePath + "/accepted_at",
-          schemaPath: "#/properties/accepted_at/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
+          instancePath: instancePath + "/updated_at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
         };
         if (vErrors === null) {
           vErrors = [err79];
@@ -8902,25 +9244,16 @@ function validate39(
           vErrors.push(err79);
         }
         errors++;
-      } else {
-        errors = _errs82;
-        if (vErrors !== null) {
-          if (_errs82) {
-            vErrors.length = _errs82;
-          } else {
-            vErrors = null;
-          }
-        }
       }
     }
-    if (data.completed_at !== undefined) {
-      let data24 = data.completed_at;
-      const _errs89 = errors;
-      let valid25 = false;
-      const _errs90 = errors;
+    if (data.accepted_at !== undefined) {
+      let data24 = data.accepted_at;
+      const _errs87 = errors;
+      let valid24 = false;
+      const _errs88 = errors;
       if (!(typeof data24 === "string")) {
         const err80 = {
-          instancePath: instancePath + "/completed_at",
+          instancePath: instancePath + "/accepted_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
@@ -8933,13 +9266,13 @@ function validate39(
         }
         errors++;
       }
-      var _valid7 = _errs90 === errors;
-      valid25 = valid25 || _valid7;
-      const _errs93 = errors;
+      var _valid7 = _errs88 === errors;
+      valid24 = valid24 || _valid7;
+      const _errs91 = errors;
       if (data24 !== null) {
         const err81 = {
-          instancePath: instancePath + "/completed_at",
-          schemaPath: "#/properties/completed_at/anyOf/1/type",
+          instancePath: instancePath + "/accepted_at",
+          schemaPath: "#/properties/accepted_at/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
@@ -8951,12 +9284,12 @@ function validate39(
         }
         errors++;
       }
-      var _valid7 = _errs93 === errors;
-      valid25 = valid25 || _valid7;
-      if (!valid25) {
+      var _valid7 = _errs91 === errors;
+      valid24 = valid24 || _valid7;
+      if (!valid24) {
         const err82 = {
-          instancePath: instancePath + "/completed_at",
-          schemaPath: "#/properties/completed_at/anyOf",
+          instancePath: instancePath + "/accepted_at",
+          schemaPath: "#/properties/accepted_at/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
@@ -8968,24 +9301,24 @@ function validate39(
         }
         errors++;
       } else {
-        errors = _errs89;
+        errors = _errs87;
         if (vErrors !== null) {
-          if (_errs89) {
-            vErrors.length = _errs89;
+          if (_errs87) {
+            vErrors.length = _errs87;
           } else {
             vErrors = null;
           }
         }
       }
     }
-    if (data.cancelled_at !== undefined) {
-      let data25 = data.cancelled_at;
-      const _errs96 = errors;
-      let valid27 = false;
-      const _errs97 = errors;
+    if (data.completed_at !== undefined) {
+      let data25 = data.completed_at;
+      const _errs94 = errors;
+      let valid26 = false;
+      const _errs95 = errors;
       if (!(typeof data25 === "string")) {
         const err83 = {
-          instancePath: instancePath + "/cancelled_at",
+          instancePath: instancePath + "/completed_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
@@ -8998,13 +9331,13 @@ function validate39(
         }
         errors++;
       }
-      var _valid8 = _errs97 === errors;
-      valid27 = valid27 || _valid8;
-      const _errs100 = errors;
+      var _valid8 = _errs95 === errors;
+      valid26 = valid26 || _valid8;
+      const _errs98 = errors;
       if (data25 !== null) {
         const err84 = {
-          instancePath: instancePath + "/cancelled_at",
-          schemaPath: "#/properties/cancelled_at/anyOf/1/type",
+          instancePath: instancePath + "/completed_at",
+          schemaPath: "#/properties/completed_at/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
@@ -9016,12 +9349,12 @@ function validate39(
         }
         errors++;
       }
-      var _valid8 = _errs100 === errors;
-      valid27 = valid27 || _valid8;
-      if (!valid27) {
+      var _valid8 = _errs98 === errors;
+      valid26 = valid26 || _valid8;
+      if (!valid26) {
         const err85 = {
-          instancePath: instancePath + "/cancelled_at",
-          schemaPath: "#/properties/cancelled_at/anyOf",
+          instancePath: instancePath + "/completed_at",
+          schemaPath: "#/properties/completed_at/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
@@ -9033,10 +9366,75 @@ function validate39(
         }
         errors++;
       } else {
-        errors = _errs96;
+        errors = _errs94;
         if (vErrors !== null) {
-          if (_errs96) {
-            vErrors.length = _errs96;
+          if (_errs94) {
+            vErrors.length = _errs94;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.cancelled_at !== undefined) {
+      let data26 = data.cancelled_at;
+      const _errs101 = errors;
+      let valid28 = false;
+      const _errs102 = errors;
+      if (!(typeof data26 === "string")) {
+        const err86 = {
+          instancePath: instancePath + "/cancelled_at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err86];
+        } else {
+          vErrors.push(err86);
+        }
+        errors++;
+      }
+      var _valid9 = _errs102 === errors;
+      valid28 = valid28 || _valid9;
+      const _errs105 = errors;
+      if (data26 !== null) {
+        const err87 = {
+          instancePath: instancePath + "/cancelled_at",
+          schemaPath: "#/properties/cancelled_at/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err87];
+        } else {
+          vErrors.push(err87);
+        }
+        errors++;
+      }
+      var _valid9 = _errs105 === errors;
+      valid28 = valid28 || _valid9;
+      if (!valid28) {
+        const err88 = {
+          instancePath: instancePath + "/cancelled_at",
+          schemaPath: "#/properties/cancelled_at/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err88];
+        } else {
+          vErrors.push(err88);
+        }
+        errors++;
+      } else {
+        errors = _errs101;
+        if (vErrors !== null) {
+          if (_errs101) {
+            vErrors.length = _errs101;
           } else {
             vErrors = null;
           }
@@ -9044,7 +9442,7 @@ function validate39(
       }
     }
   } else {
-    const err86 = {
+    const err89 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -9052,9 +9450,9 @@ function validate39(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err86];
+      vErrors = [err89];
     } else {
-      vErrors.push(err86);
+      vErrors.push(err89);
     }
     errors++;
   }
@@ -9063,8 +9461,8 @@ function validate39(
 }
 validate39.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHistoryEntry = validate43;
-const schema89 = {
+export const validateHistoryEntry = validate45;
+const schema92 = {
   title: "HistoryEntry",
   description:
     "One entry of the room's history, kept for the life of the room: a revision, or a decision on a proposal or a handoff.",
@@ -9082,7 +9480,7 @@ const schema89 = {
   required: ["id", "at", "kind", "actor", "revision", "proposal_id", "handoff_id", "note"],
   additionalProperties: false,
 };
-const schema92 = {
+const schema95 = {
   title: "Revision",
   description:
     "One accepted version of the artifact. source says how it came: initial (the file when the room was made), proposal (an accepted proposal) or external (the file was changed on disk outside the room and the room recorded it).",
@@ -9109,21 +9507,21 @@ const schema92 = {
   required: ["number", "hash", "size", "source", "author", "approver", "proposal_id", "at", "utf8"],
   additionalProperties: false,
 };
-const schema93 = {
+const schema96 = {
   title: "RevisionNumber",
   description: "An accepted version of the artifact, counted from 1 (the file as the room found it).",
   type: "integer",
   minimum: 1,
 };
-const pattern13 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
+const pattern14 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
 
-function validate44(
+function validate46(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate44.evaluated;
+  const evaluated0 = validate46.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -9267,7 +9665,7 @@ function validate44(
       errors++;
     }
     for (const key0 in data) {
-      if (!func5.call(schema92.properties, key0)) {
+      if (!func5.call(schema95.properties, key0)) {
         const err9 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -9321,7 +9719,7 @@ function validate44(
     if (data.hash !== undefined) {
       let data1 = data.hash;
       if (typeof data1 === "string") {
-        if (!pattern13.test(data1)) {
+        if (!pattern14.test(data1)) {
           const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
@@ -9394,7 +9792,7 @@ function validate44(
           instancePath: instancePath + "/source",
           schemaPath: "#/properties/source/enum",
           keyword: "enum",
-          params: { allowedValues: schema92.properties.source.enum },
+          params: { allowedValues: schema95.properties.source.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -9741,18 +10139,18 @@ function validate44(
     }
     errors++;
   }
-  validate44.errors = vErrors;
+  validate46.errors = vErrors;
   return errors === 0;
 }
-validate44.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate46.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-function validate43(
+function validate45(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate43.evaluated;
+  const evaluated0 = validate45.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -9971,7 +10369,7 @@ function validate43(
           instancePath: instancePath + "/kind",
           schemaPath: "#/properties/kind/enum",
           keyword: "enum",
-          params: { allowedValues: schema89.properties.kind.enum },
+          params: { allowedValues: schema92.properties.kind.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -10099,7 +10497,7 @@ function validate43(
       let valid4 = false;
       const _errs17 = errors;
       if (
-        !validate44(data4, {
+        !validate46(data4, {
           instancePath: instancePath + "/revision",
           parentData: data,
           parentDataProperty: "revision",
@@ -10107,7 +10505,7 @@ function validate43(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+        vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
         errors = vErrors.length;
       }
       var _valid1 = _errs17 === errors;
@@ -10381,20 +10779,20 @@ function validate43(
     }
     errors++;
   }
-  validate43.errors = vErrors;
+  validate45.errors = vErrors;
   return errors === 0;
 }
-validate43.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate45.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateIdempotencyKey = validate46;
+export const validateIdempotencyKey = validate48;
 
-function validate46(
+function validate48(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate46.evaluated;
+  const evaluated0 = validate48.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10447,20 +10845,20 @@ function validate46(
     }
     errors++;
   }
-  validate46.errors = vErrors;
+  validate48.errors = vErrors;
   return errors === 0;
 }
-validate46.evaluated = { dynamicProps: false, dynamicItems: false };
+validate48.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateInputKey = validate47;
+export const validateInputKey = validate49;
 
-function validate47(
+function validate49(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate47.evaluated;
+  const evaluated0 = validate49.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10528,20 +10926,20 @@ function validate47(
     }
     errors++;
   }
-  validate47.errors = vErrors;
+  validate49.errors = vErrors;
   return errors === 0;
 }
-validate47.evaluated = { dynamicProps: false, dynamicItems: false };
+validate49.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateInputRequest = validate48;
+export const validateInputRequest = validate50;
 
-function validate48(
+function validate50(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate48.evaluated;
+  const evaluated0 = validate50.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -10970,20 +11368,20 @@ function validate48(
     }
     errors++;
   }
-  validate48.errors = vErrors;
+  validate50.errors = vErrors;
   return errors === 0;
 }
-validate48.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate50.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateInputResponse = validate49;
+export const validateInputResponse = validate51;
 
-function validate49(
+function validate51(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate49.evaluated;
+  const evaluated0 = validate51.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11181,20 +11579,20 @@ function validate49(
     }
     errors++;
   }
-  validate49.errors = vErrors;
+  validate51.errors = vErrors;
   return errors === 0;
 }
-validate49.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate51.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateJsonRpcError = validate50;
+export const validateJsonRpcError = validate52;
 
-function validate50(
+function validate52(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate50.evaluated;
+  const evaluated0 = validate52.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11331,20 +11729,20 @@ function validate50(
     }
     errors++;
   }
-  validate50.errors = vErrors;
+  validate52.errors = vErrors;
   return errors === 0;
 }
-validate50.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate52.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateNote = validate51;
+export const validateNote = validate53;
 
-function validate51(
+function validate53(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate51.evaluated;
+  const evaluated0 = validate53.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11382,20 +11780,20 @@ function validate51(
     }
     errors++;
   }
-  validate51.errors = vErrors;
+  validate53.errors = vErrors;
   return errors === 0;
 }
-validate51.evaluated = { dynamicProps: false, dynamicItems: false };
+validate53.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantName = validate52;
+export const validateParticipantName = validate54;
 
-function validate52(
+function validate54(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate52.evaluated;
+  const evaluated0 = validate54.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11463,13 +11861,13 @@ function validate52(
     }
     errors++;
   }
-  validate52.errors = vErrors;
+  validate54.errors = vErrors;
   return errors === 0;
 }
-validate52.evaluated = { dynamicProps: false, dynamicItems: false };
+validate54.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateParticipant = validate53;
-const schema106 = {
+export const validateParticipant = validate55;
+const schema109 = {
   title: "Participant",
   description:
     "A named member of the room, human or agent alike. A removed participant keeps its name in the record; its sessions no longer work.",
@@ -11483,13 +11881,13 @@ const schema106 = {
   additionalProperties: false,
 };
 
-function validate53(
+function validate55(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate53.evaluated;
+  const evaluated0 = validate55.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11720,26 +12118,322 @@ function validate53(
     }
     errors++;
   }
-  validate53.errors = vErrors;
+  validate55.errors = vErrors;
   return errors === 0;
 }
-validate53.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate55.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalStatus = validate54;
-const schema110 = {
+export const validateProgress = validate56;
+
+function validate56(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate56.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.message === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "message" },
+        message: "must have required property '" + "message" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.by === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "by" },
+        message: "must have required property '" + "by" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.at === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "at" },
+        message: "must have required property '" + "at" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "message" || key0 === "progress" || key0 === "total" || key0 === "by" || key0 === "at")) {
+        const err3 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.message !== undefined) {
+      let data0 = data.message;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 500) {
+          const err4 = {
+            instancePath: instancePath + "/message",
+            schemaPath: "#/properties/message/maxLength",
+            keyword: "maxLength",
+            params: { limit: 500 },
+            message: "must NOT have more than 500 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err5 = {
+            instancePath: instancePath + "/message",
+            schemaPath: "#/properties/message/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + "/message",
+          schemaPath: "#/properties/message/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.progress !== undefined) {
+      let data1 = data.progress;
+      if (typeof data1 == "number" && isFinite(data1)) {
+        if (data1 < 0 || isNaN(data1)) {
+          const err7 = {
+            instancePath: instancePath + "/progress",
+            schemaPath: "#/properties/progress/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = {
+          instancePath: instancePath + "/progress",
+          schemaPath: "#/properties/progress/type",
+          keyword: "type",
+          params: { type: "number" },
+          message: "must be number",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.total !== undefined) {
+      let data2 = data.total;
+      if (typeof data2 == "number" && isFinite(data2)) {
+        if (data2 <= 0 || isNaN(data2)) {
+          const err9 = {
+            instancePath: instancePath + "/total",
+            schemaPath: "#/properties/total/exclusiveMinimum",
+            keyword: "exclusiveMinimum",
+            params: { comparison: ">", limit: 0 },
+            message: "must be > 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = {
+          instancePath: instancePath + "/total",
+          schemaPath: "#/properties/total/type",
+          keyword: "type",
+          params: { type: "number" },
+          message: "must be number",
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.by !== undefined) {
+      let data3 = data.by;
+      if (typeof data3 === "string") {
+        if (func1(data3) > 64) {
+          const err11 = {
+            instancePath: instancePath + "/by",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (func1(data3) < 1) {
+          const err12 = {
+            instancePath: instancePath + "/by",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data3)) {
+          const err13 = {
+            instancePath: instancePath + "/by",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/by",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.at !== undefined) {
+      if (!(typeof data.at === "string")) {
+        const err15 = {
+          instancePath: instancePath + "/at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate56.errors = vErrors;
+  return errors === 0;
+}
+validate56.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateProposalStatus = validate57;
+const schema116 = {
   title: "ProposalStatus",
   description: "open → accepted | rejected | withdrawn.",
   type: "string",
   enum: ["open", "accepted", "rejected", "withdrawn"],
 };
 
-function validate54(
+function validate57(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate54.evaluated;
+  const evaluated0 = validate57.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -11766,7 +12460,7 @@ function validate54(
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema110.enum },
+      params: { allowedValues: schema116.enum },
       message: "must be equal to one of the allowed values",
     };
     if (vErrors === null) {
@@ -11776,13 +12470,13 @@ function validate54(
     }
     errors++;
   }
-  validate54.errors = vErrors;
+  validate57.errors = vErrors;
   return errors === 0;
 }
-validate54.evaluated = { dynamicProps: false, dynamicItems: false };
+validate57.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateProposal = validate55;
-const schema111 = {
+export const validateProposal = validate58;
+const schema117 = {
   title: "Proposal",
   description: "A suggested new version of the artifact against the revision its author read, decided by an approver.",
   type: "object",
@@ -11824,13 +12518,13 @@ const schema111 = {
   additionalProperties: false,
 };
 
-function validate55(
+function validate58(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate55.evaluated;
+  const evaluated0 = validate58.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -12019,7 +12713,7 @@ function validate55(
       errors++;
     }
     for (const key0 in data) {
-      if (!func5.call(schema111.properties, key0)) {
+      if (!func5.call(schema117.properties, key0)) {
         const err12 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -12091,7 +12785,7 @@ function validate55(
           instancePath: instancePath + "/status",
           schemaPath: "#/$defs/ProposalStatus/enum",
           keyword: "enum",
-          params: { allowedValues: schema110.enum },
+          params: { allowedValues: schema116.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -12702,20 +13396,20 @@ function validate55(
     }
     errors++;
   }
-  validate55.errors = vErrors;
+  validate58.errors = vErrors;
   return errors === 0;
 }
-validate55.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate58.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateRequestedSchema = validate56;
+export const validateRequestedSchema = validate59;
 
-function validate56(
+function validate59(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate56.evaluated;
+  const evaluated0 = validate59.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -12933,20 +13627,20 @@ function validate56(
     }
     errors++;
   }
-  validate56.errors = vErrors;
+  validate59.errors = vErrors;
   return errors === 0;
 }
-validate56.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate59.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateRevisionNumber = validate57;
+export const validateRevisionNumber = validate60;
 
-function validate57(
+function validate60(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate57.evaluated;
+  const evaluated0 = validate60.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -12985,20 +13679,20 @@ function validate57(
       errors++;
     }
   }
-  validate57.errors = vErrors;
+  validate60.errors = vErrors;
   return errors === 0;
 }
-validate57.evaluated = { dynamicProps: false, dynamicItems: false };
+validate60.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateRevision = validate58;
+export const validateRevision = validate61;
 
-function validate58(
+function validate61(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate58.evaluated;
+  const evaluated0 = validate61.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -13142,7 +13836,7 @@ function validate58(
       errors++;
     }
     for (const key0 in data) {
-      if (!func5.call(schema92.properties, key0)) {
+      if (!func5.call(schema95.properties, key0)) {
         const err9 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -13196,7 +13890,7 @@ function validate58(
     if (data.hash !== undefined) {
       let data1 = data.hash;
       if (typeof data1 === "string") {
-        if (!pattern13.test(data1)) {
+        if (!pattern14.test(data1)) {
           const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
@@ -13269,7 +13963,7 @@ function validate58(
           instancePath: instancePath + "/source",
           schemaPath: "#/properties/source/enum",
           keyword: "enum",
-          params: { allowedValues: schema92.properties.source.enum },
+          params: { allowedValues: schema95.properties.source.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -13616,13 +14310,13 @@ function validate58(
     }
     errors++;
   }
-  validate58.errors = vErrors;
+  validate61.errors = vErrors;
   return errors === 0;
 }
-validate58.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate61.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSession = validate59;
-const schema128 = {
+export const validateSession = validate62;
+const schema134 = {
   title: "Session",
   description:
     "A bearer token bound to one participant and a set of capabilities; the only authorization in the room. The token itself is shown once at creation and stored only as a hash, so it never appears here.",
@@ -13639,13 +14333,13 @@ const schema128 = {
   additionalProperties: false,
 };
 
-function validate59(
+function validate62(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate59.evaluated;
+  const evaluated0 = validate62.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14104,20 +14798,20 @@ function validate59(
     }
     errors++;
   }
-  validate59.errors = vErrors;
+  validate62.errors = vErrors;
   return errors === 0;
 }
-validate59.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate62.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSummary = validate60;
+export const validateSummary = validate63;
 
-function validate60(
+function validate63(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate60.evaluated;
+  const evaluated0 = validate63.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14170,13 +14864,13 @@ function validate60(
     }
     errors++;
   }
-  validate60.errors = vErrors;
+  validate63.errors = vErrors;
   return errors === 0;
 }
-validate60.evaluated = { dynamicProps: false, dynamicItems: false };
+validate63.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateTaskStatus = validate61;
-const schema135 = {
+export const validateTaskStatus = validate64;
+const schema141 = {
   title: "TaskStatus",
   description:
     "MCP Tasks statuses. working → input_required → working → completed; failed and cancelled are terminal too.",
@@ -14184,13 +14878,13 @@ const schema135 = {
   enum: ["working", "input_required", "completed", "failed", "cancelled"],
 };
 
-function validate61(
+function validate64(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate61.evaluated;
+  const evaluated0 = validate64.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14223,7 +14917,7 @@ function validate61(
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema135.enum },
+      params: { allowedValues: schema141.enum },
       message: "must be equal to one of the allowed values",
     };
     if (vErrors === null) {
@@ -14233,13 +14927,13 @@ function validate61(
     }
     errors++;
   }
-  validate61.errors = vErrors;
+  validate64.errors = vErrors;
   return errors === 0;
 }
-validate61.evaluated = { dynamicProps: false, dynamicItems: false };
+validate64.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateTask = validate62;
-const schema136 = {
+export const validateTask = validate65;
+const schema142 = {
   title: "Task",
   description: "The MCP Tasks Task: the execution record of a handoff, without its status-specific payload.",
   type: "object",
@@ -14256,13 +14950,13 @@ const schema136 = {
   additionalProperties: false,
 };
 
-function validate62(
+function validate65(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate62.evaluated;
+  const evaluated0 = validate65.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14447,7 +15141,7 @@ function validate62(
           instancePath: instancePath + "/status",
           schemaPath: "#/$defs/TaskStatus/enum",
           keyword: "enum",
-          params: { allowedValues: schema135.enum },
+          params: { allowedValues: schema141.enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -14594,20 +15288,20 @@ function validate62(
     }
     errors++;
   }
-  validate62.errors = vErrors;
+  validate65.errors = vErrors;
   return errors === 0;
 }
-validate62.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate65.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTimestamp = validate63;
+export const validateTimestamp = validate66;
 
-function validate63(
+function validate66(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate63.evaluated;
+  const evaluated0 = validate66.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14629,13 +15323,13 @@ function validate63(
     }
     errors++;
   }
-  validate63.errors = vErrors;
+  validate66.errors = vErrors;
   return errors === 0;
 }
-validate63.evaluated = { dynamicProps: false, dynamicItems: false };
+validate66.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateMcpRequestMeta = validate64;
-const schema141 = {
+export const validateMcpRequestMeta = validate67;
+const schema147 = {
   title: "McpRequestMeta",
   description:
     "The _meta every MCP 2026-07-28 request carries: the protocol version (equal to the MCP-Protocol-Version header) and the client's capabilities for this request alone, never inferred from an earlier one.",
@@ -14655,13 +15349,13 @@ const schema141 = {
   required: ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"],
 };
 
-function validate64(
+function validate67(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate64.evaluated;
+  const evaluated0 = validate67.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14891,10 +15585,10 @@ function validate64(
     }
     errors++;
   }
-  validate64.errors = vErrors;
+  validate67.errors = vErrors;
   return errors === 0;
 }
-validate64.evaluated = {
+validate67.evaluated = {
   props: {
     "io.modelcontextprotocol/protocolVersion": true,
     "io.modelcontextprotocol/clientCapabilities": true,
@@ -14904,998 +15598,12 @@ validate64.evaluated = {
   dynamicItems: false,
 };
 
-export const validateResourcesListParams = validate65;
-const schema142 = {
+export const validateResourcesListParams = validate68;
+const schema148 = {
   title: "ResourcesListParams",
   description: "resources/list: the artifact and the JSON views the session may read.",
   "x-mcp-method": "resources/list",
   "x-mcp-handler": "listResources",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
-  required: ["_meta"],
-};
-
-function validate65(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate65.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err1 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err1];
-          } else {
-            vErrors.push(err1);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err3 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-              };
-              if (vErrors === null) {
-                vErrors = [err3];
-              } else {
-                vErrors.push(err3);
-              }
-              errors++;
-            }
-          } else {
-            const err4 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-            };
-            if (vErrors === null) {
-              vErrors = [err4];
-            } else {
-              vErrors.push(err4);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err5 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err5];
-                    } else {
-                      vErrors.push(err5);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err6 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                };
-                if (vErrors === null) {
-                  vErrors = [err6];
-                } else {
-                  vErrors.push(err6);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err7 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err7];
-            } else {
-              vErrors.push(err7);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err8 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
-                const err10 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err10];
-                } else {
-                  vErrors.push(err10);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err12 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err12];
-            } else {
-              vErrors.push(err12);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err13 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.cursor !== undefined) {
-      if (typeof data.cursor !== "string") {
-        const err14 = {
-          instancePath: instancePath + "/cursor",
-          schemaPath: "#/properties/cursor/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err15 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-    };
-    if (vErrors === null) {
-      vErrors = [err15];
-    } else {
-      vErrors.push(err15);
-    }
-    errors++;
-  }
-  validate65.errors = vErrors;
-  return errors === 0;
-}
-validate65.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateResourcesReadParams = validate66;
-const schema144 = {
-  title: "ResourcesReadParams",
-  description:
-    "resources/read: one resource. Mcp-Name is the URI. A URI the session may not read answers like an unknown one.",
-  "x-mcp-method": "resources/read",
-  "x-mcp-handler": "readResource",
-  "x-mcp-name-param": "uri",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
-  required: ["_meta", "uri"],
-};
-
-function validate66(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate66.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.uri === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "uri" },
-        message: "must have required property '" + "uri" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err4 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-              };
-              if (vErrors === null) {
-                vErrors = [err4];
-              } else {
-                vErrors.push(err4);
-              }
-              errors++;
-            }
-          } else {
-            const err5 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-            };
-            if (vErrors === null) {
-              vErrors = [err5];
-            } else {
-              vErrors.push(err5);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err6 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err6];
-                    } else {
-                      vErrors.push(err6);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err7 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                };
-                if (vErrors === null) {
-                  vErrors = [err7];
-                } else {
-                  vErrors.push(err7);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err13 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err14 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.uri !== undefined) {
-      let data8 = data.uri;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err15 = {
-            instancePath: instancePath + "/uri",
-            schemaPath: "#/properties/uri/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + "/uri",
-          schemaPath: "#/properties/uri/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate66.errors = vErrors;
-  return errors === 0;
-}
-validate66.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateResourcesSubscribeParams = validate67;
-const schema146 = {
-  title: "ResourcesSubscribeParams",
-  description:
-    "resources/subscribe (kept for clients that already use it): resource updates for this session on GET /mcp. Never carries task notifications.",
-  "x-mcp-method": "resources/subscribe",
-  "x-mcp-handler": "subscribeResource",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
-  required: ["_meta", "uri"],
-};
-
-function validate67(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate67.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.uri === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "uri" },
-        message: "must have required property '" + "uri" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err4 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-              };
-              if (vErrors === null) {
-                vErrors = [err4];
-              } else {
-                vErrors.push(err4);
-              }
-              errors++;
-            }
-          } else {
-            const err5 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-            };
-            if (vErrors === null) {
-              vErrors = [err5];
-            } else {
-              vErrors.push(err5);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err6 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err6];
-                    } else {
-                      vErrors.push(err6);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err7 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                };
-                if (vErrors === null) {
-                  vErrors = [err7];
-                } else {
-                  vErrors.push(err7);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err13 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err14 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.uri !== undefined) {
-      let data8 = data.uri;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err15 = {
-            instancePath: instancePath + "/uri",
-            schemaPath: "#/properties/uri/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + "/uri",
-          schemaPath: "#/properties/uri/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate67.errors = vErrors;
-  return errors === 0;
-}
-validate67.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateResourcesTemplatesListParams = validate68;
-const schema148 = {
-  title: "ResourcesTemplatesListParams",
-  description:
-    "resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.",
-  "x-mcp-method": "resources/templates/list",
-  "x-mcp-handler": "listResourceTemplates",
   type: "object",
   properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
   required: ["_meta"],
@@ -16196,12 +15904,14 @@ function validate68(
 }
 validate68.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateResourcesUnsubscribeParams = validate69;
+export const validateResourcesReadParams = validate69;
 const schema150 = {
-  title: "ResourcesUnsubscribeParams",
-  description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
-  "x-mcp-method": "resources/unsubscribe",
-  "x-mcp-handler": "unsubscribeResource",
+  title: "ResourcesReadParams",
+  description:
+    "resources/read: one resource. Mcp-Name is the URI. A URI the session may not read answers like an unknown one.",
+  "x-mcp-method": "resources/read",
+  "x-mcp-handler": "readResource",
+  "x-mcp-name-param": "uri",
   type: "object",
   properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
   required: ["_meta", "uri"],
@@ -16534,15 +16244,16 @@ function validate69(
 }
 validate69.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateServerDiscoverParams = validate70;
+export const validateResourcesSubscribeParams = validate70;
 const schema152 = {
-  title: "ServerDiscoverParams",
-  description: "server/discover: the versions, capabilities and identity of this server.",
-  "x-mcp-method": "server/discover",
-  "x-mcp-handler": "discover",
+  title: "ResourcesSubscribeParams",
+  description:
+    "resources/subscribe (kept for clients that already use it): resource updates for this session on GET /mcp. Never carries task notifications.",
+  "x-mcp-method": "resources/subscribe",
+  "x-mcp-handler": "subscribeResource",
   type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" } },
-  required: ["_meta"],
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
 };
 
 function validate70(
@@ -16552,6 +16263,989 @@ function validate70(
   let vErrors = null;
   let errors = 0;
   const evaluated0 = validate70.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.uri === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "uri" },
+        message: "must have required property '" + "uri" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.uri !== undefined) {
+      let data8 = data.uri;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/uri",
+          schemaPath: "#/properties/uri/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate70.errors = vErrors;
+  return errors === 0;
+}
+validate70.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateResourcesTemplatesListParams = validate71;
+const schema154 = {
+  title: "ResourcesTemplatesListParams",
+  description:
+    "resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.",
+  "x-mcp-method": "resources/templates/list",
+  "x-mcp-handler": "listResourceTemplates",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
+  required: ["_meta"],
+};
+
+function validate71(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate71.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err1 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err3 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err3];
+              } else {
+                vErrors.push(err3);
+              }
+              errors++;
+            }
+          } else {
+            const err4 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err5 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err5];
+                    } else {
+                      vErrors.push(err5);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err6 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err7 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err8 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err10 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err12 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.cursor !== undefined) {
+      if (typeof data.cursor !== "string") {
+        const err14 = {
+          instancePath: instancePath + "/cursor",
+          schemaPath: "#/properties/cursor/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err15 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate71.errors = vErrors;
+  return errors === 0;
+}
+validate71.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateResourcesUnsubscribeParams = validate72;
+const schema156 = {
+  title: "ResourcesUnsubscribeParams",
+  description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
+  "x-mcp-method": "resources/unsubscribe",
+  "x-mcp-handler": "unsubscribeResource",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
+};
+
+function validate72(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate72.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.uri === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "uri" },
+        message: "must have required property '" + "uri" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.uri !== undefined) {
+      let data8 = data.uri;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/uri",
+          schemaPath: "#/properties/uri/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate72.errors = vErrors;
+  return errors === 0;
+}
+validate72.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateServerDiscoverParams = validate73;
+const schema158 = {
+  title: "ServerDiscoverParams",
+  description: "server/discover: the versions, capabilities and identity of this server.",
+  "x-mcp-method": "server/discover",
+  "x-mcp-handler": "discover",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" } },
+  required: ["_meta"],
+};
+
+function validate73(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate73.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16818,13 +17512,13 @@ function validate70(
     }
     errors++;
   }
-  validate70.errors = vErrors;
+  validate73.errors = vErrors;
   return errors === 0;
 }
-validate70.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
+validate73.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateSubscriptionsListenParams = validate71;
-const schema154 = {
+export const validateSubscriptionsListenParams = validate74;
+const schema160 = {
   title: "SubscriptionsListenParams",
   description:
     "subscriptions/listen: a long-lived SSE response of notifications/resources/updated and, with the Tasks extension, notifications/tasks. taskIds need the extension.",
@@ -16847,13 +17541,13 @@ const schema154 = {
   required: ["_meta", "notifications"],
 };
 
-function validate71(
+function validate74(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate71.evaluated;
+  const evaluated0 = validate74.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17309,13 +18003,13 @@ function validate71(
     }
     errors++;
   }
-  validate71.errors = vErrors;
+  validate74.errors = vErrors;
   return errors === 0;
 }
-validate71.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
+validate74.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksCancelParams = validate72;
-const schema156 = {
+export const validateTasksCancelParams = validate75;
+const schema162 = {
   title: "TasksCancelParams",
   description:
     "tasks/cancel (Tasks extension): the owner cancels a task; a terminal task stays as it was. Acknowledged with an empty result.",
@@ -17328,13 +18022,13 @@ const schema156 = {
   required: ["_meta", "taskId"],
 };
 
-function validate72(
+function validate75(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate72.evaluated;
+  const evaluated0 = validate75.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17650,13 +18344,13 @@ function validate72(
     }
     errors++;
   }
-  validate72.errors = vErrors;
+  validate75.errors = vErrors;
   return errors === 0;
 }
-validate72.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+validate75.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksGetParams = validate73;
-const schema158 = {
+export const validateTasksGetParams = validate76;
+const schema164 = {
   title: "TasksGetParams",
   description:
     "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
@@ -17669,13 +18363,13 @@ const schema158 = {
   required: ["_meta", "taskId"],
 };
 
-function validate73(
+function validate76(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate73.evaluated;
+  const evaluated0 = validate76.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17991,13 +18685,13 @@ function validate73(
     }
     errors++;
   }
-  validate73.errors = vErrors;
+  validate76.errors = vErrors;
   return errors === 0;
 }
-validate73.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+validate76.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksUpdateParams = validate74;
-const schema160 = {
+export const validateTasksUpdateParams = validate77;
+const schema166 = {
   title: "TasksUpdateParams",
   description: "tasks/update (Tasks extension): the owner answers inputRequests by key.",
   "x-mcp-method": "tasks/update",
@@ -18013,13 +18707,13 @@ const schema160 = {
   required: ["_meta", "taskId", "inputResponses"],
 };
 
-function validate74(
+function validate77(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate74.evaluated;
+  const evaluated0 = validate77.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18387,17 +19081,17 @@ function validate74(
     }
     errors++;
   }
-  validate74.errors = vErrors;
+  validate77.errors = vErrors;
   return errors === 0;
 }
-validate74.evaluated = {
+validate77.evaluated = {
   props: { _meta: true, taskId: true, inputResponses: true },
   dynamicProps: false,
   dynamicItems: false,
 };
 
-export const validateToolError = validate75;
-const schema162 = {
+export const validateToolError = validate78;
+const schema168 = {
   title: "ToolError",
   description:
     "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
@@ -18407,13 +19101,13 @@ const schema162 = {
   additionalProperties: false,
 };
 
-function validate75(
+function validate78(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate75.evaluated;
+  const evaluated0 = validate78.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18482,13 +19176,13 @@ function validate75(
     }
     errors++;
   }
-  validate75.errors = vErrors;
+  validate78.errors = vErrors;
   return errors === 0;
 }
-validate75.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate78.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateToolsCallParams = validate77;
-const schema163 = {
+export const validateToolsCallParams = validate80;
+const schema169 = {
   title: "ToolsCallParams",
   description: "tools/call: runs one of the room's tools. Mcp-Name is the tool name.",
   "x-mcp-method": "tools/call",
@@ -18503,13 +19197,13 @@ const schema163 = {
   required: ["_meta", "name"],
 };
 
-function validate77(
+function validate80(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate77.evaluated;
+  const evaluated0 = validate80.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18843,17 +19537,17 @@ function validate77(
     }
     errors++;
   }
-  validate77.errors = vErrors;
+  validate80.errors = vErrors;
   return errors === 0;
 }
-validate77.evaluated = {
+validate80.evaluated = {
   props: { _meta: true, name: true, arguments: true },
   dynamicProps: false,
   dynamicItems: false,
 };
 
-export const validateToolsListParams = validate78;
-const schema165 = {
+export const validateToolsListParams = validate81;
+const schema171 = {
   title: "ToolsListParams",
   description: "tools/list: the room's tools. The catalog never changes while the room runs, so there is one page.",
   "x-mcp-method": "tools/list",
@@ -18863,13 +19557,13 @@ const schema165 = {
   required: ["_meta"],
 };
 
-function validate78(
+function validate81(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate78.evaluated;
+  const evaluated0 = validate81.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19153,13 +19847,13 @@ function validate78(
     }
     errors++;
   }
-  validate78.errors = vErrors;
+  validate81.errors = vErrors;
   return errors === 0;
 }
-validate78.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+validate81.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateArtifactReadInput = validate79;
-const schema167 = {
+export const validateArtifactReadInput = validate82;
+const schema173 = {
   title: "ArtifactReadInput",
   description: "Reads the artifact as it is on disk; takes nothing.",
   type: "object",
@@ -19167,13 +19861,13 @@ const schema167 = {
   additionalProperties: false,
 };
 
-function validate79(
+function validate82(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate79.evaluated;
+  const evaluated0 = validate82.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19211,13 +19905,13 @@ function validate79(
     }
     errors++;
   }
-  validate79.errors = vErrors;
+  validate82.errors = vErrors;
   return errors === 0;
 }
-validate79.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate82.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateArtifactReadOutput = validate80;
-const schema168 = {
+export const validateArtifactReadOutput = validate83;
+const schema174 = {
   title: "ArtifactReadOutput",
   description: "The artifact as it is on disk, with the revision it is.",
   type: "object",
@@ -19235,13 +19929,13 @@ const schema168 = {
   additionalProperties: false,
 };
 
-function validate80(
+function validate83(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate80.evaluated;
+  const evaluated0 = validate83.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19345,7 +20039,7 @@ function validate80(
     }
     if (data.revision !== undefined) {
       if (
-        !validate44(data.revision, {
+        !validate46(data.revision, {
           instancePath: instancePath + "/revision",
           parentData: data,
           parentDataProperty: "revision",
@@ -19353,7 +20047,7 @@ function validate80(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+        vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
         errors = vErrors.length;
       }
     }
@@ -19406,13 +20100,13 @@ function validate80(
     }
     errors++;
   }
-  validate80.errors = vErrors;
+  validate83.errors = vErrors;
   return errors === 0;
 }
-validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteInput = validate82;
-const schema169 = {
+export const validateHandoffCompleteInput = validate85;
+const schema175 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -19451,13 +20145,13 @@ const schema169 = {
   ],
 };
 
-function validate82(
+function validate85(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate82.evaluated;
+  const evaluated0 = validate85.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19898,14 +20592,14 @@ function validate82(
       }
     }
   }
-  validate82.errors = vErrors;
+  validate85.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate82.evaluated = { dynamicProps: true, dynamicItems: false };
+validate85.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffCompleteOutput = validate84;
-const schema171 = {
+export const validateHandoffCompleteOutput = validate87;
+const schema177 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -19923,13 +20617,13 @@ const schema171 = {
   additionalProperties: false,
 };
 
-function validate84(
+function validate87(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate84.evaluated;
+  const evaluated0 = validate87.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20107,13 +20801,13 @@ function validate84(
     }
     errors++;
   }
-  validate84.errors = vErrors;
+  validate87.errors = vErrors;
   return errors === 0;
 }
-validate84.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateInput = validate87;
-const schema172 = {
+export const validateHandoffCreateInput = validate90;
+const schema178 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
@@ -20129,13 +20823,13 @@ const schema172 = {
   additionalProperties: false,
 };
 
-function validate87(
+function validate90(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate87.evaluated;
+  const evaluated0 = validate90.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20596,13 +21290,13 @@ function validate87(
     }
     errors++;
   }
-  validate87.errors = vErrors;
+  validate90.errors = vErrors;
   return errors === 0;
 }
-validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateOutput = validate88;
-const schema178 = {
+export const validateHandoffCreateOutput = validate91;
+const schema184 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -20620,13 +21314,13 @@ const schema178 = {
   additionalProperties: false,
 };
 
-function validate88(
+function validate91(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate88.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20804,13 +21498,13 @@ function validate88(
     }
     errors++;
   }
-  validate88.errors = vErrors;
+  validate91.errors = vErrors;
   return errors === 0;
 }
-validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffDecisionInput = validate91;
-const schema179 = {
+export const validateHandoffDecisionInput = validate94;
+const schema185 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
@@ -20823,13 +21517,13 @@ const schema179 = {
   additionalProperties: false,
 };
 
-function validate91(
+function validate94(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate91.evaluated;
+  const evaluated0 = validate94.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20967,13 +21661,13 @@ function validate91(
     }
     errors++;
   }
-  validate91.errors = vErrors;
+  validate94.errors = vErrors;
   return errors === 0;
 }
-validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate94.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsInput = validate92;
-const schema181 = {
+export const validateHandoffEventsInput = validate95;
+const schema187 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
@@ -20986,13 +21680,13 @@ const schema181 = {
   additionalProperties: false,
 };
 
-function validate92(
+function validate95(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate92.evaluated;
+  const evaluated0 = validate95.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21183,13 +21877,13 @@ function validate92(
     }
     errors++;
   }
-  validate92.errors = vErrors;
+  validate95.errors = vErrors;
   return errors === 0;
 }
-validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsOutput = validate93;
-const schema182 = {
+export const validateHandoffEventsOutput = validate96;
+const schema188 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -21204,13 +21898,13 @@ const schema182 = {
   additionalProperties: false,
 };
 
-function validate93(
+function validate96(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate93.evaluated;
+  const evaluated0 = validate96.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21413,13 +22107,13 @@ function validate93(
     }
     errors++;
   }
-  validate93.errors = vErrors;
+  validate96.errors = vErrors;
   return errors === 0;
 }
-validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate96.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffGetInput = validate95;
-const schema183 = {
+export const validateHandoffGetInput = validate98;
+const schema189 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id.",
   type: "object",
@@ -21455,13 +22149,13 @@ const schema183 = {
   ],
 };
 
-function validate95(
+function validate98(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate95.evaluated;
+  const evaluated0 = validate98.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21725,14 +22419,14 @@ function validate95(
       }
     }
   }
-  validate95.errors = vErrors;
+  validate98.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate95.evaluated = { dynamicProps: true, dynamicItems: false };
+validate98.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffListInput = validate96;
-const schema184 = {
+export const validateHandoffListInput = validate99;
+const schema190 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -21751,13 +22445,13 @@ const schema184 = {
   additionalProperties: false,
 };
 
-function validate96(
+function validate99(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate96.evaluated;
+  const evaluated0 = validate99.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21937,13 +22631,13 @@ function validate96(
     }
     errors++;
   }
-  validate96.errors = vErrors;
+  validate99.errors = vErrors;
   return errors === 0;
 }
-validate96.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListOutput = validate97;
-const schema186 = {
+export const validateHandoffListOutput = validate100;
+const schema192 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -21955,13 +22649,13 @@ const schema186 = {
   additionalProperties: false,
 };
 
-function validate97(
+function validate100(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate97.evaluated;
+  const evaluated0 = validate100.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22130,13 +22824,13 @@ function validate97(
     }
     errors++;
   }
-  validate97.errors = vErrors;
+  validate100.errors = vErrors;
   return errors === 0;
 }
-validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffOutput = validate99;
-const schema187 = {
+export const validateHandoffOutput = validate102;
+const schema193 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -22145,13 +22839,13 @@ const schema187 = {
   additionalProperties: false,
 };
 
-function validate99(
+function validate102(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate99.evaluated;
+  const evaluated0 = validate102.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22220,13 +22914,432 @@ function validate99(
     }
     errors++;
   }
-  validate99.errors = vErrors;
+  validate102.errors = vErrors;
   return errors === 0;
 }
-validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRefInput = validate101;
-const schema188 = {
+export const validateHandoffProgressInput = validate104;
+const schema194 = {
+  title: "HandoffProgressInput",
+  description:
+    "The assignee says how far along a working task is. Reports for one task are committed at most once a second; the latest wins, and the last one before the task ends is always committed.",
+  type: "object",
+  properties: {
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+    message: { title: "Message", type: "string", minLength: 1, maxLength: 500, description: "What is being done now." },
+    progress: { title: "Progress", type: "number", minimum: 0, description: "How much is done." },
+    total: { title: "Total", type: "number", exclusiveMinimum: 0, description: "How much there is to do." },
+  },
+  required: ["handoff_id", "message"],
+  additionalProperties: false,
+};
+
+function validate104(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate104.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.handoff_id === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "handoff_id" },
+        message: "must have required property '" + "handoff_id" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.message === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "message" },
+        message: "must have required property '" + "message" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "handoff_id" || key0 === "message" || key0 === "progress" || key0 === "total")) {
+        const err2 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.handoff_id !== undefined) {
+      let data0 = data.handoff_id;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 100) {
+          const err3 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/properties/handoff_id/maxLength",
+            keyword: "maxLength",
+            params: { limit: 100 },
+            message: "must NOT have more than 100 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err4 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/properties/handoff_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + "/handoff_id",
+          schemaPath: "#/properties/handoff_id/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.message !== undefined) {
+      let data1 = data.message;
+      if (typeof data1 === "string") {
+        if (func1(data1) > 500) {
+          const err6 = {
+            instancePath: instancePath + "/message",
+            schemaPath: "#/properties/message/maxLength",
+            keyword: "maxLength",
+            params: { limit: 500 },
+            message: "must NOT have more than 500 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func1(data1) < 1) {
+          const err7 = {
+            instancePath: instancePath + "/message",
+            schemaPath: "#/properties/message/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+      } else {
+        const err8 = {
+          instancePath: instancePath + "/message",
+          schemaPath: "#/properties/message/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.progress !== undefined) {
+      let data2 = data.progress;
+      if (typeof data2 == "number" && isFinite(data2)) {
+        if (data2 < 0 || isNaN(data2)) {
+          const err9 = {
+            instancePath: instancePath + "/progress",
+            schemaPath: "#/properties/progress/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err9];
+          } else {
+            vErrors.push(err9);
+          }
+          errors++;
+        }
+      } else {
+        const err10 = {
+          instancePath: instancePath + "/progress",
+          schemaPath: "#/properties/progress/type",
+          keyword: "type",
+          params: { type: "number" },
+          message: "must be number",
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.total !== undefined) {
+      let data3 = data.total;
+      if (typeof data3 == "number" && isFinite(data3)) {
+        if (data3 <= 0 || isNaN(data3)) {
+          const err11 = {
+            instancePath: instancePath + "/total",
+            schemaPath: "#/properties/total/exclusiveMinimum",
+            keyword: "exclusiveMinimum",
+            params: { comparison: ">", limit: 0 },
+            message: "must be > 0",
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+      } else {
+        const err12 = {
+          instancePath: instancePath + "/total",
+          schemaPath: "#/properties/total/type",
+          keyword: "type",
+          params: { type: "number" },
+          message: "must be number",
+        };
+        if (vErrors === null) {
+          vErrors = [err12];
+        } else {
+          vErrors.push(err12);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err13 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err13];
+    } else {
+      vErrors.push(err13);
+    }
+    errors++;
+  }
+  validate104.errors = vErrors;
+  return errors === 0;
+}
+validate104.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateHandoffProgressOutput = validate105;
+const schema195 = {
+  title: "HandoffProgressOutput",
+  description:
+    "The handoff and its task after the report. committed is false when the report waits (under a second) for the task's next commit, which a newer report replaces; the handoff and task are then shown as the report will leave them.",
+  type: "object",
+  properties: {
+    handoff: { $ref: "#/$defs/Handoff" },
+    task: { $ref: "#/$defs/DetailedTask" },
+    committed: { type: "boolean" },
+  },
+  required: ["handoff", "task", "committed"],
+  additionalProperties: false,
+};
+
+function validate105(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate105.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.handoff === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "handoff" },
+        message: "must have required property '" + "handoff" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.task === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "task" },
+        message: "must have required property '" + "task" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.committed === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "committed" },
+        message: "must have required property '" + "committed" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "handoff" || key0 === "task" || key0 === "committed")) {
+        const err3 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.handoff !== undefined) {
+      if (
+        !validate39(data.handoff, {
+          instancePath: instancePath + "/handoff",
+          parentData: data,
+          parentDataProperty: "handoff",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.task !== undefined) {
+      if (
+        !validate29(data.task, {
+          instancePath: instancePath + "/task",
+          parentData: data,
+          parentDataProperty: "task",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.committed !== undefined) {
+      if (typeof data.committed !== "boolean") {
+        const err4 = {
+          instancePath: instancePath + "/committed",
+          schemaPath: "#/properties/committed/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err5 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err5];
+    } else {
+      vErrors.push(err5);
+    }
+    errors++;
+  }
+  validate105.errors = vErrors;
+  return errors === 0;
+}
+validate105.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateHandoffRefInput = validate108;
+const schema196 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
@@ -22237,13 +23350,13 @@ const schema188 = {
   additionalProperties: false,
 };
 
-function validate101(
+function validate108(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate101.evaluated;
+  const evaluated0 = validate108.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22347,13 +23460,13 @@ function validate101(
     }
     errors++;
   }
-  validate101.errors = vErrors;
+  validate108.errors = vErrors;
   return errors === 0;
 }
-validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputInput = validate102;
-const schema189 = {
+export const validateHandoffRequestInputInput = validate109;
+const schema197 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
@@ -22368,13 +23481,13 @@ const schema189 = {
   additionalProperties: false,
 };
 
-function validate102(
+function validate109(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate102.evaluated;
+  const evaluated0 = validate109.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22829,13 +23942,13 @@ function validate102(
     }
     errors++;
   }
-  validate102.errors = vErrors;
+  validate109.errors = vErrors;
   return errors === 0;
 }
-validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputOutput = validate103;
-const schema192 = {
+export const validateHandoffRequestInputOutput = validate110;
+const schema200 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -22848,13 +23961,13 @@ const schema192 = {
   additionalProperties: false,
 };
 
-function validate103(
+function validate110(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate103.evaluated;
+  const evaluated0 = validate110.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23031,13 +24144,13 @@ function validate103(
     }
     errors++;
   }
-  validate103.errors = vErrors;
+  validate110.errors = vErrors;
   return errors === 0;
 }
-validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffTaskOutput = validate106;
-const schema194 = {
+export const validateHandoffTaskOutput = validate113;
+const schema202 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -23053,13 +24166,13 @@ const schema194 = {
   additionalProperties: false,
 };
 
-function validate106(
+function validate113(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate106.evaluated;
+  const evaluated0 = validate113.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23205,13 +24318,13 @@ function validate106(
     }
     errors++;
   }
-  validate106.errors = vErrors;
+  validate113.errors = vErrors;
   return errors === 0;
 }
-validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantAddInput = validate109;
-const schema195 = {
+export const validateParticipantAddInput = validate116;
+const schema203 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
@@ -23220,13 +24333,13 @@ const schema195 = {
   additionalProperties: false,
 };
 
-function validate109(
+function validate116(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate109.evaluated;
+  const evaluated0 = validate116.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23345,13 +24458,13 @@ function validate109(
     }
     errors++;
   }
-  validate109.errors = vErrors;
+  validate116.errors = vErrors;
   return errors === 0;
 }
-validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListInput = validate110;
-const schema197 = {
+export const validateParticipantListInput = validate117;
+const schema205 = {
   title: "ParticipantListInput",
   description: "Lists the participants of the room by name. Needs read, or the local operator.",
   type: "object",
@@ -23366,13 +24479,13 @@ const schema197 = {
   additionalProperties: false,
 };
 
-function validate110(
+function validate117(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate110.evaluated;
+  const evaluated0 = validate117.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23430,13 +24543,13 @@ function validate110(
     }
     errors++;
   }
-  validate110.errors = vErrors;
+  validate117.errors = vErrors;
   return errors === 0;
 }
-validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListOutput = validate111;
-const schema198 = {
+export const validateParticipantListOutput = validate118;
+const schema206 = {
   title: "ParticipantListOutput",
   description: "The room's participants by name.",
   type: "object",
@@ -23445,13 +24558,13 @@ const schema198 = {
   additionalProperties: false,
 };
 
-function validate111(
+function validate118(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate111.evaluated;
+  const evaluated0 = validate118.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23497,7 +24610,7 @@ function validate111(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate53(data0[i0], {
+            !validate55(data0[i0], {
               instancePath: instancePath + "/participants/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -23505,7 +24618,7 @@ function validate111(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+            vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
             errors = vErrors.length;
           }
         }
@@ -23540,13 +24653,13 @@ function validate111(
     }
     errors++;
   }
-  validate111.errors = vErrors;
+  validate118.errors = vErrors;
   return errors === 0;
 }
-validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantRemoveInput = validate113;
-const schema199 = {
+export const validateParticipantRemoveInput = validate120;
+const schema207 = {
   title: "ParticipantRemoveInput",
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
@@ -23556,13 +24669,13 @@ const schema199 = {
   additionalProperties: false,
 };
 
-function validate113(
+function validate120(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate113.evaluated;
+  const evaluated0 = validate120.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23681,13 +24794,13 @@ function validate113(
     }
     errors++;
   }
-  validate113.errors = vErrors;
+  validate120.errors = vErrors;
   return errors === 0;
 }
-validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantOutput = validate114;
-const schema201 = {
+export const validateParticipantOutput = validate121;
+const schema209 = {
   title: "ParticipantOutput",
   description: "One participant.",
   type: "object",
@@ -23696,13 +24809,13 @@ const schema201 = {
   additionalProperties: false,
 };
 
-function validate114(
+function validate121(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate114.evaluated;
+  const evaluated0 = validate121.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23744,7 +24857,7 @@ function validate114(
     }
     if (data.participant !== undefined) {
       if (
-        !validate53(data.participant, {
+        !validate55(data.participant, {
           instancePath: instancePath + "/participant",
           parentData: data,
           parentDataProperty: "participant",
@@ -23752,7 +24865,7 @@ function validate114(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+        vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
         errors = vErrors.length;
       }
     }
@@ -23771,13 +24884,13 @@ function validate114(
     }
     errors++;
   }
-  validate114.errors = vErrors;
+  validate121.errors = vErrors;
   return errors === 0;
 }
-validate114.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalDecisionInput = validate116;
-const schema202 = {
+export const validateProposalDecisionInput = validate123;
+const schema210 = {
   title: "ProposalDecisionInput",
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
@@ -23790,13 +24903,13 @@ const schema202 = {
   additionalProperties: false,
 };
 
-function validate116(
+function validate123(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate116.evaluated;
+  const evaluated0 = validate123.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23934,13 +25047,13 @@ function validate116(
     }
     errors++;
   }
-  validate116.errors = vErrors;
+  validate123.errors = vErrors;
   return errors === 0;
 }
-validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListInput = validate117;
-const schema204 = {
+export const validateProposalListInput = validate124;
+const schema212 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
@@ -23953,13 +25066,13 @@ const schema204 = {
   additionalProperties: false,
 };
 
-function validate117(
+function validate124(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate117.evaluated;
+  const evaluated0 = validate124.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24011,7 +25124,7 @@ function validate117(
         instancePath: instancePath + "/status",
         schemaPath: "#/$defs/ProposalStatus/enum",
         keyword: "enum",
-        params: { allowedValues: schema110.enum },
+        params: { allowedValues: schema116.enum },
         message: "must be equal to one of the allowed values",
       };
       if (vErrors === null) {
@@ -24133,13 +25246,13 @@ function validate117(
     }
     errors++;
   }
-  validate117.errors = vErrors;
+  validate124.errors = vErrors;
   return errors === 0;
 }
-validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListOutput = validate118;
-const schema206 = {
+export const validateProposalListOutput = validate125;
+const schema214 = {
   title: "ProposalListOutput",
   description: "A page of proposals; next_cursor is null on the last page.",
   type: "object",
@@ -24151,13 +25264,13 @@ const schema206 = {
   additionalProperties: false,
 };
 
-function validate118(
+function validate125(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate118.evaluated;
+  const evaluated0 = validate125.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24218,7 +25331,7 @@ function validate118(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate55(data0[i0], {
+            !validate58(data0[i0], {
               instancePath: instancePath + "/proposals/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -24226,7 +25339,7 @@ function validate118(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+            vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
             errors = vErrors.length;
           }
         }
@@ -24326,13 +25439,13 @@ function validate118(
     }
     errors++;
   }
-  validate118.errors = vErrors;
+  validate125.errors = vErrors;
   return errors === 0;
 }
-validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalOutput = validate120;
-const schema207 = {
+export const validateProposalOutput = validate127;
+const schema215 = {
   title: "ProposalOutput",
   description: "One proposal and, once accepted, the revision it made.",
   type: "object",
@@ -24344,13 +25457,13 @@ const schema207 = {
   additionalProperties: false,
 };
 
-function validate120(
+function validate127(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate120.evaluated;
+  const evaluated0 = validate127.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24407,7 +25520,7 @@ function validate120(
     }
     if (data.proposal !== undefined) {
       if (
-        !validate55(data.proposal, {
+        !validate58(data.proposal, {
           instancePath: instancePath + "/proposal",
           parentData: data,
           parentDataProperty: "proposal",
@@ -24415,7 +25528,7 @@ function validate120(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+        vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
         errors = vErrors.length;
       }
     }
@@ -24425,7 +25538,7 @@ function validate120(
       let valid1 = false;
       const _errs5 = errors;
       if (
-        !validate44(data1, {
+        !validate46(data1, {
           instancePath: instancePath + "/revision",
           parentData: data,
           parentDataProperty: "revision",
@@ -24433,7 +25546,7 @@ function validate120(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+        vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
         errors = vErrors.length;
       }
       var _valid0 = _errs5 === errors;
@@ -24496,13 +25609,13 @@ function validate120(
     }
     errors++;
   }
-  validate120.errors = vErrors;
+  validate127.errors = vErrors;
   return errors === 0;
 }
-validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalRefInput = validate123;
-const schema208 = {
+export const validateProposalRefInput = validate130;
+const schema216 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
@@ -24511,13 +25624,13 @@ const schema208 = {
   additionalProperties: false,
 };
 
-function validate123(
+function validate130(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate123.evaluated;
+  const evaluated0 = validate130.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24621,13 +25734,13 @@ function validate123(
     }
     errors++;
   }
-  validate123.errors = vErrors;
+  validate130.errors = vErrors;
   return errors === 0;
 }
-validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateInput = validate124;
-const schema209 = {
+export const validateSessionCreateInput = validate131;
+const schema217 = {
   title: "SessionCreateInput",
   description:
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
@@ -24653,13 +25766,13 @@ const schema209 = {
   additionalProperties: false,
 };
 
-function validate124(
+function validate131(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate124.evaluated;
+  const evaluated0 = validate131.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24935,13 +26048,13 @@ function validate124(
     }
     errors++;
   }
-  validate124.errors = vErrors;
+  validate131.errors = vErrors;
   return errors === 0;
 }
-validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateOutput = validate125;
-const schema212 = {
+export const validateSessionCreateOutput = validate132;
+const schema220 = {
   title: "SessionCreateOutput",
   description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
   type: "object",
@@ -24950,13 +26063,13 @@ const schema212 = {
   additionalProperties: false,
 };
 
-function validate125(
+function validate132(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate125.evaluated;
+  const evaluated0 = validate132.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25013,7 +26126,7 @@ function validate125(
     }
     if (data.session !== undefined) {
       if (
-        !validate59(data.session, {
+        !validate62(data.session, {
           instancePath: instancePath + "/session",
           parentData: data,
           parentDataProperty: "session",
@@ -25021,7 +26134,7 @@ function validate125(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+        vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
         errors = vErrors.length;
       }
     }
@@ -25074,13 +26187,13 @@ function validate125(
     }
     errors++;
   }
-  validate125.errors = vErrors;
+  validate132.errors = vErrors;
   return errors === 0;
 }
-validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListInput = validate127;
-const schema213 = {
+export const validateSessionListInput = validate134;
+const schema221 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
@@ -25089,13 +26202,13 @@ const schema213 = {
   additionalProperties: false,
 };
 
-function validate127(
+function validate134(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate127.evaluated;
+  const evaluated0 = validate134.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25199,13 +26312,13 @@ function validate127(
     }
     errors++;
   }
-  validate127.errors = vErrors;
+  validate134.errors = vErrors;
   return errors === 0;
 }
-validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListOutput = validate128;
-const schema215 = {
+export const validateSessionListOutput = validate135;
+const schema223 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -25214,13 +26327,13 @@ const schema215 = {
   additionalProperties: false,
 };
 
-function validate128(
+function validate135(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate128.evaluated;
+  const evaluated0 = validate135.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25266,7 +26379,7 @@ function validate128(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate59(data0[i0], {
+            !validate62(data0[i0], {
               instancePath: instancePath + "/sessions/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -25274,7 +26387,7 @@ function validate128(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+            vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
             errors = vErrors.length;
           }
         }
@@ -25309,13 +26422,13 @@ function validate128(
     }
     errors++;
   }
-  validate128.errors = vErrors;
+  validate135.errors = vErrors;
   return errors === 0;
 }
-validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionOutput = validate130;
-const schema216 = {
+export const validateSessionOutput = validate137;
+const schema224 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -25324,13 +26437,13 @@ const schema216 = {
   additionalProperties: false,
 };
 
-function validate130(
+function validate137(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate130.evaluated;
+  const evaluated0 = validate137.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25372,7 +26485,7 @@ function validate130(
     }
     if (data.session !== undefined) {
       if (
-        !validate59(data.session, {
+        !validate62(data.session, {
           instancePath: instancePath + "/session",
           parentData: data,
           parentDataProperty: "session",
@@ -25380,7 +26493,7 @@ function validate130(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+        vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
         errors = vErrors.length;
       }
     }
@@ -25399,13 +26512,13 @@ function validate130(
     }
     errors++;
   }
-  validate130.errors = vErrors;
+  validate137.errors = vErrors;
   return errors === 0;
 }
-validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionRevokeInput = validate132;
-const schema217 = {
+export const validateSessionRevokeInput = validate139;
+const schema225 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
@@ -25414,13 +26527,13 @@ const schema217 = {
   additionalProperties: false,
 };
 
-function validate132(
+function validate139(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate132.evaluated;
+  const evaluated0 = validate139.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25524,13 +26637,13 @@ function validate132(
     }
     errors++;
   }
-  validate132.errors = vErrors;
+  validate139.errors = vErrors;
   return errors === 0;
 }
-validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate139.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate133;
-const schema218 = {
+export const validateTaskCancelOutput = validate140;
+const schema226 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -25540,13 +26653,13 @@ const schema218 = {
   additionalProperties: false,
 };
 
-function validate133(
+function validate140(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate133.evaluated;
+  const evaluated0 = validate140.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25647,13 +26760,13 @@ function validate133(
     }
     errors++;
   }
-  validate133.errors = vErrors;
+  validate140.errors = vErrors;
   return errors === 0;
 }
-validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate140.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate135;
-const schema219 = {
+export const validateTaskRefInput = validate142;
+const schema227 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -25670,13 +26783,13 @@ const schema219 = {
   additionalProperties: false,
 };
 
-function validate135(
+function validate142(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate135.evaluated;
+  const evaluated0 = validate142.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25780,13 +26893,13 @@ function validate135(
     }
     errors++;
   }
-  validate135.errors = vErrors;
+  validate142.errors = vErrors;
   return errors === 0;
 }
-validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate142.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate136;
-const schema220 = {
+export const validateTaskUpdateInput = validate143;
+const schema228 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -25811,13 +26924,13 @@ const schema220 = {
   additionalProperties: false,
 };
 
-function validate136(
+function validate143(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate136.evaluated;
+  const evaluated0 = validate143.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26274,13 +27387,13 @@ function validate136(
     }
     errors++;
   }
-  validate136.errors = vErrors;
+  validate143.errors = vErrors;
   return errors === 0;
 }
-validate136.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate143.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate137;
-const schema223 = {
+export const validateTaskUpdateOutput = validate144;
+const schema231 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -26292,13 +27405,13 @@ const schema223 = {
   additionalProperties: false,
 };
 
-function validate137(
+function validate144(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate137.evaluated;
+  const evaluated0 = validate144.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26466,13 +27579,13 @@ function validate137(
     }
     errors++;
   }
-  validate137.errors = vErrors;
+  validate144.errors = vErrors;
   return errors === 0;
 }
-validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate144.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryInput = validate139;
-const schema225 = {
+export const validateWorkspaceHistoryInput = validate146;
+const schema233 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -26485,13 +27598,13 @@ const schema225 = {
   additionalProperties: false,
 };
 
-function validate139(
+function validate146(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate139.evaluated;
+  const evaluated0 = validate146.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26618,13 +27731,13 @@ function validate139(
     }
     errors++;
   }
-  validate139.errors = vErrors;
+  validate146.errors = vErrors;
   return errors === 0;
 }
-validate139.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate146.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryOutput = validate140;
-const schema226 = {
+export const validateWorkspaceHistoryOutput = validate147;
+const schema234 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -26637,13 +27750,13 @@ const schema226 = {
   additionalProperties: false,
 };
 
-function validate140(
+function validate147(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate140.evaluated;
+  const evaluated0 = validate147.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26719,7 +27832,7 @@ function validate140(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate43(data0[i0], {
+            !validate45(data0[i0], {
               instancePath: instancePath + "/entries/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -26727,7 +27840,7 @@ function validate140(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+            vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
             errors = vErrors.length;
           }
         }
@@ -26814,13 +27927,13 @@ function validate140(
     }
     errors++;
   }
-  validate140.errors = vErrors;
+  validate147.errors = vErrors;
   return errors === 0;
 }
-validate140.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate147.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceProposeInput = validate142;
-const schema227 = {
+export const validateWorkspaceProposeInput = validate149;
+const schema235 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -26849,13 +27962,13 @@ const schema227 = {
   ],
 };
 
-function validate142(
+function validate149(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate142.evaluated;
+  const evaluated0 = validate149.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27285,14 +28398,14 @@ function validate142(
       }
     }
   }
-  validate142.errors = vErrors;
+  validate149.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate142.evaluated = { dynamicProps: true, dynamicItems: false };
+validate149.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateProblemDetails = validate143;
-const schema234 = {
+export const validateProblemDetails = validate150;
+const schema242 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -27328,13 +28441,13 @@ const schema234 = {
   required: ["type", "title", "status", "detail", "code"],
 };
 
-function validate143(
+function validate150(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate143.evaluated;
+  const evaluated0 = validate150.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27586,7 +28699,7 @@ function validate143(
           instancePath: instancePath + "/code",
           schemaPath: "#/properties/code/anyOf/1/enum",
           keyword: "enum",
-          params: { allowedValues: schema234.properties.code.anyOf[1].enum },
+          params: { allowedValues: schema242.properties.code.anyOf[1].enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -27794,10 +28907,10 @@ function validate143(
     }
     errors++;
   }
-  validate143.errors = vErrors;
+  validate150.errors = vErrors;
   return errors === 0;
 }
-validate143.evaluated = {
+validate150.evaluated = {
   props: {
     type: true,
     title: true,

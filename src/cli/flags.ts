@@ -26,6 +26,12 @@ export function parserOf(option: CliOption): ((text: string, previous: unknown) 
         return capabilityList('choices' in option ? option.choices : []);
       case 'duration':
         return durationSeconds;
+      case 'number':
+        return (text) => {
+          const number = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+          if (Number.isNaN(number)) throw new InvalidArgumentError(`${flag} must be a number (got ${shown(text)})`);
+          return number;
+        };
       case 'artifact_uris':
         return (text, previous) => [...((previous as unknown[] | undefined) ?? []), { uri: text }];
       default:

@@ -13,6 +13,7 @@ export { acceptHandoff } from './handoffs/accept-handoff.js';
 export { requestInput } from './handoffs/request-input.js';
 export { answerInput } from './handoffs/answer-input.js';
 export { completeHandoff } from './handoffs/complete-handoff.js';
+export { reportProgress } from './handoffs/report-progress.js';
 export { approveHandoff, rejectHandoff } from './handoffs/decide-handoff.js';
 export { cancelTask } from './handoffs/cancel-task.js';
 export { getTask, getHandoff, handoffEvents, listHandoffs } from './handoffs/read-handoffs.js';

@@ -15,3 +15,5 @@ export const TASK_SCHEMA_VERSION = 1;
 export const TASK_OPERATION = 'handoff.execute';
 /** JSON-RPC code of the error an expired task carries (as the SDKs' request timeout). */
 export const TASK_EXPIRED_CODE = -32001;
+/** Progress reports of one task are committed at most this often: a chatty worker cannot flood the event ring. */
+export const PROGRESS_INTERVAL_MS = 1000;

@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './clock.js';
 import { DomainError } from './errors.js';
 import { EVENT_RING_SIZE } from './limits.js';
 import { requireTextFile } from './artifact/text.js';
+import { ProgressPacer } from './handoffs/progress-pacer.js';
 import { toDetailedTask, toEvent, toHandoff } from './views.js';
 
 /** What a committed state change tells live subscribers. */
@@ -27,6 +28,8 @@ export interface Room {
   readonly workspace: WorkspaceStore;
   readonly clock: Clock;
   readonly bus: Bus<RoomChange>;
+  /** Progress reports waiting for their task's next commit (see report-progress.ts). */
+  readonly progress: ProgressPacer;
   close(): void;
 }
 
@@ -53,18 +56,29 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   // The writer holds the lock: a temp file of this artifact is a write that died before its rename.
   if (sidecar.writable) removeLeftoverTempFiles(artifactPath);
   const bus = new Bus<RoomChange>();
-  return {
+  const progress = new ProgressPacer();
+  const room: Room = {
     artifactPath,
     sidecar,
     store: new RoomStore(sidecar.db),
     workspace: new WorkspaceStore(sidecar.db),
     clock,
     bus,
+    progress,
     close() {
+      // A report that waits is committed while the room can still write it.
+      for (const report of progress.takeAll()) {
+        try {
+          change(room, (c) => report.apply(c));
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error; // its task moved on: nothing left to report
+        }
+      }
       bus.closeAll('shutdown');
       sidecar.close();
     },
   };
+  return room;
 }
 
 export interface RecordedEvent {

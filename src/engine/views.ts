@@ -30,6 +30,7 @@ export function toHandoff(row: HandoffRow, inputs: InputRow[]): Handoff {
     result: parse(row.result_json),
     error: parse(row.error_json),
     decision: parse(row.decision_json),
+    progress: parse(row.progress_json),
     created_at: toTimestamp(row.created_at),
     updated_at: toTimestamp(row.updated_at),
     accepted_at: timestamp(row.accepted_at),

@@ -177,6 +177,15 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'progress reported on a handoff',
+    sql: `
+      -- The assignee's latest report of how far along it is (JSON: message,
+      -- progress, total, by, at); its message is also the task's status message.
+      ALTER TABLE handoffs ADD COLUMN progress_json TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: Database, now: number): number[] {

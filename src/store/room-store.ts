@@ -16,13 +16,14 @@ function prepareStatements(db: Database) {
     listParticipants: p('SELECT name, created_at, removed_at FROM participants ORDER BY name'),
 
     insertHandoff: p(`INSERT INTO handoffs (id, task_id, status, summary, constraints, owner, assignee, artifacts_json,
-          idempotency_key, correlation_id, result_json, error_json, decision_json, created_at, updated_at,
+          idempotency_key, correlation_id, result_json, error_json, decision_json, progress_json, created_at, updated_at,
           accepted_at, completed_at, cancelled_at, events_pruned_through)
         VALUES (@id, @task_id, @status, @summary, @constraints, @owner, @assignee, @artifacts_json,
-          @idempotency_key, @correlation_id, @result_json, @error_json, @decision_json, @created_at, @updated_at,
-          @accepted_at, @completed_at, @cancelled_at, @events_pruned_through)`),
+          @idempotency_key, @correlation_id, @result_json, @error_json, @decision_json, @progress_json, @created_at,
+          @updated_at, @accepted_at, @completed_at, @cancelled_at, @events_pruned_through)`),
     updateHandoff: p(`UPDATE handoffs SET status = @status, assignee = @assignee, result_json = @result_json,
-          error_json = @error_json, decision_json = @decision_json, updated_at = @updated_at,
+          error_json = @error_json, decision_json = @decision_json, progress_json = @progress_json,
+          updated_at = @updated_at,
           accepted_at = @accepted_at, completed_at = @completed_at, cancelled_at = @cancelled_at
         WHERE id = @id`),
     getHandoff: p('SELECT * FROM handoffs WHERE id = ?'),

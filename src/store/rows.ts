@@ -15,6 +15,8 @@ export interface HandoffRow {
   result_json: string | null;
   error_json: string | null;
   decision_json: string | null;
+  /** The assignee's latest progress report, committed (Progress as JSON). */
+  progress_json: string | null;
   created_at: number;
   updated_at: number;
   accepted_at: number | null;

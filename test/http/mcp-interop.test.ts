@@ -23,6 +23,7 @@ import {
   contributeTaskFilterV2,
   readAcceptedTaskIdsV2,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { toolCatalog } from '../../generated/mcp.js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { HandoffTaskOutput } from '../../generated/types.js';
 import {
@@ -40,31 +41,8 @@ import { PROTOCOL_VERSION, TASKS, startTestServer, type TestServer } from '../he
 type Who = keyof TestServer['tokens'];
 
 /** The domain tools of PRODUCT.md §5. */
-const TOOLS = [
-  'handoff_create',
-  'handoff_accept',
-  'handoff_request_input',
-  'handoff_complete',
-  'handoff_get',
-  'handoff_events',
-  'handoff_approve',
-  'handoff_reject',
-  'workspace_propose',
-  'proposal_get',
-  'proposal_approve',
-  'proposal_reject',
-  'proposal_withdraw',
-  'workspace_history',
-  'handoff_list',
-  'proposal_list',
-  'workspace_read',
-  'participant_list',
-  'participant_add',
-  'participant_remove',
-  'session_list',
-  'session_create',
-  'session_revoke',
-];
+/** Every tool of the operation table. */
+const TOOLS = toolCatalog.map((tool) => tool.name);
 
 const HANDOFF_ID_META = 'commonroom/handoff_id';
 
@@ -489,6 +467,37 @@ describe('subscriptions/listen with the SDK Client', () => {
       status: 'completed',
       result: expect.objectContaining(result),
     });
+  });
+
+  test('the listen carries the assignee’s progress: the task, working, with its statusMessage', async () => {
+    const rawAlice = await raw('alice');
+    const bob = await client('bob');
+    const createdResult = resultOf(
+      await rawAlice.request('tools/call', {
+        name: 'handoff_create',
+        arguments: { summary: 'Translate the guide', assignee: 'bob' },
+      }),
+    );
+    const { taskId } = CreateTaskResultV2Schema.parse(createdResult);
+    const handoffId = (createdResult._meta as Record<string, unknown>)[HANDOFF_ID_META] as string;
+    const listener = await client('alice', { tasks: true });
+    const notifications: unknown[] = [];
+    listener.fallbackNotificationHandler = async (notification) => {
+      notifications.push(notification);
+    };
+    const subscription = await listener.listen(taskFilter([taskId]));
+    cleanups.push(() => subscription.close());
+
+    await call(bob, 'handoff_accept', { handoff_id: handoffId });
+    await call(bob, 'handoff_progress', { handoff_id: handoffId, message: 'Chapter 2 of 5', progress: 2, total: 5 });
+
+    const progressed = await eventually('a notifications/tasks carrying the progress', () =>
+      notifications
+        .map((n) => TaskStatusNotificationV2Schema.safeParse(n))
+        .find((parsed) => parsed.success && parsed.data.params.statusMessage === 'Chapter 2 of 5'),
+    );
+    if (!progressed.success) throw new Error('unreachable');
+    expect(progressed.data.params).toMatchObject({ taskId, status: 'working', statusMessage: 'Chapter 2 of 5' });
   });
 
   test('a task id the session may not see is left out of the acknowledgement', async () => {

@@ -10,6 +10,7 @@ import {
   completeHandoff,
   createHandoff,
   createSession,
+  limits,
   LOCAL_OPERATOR,
   proposeChange,
   readArtifact,
@@ -67,12 +68,21 @@ describe('annotations', () => {
    * For each tool, a room where one call of it succeeds: who calls and with
    * what arguments. Setup goes through the engine; the calls go over MCP.
    */
-  const scenarios: Record<string, (room: Room) => { who: Who; args: Record<string, unknown> }> = {
+  const scenarios: Record<
+    string,
+    (room: Room) => { who: Who; args: Record<string, unknown>; beforeRepeat?: () => void }
+  > = {
     handoff_create: () => ({ who: 'alice', args: { summary: 'Write it up', assignee: 'bob' } }),
     handoff_accept: (room) => ({ who: 'bob', args: { handoff_id: openHandoff(room) } }),
     handoff_request_input: (room) => ({
       who: 'bob',
       args: { handoff_id: acceptedHandoff(room), message: 'How long?' },
+    }),
+    handoff_progress: (room) => ({
+      who: 'bob',
+      args: { handoff_id: acceptedHandoff(room), message: 'Half way', progress: 1, total: 2 },
+      // A report within the second waits for the next commit; a second later it is one more event.
+      beforeRepeat: () => s.clock.advance(limits.PROGRESS_INTERVAL_MS),
     }),
     handoff_complete: (room) => ({
       who: 'bob',
@@ -137,7 +147,7 @@ describe('annotations', () => {
   it.each(toolCatalog.map((t) => t.name))('%s does what its hints say', async (name) => {
     const tool = tools.find((t) => t.name === name)!;
     const { readOnlyHint, destructiveHint, idempotentHint } = tool.annotations;
-    const { who, args } = scenarios[name]!(s.room);
+    const { who, args, beforeRepeat } = scenarios[name]!(s.room);
     const call = async () => (await callTool(s, who, name, args)).body.result;
 
     const before = snapshot();
@@ -154,6 +164,7 @@ describe('annotations', () => {
     else expect(afterFirst.file, `${name} leaves the file`).toBe(before.file);
 
     // The same call again, with the same arguments: no further effect when idempotent.
+    beforeRepeat?.();
     await call();
     if (idempotentHint) expect(snapshot(), `${name} repeated`).toEqual(afterFirst);
     else expect(snapshot(), `${name} repeated`).not.toEqual(afterFirst);

@@ -146,6 +146,8 @@ describe.each([
       taskId: first.taskId,
       inputResponses: { depth: { action: 'accept', content: { answer: 'shallow' } } },
     });
+    await succeed('bob', 'handoff_progress', { handoff_id: first.handoffId, message: 'Two of three sections' });
+    await refuse('alice', 'handoff_progress', { handoff_id: first.handoffId, message: 'Mine?' }, 'forbidden');
     await succeed('bob', 'handoff_get', { handoff_id: first.handoffId });
     await succeed('bob', 'handoff_get', { task_id: first.taskId });
     await refuse('bob', 'handoff_get', { handoff_id: 'ho_none' }, 'not_found');

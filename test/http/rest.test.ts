@@ -561,6 +561,67 @@ describe('POST /workspace/handoffs/{handoff_id}/input-requests (requestHandoffIn
   });
 });
 
+describe('POST /workspace/handoffs/{handoff_id}/progress (reportProgress)', () => {
+  const w = useWorld();
+  const report = (
+    client: RestClient,
+    handoff_id: string,
+    body: { message: string; progress?: number; total?: number },
+  ) => client.POST('/workspace/handoffs/{handoff_id}/progress', { params: { path: { handoff_id } }, body });
+
+  it('200 with the task saying it, and the numbers on the handoff', async () => {
+    const { handoff_id } = await acceptedHandoff(w);
+    const reported = expectOk(
+      await report(w.bob, handoff_id, { message: 'Two of four', progress: 2, total: 4 }),
+      'reportProgress',
+    );
+    expect(reported).toMatchObject({
+      committed: true,
+      task: { status: 'working', statusMessage: 'Two of four' },
+      handoff: { progress: { message: 'Two of four', progress: 2, total: 4, by: 'bob' } },
+    });
+  });
+
+  it('400 naming the field and why', async () => {
+    const { handoff_id } = await acceptedHandoff(w);
+    expectProblem(
+      await report(w.bob, handoff_id, { message: 'x', total: 0 }),
+      400,
+      'invalid_input',
+      'total must be > 0',
+    );
+  });
+
+  it('401 without a session', async () => {
+    expectProblem(await report(w.anonymous, 'ho_x', { message: 'x' }), 401, 'unauthorized', UNAUTHORIZED);
+  });
+
+  it('403 without write, or for anyone but the assignee', async () => {
+    const { handoff_id } = await acceptedHandoff(w);
+    expectProblem(await report(w.carol, handoff_id, { message: 'x' }), 403, 'forbidden', lacks('write'));
+    expectProblem(
+      await report(w.alice, handoff_id, { message: 'x' }),
+      403,
+      'forbidden',
+      `only the assignee who accepted handoff ${handoff_id} may report its progress`,
+    );
+  });
+
+  it('404 for an unknown handoff', async () => {
+    expectProblem(await report(w.bob, 'ho_made-up', { message: 'x' }), 404, 'not_found', 'unknown handoff ho_made-up');
+  });
+
+  it('409 once the task has ended', async () => {
+    const done = await resultReadyHandoff(w);
+    expectProblem(
+      await report(w.bob, done.handoff_id, { message: 'More?' }),
+      409,
+      'conflict',
+      /^task tk_\S+ is completed: it takes no more progress$/,
+    );
+  });
+});
+
 describe('POST /workspace/handoffs/{handoff_id}/complete (completeHandoff)', () => {
   const w = useWorld();
   const complete = (client: RestClient, handoff_id: string, body: object) =>

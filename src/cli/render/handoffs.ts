@@ -9,6 +9,7 @@ import type {
   HandoffEventsOutput,
   HandoffListOutput,
   HandoffOutput,
+  HandoffProgressOutput,
   HandoffRequestInputOutput,
   HandoffTaskOutput,
   TaskCancelOutput,
@@ -56,6 +57,11 @@ export function handoffFields(h: Handoff, task: DetailedTask | null, { file }: R
     ['result', h.result && resultText(h.result)],
     ['error', h.error && `${h.error.code} ${h.error.message}`],
     ['decision', h.decision && decision(h.decision)],
+    [
+      'progress',
+      h.progress &&
+        `${h.progress.message}${h.progress.progress === undefined ? '' : ` (${h.progress.progress}${h.progress.total === undefined ? '' : ` of ${h.progress.total}`})`} by ${h.progress.by} at ${h.progress.at}`,
+    ],
     ['correlation', h.correlation_id],
   ]);
 }
@@ -110,6 +116,15 @@ export const handoffCompleted = (
         : `completed handoff ${handoff.handoff_id} with an error: it is cancelled`,
     handoffFields(handoff, task, context),
   );
+
+export function progressReported({ handoff, committed }: HandoffProgressOutput): string {
+  const p = handoff.progress!;
+  const numbers = p.progress === undefined ? '' : ` (${p.progress}${p.total === undefined ? '' : ` of ${p.total}`})`;
+  const when = committed
+    ? ''
+    : "; it waits for the task's next commit, within a second, unless a newer report replaces it";
+  return `reported progress on handoff ${handoff.handoff_id}: ${p.message}${numbers}${when}`;
+}
 
 export const handoffDecided = ({ handoff }: HandoffOutput, context: RenderContext): string =>
   headed(`${handoff.status} handoff ${handoff.handoff_id}`, handoffFields(handoff, null, context));

@@ -15,6 +15,7 @@ export const renderers: Renderers = {
   getHandoff: h.handoffTask,
   acceptHandoff: h.handoffAccepted,
   requestHandoffInput: h.inputRequested,
+  reportProgress: h.progressReported,
   completeHandoff: h.handoffCompleted,
   approveHandoff: h.handoffDecided,
   rejectHandoff: h.handoffDecided,

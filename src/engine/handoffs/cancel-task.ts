@@ -5,6 +5,7 @@ import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { change, taskView, type Room } from '../room.js';
 import { isTerminal, loadVisibleTask } from './load.js';
+import { takeWaitingProgress } from './report-progress.js';
 
 /**
  * tasks/cancel: the owner cancels a task that is not terminal, and its
@@ -19,8 +20,9 @@ export function cancelTask(room: Room, actor: Actor, input: TaskRefInput): TaskC
       throw new DomainError('forbidden', `only the task's owner (${task.owner}) may cancel it`);
     }
     if (isTerminal(task)) return { task: taskView(room, task), cancelled: false };
+    takeWaitingProgress(room, task.id, { now, record }); // a waiting progress report goes first
     const cancelled = {
-      ...task,
+      ...room.store.getTask(task.id)!,
       status: 'cancelled' as const,
       status_message: `cancelled by ${caller.participant}`,
       last_updated_at: now,

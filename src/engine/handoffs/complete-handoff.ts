@@ -6,6 +6,7 @@ import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { canSeeTask, change, handoffView, taskView, type Room } from '../room.js';
 import { loadHandoff, loadTaskOf } from './load.js';
+import { takeWaitingProgress } from './report-progress.js';
 
 /**
  * handoff_complete: the assignee finishes with a result (task completed,
@@ -17,7 +18,7 @@ export function completeHandoff(room: Room, actor: Actor, input: HandoffComplete
   const args = checkInput(validateHandoffCompleteInput, input);
   const caller = requireParticipant(actor, 'write');
   return change(room, ({ now, record }) => {
-    const handoff = loadHandoff(room, args.handoff_id);
+    let handoff = loadHandoff(room, args.handoff_id);
     if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {
       throw new DomainError('forbidden', `only the assignee who accepted handoff ${handoff.id} may complete it`);
     }
@@ -34,7 +35,7 @@ export function completeHandoff(room: Room, actor: Actor, input: HandoffComplete
         status: handoff.status,
       });
     }
-    const task = loadTaskOf(room, handoff);
+    let task = loadTaskOf(room, handoff);
     if (task.status !== 'working') {
       throw new DomainError(
         'conflict',
@@ -43,6 +44,11 @@ export function completeHandoff(room: Room, actor: Actor, input: HandoffComplete
           : `task ${task.id} is ${task.status}`,
         { status: task.status },
       );
+    }
+    // The last progress report before the task ends is committed with it, just before.
+    if (takeWaitingProgress(room, task.id, { now, record })) {
+      handoff = loadHandoff(room, handoff.id);
+      task = loadTaskOf(room, handoff);
     }
     let doneHandoff: HandoffRow;
     let doneTask: TaskRow;

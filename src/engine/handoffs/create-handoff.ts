@@ -63,6 +63,7 @@ export function createHandoff(room: Room, actor: Actor, input: HandoffCreateInpu
       result_json: null,
       error_json: null,
       decision_json: null,
+      progress_json: null,
       created_at: now,
       updated_at: now,
       accepted_at: null,

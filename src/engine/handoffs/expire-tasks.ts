@@ -1,5 +1,6 @@
 import { TASK_EXPIRED_CODE } from '../limits.js';
 import { change, type Room } from '../room.js';
+import { takeWaitingProgress } from './report-progress.js';
 
 export interface SweepReport {
   /** Tasks marked failed with `task expired`. */
@@ -17,7 +18,11 @@ export interface SweepReport {
 export function sweepExpiredTasks(room: Room): SweepReport {
   return change(room, ({ now, record }) => {
     const expired: string[] = [];
-    for (const task of room.store.listExpiredActiveTasks(now)) {
+    for (const expiring of room.store.listExpiredActiveTasks(now)) {
+      // A waiting progress report goes first.
+      const task = takeWaitingProgress(room, expiring.id, { now, record })
+        ? room.store.getTask(expiring.id)!
+        : expiring;
       const error = { code: TASK_EXPIRED_CODE, message: 'task expired' };
       room.store.updateTask({
         ...task,

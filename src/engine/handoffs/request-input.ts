@@ -12,6 +12,7 @@ import { DomainError } from '../errors.js';
 import { newInputKey } from '../ids.js';
 import { change, handoffView, taskView, type Room } from '../room.js';
 import { loadHandoff, loadTaskOf } from './load.js';
+import { takeWaitingProgress } from './report-progress.js';
 
 /** The form asked for when the assignee gives no schema: one free-text answer. */
 const DEFAULT_REQUESTED_SCHEMA: RequestedSchema = {
@@ -29,7 +30,7 @@ export function requestInput(room: Room, actor: Actor, input: HandoffRequestInpu
   const args = checkInput(validateHandoffRequestInputInput, input);
   const caller = requireParticipant(actor, 'write');
   return change(room, ({ now, record }) => {
-    const handoff = loadHandoff(room, args.handoff_id);
+    let handoff = loadHandoff(room, args.handoff_id);
     if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {
       throw new DomainError('forbidden', `only the assignee who accepted handoff ${handoff.id} may ask for input`);
     }
@@ -38,7 +39,7 @@ export function requestInput(room: Room, actor: Actor, input: HandoffRequestInpu
         status: handoff.status,
       });
     }
-    const task = loadTaskOf(room, handoff);
+    let task = loadTaskOf(room, handoff);
     if (task.status !== 'working' && task.status !== 'input_required') {
       throw new DomainError('conflict', `task ${task.id} is ${task.status}`, { status: task.status });
     }
@@ -51,6 +52,11 @@ export function requestInput(room: Room, actor: Actor, input: HandoffRequestInpu
           key,
         },
       );
+    }
+    // A waiting progress report goes first.
+    if (takeWaitingProgress(room, task.id, { now, record })) {
+      handoff = loadHandoff(room, handoff.id);
+      task = loadTaskOf(room, handoff);
     }
     const request: InputRequest = {
       method: 'elicitation/create',
