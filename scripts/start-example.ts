@@ -83,6 +83,8 @@ function tokenFor(room: Room, name: keyof typeof SESSIONS, saved: string | undef
   return createSession(room, LOCAL_OPERATOR, { participant: name, capabilities: [...SESSIONS[name]] }).token;
 }
 
+// Ready for the signal before printing: a stop may come the moment the tokens are read.
+const stopped = untilSignal(serving);
 const saved = savedTokens();
 const tokens = { you: tokenFor(serving.room, 'you', saved.you), agent: tokenFor(serving.room, 'agent', saved.agent) };
 writeFileSync(tokensFile, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
@@ -102,4 +104,4 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-await untilSignal(serving);
+await stopped;

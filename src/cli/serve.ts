@@ -119,8 +119,10 @@ export function serveCommand(program: Command): void {
         ...tlsOf(options),
       };
       const serving = await startServing(file, settings);
+      // Ready for the signal before saying where it listens: a stop may come the moment it is read.
+      const stopped = untilSignal(serving);
       announce(file, serving, settings);
-      await untilSignal(serving);
+      await stopped;
     });
 }
 
