@@ -15,3 +15,5 @@ export const TASK_SCHEMA_VERSION = 1;
 export const TASK_OPERATION = 'handoff.execute';
 /** JSON-RPC code of the error an expired task carries (as the SDKs' request timeout). */
 export const TASK_EXPIRED_CODE = -32001;
+/** How deep an input's objects and arrays may nest: deeper ones would exhaust the stack in validation or JSON. */
+export const MAX_INPUT_DEPTH = 100;
