@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
 import { createApp, type AppOptions } from './app.js';
+import { answerUnparsableRequest } from './client-error.js';
 import { newOperatorToken, removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 
 export interface RoomServer {
@@ -27,6 +28,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
   const operatorToken = newOperatorToken();
   const { app, streams } = createApp(room, { ...options, operatorToken });
   const server = createServer(app.callback());
+  server.on('clientError', answerUnparsableRequest);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
