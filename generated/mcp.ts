@@ -5,6 +5,7 @@ import {
   validateResourcesListParams,
   validateResourcesReadParams,
   validateResourcesSubscribeParams,
+  validateResourcesTemplatesListParams,
   validateResourcesUnsubscribeParams,
   validateServerDiscoverParams,
   validateSubscriptionsListenParams,
@@ -32,6 +33,12 @@ export const mcpMethods = {
   'resources/subscribe': {
     handler: 'subscribeResource',
     validateParams: validateResourcesSubscribeParams as ValidateFunction<T.ResourcesSubscribeParams>,
+    nameParam: null,
+    requiresExtension: null,
+  },
+  'resources/templates/list': {
+    handler: 'listResourceTemplates',
+    validateParams: validateResourcesTemplatesListParams as ValidateFunction<T.ResourcesTemplatesListParams>,
     nameParam: null,
     requiresExtension: null,
   },
@@ -92,6 +99,7 @@ export interface McpHandlerParams {
   listResources: T.ResourcesListParams;
   readResource: T.ResourcesReadParams;
   subscribeResource: T.ResourcesSubscribeParams;
+  listResourceTemplates: T.ResourcesTemplatesListParams;
   unsubscribeResource: T.ResourcesUnsubscribeParams;
   discover: T.ServerDiscoverParams;
   listen: T.SubscriptionsListenParams;
@@ -108,7 +116,7 @@ export const toolCatalog = [
     name: 'handoff_create',
     title: 'Create a handoff',
     description:
-      'Ask another participant (or anyone with write) to do some work. Creates the handoff (open) and its task (working). With the Tasks extension declared the answer is a task handle (CreateTaskResult); without it, the handoff with its handoff_id and task_id. The same idempotency_key returns the original.',
+      "Ask another participant (or anyone with write) to do some work. Creates the handoff (open) and its task (working). With the Tasks extension declared the answer is a task handle (CreateTaskResult), and the completed task's result is the assignee's own CallToolResult, as the assignee gave it. Without it, structuredContent holds {handoff, task, replayed}: the handoff with its handoff_id and task_id. Pass an idempotency_key to make a retry safe: the same key returns the original and creates nothing.",
     inputSchema: {
       title: 'HandoffCreateInput',
       description:
@@ -116,15 +124,19 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         summary: {
+          title: 'Summary',
           $ref: '#/$defs/Summary',
         },
         constraints: {
+          title: 'Constraints',
           $ref: '#/$defs/Constraints',
         },
         assignee: {
+          title: 'Assignee',
           $ref: '#/$defs/ParticipantName',
         },
         artifacts: {
+          title: 'Artifacts',
           type: 'array',
           items: {
             $ref: '#/$defs/ArtifactReference',
@@ -132,6 +144,7 @@ export const toolCatalog = [
           maxItems: 100,
         },
         idempotency_key: {
+          title: 'Idempotency key',
           $ref: '#/$defs/IdempotencyKey',
         },
       },
@@ -166,16 +179,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -193,805 +209,12 @@ export const toolCatalog = [
         },
       },
     },
-    outputSchema: {
-      title: 'HandoffCreateOutput',
-      description:
-        'The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.',
-      type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
-        },
-        task: {
-          anyOf: [
-            {
-              $ref: '#/$defs/DetailedTask',
-            },
-            {
-              type: 'null',
-            },
-          ],
-          description:
-            'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
-        },
-        replayed: {
-          type: 'boolean',
-        },
-      },
-      required: ['handoff', 'task', 'replayed'],
-      additionalProperties: false,
-      $defs: {
-        Handoff: {
-          title: 'Handoff',
-          description:
-            'Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.',
-          type: 'object',
-          properties: {
-            handoff_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            task_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/HandoffStatus',
-            },
-            summary: {
-              $ref: '#/$defs/Summary',
-            },
-            constraints: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Constraints',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            owner: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            assignee: {
-              description: 'The named assignee, or whoever accepted; null while anyone with write may accept.',
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            artifacts: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ArtifactReference',
-              },
-            },
-            idempotency_key: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/IdempotencyKey',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            correlation_id: {
-              type: 'string',
-            },
-            inputs: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/HandoffInput',
-              },
-            },
-            result: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/CallToolResult',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            error: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Decision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            updated_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            accepted_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            completed_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            cancelled_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'handoff_id',
-            'task_id',
-            'status',
-            'summary',
-            'constraints',
-            'owner',
-            'assignee',
-            'artifacts',
-            'idempotency_key',
-            'correlation_id',
-            'inputs',
-            'result',
-            'error',
-            'decision',
-            'created_at',
-            'updated_at',
-            'accepted_at',
-            'completed_at',
-            'cancelled_at',
-          ],
-          additionalProperties: false,
-        },
-        HandoffStatus: {
-          title: 'HandoffStatus',
-          description: 'open → accepted → result_ready → approved or rejected. cancelled ends it earlier.',
-          type: 'string',
-          enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Constraints: {
-          title: 'Constraints',
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
-          type: 'string',
-          maxLength: 8000,
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ArtifactReference: {
-          title: 'ArtifactReference',
-          description: 'A reference to something the work is about. Stored as given; the room never fetches it.',
-          type: 'object',
-          properties: {
-            uri: {
-              type: 'string',
-              minLength: 1,
-              maxLength: 2048,
-              format: 'uri-reference',
-            },
-            title: {
-              type: 'string',
-              maxLength: 500,
-            },
-            revision: {
-              type: 'integer',
-              minimum: 0,
-            },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        IdempotencyKey: {
-          title: 'IdempotencyKey',
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-        },
-        HandoffInput: {
-          title: 'HandoffInput',
-          description:
-            "One input request the assignee made, and the owner's answer once given. Kept on the handoff so the assignee reads answers with handoff_get.",
-          type: 'object',
-          properties: {
-            key: {
-              $ref: '#/$defs/InputKey',
-            },
-            request: {
-              $ref: '#/$defs/InputRequest',
-            },
-            requested_by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            requested_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            response: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/InputResponse',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['key', 'request', 'requested_by', 'requested_at', 'response', 'answered_by', 'answered_at'],
-          additionalProperties: false,
-        },
-        InputKey: {
-          title: 'InputKey',
-          description: "The key of an input request, unique over the task's lifetime.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          pattern: '^[A-Za-z0-9._:-]+$',
-        },
-        InputRequest: {
-          title: 'InputRequest',
-          description:
-            "An MCP elicitation/create form request that the task's owner is asked to answer (Tasks extension inputRequests).",
-          type: 'object',
-          properties: {
-            method: {
-              const: 'elicitation/create',
-            },
-            params: {
-              type: 'object',
-              properties: {
-                mode: {
-                  const: 'form',
-                },
-                message: {
-                  type: 'string',
-                },
-                requestedSchema: {
-                  $ref: '#/$defs/RequestedSchema',
-                },
-              },
-              required: ['mode', 'message', 'requestedSchema'],
-              additionalProperties: false,
-            },
-          },
-          required: ['method', 'params'],
-          additionalProperties: false,
-        },
-        RequestedSchema: {
-          title: 'RequestedSchema',
-          description:
-            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
-          type: 'object',
-          properties: {
-            $schema: {
-              type: 'string',
-            },
-            type: {
-              const: 'object',
-            },
-            properties: {
-              type: 'object',
-              additionalProperties: {
-                type: 'object',
-                properties: {
-                  type: {
-                    enum: ['string', 'number', 'integer', 'boolean', 'array'],
-                  },
-                },
-                required: ['type'],
-              },
-            },
-            required: {
-              type: 'array',
-              items: {
-                type: 'string',
-              },
-            },
-          },
-          required: ['type', 'properties'],
-          additionalProperties: false,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        InputResponse: {
-          title: 'InputResponse',
-          description: 'The answer to an elicitation/create input request: an MCP ElicitResult.',
-          type: 'object',
-          properties: {
-            action: {
-              enum: ['accept', 'decline', 'cancel'],
-            },
-            content: {
-              type: 'object',
-              additionalProperties: {
-                anyOf: [
-                  {
-                    type: 'array',
-                    items: {
-                      type: 'string',
-                    },
-                  },
-                  {
-                    type: ['string', 'number', 'boolean'],
-                  },
-                ],
-              },
-            },
-            _meta: {
-              type: 'object',
-            },
-          },
-          required: ['action'],
-          additionalProperties: false,
-        },
-        CallToolResult: {
-          title: 'CallToolResult',
-          description:
-            'The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).',
-          type: 'object',
-          properties: {
-            content: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ContentBlock',
-              },
-            },
-            structuredContent: {},
-            isError: {
-              type: 'boolean',
-            },
-            resultType: {
-              const: 'complete',
-            },
-            _meta: {
-              type: 'object',
-            },
-          },
-          required: ['content'],
-          additionalProperties: false,
-          'x-max-bytes': 262144,
-        },
-        ContentBlock: {
-          title: 'ContentBlock',
-          description:
-            'One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  const: 'text',
-                },
-                text: {
-                  type: 'string',
-                },
-                annotations: {
-                  type: 'object',
-                },
-                _meta: {
-                  type: 'object',
-                },
-              },
-              required: ['type', 'text'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  enum: ['image', 'audio'],
-                },
-                data: {
-                  type: 'string',
-                  contentEncoding: 'base64',
-                },
-                mimeType: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                annotations: {
-                  type: 'object',
-                },
-                _meta: {
-                  type: 'object',
-                },
-              },
-              required: ['type', 'data', 'mimeType'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  const: 'resource_link',
-                },
-                uri: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                name: {
-                  type: 'string',
-                },
-                title: {
-                  type: 'string',
-                },
-                description: {
-                  type: 'string',
-                },
-                mimeType: {
-                  type: 'string',
-                },
-                size: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                annotations: {
-                  type: 'object',
-                },
-                _meta: {
-                  type: 'object',
-                },
-              },
-              required: ['type', 'uri', 'name'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  const: 'resource',
-                },
-                resource: {
-                  type: 'object',
-                  properties: {
-                    uri: {
-                      type: 'string',
-                      minLength: 1,
-                    },
-                    mimeType: {
-                      type: 'string',
-                    },
-                    text: {
-                      type: 'string',
-                    },
-                    blob: {
-                      type: 'string',
-                    },
-                    _meta: {
-                      type: 'object',
-                    },
-                  },
-                  required: ['uri'],
-                  oneOf: [
-                    {
-                      required: ['text'],
-                    },
-                    {
-                      required: ['blob'],
-                    },
-                  ],
-                  additionalProperties: false,
-                },
-                annotations: {
-                  type: 'object',
-                },
-                _meta: {
-                  type: 'object',
-                },
-              },
-              required: ['type', 'resource'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        JsonRpcError: {
-          title: 'JsonRpcError',
-          description: 'A JSON-RPC error object: how an assignee reports that the work failed.',
-          type: 'object',
-          properties: {
-            code: {
-              type: 'integer',
-            },
-            message: {
-              type: 'string',
-              minLength: 1,
-              maxLength: 8000,
-            },
-            data: {},
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-        },
-        Decision: {
-          title: 'Decision',
-          description: "An approver's decision on a handoff's result.",
-          type: 'object',
-          properties: {
-            decision: {
-              enum: ['approved', 'rejected'],
-            },
-            by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['decision', 'by', 'at', 'note'],
-          additionalProperties: false,
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        DetailedTask: {
-          title: 'DetailedTask',
-          description:
-            'The MCP Tasks DetailedTask: a Task plus what its status carries (inputRequests when input_required, result when completed, error when failed). This is what tasks/get and notifications/tasks carry.',
-          oneOf: [
-            {
-              title: 'WorkingTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'working',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-            {
-              title: 'InputRequiredTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'input_required',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                inputRequests: {
-                  type: 'object',
-                  description: 'Outstanding input requests by key.',
-                  additionalProperties: {
-                    $ref: '#/$defs/InputRequest',
-                  },
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'inputRequests'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CompletedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'completed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                result: {
-                  $ref: '#/$defs/CallToolResult',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'result'],
-              additionalProperties: false,
-            },
-            {
-              title: 'FailedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'failed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                error: {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'error'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CancelledTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'cancelled',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-          ],
-        },
-      },
+    annotations: {
+      title: 'Create a handoff',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
     },
   },
   {
@@ -1005,6 +228,7 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
@@ -1015,29 +239,41 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      title: 'HandoffTaskOutput',
-      description: 'A handoff and, when the caller may see it, its task.',
+      description: 'HandoffTaskOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffTaskOutput',
         },
-        task: {
-          anyOf: [
-            {
-              $ref: '#/$defs/DetailedTask',
-            },
-            {
-              type: 'null',
-            },
-          ],
-          description:
-            'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['handoff', 'task'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffTaskOutput: {
+          title: 'HandoffTaskOutput',
+          description: 'A handoff and, when the caller may see it, its task.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+            task: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/DetailedTask',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+              description:
+                'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+            },
+          },
+          required: ['handoff', 'task'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -1231,16 +467,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -1352,17 +591,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -1370,6 +613,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -1391,9 +635,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -1410,6 +656,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -1423,19 +670,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -1452,15 +705,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -1471,20 +728,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -1495,32 +757,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -1531,25 +802,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -1565,9 +843,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -1582,14 +862,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -1808,7 +1092,64 @@ export const toolCatalog = [
             },
           ],
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: 'Accept a handoff',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -1823,20 +1164,24 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
           description: "The handoff's id.",
         },
         key: {
+          title: 'Input key',
           $ref: '#/$defs/InputKey',
         },
         message: {
+          title: 'Message',
           type: 'string',
           minLength: 1,
           maxLength: 8000,
         },
         requested_schema: {
+          title: 'Requested schema',
           $ref: '#/$defs/RequestedSchema',
         },
       },
@@ -1858,17 +1203,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -1876,6 +1225,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -1888,23 +1238,35 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'HandoffRequestInputOutput',
-      description: 'The handoff, its task (now input_required) and the key of the new request.',
+      description: 'HandoffRequestInputOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffRequestInputOutput',
         },
-        task: {
-          $ref: '#/$defs/DetailedTask',
+        {
+          $ref: '#/$defs/ToolError',
         },
-        key: {
-          $ref: '#/$defs/InputKey',
-        },
-      },
-      required: ['handoff', 'task', 'key'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffRequestInputOutput: {
+          title: 'HandoffRequestInputOutput',
+          description: 'The handoff, its task (now input_required) and the key of the new request.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+            task: {
+              $ref: '#/$defs/DetailedTask',
+            },
+            key: {
+              $ref: '#/$defs/InputKey',
+            },
+          },
+          required: ['handoff', 'task', 'key'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -2098,16 +1460,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -2219,17 +1584,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -2237,6 +1606,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -2258,9 +1628,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -2277,6 +1649,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -2290,19 +1663,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -2319,15 +1698,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2338,20 +1721,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2362,32 +1750,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2398,25 +1795,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -2432,9 +1836,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2449,14 +1855,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -2675,7 +2085,64 @@ export const toolCatalog = [
             },
           ],
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: 'Ask the owner for input',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
     },
   },
   {
@@ -2693,12 +2160,14 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             handoff_id: {
+              title: 'Handoff ID',
               type: 'string',
               minLength: 1,
               maxLength: 100,
               description: "The handoff's id.",
             },
             result: {
+              title: 'Result',
               $ref: '#/$defs/CallToolResult',
             },
           },
@@ -2709,12 +2178,14 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             handoff_id: {
+              title: 'Handoff ID',
               type: 'string',
               minLength: 1,
               maxLength: 100,
               description: "The handoff's id.",
             },
             error: {
+              title: 'Error',
               $ref: '#/$defs/JsonRpcError',
             },
           },
@@ -2730,19 +2201,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -2759,15 +2236,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2778,20 +2259,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2802,32 +2288,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2838,25 +2333,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -2872,9 +2374,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -2889,14 +2393,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -2904,33 +2412,45 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'HandoffCompleteOutput',
-      description:
-        'The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.',
+      description: 'HandoffCompleteOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffCompleteOutput',
         },
-        task: {
-          anyOf: [
-            {
-              $ref: '#/$defs/DetailedTask',
-            },
-            {
-              type: 'null',
-            },
-          ],
-          description:
-            'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+        {
+          $ref: '#/$defs/ToolError',
         },
-        already_completed: {
-          type: 'boolean',
-        },
-      },
-      required: ['handoff', 'task', 'already_completed'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffCompleteOutput: {
+          title: 'HandoffCompleteOutput',
+          description:
+            'The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+            task: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/DetailedTask',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+              description:
+                'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+            },
+            already_completed: {
+              type: 'boolean',
+            },
+          },
+          required: ['handoff', 'task', 'already_completed'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -3124,16 +2644,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -3245,17 +2768,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -3263,6 +2790,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -3284,9 +2812,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -3303,6 +2833,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -3316,19 +2847,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -3345,15 +2882,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -3364,20 +2905,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -3388,32 +2934,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -3424,25 +2979,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -3458,9 +3020,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -3475,14 +3039,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -3701,7 +3269,64 @@ export const toolCatalog = [
             },
           ],
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: 'Complete a handoff',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -3718,6 +3343,7 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             handoff_id: {
+              title: 'Handoff ID',
               type: 'string',
               minLength: 1,
               maxLength: 100,
@@ -3731,6 +3357,7 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             task_id: {
+              title: 'Task ID',
               type: 'string',
               minLength: 1,
               maxLength: 100,
@@ -3743,29 +3370,41 @@ export const toolCatalog = [
       ],
     },
     outputSchema: {
-      title: 'HandoffTaskOutput',
-      description: 'A handoff and, when the caller may see it, its task.',
+      description: 'HandoffTaskOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffTaskOutput',
         },
-        task: {
-          anyOf: [
-            {
-              $ref: '#/$defs/DetailedTask',
-            },
-            {
-              type: 'null',
-            },
-          ],
-          description:
-            'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['handoff', 'task'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffTaskOutput: {
+          title: 'HandoffTaskOutput',
+          description: 'A handoff and, when the caller may see it, its task.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+            task: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/DetailedTask',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+              description:
+                'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+            },
+          },
+          required: ['handoff', 'task'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -3959,16 +3598,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -4080,17 +3722,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -4098,6 +3744,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -4119,9 +3766,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -4138,6 +3787,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -4151,19 +3801,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -4180,15 +3836,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -4199,20 +3859,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -4223,32 +3888,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -4259,25 +3933,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -4293,9 +3974,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -4310,14 +3993,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -4536,7 +4223,64 @@ export const toolCatalog = [
             },
           ],
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: 'Read a handoff',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -4550,17 +4294,20 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
           description: "The handoff's id.",
         },
         after: {
+          title: 'After event',
           type: 'integer',
           minimum: 0,
           default: 0,
         },
         limit: {
+          title: 'Limit',
           type: 'integer',
           minimum: 1,
           maximum: 500,
@@ -4571,31 +4318,43 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      title: 'HandoffEventsOutput',
-      description:
-        'Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.',
+      description: 'HandoffEventsOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        events: {
-          type: 'array',
-          items: {
-            $ref: '#/$defs/Event',
-          },
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffEventsOutput',
         },
-        next_after: {
-          type: 'integer',
-          minimum: 0,
+        {
+          $ref: '#/$defs/ToolError',
         },
-        has_more: {
-          type: 'boolean',
-        },
-        gap: {
-          type: 'boolean',
-        },
-      },
-      required: ['events', 'next_after', 'has_more', 'gap'],
-      additionalProperties: false,
+      ],
       $defs: {
+        HandoffEventsOutput: {
+          title: 'HandoffEventsOutput',
+          description:
+            'Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.',
+          type: 'object',
+          properties: {
+            events: {
+              type: 'array',
+              items: {
+                $ref: '#/$defs/Event',
+              },
+            },
+            next_after: {
+              type: 'integer',
+              minimum: 0,
+            },
+            has_more: {
+              type: 'boolean',
+            },
+            gap: {
+              type: 'boolean',
+            },
+          },
+          required: ['events', 'next_after', 'has_more', 'gap'],
+          additionalProperties: false,
+        },
         Event: {
           title: 'Event',
           description:
@@ -4691,7 +4450,64 @@ export const toolCatalog = [
           maxLength: 64,
           pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: "Read a handoff's events",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -4705,12 +4521,14 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
           description: "The handoff's id.",
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -4726,17 +4544,29 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'HandoffOutput',
-      description: 'One handoff.',
+      description: 'HandoffOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffOutput',
         },
-      },
-      required: ['handoff'],
-      additionalProperties: false,
+        {
+          $ref: '#/$defs/ToolError',
+        },
+      ],
       $defs: {
+        HandoffOutput: {
+          title: 'HandoffOutput',
+          description: 'One handoff.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+          },
+          required: ['handoff'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -4930,16 +4760,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -5051,17 +4884,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -5069,6 +4906,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -5090,9 +4928,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -5109,6 +4949,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -5122,19 +4963,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -5151,15 +4998,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5170,20 +5021,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5194,32 +5050,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5230,25 +5095,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -5264,9 +5136,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5281,14 +5155,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -5327,7 +5205,64 @@ export const toolCatalog = [
           type: 'string',
           maxLength: 2000,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: "Approve a handoff's result",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -5341,12 +5276,14 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
           description: "The handoff's id.",
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -5362,17 +5299,29 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'HandoffOutput',
-      description: 'One handoff.',
+      description: 'HandoffOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        handoff: {
-          $ref: '#/$defs/Handoff',
+      oneOf: [
+        {
+          $ref: '#/$defs/HandoffOutput',
         },
-      },
-      required: ['handoff'],
-      additionalProperties: false,
+        {
+          $ref: '#/$defs/ToolError',
+        },
+      ],
       $defs: {
+        HandoffOutput: {
+          title: 'HandoffOutput',
+          description: 'One handoff.',
+          type: 'object',
+          properties: {
+            handoff: {
+              $ref: '#/$defs/Handoff',
+            },
+          },
+          required: ['handoff'],
+          additionalProperties: false,
+        },
         Handoff: {
           title: 'Handoff',
           description:
@@ -5566,16 +5515,19 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             uri: {
+              title: 'URI',
               type: 'string',
               minLength: 1,
               maxLength: 2048,
               format: 'uri-reference',
             },
             title: {
+              title: 'Title',
               type: 'string',
               maxLength: 500,
             },
             revision: {
+              title: 'Revision',
               type: 'integer',
               minimum: 0,
             },
@@ -5687,17 +5639,21 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             $schema: {
+              title: 'JSON Schema dialect',
               type: 'string',
             },
             type: {
+              title: 'Type',
               const: 'object',
             },
             properties: {
+              title: 'Fields',
               type: 'object',
               additionalProperties: {
                 type: 'object',
                 properties: {
                   type: {
+                    title: 'Type',
                     enum: ['string', 'number', 'integer', 'boolean', 'array'],
                   },
                 },
@@ -5705,6 +5661,7 @@ export const toolCatalog = [
               },
             },
             required: {
+              title: 'Required fields',
               type: 'array',
               items: {
                 type: 'string',
@@ -5726,9 +5683,11 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             action: {
+              title: 'Action',
               enum: ['accept', 'decline', 'cancel'],
             },
             content: {
+              title: 'Content',
               type: 'object',
               additionalProperties: {
                 anyOf: [
@@ -5745,6 +5704,7 @@ export const toolCatalog = [
               },
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -5758,19 +5718,25 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             content: {
+              title: 'Content',
               type: 'array',
               items: {
                 $ref: '#/$defs/ContentBlock',
               },
             },
-            structuredContent: {},
+            structuredContent: {
+              title: 'Structured content',
+            },
             isError: {
+              title: 'Is error',
               type: 'boolean',
             },
             resultType: {
+              title: 'Result type',
               const: 'complete',
             },
             _meta: {
+              title: 'Metadata',
               type: 'object',
             },
           },
@@ -5787,15 +5753,19 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'text',
                 },
                 text: {
+                  title: 'Text',
                   type: 'string',
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5806,20 +5776,25 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   enum: ['image', 'audio'],
                 },
                 data: {
+                  title: 'Data (base64)',
                   type: 'string',
                   contentEncoding: 'base64',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                   minLength: 1,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5830,32 +5805,41 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource_link',
                 },
                 uri: {
+                  title: 'URI',
                   type: 'string',
                   minLength: 1,
                 },
                 name: {
+                  title: 'Name',
                   type: 'string',
                 },
                 title: {
+                  title: 'Title',
                   type: 'string',
                 },
                 description: {
+                  title: 'Description',
                   type: 'string',
                 },
                 mimeType: {
+                  title: 'MIME type',
                   type: 'string',
                 },
                 size: {
+                  title: 'Size (bytes)',
                   type: 'integer',
                   minimum: 0,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5866,25 +5850,32 @@ export const toolCatalog = [
               type: 'object',
               properties: {
                 type: {
+                  title: 'Type',
                   const: 'resource',
                 },
                 resource: {
+                  title: 'Resource',
                   type: 'object',
                   properties: {
                     uri: {
+                      title: 'URI',
                       type: 'string',
                       minLength: 1,
                     },
                     mimeType: {
+                      title: 'MIME type',
                       type: 'string',
                     },
                     text: {
+                      title: 'Text',
                       type: 'string',
                     },
                     blob: {
+                      title: 'Blob (base64)',
                       type: 'string',
                     },
                     _meta: {
+                      title: 'Metadata',
                       type: 'object',
                     },
                   },
@@ -5900,9 +5891,11 @@ export const toolCatalog = [
                   additionalProperties: false,
                 },
                 annotations: {
+                  title: 'Annotations',
                   type: 'object',
                 },
                 _meta: {
+                  title: 'Metadata',
                   type: 'object',
                 },
               },
@@ -5917,14 +5910,18 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             code: {
+              title: 'Code',
               type: 'integer',
             },
             message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
               maxLength: 8000,
             },
-            data: {},
+            data: {
+              title: 'Data',
+            },
           },
           required: ['code', 'message'],
           additionalProperties: false,
@@ -5963,7 +5960,64 @@ export const toolCatalog = [
           type: 'string',
           maxLength: 2000,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: "Reject a handoff's result",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -5981,12 +6035,15 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             base_revision: {
+              title: 'Base revision',
               $ref: '#/$defs/RevisionNumber',
             },
             content: {
+              title: 'New content',
               $ref: '#/$defs/ArtifactText',
             },
             summary: {
+              title: 'Summary',
               $ref: '#/$defs/Summary',
             },
           },
@@ -5997,12 +6054,15 @@ export const toolCatalog = [
           type: 'object',
           properties: {
             base_revision: {
+              title: 'Base revision',
               $ref: '#/$defs/RevisionNumber',
             },
             diff: {
+              title: 'Unified diff',
               $ref: '#/$defs/ArtifactText',
             },
             summary: {
+              title: 'Summary',
               $ref: '#/$defs/Summary',
             },
           },
@@ -6033,27 +6093,39 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -6198,11 +6270,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -6240,11 +6313,73 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: 'Propose a change to the artifact',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
     },
   },
   {
@@ -6257,6 +6392,7 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         proposal_id: {
+          title: 'Proposal ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
@@ -6266,27 +6402,39 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -6431,11 +6579,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -6473,11 +6622,73 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: 'Read a proposal',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -6492,11 +6703,13 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         proposal_id: {
+          title: 'Proposal ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -6512,27 +6725,39 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -6677,11 +6902,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -6719,11 +6945,73 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: 'Accept a proposal',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -6737,11 +7025,13 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         proposal_id: {
+          title: 'Proposal ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -6757,27 +7047,39 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -6922,11 +7224,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -6964,11 +7267,73 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: 'Reject a proposal',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -6982,11 +7347,13 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         proposal_id: {
+          title: 'Proposal ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
         },
         note: {
+          title: 'Note',
           $ref: '#/$defs/Note',
         },
       },
@@ -7002,27 +7369,39 @@ export const toolCatalog = [
       },
     },
     outputSchema: {
-      title: 'ProposalOutput',
-      description: 'One proposal and, once accepted, the revision it made.',
+      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        proposal: {
-          $ref: '#/$defs/Proposal',
+      oneOf: [
+        {
+          $ref: '#/$defs/ProposalOutput',
         },
-        revision: {
-          anyOf: [
-            {
-              $ref: '#/$defs/Revision',
-            },
-            {
-              type: 'null',
-            },
-          ],
+        {
+          $ref: '#/$defs/ToolError',
         },
-      },
-      required: ['proposal', 'revision'],
-      additionalProperties: false,
+      ],
       $defs: {
+        ProposalOutput: {
+          title: 'ProposalOutput',
+          description: 'One proposal and, once accepted, the revision it made.',
+          type: 'object',
+          properties: {
+            proposal: {
+              $ref: '#/$defs/Proposal',
+            },
+            revision: {
+              anyOf: [
+                {
+                  $ref: '#/$defs/Revision',
+                },
+                {
+                  type: 'null',
+                },
+              ],
+            },
+          },
+          required: ['proposal', 'revision'],
+          additionalProperties: false,
+        },
         Proposal: {
           title: 'Proposal',
           description:
@@ -7167,11 +7546,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -7209,11 +7589,73 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: 'Withdraw a proposal',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
   {
@@ -7227,11 +7669,13 @@ export const toolCatalog = [
       type: 'object',
       properties: {
         after: {
+          title: 'After entry',
           type: 'integer',
           minimum: 0,
           default: 0,
         },
         limit: {
+          title: 'Limit',
           type: 'integer',
           minimum: 1,
           maximum: 500,
@@ -7242,27 +7686,39 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      title: 'WorkspaceHistoryOutput',
-      description: 'A page of history; pass next_after to read on. has_more is false on the last page.',
+      description: 'WorkspaceHistoryOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      properties: {
-        entries: {
-          type: 'array',
-          items: {
-            $ref: '#/$defs/HistoryEntry',
-          },
+      oneOf: [
+        {
+          $ref: '#/$defs/WorkspaceHistoryOutput',
         },
-        next_after: {
-          type: 'integer',
-          minimum: 0,
+        {
+          $ref: '#/$defs/ToolError',
         },
-        has_more: {
-          type: 'boolean',
-        },
-      },
-      required: ['entries', 'next_after', 'has_more'],
-      additionalProperties: false,
+      ],
       $defs: {
+        WorkspaceHistoryOutput: {
+          title: 'WorkspaceHistoryOutput',
+          description: 'A page of history; pass next_after to read on. has_more is false on the last page.',
+          type: 'object',
+          properties: {
+            entries: {
+              type: 'array',
+              items: {
+                $ref: '#/$defs/HistoryEntry',
+              },
+            },
+            next_after: {
+              type: 'integer',
+              minimum: 0,
+            },
+            has_more: {
+              type: 'boolean',
+            },
+          },
+          required: ['entries', 'next_after', 'has_more'],
+          additionalProperties: false,
+        },
         HistoryEntry: {
           title: 'HistoryEntry',
           description:
@@ -7360,11 +7816,12 @@ export const toolCatalog = [
             hash: {
               type: 'string',
               pattern: '^sha256:[0-9a-f]{64}$',
+              description: 'SHA-256 of the bytes of the file, as on disk.',
             },
             size: {
               type: 'integer',
               minimum: 0,
-              description: 'Bytes of UTF-8 text.',
+              description: 'Bytes of the file, as on disk.',
             },
             source: {
               enum: ['initial', 'proposal', 'external'],
@@ -7402,8 +7859,13 @@ export const toolCatalog = [
             at: {
               $ref: '#/$defs/Timestamp',
             },
+            utf8: {
+              type: 'boolean',
+              description:
+                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
+            },
           },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at'],
+          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
           additionalProperties: false,
         },
         RevisionNumber: {
@@ -7418,12 +7880,72 @@ export const toolCatalog = [
           type: 'string',
           maxLength: 2000,
         },
+        ToolError: {
+          title: 'ToolError',
+          description:
+            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+          type: 'object',
+          properties: {
+            error: {
+              $ref: '#/$defs/DomainError',
+            },
+          },
+          required: ['error'],
+          additionalProperties: false,
+        },
+        DomainError: {
+          title: 'DomainError',
+          description:
+            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
+          type: 'object',
+          properties: {
+            code: {
+              $ref: '#/$defs/DomainError/$defs/code',
+            },
+            message: {
+              type: 'string',
+            },
+            details: {
+              type: 'object',
+            },
+          },
+          required: ['code', 'message'],
+          additionalProperties: false,
+          $defs: {
+            code: {
+              title: 'DomainErrorCode',
+              description:
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+              type: 'string',
+              enum: [
+                'unauthorized',
+                'invalid_input',
+                'forbidden',
+                'not_found',
+                'conflict',
+                'too_large',
+                'limit_reached',
+                'locked',
+              ],
+            },
+          },
+        },
       },
+    },
+    annotations: {
+      title: "Read the room's history",
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
     },
   },
 ] as const;
 
 export type ToolName = (typeof toolCatalog)[number]['name'];
+/** The tools that answer with a task handle when the request declares the Tasks extension. */
+export const taskTools = ['handoff_create'] as const;
+export type TaskToolName = (typeof taskTools)[number];
 /** Each tool's input and output types. */
 export interface ToolTypes {
   handoff_create: { input: T.HandoffCreateInput; output: T.HandoffCreateOutput };

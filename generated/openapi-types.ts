@@ -398,9 +398,14 @@ export interface components {
          * @description A reference to something the work is about. Stored as given; the room never fetches it.
          */
         ArtifactReference: {
-            /** Format: uri-reference */
+            /**
+             * URI
+             * Format: uri-reference
+             */
             uri: string;
+            /** Title */
             title?: string;
+            /** Revision */
             revision?: number;
         };
         /**
@@ -413,11 +418,18 @@ export interface components {
          * @description The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).
          */
         CallToolResult: {
+            /** Content */
             content: components["schemas"]["ContentBlock"][];
+            /** Structured content */
             structuredContent?: unknown;
+            /** Is error */
             isError?: boolean;
-            /** @constant */
+            /**
+             * Result type
+             * @constant
+             */
             resultType?: "complete";
+            /** Metadata */
             _meta?: Record<string, never>;
         };
         /**
@@ -436,40 +448,75 @@ export interface components {
          * @description One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.
          */
         ContentBlock: {
-            /** @constant */
+            /**
+             * Type
+             * @constant
+             */
             type: "text";
+            /** Text */
             text: string;
+            /** Annotations */
             annotations?: Record<string, never>;
+            /** Metadata */
             _meta?: Record<string, never>;
         } | {
-            /** @enum {unknown} */
+            /**
+             * Type
+             * @enum {unknown}
+             */
             type: "image" | "audio";
+            /** Data (base64) */
             data: string;
+            /** MIME type */
             mimeType: string;
+            /** Annotations */
             annotations?: Record<string, never>;
+            /** Metadata */
             _meta?: Record<string, never>;
         } | {
-            /** @constant */
+            /**
+             * Type
+             * @constant
+             */
             type: "resource_link";
+            /** URI */
             uri: string;
+            /** Name */
             name: string;
+            /** Title */
             title?: string;
+            /** Description */
             description?: string;
+            /** MIME type */
             mimeType?: string;
+            /** Size (bytes) */
             size?: number;
+            /** Annotations */
             annotations?: Record<string, never>;
+            /** Metadata */
             _meta?: Record<string, never>;
         } | {
-            /** @constant */
+            /**
+             * Type
+             * @constant
+             */
             type: "resource";
+            /** Resource */
             resource: {
+                /** URI */
                 uri: string;
+                /** MIME type */
                 mimeType?: string;
+                /** Text */
                 text?: string;
+                /** Blob (base64) */
                 blob?: string;
+                /** Metadata */
                 _meta?: Record<string, never>;
             } & (unknown | unknown);
+            /** Annotations */
             annotations?: Record<string, never>;
+            /** Metadata */
             _meta?: Record<string, never>;
         };
         /**
@@ -596,8 +643,10 @@ export interface components {
          * @description The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled). The handoff_id comes from the path.
          */
         HandoffCompleteInputBody: {
+            /** Result */
             result: components["schemas"]["CallToolResult"];
         } | {
+            /** Error */
             error: components["schemas"]["JsonRpcError"];
         };
         /**
@@ -615,10 +664,15 @@ export interface components {
          * @description Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.
          */
         HandoffCreateInput: {
+            /** Summary */
             summary: components["schemas"]["Summary"];
+            /** Constraints */
             constraints?: components["schemas"]["Constraints"];
+            /** Assignee */
             assignee?: components["schemas"]["ParticipantName"];
+            /** Artifacts */
             artifacts?: components["schemas"]["ArtifactReference"][];
+            /** Idempotency key */
             idempotency_key?: components["schemas"]["IdempotencyKey"];
         };
         /**
@@ -636,6 +690,7 @@ export interface components {
          * @description An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task. The handoff_id comes from the path.
          */
         HandoffDecisionInputBody: {
+            /** Note */
             note?: components["schemas"]["Note"];
         };
         /**
@@ -681,8 +736,11 @@ export interface components {
          * @description The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent. The handoff_id comes from the path.
          */
         HandoffRequestInputInputBody: {
+            /** Input key */
             key?: components["schemas"]["InputKey"];
+            /** Message */
             message: string;
+            /** Requested schema */
             requested_schema?: components["schemas"]["RequestedSchema"];
         };
         /**
@@ -753,11 +811,16 @@ export interface components {
          * @description The answer to an elicitation/create input request: an MCP ElicitResult.
          */
         InputResponse: {
-            /** @enum {unknown} */
+            /**
+             * Action
+             * @enum {unknown}
+             */
             action: "accept" | "decline" | "cancel";
+            /** Content */
             content?: {
                 [key: string]: string[] | (string | number | boolean);
             };
+            /** Metadata */
             _meta?: Record<string, never>;
         };
         /**
@@ -765,8 +828,11 @@ export interface components {
          * @description A JSON-RPC error object: how an assignee reports that the work failed.
          */
         JsonRpcError: {
+            /** Code */
             code: number;
+            /** Message */
             message: string;
+            /** Data */
             data?: unknown;
         };
         /**
@@ -788,6 +854,7 @@ export interface components {
          * @description Adds a participant to the room. Needs admin, or the local operator.
          */
         ParticipantAddInput: {
+            /** Participant name */
             name: components["schemas"]["ParticipantName"];
         };
         /**
@@ -818,7 +885,8 @@ export interface components {
             title: string;
             status: number;
             detail: string;
-            code: components["schemas"]["DomainErrorCode"];
+            /** @description The room's error code (DomainErrorCode), or one of the HTTP layer's own: unsupported_media_type (415, the body is not application/json), method_not_allowed (405), internal_error (500). */
+            code: components["schemas"]["DomainErrorCode"] | ("unsupported_media_type" | "method_not_allowed" | "internal_error");
             errors?: {
                 path: string;
                 keyword?: string;
@@ -849,6 +917,7 @@ export interface components {
          * @description A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note. The proposal_id comes from the path.
          */
         ProposalDecisionInputBody: {
+            /** Note */
             note?: components["schemas"]["Note"];
         };
         /**
@@ -878,15 +947,24 @@ export interface components {
          * @description The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.
          */
         RequestedSchema: {
+            /** JSON Schema dialect */
             $schema?: string;
-            /** @constant */
+            /**
+             * Type
+             * @constant
+             */
             type: "object";
+            /** Fields */
             properties: {
                 [key: string]: {
-                    /** @enum {unknown} */
+                    /**
+                     * Type
+                     * @enum {unknown}
+                     */
                     type: "string" | "number" | "integer" | "boolean" | "array";
                 };
             };
+            /** Required fields */
             required?: string[];
         };
         /**
@@ -895,8 +973,9 @@ export interface components {
          */
         Revision: {
             number: components["schemas"]["RevisionNumber"];
+            /** @description SHA-256 of the bytes of the file, as on disk. */
             hash: string;
-            /** @description Bytes of UTF-8 text. */
+            /** @description Bytes of the file, as on disk. */
             size: number;
             /** @enum {unknown} */
             source: "initial" | "proposal" | "external";
@@ -904,6 +983,8 @@ export interface components {
             approver: components["schemas"]["ParticipantName"] | null;
             proposal_id: string | null;
             at: components["schemas"]["Timestamp"];
+            /** @description Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again. */
+            utf8: boolean;
         };
         /**
          * RevisionNumber
@@ -927,9 +1008,14 @@ export interface components {
          * @description Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.
          */
         SessionCreateInput: {
+            /** Participant */
             participant: components["schemas"]["ParticipantName"];
+            /** Capabilities */
             capabilities: components["schemas"]["Capability"][];
-            /** @description Lifetime; without it the session lasts until revoked. */
+            /**
+             * Expires in (seconds)
+             * @description Lifetime; without it the session lasts until revoked.
+             */
             expires_in_seconds?: number;
         };
         /**
@@ -972,7 +1058,10 @@ export interface components {
          * @description Names one task.
          */
         TaskRefInput: {
-            /** @description The task's id (Mcp-Name of tasks/* requests). */
+            /**
+             * Task ID
+             * @description The task's id (Mcp-Name of tasks/* requests).
+             */
             task_id: string;
         };
         /**
@@ -980,8 +1069,12 @@ export interface components {
          * @description The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.
          */
         TaskUpdateInput: {
-            /** @description The task's id (Mcp-Name of tasks/* requests). */
+            /**
+             * Task ID
+             * @description The task's id (Mcp-Name of tasks/* requests).
+             */
             task_id: string;
+            /** Input responses */
             input_responses: {
                 [key: string]: components["schemas"]["InputResponse"];
             };
@@ -1014,12 +1107,18 @@ export interface components {
          * @description Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.
          */
         WorkspaceProposeInput: {
+            /** Base revision */
             base_revision: components["schemas"]["RevisionNumber"];
+            /** New content */
             content: components["schemas"]["ArtifactText"];
+            /** Summary */
             summary?: components["schemas"]["Summary"];
         } | {
+            /** Base revision */
             base_revision: components["schemas"]["RevisionNumber"];
+            /** Unified diff */
             diff: components["schemas"]["ArtifactText"];
+            /** Summary */
             summary?: components["schemas"]["Summary"];
         };
     };
@@ -1151,6 +1250,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1381,6 +1489,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     completeHandoff: {
@@ -1454,6 +1571,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1541,6 +1667,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     rejectHandoff: {
@@ -1614,6 +1749,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1809,6 +1953,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     cancelTask: {
@@ -1871,6 +2024,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2000,6 +2162,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2145,6 +2316,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     rejectProposal: {
@@ -2225,6 +2405,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     withdrawProposal: {
@@ -2298,6 +2487,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2554,6 +2752,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
         };
     };
     removeParticipant: {
@@ -2732,6 +2939,15 @@ export interface operations {
             };
             /** @description The body or a result is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -518,9 +518,12 @@ export interface HistoryEntry {
  */
 export interface Revision {
   number: RevisionNumber;
+  /**
+   * SHA-256 of the bytes of the file, as on disk.
+   */
   hash: string;
   /**
-   * Bytes of UTF-8 text.
+   * Bytes of the file, as on disk.
    */
   size: number;
   source: "initial" | "proposal" | "external";
@@ -528,6 +531,10 @@ export interface Revision {
   approver: ParticipantName | null;
   proposal_id: string | null;
   at: Timestamp;
+  /**
+   * Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.
+   */
+  utf8: boolean;
 }
 /**
  * A named member of the room, human or agent alike. A removed participant keeps its name in the record; its sessions no longer work.
@@ -650,6 +657,17 @@ export interface ResourcesSubscribeParams {
   [k: string]: unknown | undefined;
 }
 /**
+ * resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ResourcesTemplatesListParams".
+ */
+export interface ResourcesTemplatesListParams {
+  _meta: McpRequestMeta;
+  cursor?: string;
+  [k: string]: unknown | undefined;
+}
+/**
  * resources/unsubscribe: stops resources/subscribe updates for a URI.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
@@ -733,6 +751,15 @@ export interface TasksUpdateParams {
       | undefined;
   };
   [k: string]: unknown | undefined;
+}
+/**
+ * The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ToolError".
+ */
+export interface ToolError {
+  error: DomainError;
 }
 /**
  * tools/call: runs one of the room's tools. Mcp-Name is the tool name.
@@ -1169,7 +1196,10 @@ export interface ProblemDetails {
   title: string;
   status: number;
   detail: string;
-  code: DomainErrorCode;
+  /**
+   * The room's error code (DomainErrorCode), or one of the HTTP layer's own: unsupported_media_type (415, the body is not application/json), method_not_allowed (405), internal_error (500).
+   */
+  code: DomainErrorCode | ("unsupported_media_type" | "method_not_allowed" | "internal_error");
   errors?: {
     path: string;
     keyword?: string;

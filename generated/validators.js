@@ -8,9 +8,9 @@ const schema32 = {
   description: "A reference to something the work is about. Stored as given; the room never fetches it.",
   type: "object",
   properties: {
-    uri: { type: "string", minLength: 1, maxLength: 2048, format: "uri-reference" },
-    title: { type: "string", maxLength: 500 },
-    revision: { type: "integer", minimum: 0 },
+    uri: { title: "URI", type: "string", minLength: 1, maxLength: 2048, format: "uri-reference" },
+    title: { title: "Title", type: "string", maxLength: 500 },
+    revision: { title: "Revision", type: "integer", minimum: 0 },
   },
   required: ["uri"],
   additionalProperties: false,
@@ -263,11 +263,11 @@ const schema34 = {
   description: "The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).",
   type: "object",
   properties: {
-    content: { type: "array", items: { $ref: "#/$defs/ContentBlock" } },
-    structuredContent: {},
-    isError: { type: "boolean" },
-    resultType: { const: "complete" },
-    _meta: { type: "object" },
+    content: { title: "Content", type: "array", items: { $ref: "#/$defs/ContentBlock" } },
+    structuredContent: { title: "Structured content" },
+    isError: { title: "Is error", type: "boolean" },
+    resultType: { title: "Result type", const: "complete" },
+    _meta: { title: "Metadata", type: "object" },
   },
   required: ["content"],
   additionalProperties: false,
@@ -280,10 +280,10 @@ const schema35 = {
     {
       type: "object",
       properties: {
-        type: { const: "text" },
-        text: { type: "string" },
-        annotations: { type: "object" },
-        _meta: { type: "object" },
+        type: { title: "Type", const: "text" },
+        text: { title: "Text", type: "string" },
+        annotations: { title: "Annotations", type: "object" },
+        _meta: { title: "Metadata", type: "object" },
       },
       required: ["type", "text"],
       additionalProperties: false,
@@ -291,11 +291,11 @@ const schema35 = {
     {
       type: "object",
       properties: {
-        type: { enum: ["image", "audio"] },
-        data: { type: "string", contentEncoding: "base64" },
-        mimeType: { type: "string", minLength: 1 },
-        annotations: { type: "object" },
-        _meta: { type: "object" },
+        type: { title: "Type", enum: ["image", "audio"] },
+        data: { title: "Data (base64)", type: "string", contentEncoding: "base64" },
+        mimeType: { title: "MIME type", type: "string", minLength: 1 },
+        annotations: { title: "Annotations", type: "object" },
+        _meta: { title: "Metadata", type: "object" },
       },
       required: ["type", "data", "mimeType"],
       additionalProperties: false,
@@ -303,15 +303,15 @@ const schema35 = {
     {
       type: "object",
       properties: {
-        type: { const: "resource_link" },
-        uri: { type: "string", minLength: 1 },
-        name: { type: "string" },
-        title: { type: "string" },
-        description: { type: "string" },
-        mimeType: { type: "string" },
-        size: { type: "integer", minimum: 0 },
-        annotations: { type: "object" },
-        _meta: { type: "object" },
+        type: { title: "Type", const: "resource_link" },
+        uri: { title: "URI", type: "string", minLength: 1 },
+        name: { title: "Name", type: "string" },
+        title: { title: "Title", type: "string" },
+        description: { title: "Description", type: "string" },
+        mimeType: { title: "MIME type", type: "string" },
+        size: { title: "Size (bytes)", type: "integer", minimum: 0 },
+        annotations: { title: "Annotations", type: "object" },
+        _meta: { title: "Metadata", type: "object" },
       },
       required: ["type", "uri", "name"],
       additionalProperties: false,
@@ -319,22 +319,23 @@ const schema35 = {
     {
       type: "object",
       properties: {
-        type: { const: "resource" },
+        type: { title: "Type", const: "resource" },
         resource: {
+          title: "Resource",
           type: "object",
           properties: {
-            uri: { type: "string", minLength: 1 },
-            mimeType: { type: "string" },
-            text: { type: "string" },
-            blob: { type: "string" },
-            _meta: { type: "object" },
+            uri: { title: "URI", type: "string", minLength: 1 },
+            mimeType: { title: "MIME type", type: "string" },
+            text: { title: "Text", type: "string" },
+            blob: { title: "Blob (base64)", type: "string" },
+            _meta: { title: "Metadata", type: "object" },
           },
           required: ["uri"],
           oneOf: [{ required: ["text"] }, { required: ["blob"] }],
           additionalProperties: false,
         },
-        annotations: { type: "object" },
-        _meta: { type: "object" },
+        annotations: { title: "Annotations", type: "object" },
+        _meta: { title: "Metadata", type: "object" },
       },
       required: ["type", "resource"],
       additionalProperties: false,
@@ -3325,7 +3326,11 @@ const schema57 = {
   title: "JsonRpcError",
   description: "A JSON-RPC error object: how an assignee reports that the work failed.",
   type: "object",
-  properties: { code: { type: "integer" }, message: { type: "string", minLength: 1, maxLength: 8000 }, data: {} },
+  properties: {
+    code: { title: "Code", type: "integer" },
+    message: { title: "Message", type: "string", minLength: 1, maxLength: 8000 },
+    data: { title: "Data" },
+  },
   required: ["code", "message"],
   additionalProperties: false,
 };
@@ -3356,17 +3361,18 @@ const schema52 = {
     "The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.",
   type: "object",
   properties: {
-    $schema: { type: "string" },
-    type: { const: "object" },
+    $schema: { title: "JSON Schema dialect", type: "string" },
+    type: { title: "Type", const: "object" },
     properties: {
+      title: "Fields",
       type: "object",
       additionalProperties: {
         type: "object",
-        properties: { type: { enum: ["string", "number", "integer", "boolean", "array"] } },
+        properties: { type: { title: "Type", enum: ["string", "number", "integer", "boolean", "array"] } },
         required: ["type"],
       },
     },
-    required: { type: "array", items: { type: "string" } },
+    required: { title: "Required fields", type: "array", items: { type: "string" } },
   },
   required: ["type", "properties"],
   additionalProperties: false,
@@ -6539,14 +6545,15 @@ const schema71 = {
   description: "The answer to an elicitation/create input request: an MCP ElicitResult.",
   type: "object",
   properties: {
-    action: { enum: ["accept", "decline", "cancel"] },
+    action: { title: "Action", enum: ["accept", "decline", "cancel"] },
     content: {
+      title: "Content",
       type: "object",
       additionalProperties: {
         anyOf: [{ type: "array", items: { type: "string" } }, { type: ["string", "number", "boolean"] }],
       },
     },
-    _meta: { type: "object" },
+    _meta: { title: "Metadata", type: "object" },
   },
   required: ["action"],
   additionalProperties: false,
@@ -9070,15 +9077,24 @@ const schema92 = {
   type: "object",
   properties: {
     number: { $ref: "#/$defs/RevisionNumber" },
-    hash: { type: "string", pattern: "^sha256:[0-9a-f]{64}$" },
-    size: { type: "integer", minimum: 0, description: "Bytes of UTF-8 text." },
+    hash: {
+      type: "string",
+      pattern: "^sha256:[0-9a-f]{64}$",
+      description: "SHA-256 of the bytes of the file, as on disk.",
+    },
+    size: { type: "integer", minimum: 0, description: "Bytes of the file, as on disk." },
     source: { enum: ["initial", "proposal", "external"] },
     author: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
     approver: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
     proposal_id: { anyOf: [{ type: "string" }, { type: "null" }] },
     at: { $ref: "#/$defs/Timestamp" },
+    utf8: {
+      type: "boolean",
+      description:
+        "Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.",
+    },
   },
-  required: ["number", "hash", "size", "source", "author", "approver", "proposal_id", "at"],
+  required: ["number", "hash", "size", "source", "author", "approver", "proposal_id", "at", "utf8"],
   additionalProperties: false,
 };
 const schema93 = {
@@ -9223,41 +9239,29 @@ function validate44(
       }
       errors++;
     }
+    if (data.utf8 === undefined) {
+      const err8 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "utf8" },
+        message: "must have required property '" + "utf8" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err8];
+      } else {
+        vErrors.push(err8);
+      }
+      errors++;
+    }
     for (const key0 in data) {
-      if (!(
-        key0 === "number" ||
-        key0 === "hash" ||
-        key0 === "size" ||
-        key0 === "source" ||
-        key0 === "author" ||
-        key0 === "approver" ||
-        key0 === "proposal_id" ||
-        key0 === "at"
-      )) {
-        const err8 = {
+      if (!func5.call(schema92.properties, key0)) {
+        const err9 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-    }
-    if (data.number !== undefined) {
-      let data0 = data.number;
-      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-        const err9 = {
-          instancePath: instancePath + "/number",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -9266,9 +9270,27 @@ function validate44(
         }
         errors++;
       }
+    }
+    if (data.number !== undefined) {
+      let data0 = data.number;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err10 = {
+          instancePath: instancePath + "/number",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
       if (typeof data0 == "number" && isFinite(data0)) {
         if (data0 < 1 || isNaN(data0)) {
-          const err10 = {
+          const err11 = {
             instancePath: instancePath + "/number",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -9276,9 +9298,9 @@ function validate44(
             message: "must be >= 1",
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err11];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err11);
           }
           errors++;
         }
@@ -9288,7 +9310,7 @@ function validate44(
       let data1 = data.hash;
       if (typeof data1 === "string") {
         if (!pattern13.test(data1)) {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
             keyword: "pattern",
@@ -9296,37 +9318,19 @@ function validate44(
             message: 'must match pattern "' + "^sha256:[0-9a-f]{64}$" + '"',
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
       } else {
-        const err12 = {
+        const err13 = {
           instancePath: instancePath + "/hash",
           schemaPath: "#/properties/hash/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
-        }
-        errors++;
-      }
-    }
-    if (data.size !== undefined) {
-      let data2 = data.size;
-      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err13 = {
-          instancePath: instancePath + "/size",
-          schemaPath: "#/properties/size/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -9335,9 +9339,27 @@ function validate44(
         }
         errors++;
       }
+    }
+    if (data.size !== undefined) {
+      let data2 = data.size;
+      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err14 = {
+          instancePath: instancePath + "/size",
+          schemaPath: "#/properties/size/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
       if (typeof data2 == "number" && isFinite(data2)) {
         if (data2 < 0 || isNaN(data2)) {
-          const err14 = {
+          const err15 = {
             instancePath: instancePath + "/size",
             schemaPath: "#/properties/size/minimum",
             keyword: "minimum",
@@ -9345,9 +9367,9 @@ function validate44(
             message: "must be >= 0",
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err15];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err15);
           }
           errors++;
         }
@@ -9356,7 +9378,7 @@ function validate44(
     if (data.source !== undefined) {
       let data3 = data.source;
       if (!(data3 === "initial" || data3 === "proposal" || data3 === "external")) {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + "/source",
           schemaPath: "#/properties/source/enum",
           keyword: "enum",
@@ -9364,9 +9386,9 @@ function validate44(
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -9378,27 +9400,12 @@ function validate44(
       const _errs12 = errors;
       if (typeof data4 === "string") {
         if (func1(data4) > 64) {
-          const err16 = {
+          const err17 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-        if (func1(data4) < 1) {
-          const err17 = {
-            instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -9407,13 +9414,13 @@ function validate44(
           }
           errors++;
         }
-        if (!pattern4.test(data4)) {
+        if (func1(data4) < 1) {
           const err18 = {
             instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err18];
@@ -9422,31 +9429,28 @@ function validate44(
           }
           errors++;
         }
+        if (!pattern4.test(data4)) {
+          const err19 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
       } else {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err19];
-        } else {
-          vErrors.push(err19);
-        }
-        errors++;
-      }
-      var _valid0 = _errs12 === errors;
-      valid2 = valid2 || _valid0;
-      const _errs15 = errors;
-      if (data4 !== null) {
-        const err20 = {
-          instancePath: instancePath + "/author",
-          schemaPath: "#/properties/author/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -9455,10 +9459,28 @@ function validate44(
         }
         errors++;
       }
+      var _valid0 = _errs12 === errors;
+      valid2 = valid2 || _valid0;
+      const _errs15 = errors;
+      if (data4 !== null) {
+        const err21 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/properties/author/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
       var _valid0 = _errs15 === errors;
       valid2 = valid2 || _valid0;
       if (!valid2) {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/properties/author/anyOf",
           keyword: "anyOf",
@@ -9466,9 +9488,9 @@ function validate44(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       } else {
@@ -9489,27 +9511,12 @@ function validate44(
       const _errs19 = errors;
       if (typeof data5 === "string") {
         if (func1(data5) > 64) {
-          const err22 = {
+          const err23 = {
             instancePath: instancePath + "/approver",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func1(data5) < 1) {
-          const err23 = {
-            instancePath: instancePath + "/approver",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -9518,13 +9525,13 @@ function validate44(
           }
           errors++;
         }
-        if (!pattern4.test(data5)) {
+        if (func1(data5) < 1) {
           const err24 = {
             instancePath: instancePath + "/approver",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err24];
@@ -9533,31 +9540,28 @@ function validate44(
           }
           errors++;
         }
+        if (!pattern4.test(data5)) {
+          const err25 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
       } else {
-        const err25 = {
+        const err26 = {
           instancePath: instancePath + "/approver",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-      var _valid1 = _errs19 === errors;
-      valid4 = valid4 || _valid1;
-      const _errs22 = errors;
-      if (data5 !== null) {
-        const err26 = {
-          instancePath: instancePath + "/approver",
-          schemaPath: "#/properties/approver/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -9566,10 +9570,28 @@ function validate44(
         }
         errors++;
       }
+      var _valid1 = _errs19 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs22 = errors;
+      if (data5 !== null) {
+        const err27 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/properties/approver/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
       var _valid1 = _errs22 === errors;
       valid4 = valid4 || _valid1;
       if (!valid4) {
-        const err27 = {
+        const err28 = {
           instancePath: instancePath + "/approver",
           schemaPath: "#/properties/approver/anyOf",
           keyword: "anyOf",
@@ -9577,9 +9599,9 @@ function validate44(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
         }
         errors++;
       } else {
@@ -9599,30 +9621,12 @@ function validate44(
       let valid6 = false;
       const _errs26 = errors;
       if (typeof data6 !== "string") {
-        const err28 = {
+        const err29 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/anyOf/0/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err28];
-        } else {
-          vErrors.push(err28);
-        }
-        errors++;
-      }
-      var _valid2 = _errs26 === errors;
-      valid6 = valid6 || _valid2;
-      const _errs28 = errors;
-      if (data6 !== null) {
-        const err29 = {
-          instancePath: instancePath + "/proposal_id",
-          schemaPath: "#/properties/proposal_id/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err29];
@@ -9631,10 +9635,28 @@ function validate44(
         }
         errors++;
       }
+      var _valid2 = _errs26 === errors;
+      valid6 = valid6 || _valid2;
+      const _errs28 = errors;
+      if (data6 !== null) {
+        const err30 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
       var _valid2 = _errs28 === errors;
       valid6 = valid6 || _valid2;
       if (!valid6) {
-        const err30 = {
+        const err31 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/anyOf",
           keyword: "anyOf",
@@ -9642,9 +9664,9 @@ function validate44(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err31];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err31);
         }
         errors++;
       } else {
@@ -9660,7 +9682,7 @@ function validate44(
     }
     if (data.at !== undefined) {
       if (!(typeof data.at === "string")) {
-        const err31 = {
+        const err32 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -9668,15 +9690,32 @@ function validate44(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err32];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+    if (data.utf8 !== undefined) {
+      if (typeof data.utf8 !== "boolean") {
+        const err33 = {
+          instancePath: instancePath + "/utf8",
+          schemaPath: "#/properties/utf8/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+        };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
         }
         errors++;
       }
     }
   } else {
-    const err32 = {
+    const err34 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -9684,9 +9723,9 @@ function validate44(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err34];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err34);
     }
     errors++;
   }
@@ -13037,41 +13076,29 @@ function validate58(
       }
       errors++;
     }
+    if (data.utf8 === undefined) {
+      const err8 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "utf8" },
+        message: "must have required property '" + "utf8" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err8];
+      } else {
+        vErrors.push(err8);
+      }
+      errors++;
+    }
     for (const key0 in data) {
-      if (!(
-        key0 === "number" ||
-        key0 === "hash" ||
-        key0 === "size" ||
-        key0 === "source" ||
-        key0 === "author" ||
-        key0 === "approver" ||
-        key0 === "proposal_id" ||
-        key0 === "at"
-      )) {
-        const err8 = {
+      if (!func5.call(schema92.properties, key0)) {
+        const err9 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-    }
-    if (data.number !== undefined) {
-      let data0 = data.number;
-      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-        const err9 = {
-          instancePath: instancePath + "/number",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -13080,9 +13107,27 @@ function validate58(
         }
         errors++;
       }
+    }
+    if (data.number !== undefined) {
+      let data0 = data.number;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err10 = {
+          instancePath: instancePath + "/number",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
       if (typeof data0 == "number" && isFinite(data0)) {
         if (data0 < 1 || isNaN(data0)) {
-          const err10 = {
+          const err11 = {
             instancePath: instancePath + "/number",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -13090,9 +13135,9 @@ function validate58(
             message: "must be >= 1",
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err11];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err11);
           }
           errors++;
         }
@@ -13102,7 +13147,7 @@ function validate58(
       let data1 = data.hash;
       if (typeof data1 === "string") {
         if (!pattern13.test(data1)) {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
             keyword: "pattern",
@@ -13110,37 +13155,19 @@ function validate58(
             message: 'must match pattern "' + "^sha256:[0-9a-f]{64}$" + '"',
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
       } else {
-        const err12 = {
+        const err13 = {
           instancePath: instancePath + "/hash",
           schemaPath: "#/properties/hash/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
-        }
-        errors++;
-      }
-    }
-    if (data.size !== undefined) {
-      let data2 = data.size;
-      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err13 = {
-          instancePath: instancePath + "/size",
-          schemaPath: "#/properties/size/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -13149,9 +13176,27 @@ function validate58(
         }
         errors++;
       }
+    }
+    if (data.size !== undefined) {
+      let data2 = data.size;
+      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err14 = {
+          instancePath: instancePath + "/size",
+          schemaPath: "#/properties/size/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
       if (typeof data2 == "number" && isFinite(data2)) {
         if (data2 < 0 || isNaN(data2)) {
-          const err14 = {
+          const err15 = {
             instancePath: instancePath + "/size",
             schemaPath: "#/properties/size/minimum",
             keyword: "minimum",
@@ -13159,9 +13204,9 @@ function validate58(
             message: "must be >= 0",
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err15];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err15);
           }
           errors++;
         }
@@ -13170,7 +13215,7 @@ function validate58(
     if (data.source !== undefined) {
       let data3 = data.source;
       if (!(data3 === "initial" || data3 === "proposal" || data3 === "external")) {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + "/source",
           schemaPath: "#/properties/source/enum",
           keyword: "enum",
@@ -13178,9 +13223,9 @@ function validate58(
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
@@ -13192,27 +13237,12 @@ function validate58(
       const _errs12 = errors;
       if (typeof data4 === "string") {
         if (func1(data4) > 64) {
-          const err16 = {
+          const err17 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-        if (func1(data4) < 1) {
-          const err17 = {
-            instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -13221,13 +13251,13 @@ function validate58(
           }
           errors++;
         }
-        if (!pattern4.test(data4)) {
+        if (func1(data4) < 1) {
           const err18 = {
             instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err18];
@@ -13236,31 +13266,28 @@ function validate58(
           }
           errors++;
         }
+        if (!pattern4.test(data4)) {
+          const err19 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
       } else {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err19];
-        } else {
-          vErrors.push(err19);
-        }
-        errors++;
-      }
-      var _valid0 = _errs12 === errors;
-      valid2 = valid2 || _valid0;
-      const _errs15 = errors;
-      if (data4 !== null) {
-        const err20 = {
-          instancePath: instancePath + "/author",
-          schemaPath: "#/properties/author/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -13269,10 +13296,28 @@ function validate58(
         }
         errors++;
       }
+      var _valid0 = _errs12 === errors;
+      valid2 = valid2 || _valid0;
+      const _errs15 = errors;
+      if (data4 !== null) {
+        const err21 = {
+          instancePath: instancePath + "/author",
+          schemaPath: "#/properties/author/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
       var _valid0 = _errs15 === errors;
       valid2 = valid2 || _valid0;
       if (!valid2) {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/properties/author/anyOf",
           keyword: "anyOf",
@@ -13280,9 +13325,9 @@ function validate58(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       } else {
@@ -13303,27 +13348,12 @@ function validate58(
       const _errs19 = errors;
       if (typeof data5 === "string") {
         if (func1(data5) > 64) {
-          const err22 = {
+          const err23 = {
             instancePath: instancePath + "/approver",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func1(data5) < 1) {
-          const err23 = {
-            instancePath: instancePath + "/approver",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -13332,13 +13362,13 @@ function validate58(
           }
           errors++;
         }
-        if (!pattern4.test(data5)) {
+        if (func1(data5) < 1) {
           const err24 = {
             instancePath: instancePath + "/approver",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err24];
@@ -13347,31 +13377,28 @@ function validate58(
           }
           errors++;
         }
+        if (!pattern4.test(data5)) {
+          const err25 = {
+            instancePath: instancePath + "/approver",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
       } else {
-        const err25 = {
+        const err26 = {
           instancePath: instancePath + "/approver",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-      var _valid1 = _errs19 === errors;
-      valid4 = valid4 || _valid1;
-      const _errs22 = errors;
-      if (data5 !== null) {
-        const err26 = {
-          instancePath: instancePath + "/approver",
-          schemaPath: "#/properties/approver/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -13380,10 +13407,28 @@ function validate58(
         }
         errors++;
       }
+      var _valid1 = _errs19 === errors;
+      valid4 = valid4 || _valid1;
+      const _errs22 = errors;
+      if (data5 !== null) {
+        const err27 = {
+          instancePath: instancePath + "/approver",
+          schemaPath: "#/properties/approver/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
       var _valid1 = _errs22 === errors;
       valid4 = valid4 || _valid1;
       if (!valid4) {
-        const err27 = {
+        const err28 = {
           instancePath: instancePath + "/approver",
           schemaPath: "#/properties/approver/anyOf",
           keyword: "anyOf",
@@ -13391,9 +13436,9 @@ function validate58(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
         }
         errors++;
       } else {
@@ -13413,30 +13458,12 @@ function validate58(
       let valid6 = false;
       const _errs26 = errors;
       if (typeof data6 !== "string") {
-        const err28 = {
+        const err29 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/anyOf/0/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err28];
-        } else {
-          vErrors.push(err28);
-        }
-        errors++;
-      }
-      var _valid2 = _errs26 === errors;
-      valid6 = valid6 || _valid2;
-      const _errs28 = errors;
-      if (data6 !== null) {
-        const err29 = {
-          instancePath: instancePath + "/proposal_id",
-          schemaPath: "#/properties/proposal_id/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err29];
@@ -13445,10 +13472,28 @@ function validate58(
         }
         errors++;
       }
+      var _valid2 = _errs26 === errors;
+      valid6 = valid6 || _valid2;
+      const _errs28 = errors;
+      if (data6 !== null) {
+        const err30 = {
+          instancePath: instancePath + "/proposal_id",
+          schemaPath: "#/properties/proposal_id/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
       var _valid2 = _errs28 === errors;
       valid6 = valid6 || _valid2;
       if (!valid6) {
-        const err30 = {
+        const err31 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/anyOf",
           keyword: "anyOf",
@@ -13456,9 +13501,9 @@ function validate58(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err31];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err31);
         }
         errors++;
       } else {
@@ -13474,7 +13519,7 @@ function validate58(
     }
     if (data.at !== undefined) {
       if (!(typeof data.at === "string")) {
-        const err31 = {
+        const err32 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -13482,15 +13527,32 @@ function validate58(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err32];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
+    if (data.utf8 !== undefined) {
+      if (typeof data.utf8 !== "boolean") {
+        const err33 = {
+          instancePath: instancePath + "/utf8",
+          schemaPath: "#/properties/utf8/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+        };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
         }
         errors++;
       }
     }
   } else {
-    const err32 = {
+    const err34 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -13498,9 +13560,9 @@ function validate58(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err32];
+      vErrors = [err34];
     } else {
-      vErrors.push(err32);
+      vErrors.push(err34);
     }
     errors++;
   }
@@ -15777,15 +15839,16 @@ function validate67(
 }
 validate67.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateResourcesUnsubscribeParams = validate68;
+export const validateResourcesTemplatesListParams = validate68;
 const schema148 = {
-  title: "ResourcesUnsubscribeParams",
-  description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
-  "x-mcp-method": "resources/unsubscribe",
-  "x-mcp-handler": "unsubscribeResource",
+  title: "ResourcesTemplatesListParams",
+  description:
+    "resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.",
+  "x-mcp-method": "resources/templates/list",
+  "x-mcp-handler": "listResourceTemplates",
   type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
-  required: ["_meta", "uri"],
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
+  required: ["_meta"],
 };
 
 function validate68(
@@ -15795,6 +15858,312 @@ function validate68(
   let vErrors = null;
   let errors = 0;
   const evaluated0 = validate68.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err1 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err3 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err3];
+              } else {
+                vErrors.push(err3);
+              }
+              errors++;
+            }
+          } else {
+            const err4 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err5 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err5];
+                    } else {
+                      vErrors.push(err5);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err6 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err7 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err8 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err10 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err12 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.cursor !== undefined) {
+      if (typeof data.cursor !== "string") {
+        const err14 = {
+          instancePath: instancePath + "/cursor",
+          schemaPath: "#/properties/cursor/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err15 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate68.errors = vErrors;
+  return errors === 0;
+}
+validate68.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateResourcesUnsubscribeParams = validate69;
+const schema150 = {
+  title: "ResourcesUnsubscribeParams",
+  description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
+  "x-mcp-method": "resources/unsubscribe",
+  "x-mcp-handler": "unsubscribeResource",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
+};
+
+function validate69(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate69.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16110,13 +16479,13 @@ function validate68(
     }
     errors++;
   }
-  validate68.errors = vErrors;
+  validate69.errors = vErrors;
   return errors === 0;
 }
-validate68.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
+validate69.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateServerDiscoverParams = validate69;
-const schema150 = {
+export const validateServerDiscoverParams = validate70;
+const schema152 = {
   title: "ServerDiscoverParams",
   description: "server/discover: the versions, capabilities and identity of this server.",
   "x-mcp-method": "server/discover",
@@ -16126,13 +16495,13 @@ const schema150 = {
   required: ["_meta"],
 };
 
-function validate69(
+function validate70(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate69.evaluated;
+  const evaluated0 = validate70.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16399,13 +16768,13 @@ function validate69(
     }
     errors++;
   }
-  validate69.errors = vErrors;
+  validate70.errors = vErrors;
   return errors === 0;
 }
-validate69.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
+validate70.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateSubscriptionsListenParams = validate70;
-const schema152 = {
+export const validateSubscriptionsListenParams = validate71;
+const schema154 = {
   title: "SubscriptionsListenParams",
   description:
     "subscriptions/listen: a long-lived SSE response of notifications/resources/updated and, with the Tasks extension, notifications/tasks. taskIds need the extension.",
@@ -16428,13 +16797,13 @@ const schema152 = {
   required: ["_meta", "notifications"],
 };
 
-function validate70(
+function validate71(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate70.evaluated;
+  const evaluated0 = validate71.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16890,359 +17259,18 @@ function validate70(
     }
     errors++;
   }
-  validate70.errors = vErrors;
+  validate71.errors = vErrors;
   return errors === 0;
 }
-validate70.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
+validate71.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksCancelParams = validate71;
-const schema154 = {
+export const validateTasksCancelParams = validate72;
+const schema156 = {
   title: "TasksCancelParams",
   description:
     "tasks/cancel (Tasks extension): the owner cancels a task; a terminal task stays as it was. Acknowledged with an empty result.",
   "x-mcp-method": "tasks/cancel",
   "x-mcp-handler": "cancelTask",
-  "x-mcp-name-param": "taskId",
-  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
-  required: ["_meta", "taskId"],
-};
-
-function validate71(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate71.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.taskId === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "taskId" },
-        message: "must have required property '" + "taskId" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err4 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-              };
-              if (vErrors === null) {
-                vErrors = [err4];
-              } else {
-                vErrors.push(err4);
-              }
-              errors++;
-            }
-          } else {
-            const err5 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-            };
-            if (vErrors === null) {
-              vErrors = [err5];
-            } else {
-              vErrors.push(err5);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err6 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err6];
-                    } else {
-                      vErrors.push(err6);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err7 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                };
-                if (vErrors === null) {
-                  vErrors = [err7];
-                } else {
-                  vErrors.push(err7);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err13 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err14 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.taskId !== undefined) {
-      let data8 = data.taskId;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err15 = {
-            instancePath: instancePath + "/taskId",
-            schemaPath: "#/properties/taskId/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + "/taskId",
-          schemaPath: "#/properties/taskId/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate71.errors = vErrors;
-  return errors === 0;
-}
-validate71.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateTasksGetParams = validate72;
-const schema156 = {
-  title: "TasksGetParams",
-  description:
-    "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
-  "x-mcp-method": "tasks/get",
-  "x-mcp-handler": "getTask",
   "x-mcp-name-param": "taskId",
   "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
   type: "object",
@@ -17577,8 +17605,349 @@ function validate72(
 }
 validate72.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksUpdateParams = validate73;
+export const validateTasksGetParams = validate73;
 const schema158 = {
+  title: "TasksGetParams",
+  description:
+    "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
+  "x-mcp-method": "tasks/get",
+  "x-mcp-handler": "getTask",
+  "x-mcp-name-param": "taskId",
+  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
+  required: ["_meta", "taskId"],
+};
+
+function validate73(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate73.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.taskId === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "taskId" },
+        message: "must have required property '" + "taskId" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              if (typeof data5.name !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              if (typeof data5.version !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.taskId !== undefined) {
+      let data8 = data.taskId;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/taskId",
+            schemaPath: "#/properties/taskId/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/taskId",
+          schemaPath: "#/properties/taskId/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate73.errors = vErrors;
+  return errors === 0;
+}
+validate73.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateTasksUpdateParams = validate74;
+const schema160 = {
   title: "TasksUpdateParams",
   description: "tasks/update (Tasks extension): the owner answers inputRequests by key.",
   "x-mcp-method": "tasks/update",
@@ -17594,13 +17963,13 @@ const schema158 = {
   required: ["_meta", "taskId", "inputResponses"],
 };
 
-function validate73(
+function validate74(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate73.evaluated;
+  const evaluated0 = validate74.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17968,17 +18337,108 @@ function validate73(
     }
     errors++;
   }
-  validate73.errors = vErrors;
+  validate74.errors = vErrors;
   return errors === 0;
 }
-validate73.evaluated = {
+validate74.evaluated = {
   props: { _meta: true, taskId: true, inputResponses: true },
   dynamicProps: false,
   dynamicItems: false,
 };
 
-export const validateToolsCallParams = validate74;
-const schema160 = {
+export const validateToolError = validate75;
+const schema162 = {
+  title: "ToolError",
+  description:
+    "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+  type: "object",
+  properties: { error: { $ref: "#/$defs/DomainError" } },
+  required: ["error"],
+  additionalProperties: false,
+};
+
+function validate75(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate75.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.error === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "error" },
+        message: "must have required property '" + "error" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "error")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.error !== undefined) {
+      if (
+        !validate33(data.error, {
+          instancePath: instancePath + "/error",
+          parentData: data,
+          parentDataProperty: "error",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+        errors = vErrors.length;
+      }
+    }
+  } else {
+    const err2 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err2];
+    } else {
+      vErrors.push(err2);
+    }
+    errors++;
+  }
+  validate75.errors = vErrors;
+  return errors === 0;
+}
+validate75.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateToolsCallParams = validate77;
+const schema163 = {
   title: "ToolsCallParams",
   description: "tools/call: runs one of the room's tools. Mcp-Name is the tool name.",
   "x-mcp-method": "tools/call",
@@ -17993,13 +18453,13 @@ const schema160 = {
   required: ["_meta", "name"],
 };
 
-function validate74(
+function validate77(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate74.evaluated;
+  const evaluated0 = validate77.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18333,17 +18793,17 @@ function validate74(
     }
     errors++;
   }
-  validate74.errors = vErrors;
+  validate77.errors = vErrors;
   return errors === 0;
 }
-validate74.evaluated = {
+validate77.evaluated = {
   props: { _meta: true, name: true, arguments: true },
   dynamicProps: false,
   dynamicItems: false,
 };
 
-export const validateToolsListParams = validate75;
-const schema162 = {
+export const validateToolsListParams = validate78;
+const schema165 = {
   title: "ToolsListParams",
   description: "tools/list: the room's tools. The catalog never changes while the room runs, so there is one page.",
   "x-mcp-method": "tools/list",
@@ -18353,13 +18813,13 @@ const schema162 = {
   required: ["_meta"],
 };
 
-function validate75(
+function validate78(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate75.evaluated;
+  const evaluated0 = validate78.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18643,13 +19103,13 @@ function validate75(
     }
     errors++;
   }
-  validate75.errors = vErrors;
+  validate78.errors = vErrors;
   return errors === 0;
 }
-validate75.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+validate78.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateArtifactReadOutput = validate76;
-const schema164 = {
+export const validateArtifactReadOutput = validate79;
+const schema167 = {
   title: "ArtifactReadOutput",
   description: "The artifact as it is on disk, with the revision it is.",
   type: "object",
@@ -18667,13 +19127,13 @@ const schema164 = {
   additionalProperties: false,
 };
 
-function validate76(
+function validate79(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate76.evaluated;
+  const evaluated0 = validate79.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18838,13 +19298,13 @@ function validate76(
     }
     errors++;
   }
-  validate76.errors = vErrors;
+  validate79.errors = vErrors;
   return errors === 0;
 }
-validate76.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate79.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteInput = validate78;
-const schema165 = {
+export const validateHandoffCompleteInput = validate81;
+const schema168 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -18853,8 +19313,14 @@ const schema165 = {
     {
       type: "object",
       properties: {
-        handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-        result: { $ref: "#/$defs/CallToolResult" },
+        handoff_id: {
+          title: "Handoff ID",
+          type: "string",
+          minLength: 1,
+          maxLength: 100,
+          description: "The handoff's id.",
+        },
+        result: { title: "Result", $ref: "#/$defs/CallToolResult" },
       },
       required: ["handoff_id", "result"],
       additionalProperties: false,
@@ -18862,8 +19328,14 @@ const schema165 = {
     {
       type: "object",
       properties: {
-        handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-        error: { $ref: "#/$defs/JsonRpcError" },
+        handoff_id: {
+          title: "Handoff ID",
+          type: "string",
+          minLength: 1,
+          maxLength: 100,
+          description: "The handoff's id.",
+        },
+        error: { title: "Error", $ref: "#/$defs/JsonRpcError" },
       },
       required: ["handoff_id", "error"],
       additionalProperties: false,
@@ -18871,13 +19343,13 @@ const schema165 = {
   ],
 };
 
-function validate78(
+function validate81(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate78.evaluated;
+  const evaluated0 = validate81.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19318,14 +19790,14 @@ function validate78(
       }
     }
   }
-  validate78.errors = vErrors;
+  validate81.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate78.evaluated = { dynamicProps: true, dynamicItems: false };
+validate81.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffCompleteOutput = validate80;
-const schema167 = {
+export const validateHandoffCompleteOutput = validate83;
+const schema170 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -19343,13 +19815,13 @@ const schema167 = {
   additionalProperties: false,
 };
 
-function validate80(
+function validate83(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate80.evaluated;
+  const evaluated0 = validate83.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19527,35 +19999,35 @@ function validate80(
     }
     errors++;
   }
-  validate80.errors = vErrors;
+  validate83.errors = vErrors;
   return errors === 0;
 }
-validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateInput = validate83;
-const schema168 = {
+export const validateHandoffCreateInput = validate86;
+const schema171 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
   type: "object",
   properties: {
-    summary: { $ref: "#/$defs/Summary" },
-    constraints: { $ref: "#/$defs/Constraints" },
-    assignee: { $ref: "#/$defs/ParticipantName" },
-    artifacts: { type: "array", items: { $ref: "#/$defs/ArtifactReference" }, maxItems: 100 },
-    idempotency_key: { $ref: "#/$defs/IdempotencyKey" },
+    summary: { title: "Summary", $ref: "#/$defs/Summary" },
+    constraints: { title: "Constraints", $ref: "#/$defs/Constraints" },
+    assignee: { title: "Assignee", $ref: "#/$defs/ParticipantName" },
+    artifacts: { title: "Artifacts", type: "array", items: { $ref: "#/$defs/ArtifactReference" }, maxItems: 100 },
+    idempotency_key: { title: "Idempotency key", $ref: "#/$defs/IdempotencyKey" },
   },
   required: ["summary"],
   additionalProperties: false,
 };
 
-function validate83(
+function validate86(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate83.evaluated;
+  const evaluated0 = validate86.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20016,13 +20488,13 @@ function validate83(
     }
     errors++;
   }
-  validate83.errors = vErrors;
+  validate86.errors = vErrors;
   return errors === 0;
 }
-validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateOutput = validate84;
-const schema174 = {
+export const validateHandoffCreateOutput = validate87;
+const schema177 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -20040,13 +20512,13 @@ const schema174 = {
   additionalProperties: false,
 };
 
-function validate84(
+function validate87(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate84.evaluated;
+  const evaluated0 = validate87.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20224,32 +20696,32 @@ function validate84(
     }
     errors++;
   }
-  validate84.errors = vErrors;
+  validate87.errors = vErrors;
   return errors === 0;
 }
-validate84.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffDecisionInput = validate87;
-const schema175 = {
+export const validateHandoffDecisionInput = validate90;
+const schema178 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
   type: "object",
   properties: {
-    handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    note: { $ref: "#/$defs/Note" },
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+    note: { title: "Note", $ref: "#/$defs/Note" },
   },
   required: ["handoff_id"],
   additionalProperties: false,
 };
 
-function validate87(
+function validate90(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate87.evaluated;
+  const evaluated0 = validate90.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20387,32 +20859,32 @@ function validate87(
     }
     errors++;
   }
-  validate87.errors = vErrors;
+  validate90.errors = vErrors;
   return errors === 0;
 }
-validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsInput = validate88;
-const schema177 = {
+export const validateHandoffEventsInput = validate91;
+const schema180 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
   properties: {
-    handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    after: { type: "integer", minimum: 0, default: 0 },
-    limit: { type: "integer", minimum: 1, maximum: 500, default: 100 },
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+    after: { title: "After event", type: "integer", minimum: 0, default: 0 },
+    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 100 },
   },
   required: ["handoff_id"],
   additionalProperties: false,
 };
 
-function validate88(
+function validate91(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate88.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20601,13 +21073,13 @@ function validate88(
     }
     errors++;
   }
-  validate88.errors = vErrors;
+  validate91.errors = vErrors;
   return errors === 0;
 }
-validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsOutput = validate89;
-const schema178 = {
+export const validateHandoffEventsOutput = validate92;
+const schema181 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -20622,13 +21094,13 @@ const schema178 = {
   additionalProperties: false,
 };
 
-function validate89(
+function validate92(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate89.evaluated;
+  const evaluated0 = validate92.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20831,20 +21303,28 @@ function validate89(
     }
     errors++;
   }
-  validate89.errors = vErrors;
+  validate92.errors = vErrors;
   return errors === 0;
 }
-validate89.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffGetInput = validate91;
-const schema179 = {
+export const validateHandoffGetInput = validate94;
+const schema182 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id.",
   type: "object",
   oneOf: [
     {
       type: "object",
-      properties: { handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." } },
+      properties: {
+        handoff_id: {
+          title: "Handoff ID",
+          type: "string",
+          minLength: 1,
+          maxLength: 100,
+          description: "The handoff's id.",
+        },
+      },
       required: ["handoff_id"],
       additionalProperties: false,
     },
@@ -20852,6 +21332,7 @@ const schema179 = {
       type: "object",
       properties: {
         task_id: {
+          title: "Task ID",
           type: "string",
           minLength: 1,
           maxLength: 100,
@@ -20864,13 +21345,13 @@ const schema179 = {
   ],
 };
 
-function validate91(
+function validate94(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate91.evaluated;
+  const evaluated0 = validate94.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21134,33 +21615,39 @@ function validate91(
       }
     }
   }
-  validate91.errors = vErrors;
+  validate94.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate91.evaluated = { dynamicProps: true, dynamicItems: false };
+validate94.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffListInput = validate92;
-const schema180 = {
+export const validateHandoffListInput = validate95;
+const schema183 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
   properties: {
-    status: { $ref: "#/$defs/HandoffStatus" },
-    cursor: { type: "string", minLength: 1, maxLength: 200, description: "next_cursor of the previous page." },
-    limit: { type: "integer", minimum: 1, maximum: 500, default: 50 },
+    status: { title: "Status", $ref: "#/$defs/HandoffStatus" },
+    cursor: {
+      title: "Cursor",
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: "next_cursor of the previous page.",
+    },
+    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 50 },
   },
   required: [],
   additionalProperties: false,
 };
 
-function validate92(
+function validate95(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate92.evaluated;
+  const evaluated0 = validate95.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21339,13 +21826,13 @@ function validate92(
     }
     errors++;
   }
-  validate92.errors = vErrors;
+  validate95.errors = vErrors;
   return errors === 0;
 }
-validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListOutput = validate93;
-const schema182 = {
+export const validateHandoffListOutput = validate96;
+const schema185 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -21357,13 +21844,13 @@ const schema182 = {
   additionalProperties: false,
 };
 
-function validate93(
+function validate96(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate93.evaluated;
+  const evaluated0 = validate96.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21532,13 +22019,13 @@ function validate93(
     }
     errors++;
   }
-  validate93.errors = vErrors;
+  validate96.errors = vErrors;
   return errors === 0;
 }
-validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate96.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffOutput = validate95;
-const schema183 = {
+export const validateHandoffOutput = validate98;
+const schema186 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -21547,13 +22034,13 @@ const schema183 = {
   additionalProperties: false,
 };
 
-function validate95(
+function validate98(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate95.evaluated;
+  const evaluated0 = validate98.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21622,28 +22109,30 @@ function validate95(
     }
     errors++;
   }
-  validate95.errors = vErrors;
+  validate98.errors = vErrors;
   return errors === 0;
 }
-validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRefInput = validate97;
-const schema184 = {
+export const validateHandoffRefInput = validate100;
+const schema187 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
-  properties: { handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." } },
+  properties: {
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+  },
   required: ["handoff_id"],
   additionalProperties: false,
 };
 
-function validate97(
+function validate100(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate97.evaluated;
+  const evaluated0 = validate100.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21747,34 +22236,34 @@ function validate97(
     }
     errors++;
   }
-  validate97.errors = vErrors;
+  validate100.errors = vErrors;
   return errors === 0;
 }
-validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputInput = validate98;
-const schema185 = {
+export const validateHandoffRequestInputInput = validate101;
+const schema188 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
   type: "object",
   properties: {
-    handoff_id: { type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    key: { $ref: "#/$defs/InputKey" },
-    message: { type: "string", minLength: 1, maxLength: 8000 },
-    requested_schema: { $ref: "#/$defs/RequestedSchema" },
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+    key: { title: "Input key", $ref: "#/$defs/InputKey" },
+    message: { title: "Message", type: "string", minLength: 1, maxLength: 8000 },
+    requested_schema: { title: "Requested schema", $ref: "#/$defs/RequestedSchema" },
   },
   required: ["handoff_id", "message"],
   additionalProperties: false,
 };
 
-function validate98(
+function validate101(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate98.evaluated;
+  const evaluated0 = validate101.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22229,13 +22718,13 @@ function validate98(
     }
     errors++;
   }
-  validate98.errors = vErrors;
+  validate101.errors = vErrors;
   return errors === 0;
 }
-validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputOutput = validate99;
-const schema188 = {
+export const validateHandoffRequestInputOutput = validate102;
+const schema191 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -22248,13 +22737,13 @@ const schema188 = {
   additionalProperties: false,
 };
 
-function validate99(
+function validate102(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate99.evaluated;
+  const evaluated0 = validate102.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22431,13 +22920,13 @@ function validate99(
     }
     errors++;
   }
-  validate99.errors = vErrors;
+  validate102.errors = vErrors;
   return errors === 0;
 }
-validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffTaskOutput = validate102;
-const schema190 = {
+export const validateHandoffTaskOutput = validate105;
+const schema193 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -22453,13 +22942,13 @@ const schema190 = {
   additionalProperties: false,
 };
 
-function validate102(
+function validate105(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate102.evaluated;
+  const evaluated0 = validate105.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22605,268 +23094,17 @@ function validate102(
     }
     errors++;
   }
-  validate102.errors = vErrors;
-  return errors === 0;
-}
-validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-
-export const validateParticipantAddInput = validate105;
-const schema191 = {
-  title: "ParticipantAddInput",
-  description: "Adds a participant to the room. Needs admin, or the local operator.",
-  type: "object",
-  properties: { name: { $ref: "#/$defs/ParticipantName" } },
-  required: ["name"],
-  additionalProperties: false,
-};
-
-function validate105(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate105.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.name === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "name" },
-        message: "must have required property '" + "name" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === "name")) {
-        const err1 = {
-          instancePath,
-          schemaPath: "#/additionalProperties",
-          keyword: "additionalProperties",
-          params: { additionalProperty: key0 },
-          message: "must NOT have additional properties",
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.name !== undefined) {
-      let data0 = data.name;
-      if (typeof data0 === "string") {
-        if (func1(data0) > 64) {
-          const err2 = {
-            instancePath: instancePath + "/name",
-            schemaPath: "#/$defs/ParticipantName/maxLength",
-            keyword: "maxLength",
-            params: { limit: 64 },
-            message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + "/name",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (!pattern4.test(data0)) {
-          const err4 = {
-            instancePath: instancePath + "/name",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + "/name",
-          schemaPath: "#/$defs/ParticipantName/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err6 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-    };
-    if (vErrors === null) {
-      vErrors = [err6];
-    } else {
-      vErrors.push(err6);
-    }
-    errors++;
-  }
   validate105.errors = vErrors;
   return errors === 0;
 }
 validate105.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListOutput = validate106;
-const schema193 = {
-  title: "ParticipantListOutput",
-  description: "The room's participants by name.",
-  type: "object",
-  properties: { participants: { type: "array", items: { $ref: "#/$defs/Participant" } } },
-  required: ["participants"],
-  additionalProperties: false,
-};
-
-function validate106(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate106.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.participants === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "participants" },
-        message: "must have required property '" + "participants" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === "participants")) {
-        const err1 = {
-          instancePath,
-          schemaPath: "#/additionalProperties",
-          keyword: "additionalProperties",
-          params: { additionalProperty: key0 },
-          message: "must NOT have additional properties",
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.participants !== undefined) {
-      let data0 = data.participants;
-      if (Array.isArray(data0)) {
-        const len0 = data0.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          if (
-            !validate53(data0[i0], {
-              instancePath: instancePath + "/participants/" + i0,
-              parentData: data0,
-              parentDataProperty: i0,
-              rootData,
-              dynamicAnchors,
-            })
-          ) {
-            vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
-            errors = vErrors.length;
-          }
-        }
-      } else {
-        const err2 = {
-          instancePath: instancePath + "/participants",
-          schemaPath: "#/properties/participants/type",
-          keyword: "type",
-          params: { type: "array" },
-          message: "must be array",
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err3 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-    };
-    if (vErrors === null) {
-      vErrors = [err3];
-    } else {
-      vErrors.push(err3);
-    }
-    errors++;
-  }
-  validate106.errors = vErrors;
-  return errors === 0;
-}
-validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-
-export const validateParticipantRemoveInput = validate108;
+export const validateParticipantAddInput = validate108;
 const schema194 = {
-  title: "ParticipantRemoveInput",
-  description:
-    "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
+  title: "ParticipantAddInput",
+  description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
-  properties: { name: { $ref: "#/$defs/ParticipantName" } },
+  properties: { name: { title: "Participant name", $ref: "#/$defs/ParticipantName" } },
   required: ["name"],
   additionalProperties: false,
 };
@@ -23001,13 +23239,13 @@ function validate108(
 }
 validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantOutput = validate109;
+export const validateParticipantListOutput = validate109;
 const schema196 = {
-  title: "ParticipantOutput",
-  description: "One participant.",
+  title: "ParticipantListOutput",
+  description: "The room's participants by name.",
   type: "object",
-  properties: { participant: { $ref: "#/$defs/Participant" } },
-  required: ["participant"],
+  properties: { participants: { type: "array", items: { $ref: "#/$defs/Participant" } } },
+  required: ["participants"],
   additionalProperties: false,
 };
 
@@ -23018,6 +23256,257 @@ function validate109(
   let vErrors = null;
   let errors = 0;
   const evaluated0 = validate109.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.participants === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "participants" },
+        message: "must have required property '" + "participants" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "participants")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.participants !== undefined) {
+      let data0 = data.participants;
+      if (Array.isArray(data0)) {
+        const len0 = data0.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          if (
+            !validate53(data0[i0], {
+              instancePath: instancePath + "/participants/" + i0,
+              parentData: data0,
+              parentDataProperty: i0,
+              rootData,
+              dynamicAnchors,
+            })
+          ) {
+            vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err2 = {
+          instancePath: instancePath + "/participants",
+          schemaPath: "#/properties/participants/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err3 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err3];
+    } else {
+      vErrors.push(err3);
+    }
+    errors++;
+  }
+  validate109.errors = vErrors;
+  return errors === 0;
+}
+validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateParticipantRemoveInput = validate111;
+const schema197 = {
+  title: "ParticipantRemoveInput",
+  description:
+    "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
+  type: "object",
+  properties: { name: { title: "Participant name", $ref: "#/$defs/ParticipantName" } },
+  required: ["name"],
+  additionalProperties: false,
+};
+
+function validate111(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate111.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.name === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "name" },
+        message: "must have required property '" + "name" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "name")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== undefined) {
+      let data0 = data.name;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 64) {
+          const err2 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + "/name",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err6 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err6];
+    } else {
+      vErrors.push(err6);
+    }
+    errors++;
+  }
+  validate111.errors = vErrors;
+  return errors === 0;
+}
+validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateParticipantOutput = validate112;
+const schema199 = {
+  title: "ParticipantOutput",
+  description: "One participant.",
+  type: "object",
+  properties: { participant: { $ref: "#/$defs/Participant" } },
+  required: ["participant"],
+  additionalProperties: false,
+};
+
+function validate112(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate112.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23086,29 +23575,32 @@ function validate109(
     }
     errors++;
   }
-  validate109.errors = vErrors;
+  validate112.errors = vErrors;
   return errors === 0;
 }
-validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalDecisionInput = validate111;
-const schema197 = {
+export const validateProposalDecisionInput = validate114;
+const schema200 = {
   title: "ProposalDecisionInput",
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
   type: "object",
-  properties: { proposal_id: { type: "string", minLength: 1, maxLength: 100 }, note: { $ref: "#/$defs/Note" } },
+  properties: {
+    proposal_id: { title: "Proposal ID", type: "string", minLength: 1, maxLength: 100 },
+    note: { title: "Note", $ref: "#/$defs/Note" },
+  },
   required: ["proposal_id"],
   additionalProperties: false,
 };
 
-function validate111(
+function validate114(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate111.evaluated;
+  const evaluated0 = validate114.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23246,32 +23738,32 @@ function validate111(
     }
     errors++;
   }
-  validate111.errors = vErrors;
+  validate114.errors = vErrors;
   return errors === 0;
 }
-validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate114.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListInput = validate112;
-const schema199 = {
+export const validateProposalListInput = validate115;
+const schema202 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
   properties: {
-    status: { $ref: "#/$defs/ProposalStatus" },
-    cursor: { type: "string", minLength: 1, maxLength: 200 },
-    limit: { type: "integer", minimum: 1, maximum: 500, default: 50 },
+    status: { title: "Status", $ref: "#/$defs/ProposalStatus" },
+    cursor: { title: "Cursor", type: "string", minLength: 1, maxLength: 200 },
+    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 50 },
   },
   required: [],
   additionalProperties: false,
 };
 
-function validate112(
+function validate115(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate112.evaluated;
+  const evaluated0 = validate115.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23443,13 +23935,13 @@ function validate112(
     }
     errors++;
   }
-  validate112.errors = vErrors;
+  validate115.errors = vErrors;
   return errors === 0;
 }
-validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListOutput = validate113;
-const schema201 = {
+export const validateProposalListOutput = validate116;
+const schema204 = {
   title: "ProposalListOutput",
   description: "A page of proposals; next_cursor is null on the last page.",
   type: "object",
@@ -23461,13 +23953,13 @@ const schema201 = {
   additionalProperties: false,
 };
 
-function validate113(
+function validate116(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate113.evaluated;
+  const evaluated0 = validate116.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23636,13 +24128,13 @@ function validate113(
     }
     errors++;
   }
-  validate113.errors = vErrors;
+  validate116.errors = vErrors;
   return errors === 0;
 }
-validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalOutput = validate115;
-const schema202 = {
+export const validateProposalOutput = validate118;
+const schema205 = {
   title: "ProposalOutput",
   description: "One proposal and, once accepted, the revision it made.",
   type: "object",
@@ -23654,13 +24146,13 @@ const schema202 = {
   additionalProperties: false,
 };
 
-function validate115(
+function validate118(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate115.evaluated;
+  const evaluated0 = validate118.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23806,28 +24298,28 @@ function validate115(
     }
     errors++;
   }
-  validate115.errors = vErrors;
+  validate118.errors = vErrors;
   return errors === 0;
 }
-validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalRefInput = validate118;
-const schema203 = {
+export const validateProposalRefInput = validate121;
+const schema206 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
-  properties: { proposal_id: { type: "string", minLength: 1, maxLength: 100 } },
+  properties: { proposal_id: { title: "Proposal ID", type: "string", minLength: 1, maxLength: 100 } },
   required: ["proposal_id"],
   additionalProperties: false,
 };
 
-function validate118(
+function validate121(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate118.evaluated;
+  const evaluated0 = validate121.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23931,21 +24423,28 @@ function validate118(
     }
     errors++;
   }
-  validate118.errors = vErrors;
+  validate121.errors = vErrors;
   return errors === 0;
 }
-validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateInput = validate119;
-const schema204 = {
+export const validateSessionCreateInput = validate122;
+const schema207 = {
   title: "SessionCreateInput",
   description:
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
   type: "object",
   properties: {
-    participant: { $ref: "#/$defs/ParticipantName" },
-    capabilities: { type: "array", items: { $ref: "#/$defs/Capability" }, minItems: 1, uniqueItems: true },
+    participant: { title: "Participant", $ref: "#/$defs/ParticipantName" },
+    capabilities: {
+      title: "Capabilities",
+      type: "array",
+      items: { $ref: "#/$defs/Capability" },
+      minItems: 1,
+      uniqueItems: true,
+    },
     expires_in_seconds: {
+      title: "Expires in (seconds)",
       type: "integer",
       minimum: 1,
       maximum: 31536000,
@@ -23956,13 +24455,13 @@ const schema204 = {
   additionalProperties: false,
 };
 
-function validate119(
+function validate122(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate119.evaluated;
+  const evaluated0 = validate122.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24238,13 +24737,13 @@ function validate119(
     }
     errors++;
   }
-  validate119.errors = vErrors;
+  validate122.errors = vErrors;
   return errors === 0;
 }
-validate119.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateOutput = validate120;
-const schema207 = {
+export const validateSessionCreateOutput = validate123;
+const schema210 = {
   title: "SessionCreateOutput",
   description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
   type: "object",
@@ -24253,13 +24752,13 @@ const schema207 = {
   additionalProperties: false,
 };
 
-function validate120(
+function validate123(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate120.evaluated;
+  const evaluated0 = validate123.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24377,28 +24876,28 @@ function validate120(
     }
     errors++;
   }
-  validate120.errors = vErrors;
+  validate123.errors = vErrors;
   return errors === 0;
 }
-validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListInput = validate122;
-const schema208 = {
+export const validateSessionListInput = validate125;
+const schema211 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
-  properties: { participant: { $ref: "#/$defs/ParticipantName" } },
+  properties: { participant: { title: "Participant", $ref: "#/$defs/ParticipantName" } },
   required: [],
   additionalProperties: false,
 };
 
-function validate122(
+function validate125(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate122.evaluated;
+  const evaluated0 = validate125.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24502,13 +25001,13 @@ function validate122(
     }
     errors++;
   }
-  validate122.errors = vErrors;
+  validate125.errors = vErrors;
   return errors === 0;
 }
-validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListOutput = validate123;
-const schema210 = {
+export const validateSessionListOutput = validate126;
+const schema213 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -24517,13 +25016,13 @@ const schema210 = {
   additionalProperties: false,
 };
 
-function validate123(
+function validate126(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate123.evaluated;
+  const evaluated0 = validate126.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24612,13 +25111,13 @@ function validate123(
     }
     errors++;
   }
-  validate123.errors = vErrors;
+  validate126.errors = vErrors;
   return errors === 0;
 }
-validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate126.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionOutput = validate125;
-const schema211 = {
+export const validateSessionOutput = validate128;
+const schema214 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -24627,13 +25126,13 @@ const schema211 = {
   additionalProperties: false,
 };
 
-function validate125(
+function validate128(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate125.evaluated;
+  const evaluated0 = validate128.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24702,28 +25201,28 @@ function validate125(
     }
     errors++;
   }
-  validate125.errors = vErrors;
+  validate128.errors = vErrors;
   return errors === 0;
 }
-validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionRevokeInput = validate127;
-const schema212 = {
+export const validateSessionRevokeInput = validate130;
+const schema215 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
-  properties: { session_id: { type: "string", minLength: 1, maxLength: 100 } },
+  properties: { session_id: { title: "Session ID", type: "string", minLength: 1, maxLength: 100 } },
   required: ["session_id"],
   additionalProperties: false,
 };
 
-function validate127(
+function validate130(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate127.evaluated;
+  const evaluated0 = validate130.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24827,13 +25326,13 @@ function validate127(
     }
     errors++;
   }
-  validate127.errors = vErrors;
+  validate130.errors = vErrors;
   return errors === 0;
 }
-validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate128;
-const schema213 = {
+export const validateTaskCancelOutput = validate131;
+const schema216 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -24843,13 +25342,13 @@ const schema213 = {
   additionalProperties: false,
 };
 
-function validate128(
+function validate131(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate128.evaluated;
+  const evaluated0 = validate131.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24950,18 +25449,19 @@ function validate128(
     }
     errors++;
   }
-  validate128.errors = vErrors;
+  validate131.errors = vErrors;
   return errors === 0;
 }
-validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate130;
-const schema214 = {
+export const validateTaskRefInput = validate133;
+const schema217 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
   properties: {
     task_id: {
+      title: "Task ID",
       type: "string",
       minLength: 1,
       maxLength: 100,
@@ -24972,13 +25472,13 @@ const schema214 = {
   additionalProperties: false,
 };
 
-function validate130(
+function validate133(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate130.evaluated;
+  const evaluated0 = validate133.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25082,25 +25582,27 @@ function validate130(
     }
     errors++;
   }
-  validate130.errors = vErrors;
+  validate133.errors = vErrors;
   return errors === 0;
 }
-validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate131;
-const schema215 = {
+export const validateTaskUpdateInput = validate134;
+const schema218 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
   type: "object",
   properties: {
     task_id: {
+      title: "Task ID",
       type: "string",
       minLength: 1,
       maxLength: 100,
       description: "The task's id (Mcp-Name of tasks/* requests).",
     },
     input_responses: {
+      title: "Input responses",
       type: "object",
       propertyNames: { $ref: "#/$defs/InputKey" },
       additionalProperties: { $ref: "#/$defs/InputResponse" },
@@ -25111,13 +25613,13 @@ const schema215 = {
   additionalProperties: false,
 };
 
-function validate131(
+function validate134(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate131.evaluated;
+  const evaluated0 = validate134.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25574,13 +26076,13 @@ function validate131(
     }
     errors++;
   }
-  validate131.errors = vErrors;
+  validate134.errors = vErrors;
   return errors === 0;
 }
-validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate132;
-const schema218 = {
+export const validateTaskUpdateOutput = validate135;
+const schema221 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -25592,13 +26094,13 @@ const schema218 = {
   additionalProperties: false,
 };
 
-function validate132(
+function validate135(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate132.evaluated;
+  const evaluated0 = validate135.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25766,32 +26268,32 @@ function validate132(
     }
     errors++;
   }
-  validate132.errors = vErrors;
+  validate135.errors = vErrors;
   return errors === 0;
 }
-validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryInput = validate134;
-const schema220 = {
+export const validateWorkspaceHistoryInput = validate137;
+const schema223 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
   type: "object",
   properties: {
-    after: { type: "integer", minimum: 0, default: 0 },
-    limit: { type: "integer", minimum: 1, maximum: 500, default: 100 },
+    after: { title: "After entry", type: "integer", minimum: 0, default: 0 },
+    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 100 },
   },
   required: [],
   additionalProperties: false,
 };
 
-function validate134(
+function validate137(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate134.evaluated;
+  const evaluated0 = validate137.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25916,13 +26418,13 @@ function validate134(
     }
     errors++;
   }
-  validate134.errors = vErrors;
+  validate137.errors = vErrors;
   return errors === 0;
 }
-validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryOutput = validate135;
-const schema221 = {
+export const validateWorkspaceHistoryOutput = validate138;
+const schema224 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -25935,13 +26437,13 @@ const schema221 = {
   additionalProperties: false,
 };
 
-function validate135(
+function validate138(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate135.evaluated;
+  const evaluated0 = validate138.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26112,13 +26614,13 @@ function validate135(
     }
     errors++;
   }
-  validate135.errors = vErrors;
+  validate138.errors = vErrors;
   return errors === 0;
 }
-validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate138.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceProposeInput = validate137;
-const schema222 = {
+export const validateWorkspaceProposeInput = validate140;
+const schema225 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -26127,9 +26629,9 @@ const schema222 = {
     {
       type: "object",
       properties: {
-        base_revision: { $ref: "#/$defs/RevisionNumber" },
-        content: { $ref: "#/$defs/ArtifactText" },
-        summary: { $ref: "#/$defs/Summary" },
+        base_revision: { title: "Base revision", $ref: "#/$defs/RevisionNumber" },
+        content: { title: "New content", $ref: "#/$defs/ArtifactText" },
+        summary: { title: "Summary", $ref: "#/$defs/Summary" },
       },
       required: ["base_revision", "content"],
       additionalProperties: false,
@@ -26137,9 +26639,9 @@ const schema222 = {
     {
       type: "object",
       properties: {
-        base_revision: { $ref: "#/$defs/RevisionNumber" },
-        diff: { $ref: "#/$defs/ArtifactText" },
-        summary: { $ref: "#/$defs/Summary" },
+        base_revision: { title: "Base revision", $ref: "#/$defs/RevisionNumber" },
+        diff: { title: "Unified diff", $ref: "#/$defs/ArtifactText" },
+        summary: { title: "Summary", $ref: "#/$defs/Summary" },
       },
       required: ["base_revision", "diff"],
       additionalProperties: false,
@@ -26147,13 +26649,13 @@ const schema222 = {
   ],
 };
 
-function validate137(
+function validate140(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate137.evaluated;
+  const evaluated0 = validate140.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26583,14 +27085,14 @@ function validate137(
       }
     }
   }
-  validate137.errors = vErrors;
+  validate140.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate137.evaluated = { dynamicProps: true, dynamicItems: false };
+validate140.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateProblemDetails = validate138;
-const schema229 = {
+export const validateProblemDetails = validate141;
+const schema232 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -26600,7 +27102,14 @@ const schema229 = {
     title: { type: "string" },
     status: { type: "integer", minimum: 400, maximum: 599 },
     detail: { type: "string" },
-    code: { $ref: "#/$defs/DomainError/$defs/code" },
+    code: {
+      description:
+        "The room's error code (DomainErrorCode), or one of the HTTP layer's own: unsupported_media_type (415, the body is not application/json), method_not_allowed (405), internal_error (500).",
+      anyOf: [
+        { $ref: "#/$defs/DomainError/$defs/code" },
+        { type: "string", enum: ["unsupported_media_type", "method_not_allowed", "internal_error"] },
+      ],
+    },
     errors: {
       type: "array",
       items: {
@@ -26614,13 +27123,13 @@ const schema229 = {
   required: ["type", "title", "status", "detail", "code"],
 };
 
-function validate138(
+function validate141(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate138.evaluated;
+  const evaluated0 = validate141.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26806,6 +27315,9 @@ function validate138(
     }
     if (data.code !== undefined) {
       let data4 = data.code;
+      const _errs10 = errors;
+      let valid1 = false;
+      const _errs11 = errors;
       if (typeof data4 !== "string") {
         const err11 = {
           instancePath: instancePath + "/code",
@@ -26845,6 +27357,65 @@ function validate138(
         }
         errors++;
       }
+      var _valid0 = _errs11 === errors;
+      valid1 = valid1 || _valid0;
+      const _errs14 = errors;
+      if (typeof data4 !== "string") {
+        const err13 = {
+          instancePath: instancePath + "/code",
+          schemaPath: "#/properties/code/anyOf/1/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+      if (!(data4 === "unsupported_media_type" || data4 === "method_not_allowed" || data4 === "internal_error")) {
+        const err14 = {
+          instancePath: instancePath + "/code",
+          schemaPath: "#/properties/code/anyOf/1/enum",
+          keyword: "enum",
+          params: { allowedValues: schema232.properties.code.anyOf[1].enum },
+          message: "must be equal to one of the allowed values",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+      var _valid0 = _errs14 === errors;
+      valid1 = valid1 || _valid0;
+      if (!valid1) {
+        const err15 = {
+          instancePath: instancePath + "/code",
+          schemaPath: "#/properties/code/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      } else {
+        errors = _errs10;
+        if (vErrors !== null) {
+          if (_errs10) {
+            vErrors.length = _errs10;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
     }
     if (data.errors !== undefined) {
       let data5 = data.errors;
@@ -26854,7 +27425,7 @@ function validate138(
           let data6 = data5[i0];
           if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
             if (data6.path === undefined) {
-              const err13 = {
+              const err16 = {
                 instancePath: instancePath + "/errors/" + i0,
                 schemaPath: "#/properties/errors/items/required",
                 keyword: "required",
@@ -26862,14 +27433,14 @@ function validate138(
                 message: "must have required property '" + "path" + "'",
               };
               if (vErrors === null) {
-                vErrors = [err13];
+                vErrors = [err16];
               } else {
-                vErrors.push(err13);
+                vErrors.push(err16);
               }
               errors++;
             }
             if (data6.message === undefined) {
-              const err14 = {
+              const err17 = {
                 instancePath: instancePath + "/errors/" + i0,
                 schemaPath: "#/properties/errors/items/required",
                 keyword: "required",
@@ -26877,15 +27448,15 @@ function validate138(
                 message: "must have required property '" + "message" + "'",
               };
               if (vErrors === null) {
-                vErrors = [err14];
+                vErrors = [err17];
               } else {
-                vErrors.push(err14);
+                vErrors.push(err17);
               }
               errors++;
             }
             if (data6.path !== undefined) {
               if (typeof data6.path !== "string") {
-                const err15 = {
+                const err18 = {
                   instancePath: instancePath + "/errors/" + i0 + "/path",
                   schemaPath: "#/properties/errors/items/properties/path/type",
                   keyword: "type",
@@ -26893,16 +27464,16 @@ function validate138(
                   message: "must be string",
                 };
                 if (vErrors === null) {
-                  vErrors = [err15];
+                  vErrors = [err18];
                 } else {
-                  vErrors.push(err15);
+                  vErrors.push(err18);
                 }
                 errors++;
               }
             }
             if (data6.keyword !== undefined) {
               if (typeof data6.keyword !== "string") {
-                const err16 = {
+                const err19 = {
                   instancePath: instancePath + "/errors/" + i0 + "/keyword",
                   schemaPath: "#/properties/errors/items/properties/keyword/type",
                   keyword: "type",
@@ -26910,16 +27481,16 @@ function validate138(
                   message: "must be string",
                 };
                 if (vErrors === null) {
-                  vErrors = [err16];
+                  vErrors = [err19];
                 } else {
-                  vErrors.push(err16);
+                  vErrors.push(err19);
                 }
                 errors++;
               }
             }
             if (data6.message !== undefined) {
               if (typeof data6.message !== "string") {
-                const err17 = {
+                const err20 = {
                   instancePath: instancePath + "/errors/" + i0 + "/message",
                   schemaPath: "#/properties/errors/items/properties/message/type",
                   keyword: "type",
@@ -26927,15 +27498,15 @@ function validate138(
                   message: "must be string",
                 };
                 if (vErrors === null) {
-                  vErrors = [err17];
+                  vErrors = [err20];
                 } else {
-                  vErrors.push(err17);
+                  vErrors.push(err20);
                 }
                 errors++;
               }
             }
           } else {
-            const err18 = {
+            const err21 = {
               instancePath: instancePath + "/errors/" + i0,
               schemaPath: "#/properties/errors/items/type",
               keyword: "type",
@@ -26943,15 +27514,15 @@ function validate138(
               message: "must be object",
             };
             if (vErrors === null) {
-              vErrors = [err18];
+              vErrors = [err21];
             } else {
-              vErrors.push(err18);
+              vErrors.push(err21);
             }
             errors++;
           }
         }
       } else {
-        const err19 = {
+        const err22 = {
           instancePath: instancePath + "/errors",
           schemaPath: "#/properties/errors/type",
           keyword: "type",
@@ -26959,9 +27530,9 @@ function validate138(
           message: "must be array",
         };
         if (vErrors === null) {
-          vErrors = [err19];
+          vErrors = [err22];
         } else {
-          vErrors.push(err19);
+          vErrors.push(err22);
         }
         errors++;
       }
@@ -26969,7 +27540,7 @@ function validate138(
     if (data.current_revision !== undefined) {
       let data10 = data.current_revision;
       if (!(typeof data10 == "number" && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
-        const err20 = {
+        const err23 = {
           instancePath: instancePath + "/current_revision",
           schemaPath: "#/properties/current_revision/type",
           keyword: "type",
@@ -26977,15 +27548,15 @@ function validate138(
           message: "must be integer",
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err23];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err23);
         }
         errors++;
       }
     }
   } else {
-    const err21 = {
+    const err24 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -26993,16 +27564,16 @@ function validate138(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err21];
+      vErrors = [err24];
     } else {
-      vErrors.push(err21);
+      vErrors.push(err24);
     }
     errors++;
   }
-  validate138.errors = vErrors;
+  validate141.errors = vErrors;
   return errors === 0;
 }
-validate138.evaluated = {
+validate141.evaluated = {
   props: { type: true, title: true, status: true, detail: true, code: true, errors: true, current_revision: true },
   dynamicProps: false,
   dynamicItems: false,

@@ -119,8 +119,31 @@ async function emitValidators(bundle: Json): Promise<{ js: string; dts: string }
   return { js, dts };
 }
 
+/**
+ * The same schema without the titles of its properties. A property's title is
+ * a form label ("Assignee"); json-schema-to-typescript would make each one a
+ * type of its own.
+ */
+function withoutPropertyTitles(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutPropertyTitles);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === 'properties' && value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value as Json).map(([name, property]) => {
+              const { title: _label, ...rest } = property as Json;
+              return [name, withoutPropertyTitles(rest)];
+            }),
+          )
+        : withoutPropertyTitles(value),
+    ]),
+  );
+}
+
 async function emitTypes(bundle: Json): Promise<string> {
-  const ts = await compile(structuredClone(bundle) as never, 'CommonRoomSchemas', {
+  const ts = await compile(withoutPropertyTitles(bundle) as never, 'CommonRoomSchemas', {
     bannerComment: `// ${HEADER}`,
     unreachableDefinitions: true,
     strictIndexSignatures: true,
@@ -161,6 +184,34 @@ function standaloneSchema(defs: Record<string, Json>, title: string): Json {
   return Object.keys(all).length > 0 ? { ...rest, $defs: all } : rest;
 }
 
+/**
+ * A tool's outputSchema: its output, or ToolError for a refused call. A
+ * refusal is a result with isError and structuredContent too, and the tools
+ * spec wants every structuredContent to conform to the declared schema.
+ */
+function toolOutputSchema(defs: Record<string, Json>, output: string): Json {
+  if (!defs[output]) throw new Error(`no schema titled ${output}`);
+  const oneOf = [{ $ref: `#/$defs/${output}` }, { $ref: '#/$defs/ToolError' }];
+  return {
+    description: `${output} when the call succeeds; ToolError when it is refused (isError: true).`,
+    type: 'object',
+    oneOf,
+    $defs: reachableDefs(defs, { oneOf }),
+  };
+}
+
+const TOOL_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+interface CatalogTool {
+  name: string;
+  title: string;
+  description: string;
+  input: string;
+  output: string;
+  runs_as_task?: boolean;
+  annotations: Record<(typeof TOOL_HINTS)[number], boolean>;
+}
+
 async function emitMcp(bundle: Json): Promise<string> {
   const defs = bundle.$defs as Record<string, Json>;
   const methods = Object.entries(defs)
@@ -174,15 +225,24 @@ async function emitMcp(bundle: Json): Promise<string> {
     }))
     .sort((a, b) => a.method.localeCompare(b.method));
   const catalog = JSON.parse(await readFile(path.join(schemasDir, 'mcp', 'tools.catalog.json'), 'utf8')) as {
-    tools: { name: string; title: string; description: string; input: string; output: string }[];
+    tools: CatalogTool[];
   };
-  const tools = catalog.tools.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: standaloneSchema(defs, tool.input),
-    outputSchema: standaloneSchema(defs, tool.output),
-  }));
+  const tools = catalog.tools.map((tool) => {
+    // A host reads an absent hint as its riskier default, so every tool states all four.
+    for (const hint of TOOL_HINTS) {
+      if (typeof tool.annotations?.[hint] !== 'boolean')
+        throw new Error(`tool ${tool.name}: annotations.${hint} is missing`);
+    }
+    return {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: standaloneSchema(defs, tool.input),
+      // A task's result is the assignee's own CallToolResult, which no schema of ours describes.
+      ...(tool.runs_as_task ? {} : { outputSchema: toolOutputSchema(defs, tool.output) }),
+      annotations: { title: tool.title, ...tool.annotations },
+    };
+  });
   const code = [
     `// ${HEADER}`,
     `import type { ValidateFunction } from 'ajv';`,
@@ -210,6 +270,9 @@ async function emitMcp(bundle: Json): Promise<string> {
     `export const toolCatalog = ${JSON.stringify(tools, null, 2)} as const;`,
     ``,
     `export type ToolName = (typeof toolCatalog)[number]['name'];`,
+    `/** The tools that answer with a task handle when the request declares the Tasks extension. */`,
+    `export const taskTools = ${JSON.stringify(catalog.tools.filter((t) => t.runs_as_task).map((t) => t.name))} as const;`,
+    `export type TaskToolName = (typeof taskTools)[number];`,
     `/** Each tool's input and output types. */`,
     `export interface ToolTypes {`,
     ...catalog.tools.map((t) => `  ${t.name}: { input: T.${t.input}; output: T.${t.output} };`),
@@ -367,6 +430,9 @@ async function emitRest(bundle: Json): Promise<{ openapi: Json; routesTs: string
     for (const [status, description] of STATUS_FOR[route.method]!) {
       if (route.omit_statuses?.includes(status)) continue;
       responses[String(status)] = { description, ...problem };
+    }
+    if (route.in === 'body') {
+      responses['415'] = { description: 'The body is not sent as application/json', ...problem };
     }
     for (const [status, description] of Object.entries(route.extra_statuses ?? {})) {
       responses[status] = { description, ...problem };

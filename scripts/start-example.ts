@@ -5,6 +5,8 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addParticipant, createSession, isDomainError, LOCAL_OPERATOR } from '../src/engine/index.js';
+import { portNumber } from '../src/cli/options.js';
+import { CommandFailure, reportFailure } from '../src/cli/output.js';
 import { startServing, untilSignal, type ServeSettings } from '../src/cli/serve.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -14,18 +16,26 @@ if (!existsSync(file)) {
   copyFileSync(path.join(root, 'examples', 'welcome.md'), file);
 }
 
-const settings: ServeSettings = {
-  host: '127.0.0.1',
-  port: Number(process.env.PORT ?? 7420),
-  allowOrigin: [],
-  json: false,
-};
+let port = 7420;
+if (process.env.PORT !== undefined) {
+  try {
+    port = portNumber(process.env.PORT);
+  } catch {
+    process.stderr.write(`npm start: PORT must be a port number from 0 to 65535 (got ${JSON.stringify(process.env.PORT)})\n`);
+    process.exit(2);
+  }
+}
+const settings: ServeSettings = { host: '127.0.0.1', port, allowOrigin: [], json: false };
 let serving;
 try {
   serving = await startServing(file, settings);
 } catch (error) {
-  if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-  serving = await startServing(file, { ...settings, port: 0 }); // the usual port is taken: any free one
+  // The usual port is taken: any free one. A port asked for by name is reported as taken.
+  if (!(error instanceof CommandFailure && error.code === 'port_in_use' && process.env.PORT === undefined)) {
+    process.exitCode = reportFailure(error, false);
+    process.exit();
+  }
+  serving = await startServing(file, { ...settings, port: 0 });
 }
 
 for (const name of ['you', 'agent']) {

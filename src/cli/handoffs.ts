@@ -11,18 +11,18 @@ import type {
   HandoffTaskOutput,
 } from '../../generated/types.js';
 import { reading } from './open-room.js';
-import { command, engineInput, FILE_ARGUMENT, integerOrText } from './options.js';
+import { command, engineInput, FILE_ARGUMENT, wholeNumber } from './options.js';
 import { answer, columns, fields, glimpse, orDash, type JsonOption } from './output.js';
 
 interface ListOptions extends JsonOption {
   status?: string;
-  limit?: number | string;
+  limit?: number;
   cursor?: string;
 }
 
 interface EventsOptions extends JsonOption {
-  after?: number | string;
-  limit?: number | string;
+  after?: number;
+  limit?: number;
 }
 
 const HANDOFF_ARGUMENT = ['<handoff_id>', 'the handoff (ho_...)'] as const;
@@ -31,7 +31,7 @@ export function handoffCommands(program: Command): void {
   command(program, 'handoffs', 'list handoffs, newest first')
     .argument(...FILE_ARGUMENT)
     .option('--status <status>', 'open, accepted, result_ready, approved, rejected or cancelled')
-    .option('--limit <n>', 'at most this many (default 50)', integerOrText)
+    .option('--limit <n>', 'at most this many (default 50)', wholeNumber('--limit'))
     .option('--cursor <cursor>', 'the next page: the cursor the previous page printed')
     .addHelpText('after', '\nExample:\n  $ ce handoffs notes.md --status open')
     .action(async (file: string, options: ListOptions) => {
@@ -59,8 +59,8 @@ export function handoffCommands(program: Command): void {
   command(program, 'handoff-events', "list a handoff's events, oldest first")
     .argument(...FILE_ARGUMENT)
     .argument(...HANDOFF_ARGUMENT)
-    .option('--after <id>', 'only events after this event id (the "more" line of the previous page)', integerOrText)
-    .option('--limit <n>', 'at most this many (default 100)', integerOrText)
+    .option('--after <id>', 'only events after this event id (the "more" line of the previous page)', wholeNumber('--after'))
+    .option('--limit <n>', 'at most this many (default 100)', wholeNumber('--limit'))
     .addHelpText('after', '\nExample:\n  $ ce handoff-events notes.md ho_Xy3... --after 12')
     .action(async (file: string, handoffId: string, options: EventsOptions) => {
       const result = await reading(file, (room, engine) =>

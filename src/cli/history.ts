@@ -2,19 +2,19 @@
 import type { Command } from 'commander';
 import type { HistoryEntry, WorkspaceHistoryOutput } from '../../generated/types.js';
 import { reading } from './open-room.js';
-import { command, engineInput, FILE_ARGUMENT, integerOrText } from './options.js';
+import { command, engineInput, FILE_ARGUMENT, wholeNumber } from './options.js';
 import { answer, columns, orDash, type JsonOption } from './output.js';
 
 interface HistoryOptions extends JsonOption {
-  after?: number | string;
-  limit?: number | string;
+  after?: number;
+  limit?: number;
 }
 
 export function historyCommands(program: Command): void {
   command(program, 'history', 'list revisions and decisions, oldest first')
     .argument(...FILE_ARGUMENT)
-    .option('--after <id>', 'only entries after this id (the "more" line of the previous page)', integerOrText)
-    .option('--limit <n>', 'at most this many (default 100)', integerOrText)
+    .option('--after <id>', 'only entries after this id (the "more" line of the previous page)', wholeNumber('--after'))
+    .option('--limit <n>', 'at most this many (default 100)', wholeNumber('--limit'))
     .addHelpText('after', '\nExample:\n  $ ce history notes.md --after 20 --limit 10')
     .action(async (file: string, options: HistoryOptions) => {
       const result = await reading(file, (room, engine) =>

@@ -8,6 +8,17 @@ export interface JsonOption {
   json?: boolean;
 }
 
+/** A failure of the command itself, not a refusal by the room (a port taken): its own code, exit 1. */
+export class CommandFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CommandFailure';
+  }
+}
+
 /** Exit codes: 0 success; 1 the room refused (or an unexpected error); 2 a usage error. */
 const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
@@ -23,12 +34,18 @@ export function reportFailure(error: unknown, json: boolean): number {
     // ends here after commander printed the help to stderr.
     if (error.exitCode === 0) return EXIT.ok;
     if (error.code !== 'commander.help') {
-      fail(json, { code: 'usage', message: error.message.replace(/^error: /, '') });
+      // "option '--limit <n>' argument 'abc' is invalid. --limit must be ...": the parser's words name the flag.
+      const message = error.message.replace(/^error: /, '').replace(/^option '[^']*' argument '.*' is invalid\. /s, '');
+      fail(json, { code: 'usage', message });
     }
     return EXIT.usage;
   }
   if (isDomainError(error)) {
     fail(json, error.toJSON());
+    return EXIT.refused;
+  }
+  if (error instanceof CommandFailure) {
+    fail(json, { code: error.code, message: error.message });
     return EXIT.refused;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -2,12 +2,12 @@
 import type { Command } from 'commander';
 import type { ProposalListOutput } from '../../generated/types.js';
 import { reading } from './open-room.js';
-import { command, engineInput, FILE_ARGUMENT, integerOrText } from './options.js';
+import { command, engineInput, FILE_ARGUMENT, wholeNumber } from './options.js';
 import { answer, columns, glimpse, orDash, type JsonOption } from './output.js';
 
 interface ProposalsOptions extends JsonOption {
   status?: string;
-  limit?: number | string;
+  limit?: number;
   cursor?: string;
 }
 
@@ -15,7 +15,7 @@ export function proposalCommands(program: Command): void {
   command(program, 'proposals', 'list proposals, newest first (open ones unless --status says otherwise)')
     .argument(...FILE_ARGUMENT)
     .option('--status <status>', 'open, accepted, rejected or withdrawn (default open)')
-    .option('--limit <n>', 'at most this many (default 50)', integerOrText)
+    .option('--limit <n>', 'at most this many (default 50)', wholeNumber('--limit'))
     .option('--cursor <cursor>', 'the next page: the cursor the previous page printed')
     .addHelpText('after', '\nExample:\n  $ ce proposals notes.md --status accepted')
     .action(async (file: string, options: ProposalsOptions) => {

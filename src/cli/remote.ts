@@ -7,6 +7,7 @@
 import { restRoutes, type RestOperationId, type RestOperationTypes } from '../../generated/rest.js';
 import type { DomainErrorCode } from '../../generated/types.js';
 import { DomainError } from '../engine/errors.js';
+import { parseOutsideJson } from '../outside-json.js';
 import type { RuntimeInfo } from '../http/runtime-file.js';
 
 /** Long enough for any one operation; a stopped (SIGSTOP) process must not hang ce for ever. */
@@ -151,7 +152,7 @@ function domainError({ code, detail, errors, current_revision }: Problem): Domai
 
 function parse(text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseOutsideJson(text, 'the room process answer');
   } catch {
     return undefined;
   }

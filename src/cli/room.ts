@@ -69,7 +69,7 @@ function plain(result: InitOutput): string {
   const headline = !result.already_room
     ? `${name} is now a room`
     : result.recorded
-      ? `${name} already is a room; recorded an outside edit as revision ${result.recorded.number}`
+      ? `${name} already is a room; recorded an outside edit as revision ${result.recorded.number}${notTextNote(result.recorded)}`
       : `${name} already is a room`;
   return `${headline}\n${fields([
     ['file', result.artifact],
@@ -77,3 +77,7 @@ function plain(result: InitOutput): string {
     ['sidecar', result.sidecar],
   ])}`;
 }
+
+/** Said wherever a recorded outside edit left the file not UTF-8 text. */
+export const notTextNote = (revision: Revision): string =>
+  revision.utf8 ? '' : ' (not UTF-8 text: it cannot be read or changed as text until it is saved as UTF-8 again)';

@@ -6,9 +6,9 @@ import type { Command } from 'commander';
 import type { Room } from '../engine/index.js';
 import type { RoomServer } from '../http/server.js';
 import { loadEngine, openForWriting } from './open-room.js';
-import { command, FILE_ARGUMENT, integerOrText, list } from './options.js';
-import { requireFile } from './room.js';
-import { DomainError } from '../engine/errors.js';
+import { command, FILE_ARGUMENT, list, portNumber } from './options.js';
+import { CommandFailure } from './output.js';
+import { notTextNote, requireFile } from './room.js';
 
 export interface ServeSettings {
   host: string;
@@ -28,18 +28,22 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 /** Opens the room for writing and serves it until stop(). */
 export async function startServing(file: string, settings: ServeSettings): Promise<Serving> {
   requireFile(file);
-  if (!Number.isInteger(settings.port) || settings.port < 0 || settings.port > 65_535) {
-    throw new DomainError('invalid_input', `port must be an integer from 0 to 65535`);
-  }
   const engine = await loadEngine();
   const { serveRoom } = await import('../http/server.js');
   const room = openForWriting(engine, file, `ce serve ${file}`, true);
   try {
-    engine.syncArtifact(room); // the initial revision, or an edit made while no room ran
+    const recorded = engine.syncArtifact(room); // the initial revision, or an edit made while no room ran
+    if (recorded && recorded.source === 'external') {
+      process.stderr.write(
+        `ce: recorded an edit made while no room ran as revision ${recorded.number}${notTextNote(recorded)}\n`,
+      );
+    }
     const http = await serveRoom(room, {
       host: settings.host,
       port: settings.port,
       allowedOrigins: settings.allowOrigin,
+    }).catch((error: unknown) => {
+      throw cannotListen(error, settings);
     });
     return {
       room,
@@ -52,6 +56,27 @@ export async function startServing(file: string, settings: ServeSettings): Promi
   } catch (error) {
     room.close();
     throw error;
+  }
+}
+
+/** Why the room cannot listen where it was asked to, in the terms of the flags given. */
+function cannotListen(error: unknown, { host, port }: ServeSettings): unknown {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return new CommandFailure(
+        'port_in_use',
+        `port ${port} on ${host} is taken by another program; choose another with --port, or --port 0 for any free one`,
+      );
+    case 'EACCES':
+      return new CommandFailure(
+        'port_not_permitted',
+        `port ${port} needs privileges this user lacks; choose one above 1023 with --port, or --port 0 for any free one`,
+      );
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new CommandFailure('host_not_available', `--host ${host} is not an address of this machine`);
+    default:
+      return error;
   }
 }
 
@@ -72,13 +97,13 @@ export function serveCommand(program: Command): void {
   command(program, 'serve', 'run the room process: MCP on /mcp, the expiry sweep, the file watcher')
     .argument(...FILE_ARGUMENT)
     .option('--host <host>', 'address to bind; beyond loopback is an explicit choice', '127.0.0.1')
-    .option('--port <port>', 'port to listen on; 0 picks a free one', '7420')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', portNumber, 7420)
     .option('--allow-origin <origins>', 'comma-separated browser origins allowed besides the room’s own', '')
     .addHelpText('after', '\nExample:\n  $ ce serve notes.md --port 0 --json')
-    .action(async (file: string, options: { host: string; port: string; allowOrigin: string; json?: boolean }) => {
+    .action(async (file: string, options: { host: string; port: number; allowOrigin: string; json?: boolean }) => {
       const settings: ServeSettings = {
         host: options.host,
-        port: Number(integerOrText(options.port)),
+        port: options.port,
         allowOrigin: options.allowOrigin ? list(options.allowOrigin) : [],
         json: options.json ?? false,
       };

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import type { SessionCreateInput, SessionCreateOutput, SessionListOutput } from '../../generated/types.js';
 import { reading, writing } from './open-room.js';
-import { command, durationSeconds, engineInput, FILE_ARGUMENT, list } from './options.js';
+import { capabilityList, command, durationSeconds, engineInput, FILE_ARGUMENT } from './options.js';
 import { answer, columns, fields, orDash, type JsonOption } from './output.js';
 
 export function sessionCommands(program: Command): void {
@@ -12,7 +12,7 @@ export function sessionCommands(program: Command): void {
   command(session, 'create', 'create a session for a participant and print its token, once')
     .argument(...FILE_ARGUMENT)
     .requiredOption('--participant <name>', 'the participant the session acts as')
-    .requiredOption('--caps <capabilities>', 'comma-separated: read, write, approve, admin', list)
+    .requiredOption('--caps <capabilities>', 'comma-separated: read, write, approve, admin', capabilityList)
     .option('--expires-in <duration>', 'lifetime: seconds, or N with s, m, h or d (15m, 12h, 30d)', durationSeconds)
     .addHelpText(
       'after',
@@ -21,7 +21,7 @@ export function sessionCommands(program: Command): void {
     .action(
       async (
         file: string,
-        options: JsonOption & { participant: string; caps: string[]; expiresIn?: number | string },
+        options: JsonOption & { participant: string; caps: string[]; expiresIn?: number },
       ) => {
         const input = engineInput<SessionCreateInput>({
           participant: options.participant,

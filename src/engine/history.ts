@@ -15,6 +15,7 @@ export const toRevision = (row: RevisionRow): Revision => ({
   approver: row.approver,
   proposal_id: row.proposal_id,
   at: toTimestamp(row.at),
+  utf8: typeof row.content === 'string',
 });
 
 /** Appends to the room's history; called inside the change it records. */

@@ -1,12 +1,14 @@
 import type { Caller, DetailedTask, Event, EventType, Handoff } from '../../generated/types.js';
 import { Bus } from '../bus/bus.js';
-import { openSidecar, type Sidecar } from '../store/sidecar.js';
+import { existsSync } from 'node:fs';
+import { openSidecar, sidecarPath, type Sidecar } from '../store/sidecar.js';
 import { RoomStore } from '../store/room-store.js';
 import { WorkspaceStore } from '../store/workspace-store.js';
 import type { HandoffRow, TaskRow } from '../store/rows.js';
 import { systemClock, type Clock } from './clock.js';
 import { DomainError } from './errors.js';
 import { EVENT_RING_SIZE } from './limits.js';
+import { requireTextFile } from './artifact/text.js';
 import { toDetailedTask, toEvent, toHandoff } from './views.js';
 
 /** What a committed state change tells live subscribers. */
@@ -38,6 +40,9 @@ export interface OpenRoomOptions {
 
 export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): Room {
   const clock = options.clock ?? systemClock;
+  // A room is made only of a text file: refused before the sidecar exists.
+  const making = (options.mode ?? 'write') === 'write' && options.create !== false;
+  if (making && existsSync(artifactPath) && !existsSync(sidecarPath(artifactPath))) requireTextFile(artifactPath);
   const sidecar = openSidecar(artifactPath, {
     mode: options.mode ?? 'write',
     now: clock.now(),

@@ -5,12 +5,12 @@ import openapi from '../../generated/openapi.json' with { type: 'json' };
 import { restActor } from './authenticate.js';
 import { renderDocs } from './docs.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
+import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
 import { StreamRegistry } from './mcp/streams.js';
-import { errorFunnel } from './middleware/error-funnel.js';
 import { checkOrigin } from './middleware/origin.js';
-import { MAX_BODY_BYTES, readBody } from './middleware/read-body.js';
-import { sendProblem } from './rest/problem.js';
+import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
+import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
 import { restRouter } from './rest/router.js';
 
 export interface AppOptions {
@@ -22,36 +22,41 @@ export interface AppOptions {
   keepAliveMs?: number;
   /** The local operator's key to REST (see runtime-file.ts); none when null. */
   operatorToken?: string | null;
+  /** Where unexpected errors are logged in full (stderr by default). */
+  log?: (message: string) => void;
 }
 
-/** The room's HTTP face: a few small middlewares, then the MCP endpoint. */
+/**
+ * The room's HTTP face: two surfaces, MCP on /mcp and REST everywhere else,
+ * each a few small middlewares composed once, ending in its own error funnel
+ * (JSON-RPC errors, or problem+json).
+ */
 export function createApp(room: Room, options: AppOptions = {}): { app: Koa; streams: StreamRegistry } {
   const app = new Koa();
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const streams = new StreamRegistry(options.maxStreamsPerSession, options.maxStreamQueue, options.keepAliveMs);
-  const router = new Router();
-  router.post('/mcp', mcpEndpoint(room, streams));
-  router.get('/mcp', legacyResourceStream(room, streams));
-  router.get('/openapi.json', (ctx) => {
+  const origin = checkOrigin(options.allowedOrigins ?? []);
+  const body = readJsonBody(options.maxBodyBytes ?? MAX_BODY_BYTES);
+
+  const mcp = new Router();
+  const asJsonRpc = answerErrorsAsJsonRpc(log);
+  mcp.post('/mcp', asJsonRpc, origin, body, mcpEndpoint(room, streams));
+  mcp.get('/mcp', asJsonRpc, origin, legacyResourceStream(room, streams));
+  mcp.all('/mcp', asJsonRpc, mcpMethodNotAllowed);
+
+  const asProblems = answerErrorsAsProblems(log);
+  const rest = restRouter(room, restActor(room, options.operatorToken ?? null), [asProblems, origin, body]);
+  rest.get('/openapi.json', asProblems, origin, (ctx) => {
     ctx.body = openapi;
   });
   const docs = renderDocs(openapi);
-  router.get('/docs', (ctx) => {
+  rest.get('/docs', asProblems, origin, (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = docs;
   });
-  const rest = restRouter(room, restActor(room, options.operatorToken ?? null));
 
-  app.use(errorFunnel());
-  app.use(checkOrigin(options.allowedOrigins ?? []));
-  app.use(
-    readBody(options.maxBodyBytes ?? MAX_BODY_BYTES, (ctx, message) => {
-      if (ctx.path !== '/mcp') return sendProblem(ctx, 413, 'too_large', message);
-      ctx.status = 413;
-      ctx.body = { jsonrpc: '2.0', error: { code: -32600, message } };
-    }),
-  );
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(answerUnroutedAsProblems);
+  app.use(mcp.routes());
   app.use(rest.routes());
   app.use(rest.allowedMethods());
   return { app, streams };

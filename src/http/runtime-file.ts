@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parseOutsideJson } from '../outside-json.js';
 import { sidecarPath } from '../store/sidecar.js';
 
 /**
@@ -33,10 +34,14 @@ export function removeRuntimeFile(artifactPath: string, pid = process.pid): void
 
 /** The running room's details, or null when none runs (no file, or its process is gone). */
 export function readRuntimeFile(artifactPath: string): RuntimeInfo | null {
+  const file = runtimeFilePath(artifactPath);
   let info: RuntimeInfo;
   try {
-    info = JSON.parse(readFileSync(runtimeFilePath(artifactPath), 'utf8')) as RuntimeInfo;
+    info = parseOutsideJson(readFileSync(file, 'utf8'), file) as RuntimeInfo;
   } catch {
+    return null;
+  }
+  if (typeof info?.pid !== 'number' || typeof info.base_url !== 'string' || typeof info.operator_token !== 'string') {
     return null;
   }
   try {

@@ -2,24 +2,28 @@ import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
-/** The artifact stays a plain markdown file; these are the only ways the room touches it. */
-export const hashText = (text: string): string => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+/**
+ * The artifact stays a plain file; these are the only ways the room touches
+ * it. The room reads and hashes bytes, never a decoded string, so a hash
+ * and a size are always those of the bytes on disk.
+ */
+export const hashBytes = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 
-export function readArtifactFile(file: string): string {
-  return readFileSync(file, 'utf8');
+export function readArtifactBytes(file: string): Buffer {
+  return readFileSync(file);
 }
 
 /**
  * Replaces the file atomically: write a temp file beside it, fsync, rename
- * over the original, fsync the directory. A reader sees the old text or the
+ * over the original, fsync the directory. A reader sees the old bytes or the
  * new, never a mix; after a crash the file is one of the two.
  */
-export function writeArtifactFileAtomically(file: string, text: string): void {
+export function writeArtifactFileAtomically(file: string, bytes: Uint8Array): void {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
   const fd = openSync(temp, 'w', 0o644);
   try {
-    writeSync(fd, text, null, 'utf8');
+    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);

@@ -83,7 +83,8 @@ export interface RevisionRow {
   number: number;
   hash: string;
   size: number;
-  content: string;
+  /** The text; the bytes as they were when they are not UTF-8 text (an outside edit). */
+  content: string | Buffer;
   source: 'initial' | 'proposal' | 'external';
   author: string | null;
   approver: string | null;

@@ -79,6 +79,30 @@ describe.concurrent('ce init', () => {
     expect(edited).toMatch(/^room\.md already is a room; recorded an outside edit as revision 2$/m);
     expect(edited).toMatch(/^revision: +2$/m);
   });
+
+  test('refuses a file that is not UTF-8 text, writing no sidecar; ce serve too', SLOW, async () => {
+    const file = markdownFile();
+    const latin1 = Buffer.from('# Caf\xe9\n', 'latin1');
+    writeFileSync(file, latin1);
+    const [init, serve] = await Promise.all([ce(['init', file]), ce(['serve', file, '--port', '0'])]);
+    const notText = new RegExp(
+      `^ce: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not UTF-8 text \\(byte 0xE9 at offset 5 is not valid UTF-8\\); a room's file must be UTF-8 text`,
+    );
+    failedWith(init, 1, notText);
+    failedWith(serve, 1, notText);
+    expect(existsSync(sidecarOf(file))).toBe(false);
+    expect(readFileSync(file)).toEqual(latin1);
+
+    // A room whose file an editor saved as Latin-1 keeps the bytes as an outside edit.
+    writeFileSync(file, '# Café\n');
+    okPlain(await ce(['init', file]));
+    writeFileSync(file, latin1);
+    const edited = okPlain(await ce(['init', file]));
+    expect(edited).toMatch(
+      /^room\.md already is a room; recorded an outside edit as revision 2 \(not UTF-8 text: it cannot be read or changed as text until it is saved as UTF-8 again\)$/m,
+    );
+    expect(readFileSync(file)).toEqual(latin1);
+  });
 });
 
 describe.concurrent('ce participant', () => {
@@ -175,11 +199,12 @@ describe.concurrent('usage errors and refusals', () => {
     const corrupt = markdownFile();
     writeFileSync(sidecarOf(corrupt), 'this is not a SQLite database, not even close. '.repeat(200));
 
-    const [missingFile, unknownOption, limit, caps, zed, noRoom, broken] = await Promise.all([
+    const [missingFile, unknownOption, limit, caps, expiresIn, zed, noRoom, broken] = await Promise.all([
       ce(['handoffs']),
       ce(['handoffs', file, '--lmit', '5']),
       ce(['history', file, '--limit', 'abc', '--json']),
       ce(['session', 'create', file, '--participant', 'alice', '--caps', 'read,fly']),
+      ce(['session', 'create', file, '--participant', 'alice', '--caps', 'read', '--expires-in', 'soon']),
       ce(['session', 'create', second, '--participant', 'zed', '--caps', 'read']),
       ce(['participant', 'add', notARoom, 'alice']),
       ce(['participant', 'list', corrupt]),
@@ -187,8 +212,16 @@ describe.concurrent('usage errors and refusals', () => {
 
     failedWith(missingFile, 2, /^ce: missing required argument 'file'$/m);
     failedWith(unknownOption, 2, /^ce: unknown option '--lmit' \(Did you mean --limit\?\)$/m);
-    failedWithJson(limit, 'invalid_input', /^limit must be integer$/);
-    failedWith(caps, 1, /^ce: capabilities\.1 must be one of "read", "write", "approve", "admin"$/m);
+    expect({ code: limit.code, stdout: limit.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(JSON.parse(limit.stderr)).toEqual({
+      error: { code: 'usage', message: '--limit must be a whole number (got "abc")' },
+    });
+    failedWith(caps, 2, /^ce: --caps: unknown capability "fly" \(read, write, approve, admin\)$/m);
+    failedWith(
+      expiresIn,
+      2,
+      /^ce: --expires-in must be a whole number of seconds, or N with s, m, h or d \(15m, 12h, 30d\) \(got "soon"\)$/m,
+    );
     failedWith(zed, 1, /^ce: zed is not a participant of this room$/m);
     failedWith(noRoom, 1, /^ce: no room for .*; make it a room first: ce init /m);
     failedWith(broken, 1, /^ce: unexpected error: /m);

@@ -1,7 +1,10 @@
 // ce serve and npm start, as a user runs them: real processes, real HTTP,
 // real signals.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
@@ -106,8 +109,41 @@ test('ce serve stops on SIGINT too, and refuses bad options', async () => {
   await server.line(/MCP: +http:\/\/127\.0\.0\.1:\d+\/mcp/);
   server.child.kill('SIGINT');
   expect(await server.exited).toBe(0);
-  failedWith(await ce(['serve', file, '--port', 'abc']), 1, /port must be an integer/);
+  failedWith(
+    await ce(['serve', file, '--port', 'abc']),
+    2,
+    /^ce: --port must be a port number from 0 to 65535, 0 for any free one \(got "abc"\)$/m,
+  );
   failedWith(await ce(['serve', path.join(dir, 'missing.md')]), 1, /does not exist/);
+});
+
+test('a port that is taken is said so, with what to do; PORT=abc npm start names PORT', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  const taken = createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  const { port } = taken.address() as AddressInfo;
+  try {
+    failedWith(
+      await ce(['serve', file, '--port', String(port)]),
+      1,
+      new RegExp(
+        `^ce: port ${port} on 127\\.0\\.0\\.1 is taken by another program; choose another with --port, or --port 0 for any free one$`,
+        'm',
+      ),
+    );
+    const json = await ce(['serve', file, '--port', String(port), '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: { code: 'port_in_use', message: expect.stringMatching(/^port \d+ on 127\.0\.0\.1 is taken/) },
+    });
+  } finally {
+    taken.close();
+  }
+  const start = run(process.execPath, ['--import', 'tsx', 'scripts/start-example.ts'], { ROOM_DIR: dir, PORT: 'abc' });
+  expect(await start.exited).toBe(2);
+  expect(start.lines).toEqual(['stderr: npm start: PORT must be a port number from 0 to 65535 (got "abc")\n']);
 });
 
 test('npm start: a room on the bundled example, with a token that reads, writes and approves', async () => {

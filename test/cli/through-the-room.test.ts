@@ -74,7 +74,7 @@ test(
       ['participant', 'add', file, 'alice'],
       ['participant', 'remove', file, 'nobody'],
       ['session', 'create', file, '--participant', 'nobody', '--caps', 'read'],
-      ['session', 'create', file, '--participant', 'alice', '--caps', 'read,fly', '--json'],
+      ['session', 'create', file, '--participant', 'alice', '--caps', 'read,read', '--json'],
       ['session', 'revoke', file, 'se_nope'],
       ['task-cancel', file, 'tk_nope', '--participant', 'alice'],
       ['task-cancel', file, taskId, '--participant', 'bob'],
@@ -95,8 +95,8 @@ test(
     failedWith(refused[0]!, 1, /^ce: alice is already a participant of this room$/m);
     failedWith(refused[1]!, 1, /nobody/);
     failedWith(refused[2]!, 1, /nobody/);
-    const invalid = failedWithJson(refused[3]!, 'invalid_input', /^capabilities\.1 must be one of/);
-    expect(invalid).toMatchObject({ details: { errors: [{ path: '/capabilities/1', keyword: 'enum' }] } });
+    const invalid = failedWithJson(refused[3]!, 'invalid_input', /^capabilities must NOT have duplicate items/);
+    expect(invalid).toMatchObject({ details: { errors: [{ path: '/capabilities', keyword: 'uniqueItems' }] } });
     failedWith(refused[4]!, 1, /^ce: unknown session se_nope$/m);
     failedWith(refused[5]!, 1, /^ce: unknown task$/m);
     failedWith(refused[6]!, 1, /^ce: unknown task$/m); // bob has not accepted: not his to see

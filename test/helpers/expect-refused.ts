@@ -3,12 +3,12 @@ import type { DomainErrorCode } from '../../generated/types.js';
 import { DomainError, type Room } from '../../src/engine/index.js';
 import { dumpDatabase } from './room.js';
 
-/** The operation is refused with `code` and a message matching `message`, and the database is unchanged. */
+/** The operation is refused with `code` and `message` (exactly, or matching), and the database is unchanged. */
 export function expectRefused(
   room: Room,
   operation: () => unknown,
   code: DomainErrorCode,
-  message: RegExp,
+  message: string | RegExp,
 ): DomainError {
   const before = dumpDatabase(room);
   let caught: unknown;
@@ -19,7 +19,10 @@ export function expectRefused(
   }
   expect(caught, 'the operation should have been refused').toBeInstanceOf(DomainError);
   const error = caught as DomainError;
-  expect({ code: error.code, message: error.message }).toMatchObject({ code, message: expect.stringMatching(message) });
+  expect({ code: error.code, message: error.message }).toMatchObject({
+    code,
+    message: typeof message === 'string' ? message : expect.stringMatching(message),
+  });
   expect(dumpDatabase(room)).toEqual(before);
   return error;
 }

@@ -1,9 +1,11 @@
 // Every kind of response and notification the MCP endpoint sends, checked
-// against the official JSON Schemas of MCP 2026-07-28 (core) and the Tasks
-// extension, read from ../shared/mcp; and each tool's structuredContent
-// against the outputSchema that tools/list advertises for it.
+// against the official shapes of MCP 2026-07-28 (core) and the Tasks
+// extension (the official SDK's schemas always, and the official JSON Schema
+// files too when MCP_SCHEMA_DIR names them); and every method the
+// capabilities of server/discover imply. Each tool's results against its
+// outputSchema are in mcp-tool-results.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { toolCatalog } from '../../generated/mcp.js';
+import { taskTools, toolCatalog } from '../../generated/mcp.js';
 import {
   callTool,
   createHandoff,
@@ -18,10 +20,9 @@ import {
   taskRpc,
   textResult,
   toolOk,
-  type Who,
   type Wire,
 } from '../helpers/mcp-wire.js';
-import { defines, expectOfficial, expectValidAgainst, officialSchema, sharedMcp } from '../helpers/mcp-schemas.js';
+import { defines, expectOfficial, expectValidAgainst } from '../helpers/mcp-schemas.js';
 import { rpc, startTestServer, type TestServer } from '../helpers/server.js';
 
 const HANDOFFS_URI = 'workspace:///.room/handoffs';
@@ -47,8 +48,7 @@ function expectResult(r: { status: number; body: Wire }, document: 'core' | 'tas
 }
 
 describe('the official schemas', () => {
-  it('are read from the shared folder and define every shape checked here', () => {
-    expect(sharedMcp.endsWith('shared/mcp')).toBe(true);
+  it('define every shape checked here (the SDK, and the files when MCP_SCHEMA_DIR names them)', () => {
     const core = [
       'DiscoverResult',
       'DiscoverResultResponse',
@@ -63,6 +63,9 @@ describe('the official schemas', () => {
       'ResourceUpdatedNotification',
       'ListResourcesResult',
       'ListResourcesResultResponse',
+      'ListResourceTemplatesResult',
+      'ListResourceTemplatesResultResponse',
+      'ToolAnnotations',
       'ReadResourceResult',
       'ReadResourceResultResponse',
       'JSONRPCResultResponse',
@@ -92,8 +95,6 @@ describe('the official schemas', () => {
     ];
     for (const name of core) expect(defines('core', name), `core $defs/${name}`).toBe(true);
     for (const name of tasks) expect(defines('tasks', name), `tasks $defs/${name}`).toBe(true);
-    for (const name of core) expect(typeof officialSchema('core', name)).toBe('function');
-    for (const name of tasks) expect(typeof officialSchema('tasks', name)).toBe('function');
   });
 });
 
@@ -111,87 +112,125 @@ describe('discovery and tools', () => {
     });
   });
 
-  it('tools/list is a ListToolsResult; each entry is a Tool with an outputSchema', async () => {
+  it('tools/list is a ListToolsResult; each outputSchema admits the refusal, and a task-running tool declares none', async () => {
     const r = await rpc(url, 'tools/list', {}, { token: s.tokens.alice });
     expectOfficial('core', 'ListToolsResultResponse', r.body);
     const result = expectResult(r, 'core', 'ListToolsResult');
     expect(result.tools.map((t: Wire) => t.name).sort()).toEqual(toolCatalog.map((t) => t.name).sort());
+    const refusal = { error: { code: 'forbidden', message: 'the session lacks the write capability' } };
     for (const tool of result.tools) {
       expectOfficial('core', 'Tool', tool, `tool ${tool.name}`);
       expect(tool.inputSchema.type, tool.name).toBe('object');
+      if ((taskTools as readonly string[]).includes(tool.name)) {
+        expect(tool, tool.name).not.toHaveProperty('outputSchema');
+        continue;
+      }
       expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expectValidAgainst(tool.outputSchema, refusal, `${tool.name} admits a refusal`);
     }
   });
+});
 
-  it("every tool's success is a CallToolResult whose structuredContent matches its outputSchema", async () => {
-    const tools: Wire[] = (await rpc(url, 'tools/list', {}, { token: s.tokens.alice })).body.result.tools;
-    const outputSchemas = new Map(tools.map((t) => [t.name as string, t.outputSchema as Record<string, unknown>]));
-    const seen = new Set<string>();
+describe('the methods the advertised capabilities imply', () => {
+  /**
+   * What each capability of server/discover obliges the server to answer
+   * (MCP 2026-07-28 server/tools, server/resources, basic/patterns/subscriptions;
+   * the Tasks extension): the request and the official shape of its result.
+   * A listen answers with a stream: its acknowledgement is checked instead.
+   */
+  type Implied = [
+    method: string,
+    params: () => Promise<Record<string, unknown>>,
+    document: 'core' | 'tasks',
+    result: string,
+  ];
+  const ownTask = async () => ({ taskId: (await createHandoff(s)).taskId });
+  const implied: Record<string, Implied[]> = {
+    tools: [
+      ['tools/list', async () => ({}), 'core', 'ListToolsResult'],
+      ['tools/call', async () => ({ name: 'workspace_history', arguments: {} }), 'core', 'CallToolResult'],
+    ],
+    resources: [
+      ['resources/list', async () => ({}), 'core', 'ListResourcesResult'],
+      ['resources/templates/list', async () => ({}), 'core', 'ListResourceTemplatesResult'],
+      ['resources/read', async () => ({ uri: HANDOFFS_URI }), 'core', 'ReadResourceResult'],
+    ],
+    'resources.subscribe': [
+      [
+        'subscriptions/listen',
+        async () => ({ notifications: { resourceSubscriptions: [HANDOFFS_URI] } }),
+        'core',
+        'SubscriptionsAcknowledgedNotification',
+      ],
+    ],
+    'extensions.io.modelcontextprotocol/tasks': [
+      ['tasks/get', ownTask, 'tasks', 'GetTaskResult'],
+      ['tasks/update', async () => ({ ...(await ownTask()), inputResponses: {} }), 'tasks', 'UpdateTaskResult'],
+      ['tasks/cancel', ownTask, 'tasks', 'CancelTaskResult'],
+      [
+        'subscriptions/listen',
+        async () => ({ notifications: { taskIds: [(await ownTask()).taskId] } }),
+        'tasks',
+        'TaskSubscriptionAcknowledgedNotifications',
+      ],
+    ],
+  };
 
-    const call = async (who: Who, name: string, args: Record<string, unknown>): Promise<Wire> => {
-      const r = await callTool(s, who, name, args);
-      expectOfficial('core', 'CallToolResultResponse', r.body, name);
-      const result = expectResult(r, 'core', 'CallToolResult', name);
-      expect(result.isError, `${name}: ${JSON.stringify(result)}`).not.toBe(true);
-      expect(result.resultType).toBe('complete');
-      expectValidAgainst(outputSchemas.get(name)!, result.structuredContent, `${name} structuredContent`);
-      expect(JSON.parse(result.content[0].text), name).toEqual(result.structuredContent);
-      seen.add(name);
-      return result.structuredContent;
-    };
+  /** The capabilities a discover result declares, as paths: `tools`, `resources.subscribe`, `extensions.<id>`. */
+  function declared(capabilities: Record<string, Wire>): string[] {
+    const paths: string[] = [];
+    for (const [name, value] of Object.entries(capabilities)) {
+      if (name === 'extensions') {
+        for (const id of Object.keys(value)) paths.push(`extensions.${id}`);
+        continue;
+      }
+      paths.push(name);
+      for (const [feature, on] of Object.entries(value)) if (on === true) paths.push(`${name}.${feature}`);
+    }
+    return paths.sort();
+  }
 
-    // Handoffs: one approved, one rejected.
-    const created = await call('alice', 'handoff_create', { summary: 'Outline the guide', assignee: 'bob' });
-    const handoffId = created.handoff.handoff_id;
-    await call('bob', 'handoff_accept', { handoff_id: handoffId });
-    await call('bob', 'handoff_request_input', { handoff_id: handoffId, key: 'depth', message: 'How deep?' });
-    await taskRpc(s, 'alice', 'tasks/update', {
-      taskId: created.handoff.task_id,
-      inputResponses: { depth: { action: 'accept', content: { answer: 'shallow' } } },
-    });
-    await call('bob', 'handoff_get', { handoff_id: handoffId });
-    await call('bob', 'handoff_get', { task_id: created.handoff.task_id });
-    await call('bob', 'handoff_complete', {
-      handoff_id: handoffId,
-      result: { content: [{ type: 'text', text: 'Outline' }], structuredContent: { sections: 3 } },
-    });
-    await call('alice', 'handoff_events', { handoff_id: handoffId });
-    await call('dave', 'handoff_approve', { handoff_id: handoffId, note: 'Fine' });
-    const second = await call('alice', 'handoff_create', { summary: 'Second attempt', assignee: 'bob' });
-    await call('bob', 'handoff_accept', { handoff_id: second.handoff.handoff_id });
-    await call('bob', 'handoff_complete', { handoff_id: second.handoff.handoff_id, result: textResult('Meh') });
-    await call('dave', 'handoff_reject', { handoff_id: second.handoff.handoff_id, note: 'Not yet' });
-
-    // Proposals: approved, rejected, withdrawn.
-    const current = async (): Promise<number> => {
-      const history = await call('alice', 'workspace_history', {});
-      const numbers = history.entries.filter((e: Wire) => e.revision).map((e: Wire) => e.revision.number as number);
-      return Math.max(...numbers);
-    };
-    const p1 = await call('alice', 'workspace_propose', {
-      base_revision: await current(),
-      content: '# Test room\n\nMore.\n',
-      summary: 'More',
-    });
-    await call('alice', 'proposal_get', { proposal_id: p1.proposal.proposal_id });
-    await call('dave', 'proposal_approve', { proposal_id: p1.proposal.proposal_id });
-    const p2 = await call('bob', 'workspace_propose', { base_revision: await current(), content: '# Other\n' });
-    await call('dave', 'proposal_reject', { proposal_id: p2.proposal.proposal_id, note: 'No' });
-    const p3 = await call('alice', 'workspace_propose', {
-      base_revision: await current(),
-      diff: '--- a/room.md\n+++ b/room.md\n@@ -1,3 +1,3 @@\n # Test room\n \n-More.\n+Even more.\n',
-    });
-    await call('alice', 'proposal_withdraw', { proposal_id: p3.proposal.proposal_id });
-
-    expect([...seen].sort()).toEqual(toolCatalog.map((t) => t.name).sort());
+  it('server/discover declares only capabilities whose methods are known here', async () => {
+    const discovered = (await rpc(url, 'server/discover', {}, { token: s.tokens.alice })).body.result;
+    expect(declared(discovered.capabilities)).toEqual(Object.keys(implied).sort());
   });
 
-  it('a refused action is a CallToolResult with isError and a structured error', async () => {
-    const r = await callTool(s, 'carol', 'handoff_create', { summary: 'No write' });
-    expectOfficial('core', 'CallToolResultResponse', r.body);
-    const result = expectResult(r, 'core', 'CallToolResult', 'isError result');
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent.error).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+  it.each(Object.entries(implied).flatMap(([capability, methods]) => methods.map((m) => [capability, ...m] as const)))(
+    '%s: %s answers with its official result',
+    async (_capability, method, params, document, resultName) => {
+      const options = { token: s.tokens.alice, tasks: document === 'tasks' };
+      if (method === 'subscriptions/listen') {
+        const stream = await listen(s, 'alice', ((await params()) as { notifications: Wire }).notifications, options);
+        try {
+          expect(stream.response.status).toBe(200);
+          const ack = await nextFrame(
+            stream,
+            isMethod('notifications/subscriptions/acknowledged'),
+            'the acknowledgement',
+          );
+          expectOfficial('core', 'SubscriptionsAcknowledgedNotification', ack);
+          expectOfficial(document, resultName, document === 'core' ? ack : ack.params.notifications);
+        } finally {
+          stream.abort();
+        }
+        return;
+      }
+      const r = await rpc(url, method, await params(), options);
+      const result = expectResult(r, document, resultName, method);
+      expect(result.resultType, method).toBe('complete');
+      const response = `${resultName}Response`;
+      if (defines('core', response)) expectOfficial('core', response, r.body, method);
+    },
+  );
+
+  it('resources/templates/list is an empty list that says how long it may be cached', async () => {
+    const r = await rpc(url, 'resources/templates/list', {}, { token: s.tokens.alice });
+    expect(r.body.result).toMatchObject({
+      resourceTemplates: [],
+      ttlMs: 0,
+      cacheScope: 'private',
+      resultType: 'complete',
+    });
   });
 });
 

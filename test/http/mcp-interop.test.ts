@@ -160,7 +160,7 @@ const bobsResult = (text: string): CallToolResult => ({
 });
 
 describe('the SDK Client pinned to 2026-07-28', () => {
-  test('connects through server/discover and lists the 14 domain tools with input and output schemas', async () => {
+  test('connects through server/discover and lists the 14 domain tools with their schemas and annotations', async () => {
     const alice = await client('alice');
     expect(recorder.requests[0]).toMatchObject({ method: 'server/discover', body: { method: 'server/discover' } });
     expect(alice.getProtocolEra()).toBe('modern');
@@ -172,7 +172,10 @@ describe('the SDK Client pinned to 2026-07-28', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOLS].sort());
     for (const tool of tools) {
       expect(tool.inputSchema, tool.name).toMatchObject({ type: 'object' });
-      expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
+      // handoff_create's task result is the assignee's own CallToolResult: it declares no outputSchema.
+      if (tool.name === 'handoff_create') expect(tool.outputSchema, tool.name).toBeUndefined();
+      else expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
+      expect(tool.annotations, tool.name).toMatchObject({ title: tool.title, openWorldHint: false });
     }
   });
 

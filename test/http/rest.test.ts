@@ -163,6 +163,35 @@ describe('every route', () => {
   });
 
   it.each(
+    restRoutes.filter((route) => route.in === 'body').map((route) => [`${route.method} ${route.path}`, route] as const),
+  )(
+    '%s: 415 for a body not sent as JSON (no content type, text/plain, a form), naming the one to send',
+    async (_name, route) => {
+      const json = new TextEncoder().encode('{"summary":"x"}');
+      const sent: [string | null, string][] = [
+        [null, 'none was given'],
+        ['text/plain', 'it was text/plain'],
+        ['application/x-www-form-urlencoded', 'it was application/x-www-form-urlencoded'],
+        ['application/json; charset=latin1', 'it was application/json; charset=latin1'],
+      ];
+      for (const [type, given] of sent) {
+        const answer = await callRoute(w.alice, route, {
+          body: {},
+          bodySerializer: () => json,
+          headers: { 'Content-Type': type },
+        });
+        expectProblem(
+          answer,
+          415,
+          'unsupported_media_type',
+          `the request body must be sent as Content-Type: application/json (${given})`,
+        );
+        expect(answer.response.headers.get('accept-post')).toBe('application/json');
+      }
+    },
+  );
+
+  it.each(
     restRoutes
       .filter((route) => route.method === 'POST')
       .map((route) => [`${route.method} ${route.path}`, route] as const),

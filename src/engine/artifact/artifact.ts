@@ -1,16 +1,17 @@
 import { watch } from 'node:fs';
 import path from 'node:path';
 import type { ArtifactReadOutput, Revision } from '../../../generated/types.js';
-import { hashText, readArtifactFile } from '../../store/artifact-file.js';
+import { hashBytes, readArtifactBytes } from '../../store/artifact-file.js';
 import type { RevisionRow } from '../../store/rows.js';
 import { requireActorCapability, type Actor } from '../access.js';
 import { DomainError } from '../errors.js';
 import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
+import { decodeArtifact, notText } from './text.js';
 
-function readDisk(room: Room): string {
+function readDisk(room: Room): Buffer {
   try {
-    return readArtifactFile(room.artifactPath);
+    return readArtifactBytes(room.artifactPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new DomainError('not_found', `the artifact ${path.basename(room.artifactPath)} is missing on disk`);
@@ -32,10 +33,12 @@ export function currentRevision(room: Room): RevisionRow {
  * a new room records the initial revision.
  */
 export function syncArtifact(room: Room): Revision | null {
-  const content = readDisk(room);
-  const hash = hashText(content);
+  const bytes = readDisk(room);
+  const hash = hashBytes(bytes);
   const current = room.workspace.currentRevision();
   if (current?.hash === hash) return null;
+  const decoded = decodeArtifact(bytes);
+  if (!current && 'problem' in decoded) throw notText(room.artifactPath, decoded.problem);
   return change(room, ({ now, record }) => {
     // Re-read inside the transaction: another sync may have recorded it.
     const latest = room.workspace.currentRevision();
@@ -43,8 +46,9 @@ export function syncArtifact(room: Room): Revision | null {
     const row: RevisionRow = {
       number: (latest?.number ?? 0) + 1,
       hash,
-      size: Buffer.byteLength(content, 'utf8'),
-      content,
+      size: bytes.length,
+      // Bytes that are not text are kept as they are, never decoded and re-encoded.
+      content: 'text' in decoded ? decoded.text : bytes,
       source: latest ? 'external' : 'initial',
       author: null,
       approver: null,
@@ -74,15 +78,25 @@ export function syncArtifact(room: Room): Revision | null {
 export function readArtifact(room: Room, actor: Actor): ArtifactReadOutput {
   requireActorCapability(actor, 'read');
   if (room.sidecar.writable) syncArtifact(room);
-  const content = readDisk(room);
+  const bytes = readDisk(room);
   const revision = currentRevision(room);
+  const decoded = decodeArtifact(bytes);
+  if ('problem' in decoded) throw notTextNow(room, decoded.problem);
   return {
     name: path.basename(room.artifactPath),
     revision: toRevision(revision),
-    content,
-    unrecorded_edit: revision.hash !== hashText(content),
+    content: decoded.text,
+    unrecorded_edit: revision.hash !== hashBytes(bytes),
   };
 }
+
+/** The file on disk is not text now: an outside edit, kept as it is, that nothing can read or change as text. */
+export const notTextNow = (room: Room, problem: string): DomainError =>
+  new DomainError(
+    'conflict',
+    `the artifact ${path.basename(room.artifactPath)} is not UTF-8 text since an outside edit (${problem}); the room keeps it as it is, and it can be read and changed again once it is saved as UTF-8 text`,
+    { reason: 'not_text' },
+  );
 
 /**
  * Watches the artifact's directory (editors often replace a file by

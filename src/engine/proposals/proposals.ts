@@ -16,10 +16,11 @@ import {
   validateProposalRefInput,
   validateWorkspaceProposeInput,
 } from '../../../generated/validators.js';
-import { hashText, writeArtifactFileAtomically } from '../../store/artifact-file.js';
+import { hashBytes, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { ProposalRow, RevisionRow } from '../../store/rows.js';
 import { requireActorCapability, requireCapability, type Actor } from '../access.js';
-import { currentRevision, syncArtifact } from '../artifact/artifact.js';
+import { currentRevision, notTextNow, syncArtifact } from '../artifact/artifact.js';
+import { decodeArtifact, textProblem } from '../artifact/text.js';
 import { checkInput } from '../check-input.js';
 import { toTimestamp } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -54,7 +55,7 @@ function loadProposal(room: Room, proposalId: string): ProposalRow {
   return row;
 }
 
-function applyDiff(base: RevisionRow, diff: string): string {
+function applyDiff(base: RevisionRow & { content: string }, diff: string): string {
   let patched: string | false;
   try {
     const patches = parsePatch(diff);
@@ -86,7 +87,20 @@ export function proposeChange(room: Room, caller: Caller, input: WorkspacePropos
         current_revision: currentRevision(room).number,
       });
     }
-    const content = 'content' in args ? args.content : applyDiff(base, args.diff);
+    if (typeof base.content !== 'string') {
+      throw new DomainError(
+        'conflict',
+        `revision ${base.number} is not UTF-8 text (an outside edit); nothing can be proposed against it`,
+        { reason: 'not_text', base_revision: base.number, current_revision: currentRevision(room).number },
+      );
+    }
+    const content = 'content' in args ? args.content : applyDiff({ ...base, content: base.content }, args.diff);
+    const problem = textProblem(content);
+    if (problem) {
+      throw new DomainError('invalid_input', `the proposed text is not UTF-8 text: ${problem}`, {
+        field: 'diff' in args ? 'diff' : 'content',
+      });
+    }
     const row = {
       id: newProposalId(),
       status: 'open' as const,
@@ -130,6 +144,10 @@ export function approveProposal(room: Room, caller: Caller, input: ProposalDecis
     const row = loadProposal(room, args.proposal_id);
     requireOpen(row);
     const current = currentRevision(room);
+    if (typeof current.content !== 'string') {
+      const decoded = decodeArtifact(current.content);
+      throw notTextNow(room, 'problem' in decoded ? decoded.problem : 'not text');
+    }
     if (row.base_revision !== current.number) {
       throw new DomainError(
         'conflict',
@@ -137,10 +155,11 @@ export function approveProposal(room: Room, caller: Caller, input: ProposalDecis
         { base_revision: row.base_revision, current_revision: current.number },
       );
     }
+    const bytes = Buffer.from(row.content, 'utf8');
     const revision: RevisionRow = {
       number: current.number + 1,
-      hash: hashText(row.content),
-      size: Buffer.byteLength(row.content, 'utf8'),
+      hash: hashBytes(bytes),
+      size: bytes.length,
       content: row.content,
       source: 'proposal',
       author: row.author,
@@ -173,7 +192,7 @@ export function approveProposal(room: Room, caller: Caller, input: ProposalDecis
       taskId: null,
       payload: { proposal_id: row.id, revision: revision.number },
     });
-    writeArtifactFileAtomically(room.artifactPath, row.content);
+    writeArtifactFileAtomically(room.artifactPath, bytes);
     return output(room, decided);
   });
 }

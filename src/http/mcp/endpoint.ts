@@ -4,7 +4,7 @@ import { authenticate, type Room } from '../../engine/index.js';
 import { formatValidationErrors } from '../../engine/check-input.js';
 import { bearerToken } from '../authenticate.js';
 import { STREAMED } from './context.js';
-import { sendRpcError } from './errors.js';
+import { setRpcId } from './errors.js';
 import { checkRoutingHeaders, header, mismatch } from './headers.js';
 import { handlers, missingTasksExtension } from './handlers.js';
 import {
@@ -28,13 +28,10 @@ interface JsonRpcMessage {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function parseMessage(body: string): JsonRpcMessage {
-  let message: unknown;
-  try {
-    message = JSON.parse(body);
-  } catch {
-    throw new McpError(400, RPC.parseError, 'the request body is not valid JSON');
-  }
+/** The JSON-RPC message of a body already parsed (src/http/middleware/read-body.ts). */
+function jsonRpcMessage(message: unknown): JsonRpcMessage {
+  if (message === undefined)
+    throw new McpError(400, RPC.parseError, 'the request body is empty; send one JSON-RPC message');
   if (!isObject(message))
     throw new McpError(400, RPC.invalidRequest, 'the request must be one JSON-RPC object (batches are not supported)');
   if (message.jsonrpc !== '2.0') throw new McpError(400, RPC.invalidRequest, 'jsonrpc must be "2.0"');
@@ -74,71 +71,66 @@ function checkVersion(headers: Koa.Context['headers']): void {
  */
 export function mcpEndpoint(room: Room, streams: StreamRegistry) {
   return async (ctx: Koa.Context): Promise<void> => {
-    let id: RequestId | null = null;
-    try {
-      const message = parseMessage(ctx.state.rawBody as string);
-      id = message.id ?? null;
-      const params = message.params ?? {};
+    const message = jsonRpcMessage(ctx.state.body);
+    setRpcId(ctx, message.id ?? null);
+    const params = message.params ?? {};
 
-      // Earlier revisions opened with initialize; this server never implemented it.
-      if (message.method === 'initialize') {
-        const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown';
-        throw new McpError(
-          400,
-          RPC.unsupportedVersion,
-          `initialize is not supported: this server speaks MCP ${PROTOCOL_VERSION} only (no initialize, no sessions)`,
-          {
-            supported: SUPPORTED_VERSIONS,
-            requested,
-          },
-        );
-      }
-      checkVersion(ctx.headers);
-      const caller = authenticate(room, bearerToken(ctx));
-
-      if (message.id === undefined) {
-        // A notification: only cancelling a listen means anything here.
-        if (
-          message.method === 'notifications/cancelled' &&
-          (typeof params.requestId === 'string' || typeof params.requestId === 'number')
-        ) {
-          streams.cancel(caller.session_id, params.requestId);
-        }
-        ctx.status = 202;
-        ctx.body = ''; // no body, not Koa's status text
-        return;
-      }
-
-      if (!Object.hasOwn(mcpMethods, message.method)) {
-        throw new McpError(404, RPC.methodNotFound, `method not found: ${message.method}`);
-      }
-      const entry = mcpMethods[message.method as McpMethod];
-      checkRoutingHeaders(ctx.headers, message.method, entry.nameParam, params);
-      if (!entry.validateParams(params)) {
-        throw new McpError(
-          400,
-          RPC.invalidParams,
-          `invalid params: ${formatValidationErrors(entry.validateParams.errors, 'params')}`,
-        );
-      }
-      const meta = params._meta as Record<string, unknown>;
-      if (meta[META.protocolVersion] !== header(ctx.headers, 'mcp-protocol-version')) {
-        throw mismatch('_meta io.modelcontextprotocol/protocolVersion does not match the MCP-Protocol-Version header');
-      }
-      const capabilities = meta[META.clientCapabilities] as { extensions?: Record<string, unknown> };
-      const tasksDeclared = capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
-      if (entry.requiresExtension === TASKS_EXTENSION && !tasksDeclared) throw missingTasksExtension();
-
-      const handler = handlers[entry.handler] as (c: unknown, p: unknown) => unknown;
-      const result = handler({ room, caller, tasksDeclared, requestId: message.id, streams, koa: ctx }, params);
-      if (result === STREAMED) {
-        ctx.respond = false;
-        return;
-      }
-      ctx.status = 200;
-      ctx.body = { jsonrpc: '2.0', id: message.id, result };
-    } catch (error) {
-      sendRpcError(ctx, error, id);
+    // Earlier revisions opened with initialize; this server never implemented it.
+    if (message.method === 'initialize') {
+      const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown';
+      throw new McpError(
+        400,
+        RPC.unsupportedVersion,
+        `initialize is not supported: this server speaks MCP ${PROTOCOL_VERSION} only (no initialize, no sessions)`,
+        {
+          supported: SUPPORTED_VERSIONS,
+          requested,
+        },
+      );
     }
+    checkVersion(ctx.headers);
+    const caller = authenticate(room, bearerToken(ctx));
+
+    if (message.id === undefined) {
+      // A notification: only cancelling a listen means anything here.
+      if (
+        message.method === 'notifications/cancelled' &&
+        (typeof params.requestId === 'string' || typeof params.requestId === 'number')
+      ) {
+        streams.cancel(caller.session_id, params.requestId);
+      }
+      ctx.status = 202;
+      ctx.body = ''; // no body, not Koa's status text
+      return;
+    }
+
+    if (!Object.hasOwn(mcpMethods, message.method)) {
+      throw new McpError(404, RPC.methodNotFound, `method not found: ${message.method}`);
+    }
+    const entry = mcpMethods[message.method as McpMethod];
+    checkRoutingHeaders(ctx.headers, message.method, entry.nameParam, params);
+    if (!entry.validateParams(params)) {
+      throw new McpError(
+        400,
+        RPC.invalidParams,
+        `invalid params: ${formatValidationErrors(entry.validateParams.errors, 'params')}`,
+      );
+    }
+    const meta = params._meta as Record<string, unknown>;
+    if (meta[META.protocolVersion] !== header(ctx.headers, 'mcp-protocol-version')) {
+      throw mismatch('_meta io.modelcontextprotocol/protocolVersion does not match the MCP-Protocol-Version header');
+    }
+    const capabilities = meta[META.clientCapabilities] as { extensions?: Record<string, unknown> };
+    const tasksDeclared = capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
+    if (entry.requiresExtension === TASKS_EXTENSION && !tasksDeclared) throw missingTasksExtension();
+
+    const handler = handlers[entry.handler] as (c: unknown, p: unknown) => unknown;
+    const result = handler({ room, caller, tasksDeclared, requestId: message.id, streams, koa: ctx }, params);
+    if (result === STREAMED) {
+      ctx.respond = false;
+      return;
+    }
+    ctx.status = 200;
+    ctx.body = { jsonrpc: '2.0', id: message.id, result };
   };
 }

@@ -1,6 +1,7 @@
-import type { DomainErrorCode } from '../../../generated/types.js';
+import type { DomainErrorCode, ToolError } from '../../../generated/types.js';
 import type Koa from 'koa';
 import { isDomainError, type DomainError } from '../../engine/index.js';
+import { Refusal } from '../refusal.js';
 import { McpError, RPC, type RequestId } from './protocol.js';
 
 /** A domain refusal of a protocol method (tasks/*, resources/read) as a JSON-RPC error. */
@@ -24,25 +25,60 @@ export function rpcErrorFor(error: DomainError): McpError {
   );
 }
 
-/** A domain refusal of a tool: a tool result with isError, so a model can read it and correct itself. */
+/**
+ * A domain refusal of a tool: a tool result with isError, so a model can read
+ * it and correct itself. Its structuredContent is a ToolError, which every
+ * tool's outputSchema admits.
+ */
 export function toolErrorResult(error: DomainError) {
-  return {
-    content: [{ type: 'text' as const, text: error.message }],
-    structuredContent: { error: error.toJSON() },
-    isError: true,
+  const structuredContent: ToolError = { error: error.toJSON() };
+  return { content: [{ type: 'text' as const, text: error.message }], structuredContent, isError: true };
+}
+
+/** The request id an error response names, once the message was parsed (MCP leaves it out when unknown). */
+export const setRpcId = (ctx: Koa.Context, id: RequestId | null): void => {
+  ctx.state.rpcId = id;
+};
+
+/**
+ * The MCP surface's one error funnel: a client's mistake or a refusal is a
+ * JSON-RPC error with its HTTP status; anything else is logged in full and
+ * answered with a plain -32603 that carries no details.
+ */
+export function answerErrorsAsJsonRpc(log: (message: string) => void): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      let rpc: McpError;
+      if (error instanceof McpError) rpc = error;
+      else if (isDomainError(error)) rpc = rpcErrorFor(error);
+      else if (error instanceof Refusal) {
+        rpc = new McpError(error.status, error.rpcCode, error.message);
+        ctx.set(error.headers);
+      } else {
+        log(
+          `ce: ${ctx.method} ${ctx.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+        rpc = new McpError(500, RPC.internalError, 'internal error');
+      }
+      ctx.status = rpc.status;
+      if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      const id = (ctx.state.rpcId as RequestId | null | undefined) ?? null;
+      ctx.body = { jsonrpc: '2.0', ...(id === null ? {} : { id }), error: rpc.toJSON() };
+    }
   };
 }
 
-/**
- * Answers a client's mistake or a refusal as a JSON-RPC error with its HTTP
- * status. Anything else is not the client's doing and goes on to the app's
- * error funnel (a 500 without details).
- */
-export function sendRpcError(ctx: Koa.Context, error: unknown, id: RequestId | null): void {
-  const rpc = error instanceof McpError ? error : isDomainError(error) ? rpcErrorFor(error) : null;
-  if (!rpc) throw error;
-  ctx.status = rpc.status;
-  if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-  // MCP's error response leaves id out when the request's id is unknown.
-  ctx.body = { jsonrpc: '2.0', ...(id === null ? {} : { id }), error: rpc.toJSON() };
-}
+/** /mcp answers POST and GET only. */
+export const mcpMethodNotAllowed: Koa.Middleware = () => {
+  throw new Refusal(
+    405,
+    'method_not_allowed',
+    'method not allowed: /mcp takes POST (and GET for the legacy stream)',
+    RPC.invalidRequest,
+    {
+      Allow: 'GET, POST',
+    },
+  );
+};

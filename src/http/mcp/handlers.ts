@@ -1,5 +1,5 @@
-import type { McpHandlerName, McpHandlerParams, ToolName, ToolTypes } from '../../../generated/mcp.js';
-import { toolCatalog } from '../../../generated/mcp.js';
+import type { McpHandlerName, McpHandlerParams, TaskToolName, ToolName, ToolTypes } from '../../../generated/mcp.js';
+import { taskTools, toolCatalog } from '../../../generated/mcp.js';
 import type { Caller } from '../../../generated/types.js';
 import {
   acceptHandoff,
@@ -57,6 +57,7 @@ const toolOperations: {
 };
 
 const isToolName = (name: string): name is ToolName => Object.hasOwn(toolOperations, name);
+const runsAsTask = (name: ToolName): name is TaskToolName => (taskTools as readonly string[]).includes(name);
 
 /** Runs an engine call of a protocol method; a domain refusal becomes its JSON-RPC error. */
 function engine<T>(run: () => T): T {
@@ -97,8 +98,8 @@ export const handlers: Handlers = {
       if (isDomainError(error)) return complete(toolErrorResult(error));
       throw error;
     }
-    if (name === 'handoff_create' && tasksDeclared) {
-      const { handoff, task } = output as ToolTypes['handoff_create']['output'];
+    if (tasksDeclared && runsAsTask(name)) {
+      const { handoff, task } = output as ToolTypes[TaskToolName]['output'];
       // A task handle only for a durable task the caller can poll (tasks/get would find it).
       if (task) {
         const { taskId, status, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = task;
@@ -136,6 +137,9 @@ export const handlers: Handlers = {
       ...CACHE,
     });
   },
+
+  // The resources capability implies this method; the room has no parameterized resources.
+  listResourceTemplates: () => complete({ resourceTemplates: [], ...CACHE }),
 
   readResource: ({ room, caller }, { uri }) => {
     const uris = resourceUris(room);

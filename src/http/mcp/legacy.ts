@@ -1,7 +1,6 @@
 import type Koa from 'koa';
 import { authenticate, type Room, type RoomChange } from '../../engine/index.js';
 import { bearerToken } from '../authenticate.js';
-import { sendRpcError } from './errors.js';
 import { resourcesChangedBy, resourceUris } from './resources.js';
 import type { StreamRegistry } from './streams.js';
 
@@ -12,13 +11,8 @@ import type { StreamRegistry } from './streams.js';
  */
 export function legacyResourceStream(room: Room, streams: StreamRegistry) {
   return async (ctx: Koa.Context): Promise<void> => {
-    let sessionId: string;
-    try {
-      sessionId = authenticate(room, bearerToken(ctx)).session_id;
-      streams.checkRoom(sessionId);
-    } catch (error) {
-      return sendRpcError(ctx, error, null);
-    }
+    const sessionId = authenticate(room, bearerToken(ctx)).session_id;
+    streams.checkRoom(sessionId);
     const uris = resourceUris(room);
     const render = (change: RoomChange): unknown[] => {
       const subscribed = streams.legacySubscriptions.get(sessionId);

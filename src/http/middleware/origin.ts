@@ -1,5 +1,7 @@
 import type Koa from 'koa';
-import { sendProblem } from '../rest/problem.js';
+import { Refusal } from '../refusal.js';
+
+const INVALID_REQUEST = -32600;
 
 /**
  * Browsers send Origin; a page elsewhere must not drive the room through a
@@ -11,11 +13,7 @@ export function checkOrigin(allowed: readonly string[]): Koa.Middleware {
   return async (ctx, next) => {
     const origin = ctx.get('origin');
     if (origin && origin !== `${ctx.protocol}://${ctx.host}` && !allow.has(origin)) {
-      const message = `origin ${origin} is not allowed`;
-      if (ctx.path !== '/mcp') return sendProblem(ctx, 403, 'forbidden', message);
-      ctx.status = 403;
-      ctx.body = { jsonrpc: '2.0', error: { code: -32600, message } };
-      return;
+      throw new Refusal(403, 'forbidden', `origin ${origin} is not allowed`, INVALID_REQUEST);
     }
     await next();
   };

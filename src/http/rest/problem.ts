@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { DomainErrorCode } from '../../../generated/types.js';
-import type { DomainError } from '../../engine/index.js';
+import { isDomainError, type DomainError } from '../../engine/index.js';
+import { Refusal, type ProblemCode } from '../refusal.js';
 
 /** The one mapping of the room's error codes to HTTP statuses. */
 export const STATUS_FOR: Record<DomainErrorCode, number> = {
@@ -19,16 +20,19 @@ const TITLES: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Content Too Large',
+  415: 'Unsupported Media Type',
   429: 'Too Many Requests',
+  500: 'Internal Server Error',
 };
 
 /** An error as application/problem+json (RFC 9457). */
 export function sendProblem(
   ctx: Koa.Context,
   status: number,
-  code: DomainErrorCode,
+  code: ProblemCode,
   detail: string,
   extra: object = {},
 ): void {
@@ -45,3 +49,45 @@ export function sendDomainError(ctx: Koa.Context, error: DomainError): void {
     ...(details.current_revision !== undefined ? { current_revision: details.current_revision } : {}),
   });
 }
+
+/**
+ * The REST surface's one error funnel: refusals and domain errors become
+ * problem+json with their status; anything else is logged in full and
+ * answered with a plain 500 that carries no details.
+ */
+export function answerErrorsAsProblems(log: (message: string) => void): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof Refusal) {
+        ctx.set(error.headers);
+        return sendProblem(ctx, error.status, error.code, error.message);
+      }
+      if (isDomainError(error)) return sendDomainError(ctx, error);
+      log(
+        `ce: ${ctx.method} ${ctx.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      sendProblem(ctx, 500, 'internal_error', 'internal error');
+    }
+  };
+}
+
+/**
+ * After every route: a path no route has is 404, a method its route does not
+ * take is 405 (with Allow, set by the router), both as problem+json.
+ */
+export const answerUnroutedAsProblems: Koa.Middleware = async (ctx, next) => {
+  await next();
+  if (ctx.body != null || ctx.respond === false) return;
+  if (ctx.status === 405 || ctx.status === 501) {
+    sendProblem(
+      ctx,
+      405,
+      'method_not_allowed',
+      `${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('Allow')})`,
+    );
+  } else if (ctx.status === 404) {
+    sendProblem(ctx, 404, 'not_found', `no route ${ctx.method} ${ctx.path}`);
+  }
+};

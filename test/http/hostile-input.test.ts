@@ -1,0 +1,244 @@
+// Requests an attacker would send, over real HTTP: prototype keys, bodies
+// that are not JSON by their content type or their bytes, unknown paths and
+// wrong methods. Each is refused with a clear error in its surface's own
+// format, and the database is the same afterwards, row for row.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateProblemDetails } from '../../generated/validators.js';
+import { mcpHeaders, post, requestMeta } from '../helpers/mcp-wire.js';
+import { dumpDatabase } from '../helpers/room.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+let s: TestServer;
+let rest: string;
+let mcp: string;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  rest = `${s.http.baseUrl}/workspace`;
+  mcp = s.http.mcpUrl;
+});
+afterAll(async () => {
+  await s.stop();
+});
+
+const restHeaders = (token: string, type = 'application/json') => ({
+  authorization: `Bearer ${token}`,
+  'content-type': type,
+});
+
+/** Runs `send` and asserts that not one row of the sidecar changed. */
+async function unchanged<T>(send: () => Promise<T>): Promise<T> {
+  const before = dumpDatabase(s.room);
+  const answer = await send();
+  expect(dumpDatabase(s.room)).toEqual(before);
+  return answer;
+}
+
+function expectProblemBody(r: { status: number; headers: Headers; body: any }, status: number, code: string) {
+  expect(r.status).toBe(status);
+  expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(validateProblemDetails(r.body), JSON.stringify(validateProblemDetails.errors)).toBe(true);
+  expect(r.body).toMatchObject({ status, code });
+}
+
+describe('prototype keys', () => {
+  const bodies: [string, string, string][] = [
+    ['__proto__ at the top', '{"__proto__":{"summary":"x"}}', 'a forbidden key __proto__ (at /__proto__)'],
+    [
+      '__proto__ escaped as \\u005f',
+      '{"\\u005f_proto__":{"summary":"x"}}',
+      'a forbidden key __proto__ (at /__proto__)',
+    ],
+    [
+      '__proto__ nested in an artifact',
+      '{"summary":"x","artifacts":[{"uri":"workspace:///a","__proto__":{"title":"t"}}]}',
+      'a forbidden key __proto__ (at /artifacts/0/__proto__)',
+    ],
+    [
+      'constructor.prototype',
+      '{"summary":"x","constructor":{"prototype":{"summary":"y"}}}',
+      'a forbidden key constructor.prototype (at /constructor/prototype)',
+    ],
+  ];
+
+  it.each(bodies)('REST: %s is 400 naming the key, and nothing is created', async (_name, body, where) => {
+    const r = await unchanged(() => post(`${rest}/handoffs`, body, restHeaders(s.tokens.alice)));
+    expectProblemBody(r, 400, 'invalid_input');
+    expect(r.body.detail).toBe(`the request body has ${where}; such keys are refused anywhere in a document`);
+  });
+
+  it.each(bodies)('MCP: %s in tool arguments is 400 / -32700, and nothing is created', async (_name, args, where) => {
+    const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"handoff_create","arguments":${args},"_meta":${JSON.stringify(requestMeta())}}}`;
+    const r = await unchanged(() =>
+      post(mcp, body, mcpHeaders('tools/call', s.tokens.alice, { 'mcp-name': 'handoff_create' })),
+    );
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32700,
+        message: `the request body has ${where.replace('(at /', '(at /params/arguments/')}; such keys are refused anywhere in a document`,
+      },
+    });
+  });
+
+  it('MCP: __proto__ in _meta cannot declare the Tasks extension', async () => {
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"tk_x","_meta":{"__proto__":{"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}}`;
+    const r = await unchanged(() => post(mcp, body, mcpHeaders('tasks/get', s.tokens.alice, { 'mcp-name': 'tk_x' })));
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe(-32700);
+  });
+
+  it('a prototype key spelled as data elsewhere (a string value) is just text', async () => {
+    const r = await post(
+      `${rest}/handoffs`,
+      '{"summary":"__proto__ and constructor.prototype"}',
+      restHeaders(s.tokens.alice),
+    );
+    expect(r.status).toBe(201);
+    expect(r.body.handoff.summary).toBe('__proto__ and constructor.prototype');
+  });
+});
+
+describe('bodies that are not JSON', () => {
+  it('REST: bytes that are not UTF-8 are 400, and nothing is created', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"summary":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const r = await unchanged(async () => {
+      const response = await fetch(`${rest}/handoffs`, {
+        method: 'POST',
+        headers: restHeaders(s.tokens.alice),
+        body: bytes,
+      });
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: (await response.json()) as { detail: string },
+      };
+    });
+    expectProblemBody(r, 400, 'invalid_input');
+    expect(r.body.detail).toBe('the request body is not valid UTF-8');
+  });
+
+  it('REST: malformed JSON is 400', async () => {
+    const r = await unchanged(() => post(`${rest}/handoffs`, '{"summary":', restHeaders(s.tokens.alice)));
+    expectProblemBody(r, 400, 'invalid_input');
+    expect(r.body.detail).toBe('the request body is not valid JSON');
+  });
+
+  it('REST: a +json type and a UTF-8 charset are JSON', async () => {
+    const r = await post(
+      `${rest}/handoffs`,
+      '{"summary":"typed"}',
+      restHeaders(s.tokens.alice, 'application/vnd.room+json; charset=UTF-8'),
+    );
+    expect(r.status).toBe(201);
+  });
+
+  it.each([
+    ['none', null, 'none was given'],
+    ['text/plain', 'text/plain', 'it was text/plain'],
+    ['a form', 'application/x-www-form-urlencoded', 'it was application/x-www-form-urlencoded'],
+  ])('MCP: a body sent as %s is 415 / -32600', async (_name, type, given) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: requestMeta() } });
+    const r = await unchanged(async () => {
+      const response = await fetch(mcp, {
+        method: 'POST',
+        headers: mcpHeaders('tools/list', s.tokens.alice, { 'content-type': type }),
+        body: new TextEncoder().encode(body),
+      });
+      return { status: response.status, body: await response.json() };
+    });
+    expect(r).toEqual({
+      status: 415,
+      body: {
+        jsonrpc: '2.0',
+        error: { code: -32600, message: `the request body must be sent as Content-Type: application/json (${given})` },
+      },
+    });
+  });
+
+  it('MCP: an empty body is 400 / -32700', async () => {
+    const r = await post(mcp, '', mcpHeaders('tools/list', s.tokens.alice));
+    expect(r.status).toBe(400);
+    expect(r.body.error).toEqual({ code: -32700, message: 'the request body is empty; send one JSON-RPC message' });
+  });
+});
+
+describe('paths and methods', () => {
+  it.each(['/', '/nope', '/workspace', '/workspace/handoffs/x/y/z', '/workspace/%2e%2e/%2e%2e/etc/passwd'])(
+    'GET %s: 404 problem+json',
+    async (pathname) => {
+      const response = await fetch(`${s.http.baseUrl}${pathname}`, {
+        headers: { authorization: `Bearer ${s.tokens.alice}` },
+      });
+      const r = { status: response.status, headers: response.headers, body: await response.json() };
+      expectProblemBody(r, 404, 'not_found');
+    },
+  );
+
+  it.each([
+    ['PUT', '/workspace/handoffs', 'GET, HEAD, POST'],
+    ['DELETE', '/workspace/artifact', 'HEAD, GET'],
+    ['POST', '/openapi.json', 'HEAD, GET'],
+  ])('%s %s: 405 problem+json with Allow', async (method, pathname, allow) => {
+    const response = await fetch(`${s.http.baseUrl}${pathname}`, {
+      method,
+      headers: { authorization: `Bearer ${s.tokens.alice}` },
+    });
+    const r = { status: response.status, headers: response.headers, body: await response.json() };
+    expectProblemBody(r, 405, 'method_not_allowed');
+    expect(new Set(response.headers.get('allow')!.split(', '))).toEqual(new Set(allow.split(', ')));
+  });
+
+  it.each(['PUT', 'DELETE', 'PATCH'])('%s /mcp: 405 with a JSON-RPC error and Allow', async (method) => {
+    const response = await fetch(s.http.mcpUrl, { method, headers: { authorization: `Bearer ${s.tokens.alice}` } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, POST');
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'method not allowed: /mcp takes POST (and GET for the legacy stream)' },
+    });
+  });
+});
+
+describe('a file an outside edit left not UTF-8', () => {
+  it('REST reading and approving answer 409 saying why, MCP reading -32009; the bytes stay as they are', async () => {
+    const proposed = await post(
+      `${rest}/proposals`,
+      { base_revision: 1, content: '# Proposed\n' },
+      restHeaders(s.tokens.alice),
+    );
+    expect(proposed.status).toBe(201);
+    const latin1 = Buffer.from('# Caf\xe9\n', 'latin1');
+    writeFileSync(s.artifact, latin1);
+    const why =
+      /^the artifact room\.md is not UTF-8 text since an outside edit \(byte 0xE9 at offset 5 is not valid UTF-8\)/;
+
+    const read = await fetch(`${rest}/artifact`, { headers: { authorization: `Bearer ${s.tokens.alice}` } });
+    const readBody = { status: read.status, headers: read.headers, body: (await read.json()) as { detail: string } };
+    expectProblemBody(readBody, 409, 'conflict');
+    expect(readBody.body.detail).toMatch(why);
+
+    const approve = await unchanged(() =>
+      post(`${rest}/proposals/${proposed.body.proposal.proposal_id}/approve`, {}, restHeaders(s.tokens.dave)),
+    );
+    expectProblemBody(approve, 409, 'conflict');
+    expect(approve.body.detail).toMatch(why);
+
+    const resource = await post(
+      mcp,
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'resources/read',
+        params: { uri: 'workspace:///room.md', _meta: requestMeta() },
+      },
+      mcpHeaders('resources/read', s.tokens.alice, { 'mcp-name': 'workspace:///room.md' }),
+    );
+    expect(resource.status).toBe(200);
+    expect(resource.body.error).toMatchObject({ code: -32009, data: { code: 'conflict', reason: 'not_text' } });
+    expect(resource.body.error.message).toMatch(why);
+    expect(readFileSync(s.artifact)).toEqual(latin1);
+  });
+});
