@@ -66,7 +66,10 @@ const followUp = (): WireRequest => ({
  */
 async function exchange(c: FuzzCase): Promise<WireAnswer> {
   count(c.kind);
-  const answer = await client.send(c.request, { firstEvent: c.firstEvent ?? false });
+  const answer = await client.send(c.request, { firstEvent: c.firstEvent ?? false }).catch((error: Error) => {
+    baseline = room.dump();
+    throw new RuleBroken(`[${c.kind}] ${error.message}\n${describeExchange(c.request, null)}`);
+  });
   const before = baseline;
   let broken: unknown;
   let success = false;
@@ -85,7 +88,11 @@ async function exchange(c: FuzzCase): Promise<WireAnswer> {
   }
   if (c.followUp) {
     count('follow-up on the same connection');
-    const next = await client.send(followUp());
+    const next = await client.send(followUp()).catch((error: Error) => {
+      throw new RuleBroken(
+        `[${c.kind}] the next request on the same connection got no answer (${error.message})\n${describeExchange(c.request, answer)}`,
+      );
+    });
     if (next.status !== 200) {
       throw new RuleBroken(
         `[${c.kind}] the request after it was not answered 200\n${describeExchange(c.request, answer)}\n${describeExchange(followUp(), next)}`,

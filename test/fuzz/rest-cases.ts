@@ -640,7 +640,7 @@ export function restCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
 
 /** Paths that are no route, under any method: 404. The documents the room serves, with other methods: 405. */
 export function otherPathCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
-  const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE');
+  const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE', 'HEAD', 'OPTIONS');
   const unknownPath = fc.oneof(
     fc.constantFrom(
       '/',

@@ -48,21 +48,14 @@ export class WireClient {
    * acknowledgement at once), else only its head, and then closed.
    */
   async send(request: WireRequest, options: { firstEvent?: boolean } = {}): Promise<WireAnswer> {
-    const label = `${request.method} ${request.path.slice(0, 200)}`;
     try {
-      return await this.attempt(request, options.firstEvent ?? false);
-    } catch (error) {
-      // A kept-alive connection the server closed while idle: the request never reached it (Node's advice).
-      if ((error as { reusedSocket?: boolean }).reusedSocket && !(error instanceof HangError)) {
-        return await this.attempt(request, options.firstEvent ?? false);
-      }
-      throw error;
+      return await this.roundTrip(request, options.firstEvent ?? false);
     } finally {
-      this.previous = label;
+      this.previous = `${request.method} ${request.path.slice(0, 200)}`;
     }
   }
 
-  private attempt(request: WireRequest, firstEvent: boolean): Promise<WireAnswer> {
+  private roundTrip(request: WireRequest, firstEvent: boolean): Promise<WireAnswer> {
     return new Promise<WireAnswer>((resolve, reject) => {
       let settled = false;
       const finish = (outcome: () => void) => {
@@ -99,9 +92,11 @@ export class WireClient {
       else if (request.body !== undefined) req.setHeader('content-length', request.body.length);
 
       req.on('error', (error) => {
-        const failure = Object.assign(
-          new Error(`${request.method} ${request.path.slice(0, 200)}: the connection failed: ${error.message}`),
-          { reusedSocket: req.reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET' },
+        // No retry, even on a reused connection: requests follow each other at once, so the server never
+        // closes one as idle under the next, and a connection it left unusable must show.
+        const failure = new Error(
+          `${request.method} ${request.path.slice(0, 200)}: the connection failed before an answer: ${error.message} ` +
+            `(the request before it on this connection: ${this.previous})`,
         );
         finish(() => reject(failure));
       });
