@@ -1127,7 +1127,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -1138,6 +1138,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -2120,7 +2121,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -2131,6 +2132,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -3304,7 +3306,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -3315,6 +3317,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -4258,7 +4261,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -4269,6 +4272,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -4485,7 +4489,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -4496,6 +4500,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -5240,7 +5245,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -5251,6 +5256,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -5995,7 +6001,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -6006,6 +6012,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -6357,7 +6364,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -6368,6 +6375,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -6666,7 +6674,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -6677,6 +6685,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -6989,7 +6998,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -7000,6 +7009,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -7311,7 +7321,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -7322,6 +7332,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -7633,7 +7644,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -7644,6 +7655,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },
@@ -7915,7 +7927,7 @@ export const toolCatalog = [
             code: {
               title: 'DomainErrorCode',
               description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).',
+                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
               type: 'string',
               enum: [
                 'unauthorized',
@@ -7926,6 +7938,7 @@ export const toolCatalog = [
                 'too_large',
                 'limit_reached',
                 'locked',
+                'unavailable',
               ],
             },
           },

@@ -588,10 +588,10 @@ export interface components {
         };
         /**
          * DomainErrorCode
-         * @description unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).
+         * @description unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).
          * @enum {string}
          */
-        DomainErrorCode: "unauthorized" | "invalid_input" | "forbidden" | "not_found" | "conflict" | "too_large" | "limit_reached" | "locked";
+        DomainErrorCode: "unauthorized" | "invalid_input" | "forbidden" | "not_found" | "conflict" | "too_large" | "limit_reached" | "locked" | "unavailable";
         /**
          * Event
          * @description An append-only row in the sidecar ring saying a record changed. Not a delivery receipt. Ids strictly increase and are never reused; the ring keeps the newest 2,000.
@@ -2318,6 +2318,15 @@ export interface operations {
             };
             /** @description The body is not sent as application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The room could not write the file (a full disk, a read-only directory); nothing was accepted */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

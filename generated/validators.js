@@ -5687,7 +5687,7 @@ const schema60 = {
     code: {
       title: "DomainErrorCode",
       description:
-        "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).",
+        "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).",
       type: "string",
       enum: [
         "unauthorized",
@@ -5698,6 +5698,7 @@ const schema60 = {
         "too_large",
         "limit_reached",
         "locked",
+        "unavailable",
       ],
     },
   },
@@ -5705,9 +5706,19 @@ const schema60 = {
 const schema61 = {
   title: "DomainErrorCode",
   description:
-    "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409).",
+    "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).",
   type: "string",
-  enum: ["unauthorized", "invalid_input", "forbidden", "not_found", "conflict", "too_large", "limit_reached", "locked"],
+  enum: [
+    "unauthorized",
+    "invalid_input",
+    "forbidden",
+    "not_found",
+    "conflict",
+    "too_large",
+    "limit_reached",
+    "locked",
+    "unavailable",
+  ],
 };
 
 function validate33(
@@ -5796,7 +5807,8 @@ function validate33(
         data0 === "conflict" ||
         data0 === "too_large" ||
         data0 === "limit_reached" ||
-        data0 === "locked"
+        data0 === "locked" ||
+        data0 === "unavailable"
       )) {
         const err4 = {
           instancePath: instancePath + "/code",
@@ -27341,7 +27353,8 @@ function validate141(
         data4 === "conflict" ||
         data4 === "too_large" ||
         data4 === "limit_reached" ||
-        data4 === "locked"
+        data4 === "locked" ||
+        data4 === "unavailable"
       )) {
         const err12 = {
           instancePath: instancePath + "/code",

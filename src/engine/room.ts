@@ -1,6 +1,7 @@
 import type { Caller, DetailedTask, Event, EventType, Handoff } from '../../generated/types.js';
 import { Bus } from '../bus/bus.js';
 import { existsSync } from 'node:fs';
+import { removeLeftoverTempFiles } from '../store/artifact-file.js';
 import { openSidecar, sidecarPath, type Sidecar } from '../store/sidecar.js';
 import { RoomStore } from '../store/room-store.js';
 import { WorkspaceStore } from '../store/workspace-store.js';
@@ -49,6 +50,8 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
     ...(options.create === undefined ? {} : { create: options.create }),
     ...(options.command ? { command: options.command } : {}),
   });
+  // The writer holds the lock: a temp file of this artifact is a write that died before its rename.
+  if (sidecar.writable) removeLeftoverTempFiles(artifactPath);
   const bus = new Bus<RoomChange>();
   return {
     artifactPath,

@@ -157,6 +157,26 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'pending writes of the artifact',
+    sql: `
+      -- An accepted proposal's bytes on their way to the file. The row is
+      -- committed before the file is touched and removed in the transaction
+      -- that records the revision; after a crash the bytes on disk say which
+      -- way it went. One at a time: only the writer writes the file.
+      CREATE TABLE pending_writes (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        proposal_id TEXT NOT NULL REFERENCES proposals (id),
+        approver TEXT NOT NULL,
+        note TEXT,
+        base_revision INTEGER NOT NULL REFERENCES revisions (number),
+        hash TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export function migrate(db: Database, now: number): number[] {

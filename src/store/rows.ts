@@ -92,6 +92,17 @@ export interface RevisionRow {
   at: number;
 }
 
+/** An accepted proposal's bytes on their way to the file (see migration 3). */
+export interface PendingWriteRow {
+  proposal_id: string;
+  approver: string;
+  note: string | null;
+  base_revision: number;
+  hash: string;
+  size: number;
+  at: number;
+}
+
 export interface ProposalRow {
   id: string;
   status: 'open' | 'accepted' | 'rejected' | 'withdrawn';

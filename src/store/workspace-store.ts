@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { HistoryRow, ProposalRow, RevisionRow, SessionRow } from './rows.js';
+import type { HistoryRow, PendingWriteRow, ProposalRow, RevisionRow, SessionRow } from './rows.js';
 
 function prepareStatements(db: Database) {
   const p = (sql: string): Statement => db.prepare(sql);
@@ -29,6 +29,13 @@ function prepareStatements(db: Database) {
       WHERE status = @status
         AND (@before_at IS NULL OR created_at < @before_at OR (created_at = @before_at AND id < @before_id))
       ORDER BY created_at DESC, id DESC LIMIT @limit`),
+
+    insertPendingWrite: p(`INSERT INTO pending_writes (id, proposal_id, approver, note, base_revision, hash, size, at)
+      VALUES (1, @proposal_id, @approver, @note, @base_revision, @hash, @size, @at)`),
+    getPendingWrite: p(
+      'SELECT proposal_id, approver, note, base_revision, hash, size, at FROM pending_writes WHERE id = 1',
+    ),
+    deletePendingWrite: p('DELETE FROM pending_writes WHERE id = 1'),
 
     insertHistory: p(`INSERT INTO history (at, kind, actor, revision, proposal_id, handoff_id, note)
       VALUES (@at, @kind, @actor, @revision, @proposal_id, @handoff_id, @note)`),
@@ -92,6 +99,16 @@ export class WorkspaceStore {
     limit: number;
   }): ProposalRow[] {
     return this.s.listProposals.all(query) as ProposalRow[];
+  }
+
+  insertPendingWrite(row: PendingWriteRow): void {
+    this.s.insertPendingWrite.run(row);
+  }
+  getPendingWrite(): PendingWriteRow | undefined {
+    return this.s.getPendingWrite.get() as PendingWriteRow | undefined;
+  }
+  deletePendingWrite(): void {
+    this.s.deletePendingWrite.run();
   }
 
   insertHistory(row: Omit<HistoryRow, 'id'>): number {

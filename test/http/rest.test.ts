@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
 import { restRoutes } from '../../generated/rest.js';
 import { readRuntimeFile } from '../../src/http/runtime-file.js';
+import { failArtifactWrites } from '../helpers/fail-artifact-writes.js';
 import {
   documentedStatuses,
   expectOk,
@@ -1046,6 +1047,30 @@ describe('POST /workspace/proposals/{proposal_id}/approve (approveProposal)', ()
 
   it('404 for an unknown proposal', async () => {
     expectProblem(await approve(w.dave, 'pr_made-up'), 404, 'not_found', 'unknown proposal pr_made-up');
+  });
+
+  it('503 when the file cannot be written: nothing accepted, the proposal stays open, the file as it was', async () => {
+    const before = readFileSync(w.s.artifact, 'utf8');
+    const proposal = await propose(w, '# Test room\n\nOn a full disk.\n');
+    const restore = failArtifactWrites(w.s.dir, 'write');
+    try {
+      expectProblem(
+        await approve(w.dave, proposal.proposal_id),
+        503,
+        'unavailable',
+        'the room could not write room.md (ENOSPC: no space left on device); nothing was accepted, the file is as it was and the proposal stays open',
+      );
+    } finally {
+      restore();
+    }
+    expect(readFileSync(w.s.artifact, 'utf8')).toBe(before);
+    const still = expectOk(
+      await w.carol.GET('/workspace/proposals/{proposal_id}', {
+        params: { path: { proposal_id: proposal.proposal_id } },
+      }),
+      'getProposal',
+    );
+    expect(still.proposal.status).toBe('open');
   });
 
   it('409 for a proposal no longer open, and for a stale base (naming the current revision)', async () => {

@@ -7,6 +7,7 @@ import { requireActorCapability, type Actor } from '../access.js';
 import { DomainError } from '../errors.js';
 import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
+import { settlePendingWrite } from '../proposals/accepted-write.js';
 import { decodeArtifact, notText } from './text.js';
 
 function readDisk(room: Room): Buffer {
@@ -35,6 +36,8 @@ export function currentRevision(room: Room): RevisionRow {
 export function syncArtifact(room: Room): Revision | null {
   const bytes = readDisk(room);
   const hash = hashBytes(bytes);
+  // A write the room began is settled first: its bytes are the room's, not an outside edit.
+  settlePendingWrite(room, hash);
   const current = room.workspace.currentRevision();
   if (current?.hash === hash) return null;
   const decoded = decodeArtifact(bytes);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { applyPatch, parsePatch } from 'diff';
 import type {
   Caller,
@@ -27,6 +28,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
 import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
+import { recordAcceptedWrite } from './accepted-write.js';
 
 const newProposalId = (): string => `pr_${randomBytes(12).toString('base64url')}`;
 
@@ -132,15 +134,16 @@ function requireOpen(row: ProposalRow): void {
 /**
  * proposal_approve: writes the proposed text as the next revision. A base
  * that is no longer current is a conflict naming the current revision, and
- * nothing is written. The file is replaced atomically inside the transaction
- * that records the revision, so a failed write records nothing; a crash after
- * the rename is found as an outside edit on the next read.
+ * nothing is written. The file and the record of it are written in the
+ * order of accepted-write.ts, so a crash at any moment leaves them agreeing
+ * once the room starts again; the answer leaves only when both are on disk.
  */
 export function approveProposal(room: Room, caller: Caller, input: ProposalDecisionInput): ProposalOutput {
   const args = checkInput(validateProposalDecisionInput, input);
   requireCapability(caller, 'approve');
   syncArtifact(room); // an outside edit since the proposal makes its base stale
-  return change(room, ({ now, record }) => {
+  // (1) The pending write, committed before the file is touched.
+  const { write, bytes } = change(room, ({ now }) => {
     const row = loadProposal(room, args.proposal_id);
     requireOpen(row);
     const current = currentRevision(room);
@@ -156,45 +159,40 @@ export function approveProposal(room: Room, caller: Caller, input: ProposalDecis
       );
     }
     const bytes = Buffer.from(row.content, 'utf8');
-    const revision: RevisionRow = {
-      number: current.number + 1,
+    const write = {
+      proposal_id: row.id,
+      approver: caller.participant,
+      note: args.note ?? null,
+      base_revision: current.number,
       hash: hashBytes(bytes),
       size: bytes.length,
-      content: row.content,
-      source: 'proposal',
-      author: row.author,
-      approver: caller.participant,
-      proposal_id: row.id,
       at: now,
     };
-    room.workspace.insertRevision(revision);
-    const decided = {
-      ...row,
-      status: 'accepted' as const,
-      decided_by: caller.participant,
-      decided_at: now,
-      note: args.note ?? null,
-      revision: revision.number,
-    };
-    room.workspace.decideProposal(decided);
-    appendHistory(room, {
-      kind: 'revision',
-      at: now,
-      actor: caller.participant,
-      revision: revision.number,
-      proposal_id: row.id,
-      note: args.note ?? null,
-    });
-    record({
-      type: 'proposal.accepted',
-      actor: caller.participant,
-      handoffId: null,
-      taskId: null,
-      payload: { proposal_id: row.id, revision: revision.number },
-    });
-    writeArtifactFileAtomically(room.artifactPath, bytes);
-    return output(room, decided);
+    room.workspace.insertPendingWrite(write);
+    return { write, bytes };
   });
+  // (2) The file.
+  try {
+    writeArtifactFileAtomically(room.artifactPath, bytes);
+  } catch (error) {
+    change(room, () => room.workspace.deletePendingWrite());
+    throw couldNotWrite(room, error);
+  }
+  // (3) The revision, the decision and the event.
+  const decided = change(room, ({ record }) => recordAcceptedWrite(room, write, record));
+  return output(room, decided);
+}
+
+/** The file could not be written (a full disk, a read-only directory): nothing was accepted. */
+function couldNotWrite(room: Room, error: unknown): unknown {
+  const { code, message } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string') return error;
+  const why = message.split(',')[0] ?? message;
+  return new DomainError(
+    'unavailable',
+    `the room could not write ${path.basename(room.artifactPath)} (${why}); nothing was accepted, the file is as it was and the proposal stays open`,
+    { reason: code },
+  );
 }
 
 function closeProposal(

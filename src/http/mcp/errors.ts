@@ -13,6 +13,7 @@ const codes: Record<Exclude<DomainErrorCode, 'unauthorized'>, number> = {
   too_large: RPC.tooLarge,
   limit_reached: RPC.limitReached,
   locked: RPC.locked,
+  unavailable: RPC.unavailable,
 };
 
 export function rpcErrorFor(error: DomainError): McpError {

@@ -31,6 +31,7 @@ export const RPC = {
   tooLarge: -32013,
   limitReached: -32029,
   locked: -32030,
+  unavailable: -32050,
 } as const;
 
 export type RequestId = string | number;

@@ -13,6 +13,7 @@ export const STATUS_FOR: Record<DomainErrorCode, number> = {
   locked: 409,
   too_large: 413,
   limit_reached: 429,
+  unavailable: 503,
 };
 
 const TITLES: Record<number, string> = {
@@ -26,6 +27,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 /** An error as application/problem+json (RFC 9457). */

@@ -1,0 +1,51 @@
+// Fault injection for the artifact's writes, the way a full disk or a
+// read-only directory would fail them (a root user ignores permissions, so
+// the fs calls themselves are made to fail). The room's code imports
+// node:fs by name: the patched functions reach it through
+// syncBuiltinESMExports. Used in-process by tests, and preloaded into a
+// `ce serve` child by test/fixtures/fail-artifact-writes.ts.
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import path from 'node:path';
+
+/** Which step fails: writing the temp file (ENOSPC) or renaming it over the artifact (EROFS). */
+export type ArtifactFault = 'write' | 'rename';
+
+const errno = (code: string, message: string, syscall: string): NodeJS.ErrnoException =>
+  Object.defineProperties(new Error(`${code}: ${message}, ${syscall}`), {
+    code: { value: code },
+    syscall: { value: syscall },
+  }) as NodeJS.ErrnoException;
+
+/**
+ * From now on, each write of an artifact temp file in `dir` (the room's temp
+ * files are `.<name>.<pid>.<time>.tmp`) fails at the chosen step while
+ * `failing()` says so. Returns a function that puts the real fs back.
+ */
+export function failArtifactWrites(dir: string, fault: ArtifactFault, failing: () => boolean = () => true): () => void {
+  const real = { openSync: fs.openSync, writeSync: fs.writeSync, renameSync: fs.renameSync };
+  const isTemp = (file: fs.PathLike): boolean =>
+    path.dirname(path.resolve(String(file))) === path.resolve(dir) &&
+    /^\..+\.\d+\.\d+\.tmp$/.test(path.basename(String(file)));
+  const doomed = new Set<number>();
+  fs.openSync = ((file: fs.PathLike, ...rest: unknown[]) => {
+    const fd = (real.openSync as (...args: unknown[]) => number)(file, ...rest);
+    if (fault === 'write' && isTemp(file) && failing()) doomed.add(fd);
+    return fd;
+  }) as typeof fs.openSync;
+  fs.writeSync = ((fd: number, ...rest: unknown[]) => {
+    if (doomed.delete(fd)) throw errno('ENOSPC', 'no space left on device', 'write');
+    return (real.writeSync as (...args: unknown[]) => number)(fd, ...rest);
+  }) as typeof fs.writeSync;
+  fs.renameSync = ((from: fs.PathLike, to: fs.PathLike) => {
+    if (fault === 'rename' && isTemp(from) && failing()) throw errno('EROFS', 'read-only file system', 'rename');
+    real.renameSync(from, to);
+  }) as typeof fs.renameSync;
+  syncBuiltinESMExports();
+  return () => {
+    fs.openSync = real.openSync;
+    fs.writeSync = real.writeSync;
+    fs.renameSync = real.renameSync;
+    syncBuiltinESMExports();
+  };
+}
