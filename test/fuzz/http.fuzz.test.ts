@@ -13,10 +13,12 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAnswer, describeExchange, leakPatterns, RuleBroken } from './answer-rules.js';
-import { chaos, MIB, type FuzzCase } from './cases.js';
+import { madeUpTaskId, refusedTokenRequests, taskRequest, TASK_DOORS, type Stranger } from './access-cases.js';
+import { bodyLimitCases } from './body-limit-cases.js';
+import { chaos, type FuzzCase } from './cases.js';
 import { startFuzzRoom, type FuzzRoom } from './fuzz-room.js';
-import { limitCases, mcpCases, mcpRequest, type McpCall } from './mcp-cases.js';
-import { otherPathCases, restCalls, restCases, restRequest, routeOf } from './rest-cases.js';
+import { limitCases, mcpCases } from './mcp-cases.js';
+import { otherPathCases, restCases } from './rest-cases.js';
 import { WireClient, type WireAnswer, type WireRequest } from './wire.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_202);
@@ -142,95 +144,23 @@ describe('fuzzing the room over HTTP (ce serve)', () => {
   it(
     'a task read, answered or cancelled by someone who is neither its owner nor its assignee answers exactly as an unknown id',
     async () => {
-      const doors = [
-        'tasks/get',
-        'tasks/update',
-        'tasks/cancel',
-        'subscriptions/listen',
-        'GET task',
-        'POST cancel',
-        'POST input-responses',
-      ] as const;
-      type Door = (typeof doors)[number];
-      const request = (door: Door, reader: 'carol' | 'dave' | 'operator as carol', taskId: string): FuzzCase => {
-        if (door.startsWith('GET') || door.startsWith('POST')) {
-          const operationId =
-            door === 'GET task' ? 'getTask' : door === 'POST cancel' ? 'cancelTask' : 'answerTaskInput';
-          const route = routeOf(operationId);
-          const who =
-            reader === 'operator as carol'
-              ? { token: room.operatorToken, actAs: 'carol' }
-              : { token: room.tokens[reader] };
-          const body =
-            operationId === 'getTask'
-              ? undefined
-              : operationId === 'cancelTask'
-                ? { task_id: taskId }
-                : { task_id: taskId, input_responses: { tone: { action: 'decline' } } };
-          return {
-            kind: `foreign task: ${door}`,
-            request: restRequest({
-              route,
-              pathParams: {},
-              query: operationId === 'getTask' ? [['id', taskId]] : [],
-              ...(body ? { body } : {}),
-              ...who,
-            }),
-            expect: { is: 'refused' },
-          };
-        }
-        const token = reader === 'dave' ? room.tokens.dave : room.tokens.carol;
-        const call: McpCall =
-          door === 'subscriptions/listen'
-            ? { method: door, params: { notifications: { taskIds: [taskId] } }, token, id: 7, tasks: true }
-            : door === 'tasks/update'
-              ? {
-                  method: door,
-                  params: { taskId, inputResponses: { tone: { action: 'decline' } } },
-                  token,
-                  id: 7,
-                  tasks: true,
-                }
-              : { method: door, params: { taskId }, token, id: 7, tasks: true };
-        return {
-          kind: `foreign task: ${door}`,
-          request: mcpRequest(call),
-          expect: door === 'subscriptions/listen' ? { is: 'stream' } : { is: 'refused' },
-          firstEvent: door === 'subscriptions/listen',
-        };
-      };
-      const madeUp = fc
-        .oneof(
-          fc.stringMatching(/^tk_[A-Za-z0-9_-]{22}$/),
-          // At least 8 characters, so masking the id in an answer never masks the room's own words.
-          fc.string({ unit: 'grapheme', minLength: 8, maxLength: 40 }).filter((s) => [...s].length <= 100),
-          fc.string({ minLength: 8, maxLength: 100 }).map((s) => s.replace(/[\ud800-\udfff]/g, 'x')),
-        )
-        .filter((id) => ![room.ids.openTask, room.ids.acceptedTask, room.ids.unassignedTask].includes(id));
       await fc.assert(
         fc.asyncProperty(
-          fc.constantFrom(...doors),
-          fc.constantFrom('carol' as const, 'dave' as const, 'operator as carol' as const),
+          fc.constantFrom(...TASK_DOORS),
+          fc.constantFrom<Stranger>('carol', 'dave', 'operator as carol'),
           fc.constantFrom(room.ids.openTask, room.ids.acceptedTask, room.ids.unassignedTask),
-          madeUp,
-          async (door, reader, real, unknown) => {
-            const as =
-              door.startsWith('GET') || door.startsWith('POST')
-                ? reader
-                : reader === 'operator as carol'
-                  ? 'carol'
-                  : reader;
-            const forReal = await exchange(request(door, as, real));
-            const forUnknown = await exchange(request(door, as, unknown));
+          madeUpTaskId(room),
+          async (door, stranger, real, unknown) => {
+            const forReal = await exchange(taskRequest(room, door, stranger, real));
+            const forUnknown = await exchange(taskRequest(room, door, stranger, unknown));
             const shown = (answer: WireAnswer, id: string) => ({
               status: answer.status,
               type: answer.headers['content-type'],
               body: answer.body.split(JSON.stringify(id).slice(1, -1)).join('<id>'),
             });
-            expect(
-              shown(forReal, real),
-              `${door} by ${as}: a real task of another participant and a made-up id`,
-            ).toEqual(shown(forUnknown, unknown));
+            expect(shown(forReal, real), `${door} by ${stranger}: another's task, then a made-up id`).toEqual(
+              shown(forUnknown, unknown),
+            );
           },
         ),
         settings(foreignRuns),
@@ -243,68 +173,19 @@ describe('fuzzing the room over HTTP (ce serve)', () => {
   it(
     'a revoked, expired, removed or unknown token gets the same 401 on every request, and nothing is read or written',
     async () => {
-      const refusedTokens = () => [
-        room.refused.revoked,
-        room.refused.expired,
-        room.refused.removed,
-        room.refused.unknown,
-      ];
-      const mcpCall = fc
-        .constantFrom<McpCall['method']>(
-          'tools/list',
-          'tasks/get',
-          'tools/call',
-          'subscriptions/listen',
-          'resources/read',
-        )
-        .map((method): McpCall => ({
-          method,
-          params:
-            method === 'tasks/get'
-              ? { taskId: room.ids.openTask }
-              : method === 'tools/call'
-                ? { name: 'handoff_create', arguments: { summary: 'Not by a stranger' } }
-                : method === 'subscriptions/listen'
-                  ? { notifications: { resourceSubscriptions: [room.ids.artifactUri] } }
-                  : method === 'resources/read'
-                    ? { uri: room.ids.artifactUri }
-                    : {},
-          token: '',
-          id: 3,
-          tasks: true,
-        }));
+      const refused = [room.refused.revoked, room.refused.expired, room.refused.removed, room.refused.unknown];
       await fc.assert(
-        fc.asyncProperty(
-          fc.oneof(
-            mcpCall.map((call) => ({ mcp: call })),
-            restCalls(room).map((call) => ({ rest: call })),
-          ),
-          async (which) => {
-            const answers: WireAnswer[] = [];
-            for (const token of refusedTokens()) {
-              const c: FuzzCase =
-                'mcp' in which
-                  ? {
-                      kind: 'refused token: mcp',
-                      request: mcpRequest({ ...which.mcp, token }),
-                      expect: { is: 'rpc', status: 401, codes: [-32600] },
-                    }
-                  : {
-                      kind: 'refused token: rest',
-                      request: restRequest({ ...which.rest, token, actAs: undefined }),
-                      expect: { is: 'problem', status: 401, code: 'unauthorized' },
-                    };
-              answers.push(await exchange(c));
-            }
-            const shown = answers.map(({ status, headers, body }) => ({
-              status,
-              type: headers['content-type'],
-              auth: headers['www-authenticate'],
-              body,
-            }));
-            for (const answer of shown.slice(1)) expect(answer, 'every refused token reads the same').toEqual(shown[0]);
-          },
-        ),
+        fc.asyncProperty(refusedTokenRequests(room), async (caseWith) => {
+          const answers: WireAnswer[] = [];
+          for (const token of refused) answers.push(await exchange(caseWith(token)));
+          const shown = answers.map(({ status, headers, body }) => ({
+            status,
+            type: headers['content-type'],
+            authenticate: headers['www-authenticate'],
+            body,
+          }));
+          for (const answer of shown.slice(1)) expect(answer, 'every refused token reads the same').toEqual(shown[0]);
+        }),
         settings(tokenRuns),
       );
     },
@@ -313,40 +194,10 @@ describe('fuzzing the room over HTTP (ce serve)', () => {
 
   const limitRuns = Math.max(20, Math.round(RUNS / 50));
   it(
-    'limits hold at their edges: 2,000 code points, 256 KiB of result, 1 MiB of body (with or without Content-Length)',
+    'limits hold at their edges (2,000 code points, 256 KiB of result, 1 MiB of body with or without Content-Length), and the connection answers after a body over the limit',
     async () => {
-      const bodyEdge = fc
-        .tuple(fc.constantFrom(-1, 0, 1, 100), fc.boolean(), fc.boolean())
-        .map(([delta, chunked, onMcp]): FuzzCase => {
-          // A valid request padded with spaces inside its JSON to exactly 1 MiB + delta bytes.
-          const call: McpCall = { method: 'tools/list', params: {}, token: room.tokens.carol, id: 9, tasks: false };
-          const base = onMcp
-            ? mcpRequest(call)
-            : restRequest({
-                route: routeOf('createHandoff'),
-                pathParams: {},
-                query: [],
-                body: { summary: 'Padded' },
-                token: room.tokens.alice,
-              });
-          const text = base.body!.toString('utf8');
-          const padded = `${text.slice(0, -1)}${' '.repeat(MIB + delta - text.length)}}`;
-          const over = delta > 0;
-          return {
-            kind: `limit: a body of 1 MiB ${delta >= 0 ? '+' : '-'} ${Math.abs(delta)}${chunked ? ', chunked' : ''}`,
-            request: { ...base, body: Buffer.from(padded), chunked },
-            expect: over
-              ? onMcp
-                ? { is: 'rpc', status: 413, codes: [-32600] }
-                : { is: 'problem', status: 413, code: 'too_large' }
-              : onMcp
-                ? { is: 'answered' }
-                : { is: 'any', notStatus: [413] },
-            followUp: true,
-          };
-        });
       await fc.assert(
-        fc.asyncProperty(fc.oneof(limitCases(room), bodyEdge).map(named), async (c) => {
+        fc.asyncProperty(fc.oneof(limitCases(room), bodyLimitCases(room)).map(named), async (c) => {
           await exchange(c);
         }),
         settings(limitRuns),

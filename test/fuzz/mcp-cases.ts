@@ -388,6 +388,12 @@ const tamperedHeader: Build = (call, world) => {
       .map((v) => ['a foreign Origin', withHeader(headers, 'origin', v), rpc(403, -32600)]),
     fc.constant(["the room's own Origin", withHeader(headers, 'origin', world.ownOrigin), ok]),
     fc
+      .constantFrom(world.ownOrigin, 'http://evil.example')
+      .map((v) => ['Origin twice', withHeader(headers, 'origin', world.ownOrigin, v), { is: 'any' }]),
+    fc
+      .constantFrom('application/json', 'text/plain')
+      .map((v) => ['Content-Type twice', withHeader(headers, 'content-type', 'application/json', v), { is: 'any' }]),
+    fc
       .constantFrom('text/html', '*/*', 'application/json', 'text/event-stream')
       .map((v) => ['another Accept', withHeader(headers, 'accept', v), { is: 'any' }]),
     headerText.map((v) => ['an Mcp-Session-Id', [...headers, ['mcp-session-id', v]], ok]),
@@ -709,7 +715,6 @@ const builds: { weight: number; build: Build; tools?: true }[] = [
   { weight: 2, build: unknownMethod },
   { weight: 10, build: changedParam },
   { weight: 2, build: extraArgument, tools: true },
-  { weight: 1, build: oversized },
   { weight: 2, build: otherMethodOrPath },
 ];
 
@@ -722,4 +727,9 @@ export function mcpCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
         .map(({ weight, build }) => ({ weight, arbitrary: build(call, world) })),
     ),
   );
+}
+
+/** A well-formed call in a body over 1 MiB (the limits property sends these). */
+export function oversizedMcpCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
+  return mcpCalls(world).chain((call) => oversized(call, world));
 }

@@ -494,6 +494,15 @@ const contentType: Build = (call) => {
           { is: 'any', notStatus: [415] },
         ),
       ),
+    fc
+      .constantFrom('application/json', 'text/plain')
+      .map((type) =>
+        caseOf(
+          `rest ${call.route.operationId}: Content-Type twice`,
+          { ...restRequest(call, { text }), headers: withHeader(headers, 'content-type', 'application/json', type) },
+          { is: 'any' },
+        ),
+      ),
   );
 };
 
@@ -586,6 +595,14 @@ const origin: Build = (call, world) =>
         { is: 'any', notDetail: /origin/i },
       ),
     ),
+    fc.constantFrom(world.ownOrigin, 'http://evil.example').map((o) => {
+      const request = restRequest(call);
+      return caseOf(
+        'rest: Origin twice',
+        { ...request, headers: withHeader(request.headers, 'origin', world.ownOrigin, o) },
+        { is: 'any' },
+      );
+    }),
   );
 
 /** The operator token naming no participant, an unknown one, or one in Base64. */
@@ -619,7 +636,6 @@ const builds: { weight: number; build: Build }[] = [
   { weight: 4, build: oddPathId },
   { weight: 4, build: contentType },
   { weight: 5, build: brokenText },
-  { weight: 1, build: oversized },
   { weight: 3, build: badToken },
   { weight: 2, build: origin },
   { weight: 1, build: operatorAs },
@@ -738,4 +754,11 @@ export function otherPathCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
       ),
     ),
   );
+}
+
+/** A well-formed POST in a body over 1 MiB (the limits property sends these). */
+export function oversizedRestCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
+  return restCalls(world)
+    .filter((call) => call.route.method === 'POST')
+    .chain((call) => oversized(call, world)!);
 }
