@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
  * It still gets a problem+json answer, as every refusal of the room does,
  * and the connection is closed: nothing after the bad bytes can be trusted.
  */
-export function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+export function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -23,8 +23,10 @@ export function answerUnparsableRequest(error: NodeJS.ErrnoException, socket: Du
     detail: 'the request is not valid HTTP/1.1',
     code: 'invalid_input',
   });
+  // An answer to HEAD has no body, even when the rest of the request could not be read.
+  const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
     'HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
   );
 }

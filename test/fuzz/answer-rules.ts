@@ -117,7 +117,7 @@ export function describeExchange(request: WireRequest, answer: WireAnswer | null
 export function leakPatterns(internalPaths: string[]): RegExp[] {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return [
-    /\n\s+at \S/,
+    /\n\s+at \S+.*:\d+:\d+/,
     /\bat \S+ \(\S+:\d+:\d+\)/,
     /node_modules/,
     /file:\/\//,
@@ -152,12 +152,14 @@ export function checkAnswer(request: WireRequest, answer: WireAnswer, expected: 
   let rpcError: { code: number; message: string; data?: any } | undefined;
   let rpcResult: any;
   let problem: any;
+  let json: { value: any } | undefined;
   const parsed = (): any => {
     try {
-      return JSON.parse(answer.body);
+      json ??= { value: JSON.parse(answer.body) };
     } catch {
-      return broken('the body is not JSON');
+      broken('the body is not JSON');
     }
+    return json!.value;
   };
   if (answer.stream) {
     kind = 'stream';

@@ -44,3 +44,10 @@ it.each([
     code: 'invalid_input',
   });
 });
+
+it('HEAD with a byte beyond ASCII in the target: 400 problem+json without a body', async () => {
+  const answer = await raw(Buffer.from('HEAD /workspace/handoffs/\x85 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'));
+  expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  expect(answer).toMatch(/\r\nContent-Type: application\/problem\+json\r\n/i);
+  expect(answer.endsWith('\r\n\r\n')).toBe(true);
+});
