@@ -27,9 +27,6 @@ export function withHeader(headers: Headers, name: string, ...values: string[]):
   return [...headers.filter(([n]) => n.toLowerCase() !== lower), ...values.map((v): [string, string] => [lower, v])];
 }
 
-export const headerOf = (headers: Headers, name: string): string | undefined =>
-  headers.find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
-
 export const MIB = 1024 * 1024;
 
 /** Media types that are JSON (application/json or a +json type, any parameters, any case). */

@@ -135,8 +135,11 @@ export async function startFuzzRoom(): Promise<FuzzRoom> {
   ).map(({ name }) => ({ name, rows: reader.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).raw(true) }));
   // One read transaction: every table as of the same commit.
   const readAll = reader.transaction(() => tables.map(({ name, rows }) => [name, rows.all()]));
-  const byTable = (dump: string) =>
-    new Map((JSON.parse(dump) as [string, unknown][]).map(([name, rows]) => [name, JSON.stringify(rows)]));
+  const rowsByTable = (dump: string) =>
+    new Map(
+      (JSON.parse(dump) as [string, unknown[]][]).map(([name, rows]) => [name, rows.map((row) => JSON.stringify(row))]),
+    );
+  const shorten = (row: string) => (row.length > 400 ? `${row.slice(0, 400)}…` : row);
 
   return {
     served,
@@ -163,11 +166,21 @@ export async function startFuzzRoom(): Promise<FuzzRoom> {
     },
     dump: () => JSON.stringify(readAll()),
     difference(before, after) {
-      const was = byTable(before);
-      return [...byTable(after)]
-        .filter(([name, rows]) => was.get(name) !== rows)
-        .map(([name, rows]) => `${name}:\n  before ${was.get(name) ?? '(none)'}\n  after  ${rows}`)
-        .join('\n');
+      const was = rowsByTable(before);
+      const lines: string[] = [];
+      for (const [name, rows] of rowsByTable(after)) {
+        const old = new Set(was.get(name) ?? []);
+        const now = new Set(rows);
+        const gone = [...old].filter((row) => !now.has(row));
+        const added = rows.filter((row) => !old.has(row));
+        if (gone.length === 0 && added.length === 0) continue;
+        lines.push(
+          `${name}:`,
+          ...gone.map((row) => `  - ${shorten(row)}`),
+          ...added.map((row) => `  + ${shorten(row)}`),
+        );
+      }
+      return lines.join('\n');
     },
     async stop() {
       reader.close();
