@@ -1,8 +1,3 @@
 #!/usr/bin/env node
-// The `ce` command line. The sources are TypeScript, run through tsx with
-// this project's tsconfig (not whatever tsconfig the caller's directory has).
-import { fileURLToPath } from 'node:url';
-import { register } from 'tsx/esm/api';
-
-register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });
-await import('../src/cli/main.ts');
+// The `ce` command line: the compiled bundle (npm run build, which npm ci runs).
+await import('../dist/ce.js');

@@ -110,104 +110,72 @@ export interface McpHandlerParams {
   listTools: T.ToolsListParams;
 }
 
-/** tools/list, from schemas/mcp/tools.catalog.json; each schema stands alone. */
+/** tools/list, from the operation table; each input schema stands alone, each output is compact. */
 export const toolCatalog = [
   {
     name: 'handoff_create',
     title: 'Create a handoff',
     description:
-      "Ask another participant (or anyone with write) to do some work. Creates the handoff (open) and its task (working). With the Tasks extension declared the answer is a task handle (CreateTaskResult), and the completed task's result is the assignee's own CallToolResult, as the assignee gave it. Without it, structuredContent holds {handoff, task, replayed}: the handoff with its handoff_id and task_id. Pass an idempotency_key to make a retry safe: the same key returns the original and creates nothing.",
+      "Hand work to another participant (or anyone with write). Answers {handoff, task, replayed}, or with the Tasks extension a task handle whose result is the assignee's. Retry safely with idempotency_key.",
     inputSchema: {
-      title: 'HandoffCreateInput',
-      description:
-        'Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.',
       type: 'object',
       properties: {
         summary: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 2000,
           title: 'Summary',
-          $ref: '#/$defs/Summary',
         },
         constraints: {
+          type: 'string',
+          maxLength: 8000,
           title: 'Constraints',
-          $ref: '#/$defs/Constraints',
         },
         assignee: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
           title: 'Assignee',
-          $ref: '#/$defs/ParticipantName',
         },
         artifacts: {
           title: 'Artifacts',
           type: 'array',
           items: {
-            $ref: '#/$defs/ArtifactReference',
+            type: 'object',
+            properties: {
+              uri: {
+                title: 'URI',
+                type: 'string',
+                minLength: 1,
+                maxLength: 2048,
+                format: 'uri-reference',
+              },
+              title: {
+                title: 'Title',
+                type: 'string',
+                maxLength: 500,
+              },
+              revision: {
+                title: 'Revision',
+                type: 'integer',
+                minimum: 0,
+              },
+            },
+            required: ['uri'],
+            additionalProperties: false,
           },
           maxItems: 100,
         },
         idempotency_key: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
           title: 'Idempotency key',
-          $ref: '#/$defs/IdempotencyKey',
         },
       },
       required: ['summary'],
       additionalProperties: false,
-      $defs: {
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Constraints: {
-          title: 'Constraints',
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
-          type: 'string',
-          maxLength: 8000,
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ArtifactReference: {
-          title: 'ArtifactReference',
-          description: 'A reference to something the work is about. Stored as given; the room never fetches it.',
-          type: 'object',
-          properties: {
-            uri: {
-              title: 'URI',
-              type: 'string',
-              minLength: 1,
-              maxLength: 2048,
-              format: 'uri-reference',
-            },
-            title: {
-              title: 'Title',
-              type: 'string',
-              maxLength: 500,
-            },
-            revision: {
-              title: 'Revision',
-              type: 'integer',
-              minimum: 0,
-            },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        IdempotencyKey: {
-          title: 'IdempotencyKey',
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-        },
-      },
     },
     annotations: {
       title: 'Create a handoff',
@@ -218,3115 +186,86 @@ export const toolCatalog = [
     },
   },
   {
-    name: 'handoff_accept',
-    title: 'Accept a handoff',
-    description:
-      'Take on an open handoff: as its named assignee, or as anyone with write when none was named. The task stays working and records you as assignee.',
+    name: 'handoff_list',
+    title: 'List handoffs',
+    description: 'List handoffs, newest first, by page; filter by status to find open work or results to decide.',
     inputSchema: {
-      title: 'HandoffRefInput',
-      description: 'Names one handoff.',
       type: 'object',
       properties: {
-        handoff_id: {
-          title: 'Handoff ID',
+        status: {
+          type: 'string',
+          enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
+          title: 'Status',
+        },
+        cursor: {
+          title: 'Cursor',
           type: 'string',
           minLength: 1,
-          maxLength: 100,
-          description: "The handoff's id.",
+          maxLength: 200,
+        },
+        limit: {
+          title: 'Limit',
+          type: 'integer',
+          minimum: 1,
+          maximum: 500,
+          default: 50,
         },
       },
-      required: ['handoff_id'],
+      required: [],
       additionalProperties: false,
     },
     outputSchema: {
-      description: 'HandoffTaskOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      oneOf: [
+      anyOf: [
         {
-          $ref: '#/$defs/HandoffTaskOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        HandoffTaskOutput: {
-          title: 'HandoffTaskOutput',
-          description: 'A handoff and, when the caller may see it, its task.',
           type: 'object',
           properties: {
-            handoff: {
-              $ref: '#/$defs/Handoff',
-            },
-            task: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/DetailedTask',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-              description:
-                'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
-            },
-          },
-          required: ['handoff', 'task'],
-          additionalProperties: false,
-        },
-        Handoff: {
-          title: 'Handoff',
-          description:
-            'Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.',
-          type: 'object',
-          properties: {
-            handoff_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            task_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/HandoffStatus',
-            },
-            summary: {
-              $ref: '#/$defs/Summary',
-            },
-            constraints: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Constraints',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            owner: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            assignee: {
-              description: 'The named assignee, or whoever accepted; null while anyone with write may accept.',
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            artifacts: {
+            handoffs: {
               type: 'array',
               items: {
-                $ref: '#/$defs/ArtifactReference',
-              },
-            },
-            idempotency_key: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/IdempotencyKey',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            correlation_id: {
-              type: 'string',
-            },
-            inputs: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/HandoffInput',
-              },
-            },
-            result: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/CallToolResult',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            error: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Decision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            updated_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            accepted_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            completed_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            cancelled_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'handoff_id',
-            'task_id',
-            'status',
-            'summary',
-            'constraints',
-            'owner',
-            'assignee',
-            'artifacts',
-            'idempotency_key',
-            'correlation_id',
-            'inputs',
-            'result',
-            'error',
-            'decision',
-            'created_at',
-            'updated_at',
-            'accepted_at',
-            'completed_at',
-            'cancelled_at',
-          ],
-          additionalProperties: false,
-        },
-        HandoffStatus: {
-          title: 'HandoffStatus',
-          description: 'open → accepted → result_ready → approved or rejected. cancelled ends it earlier.',
-          type: 'string',
-          enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Constraints: {
-          title: 'Constraints',
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
-          type: 'string',
-          maxLength: 8000,
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ArtifactReference: {
-          title: 'ArtifactReference',
-          description: 'A reference to something the work is about. Stored as given; the room never fetches it.',
-          type: 'object',
-          properties: {
-            uri: {
-              title: 'URI',
-              type: 'string',
-              minLength: 1,
-              maxLength: 2048,
-              format: 'uri-reference',
-            },
-            title: {
-              title: 'Title',
-              type: 'string',
-              maxLength: 500,
-            },
-            revision: {
-              title: 'Revision',
-              type: 'integer',
-              minimum: 0,
-            },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        IdempotencyKey: {
-          title: 'IdempotencyKey',
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-        },
-        HandoffInput: {
-          title: 'HandoffInput',
-          description:
-            "One input request the assignee made, and the owner's answer once given. Kept on the handoff so the assignee reads answers with handoff_get.",
-          type: 'object',
-          properties: {
-            key: {
-              $ref: '#/$defs/InputKey',
-            },
-            request: {
-              $ref: '#/$defs/InputRequest',
-            },
-            requested_by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            requested_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            response: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/InputResponse',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['key', 'request', 'requested_by', 'requested_at', 'response', 'answered_by', 'answered_at'],
-          additionalProperties: false,
-        },
-        InputKey: {
-          title: 'InputKey',
-          description: "The key of an input request, unique over the task's lifetime.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          pattern: '^[A-Za-z0-9._:-]+$',
-        },
-        InputRequest: {
-          title: 'InputRequest',
-          description:
-            "An MCP elicitation/create form request that the task's owner is asked to answer (Tasks extension inputRequests).",
-          type: 'object',
-          properties: {
-            method: {
-              const: 'elicitation/create',
-            },
-            params: {
-              type: 'object',
-              properties: {
-                mode: {
-                  const: 'form',
-                },
-                message: {
-                  type: 'string',
-                },
-                requestedSchema: {
-                  $ref: '#/$defs/RequestedSchema',
-                },
-              },
-              required: ['mode', 'message', 'requestedSchema'],
-              additionalProperties: false,
-            },
-          },
-          required: ['method', 'params'],
-          additionalProperties: false,
-        },
-        RequestedSchema: {
-          title: 'RequestedSchema',
-          description:
-            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
-          type: 'object',
-          properties: {
-            $schema: {
-              title: 'JSON Schema dialect',
-              type: 'string',
-            },
-            type: {
-              title: 'Type',
-              const: 'object',
-            },
-            properties: {
-              title: 'Fields',
-              type: 'object',
-              additionalProperties: {
                 type: 'object',
                 properties: {
-                  type: {
-                    title: 'Type',
-                    enum: ['string', 'number', 'integer', 'boolean', 'array'],
+                  handoff_id: {},
+                  task_id: {},
+                  status: {
+                    enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
                   },
+                  summary: {},
+                  constraints: {},
+                  owner: {},
+                  assignee: {},
+                  artifacts: {},
+                  idempotency_key: {},
+                  correlation_id: {},
+                  inputs: {},
+                  result: {},
+                  error: {},
+                  decision: {},
+                  created_at: {},
+                  updated_at: {},
+                  accepted_at: {},
+                  completed_at: {},
+                  cancelled_at: {},
                 },
-                required: ['type'],
               },
             },
-            required: {
-              title: 'Required fields',
-              type: 'array',
-              items: {
-                type: 'string',
-              },
+            next_cursor: {
+              type: ['string', 'null'],
             },
           },
-          required: ['type', 'properties'],
-          additionalProperties: false,
+          required: ['handoffs', 'next_cursor'],
         },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        InputResponse: {
-          title: 'InputResponse',
-          description: 'The answer to an elicitation/create input request: an MCP ElicitResult.',
+        {
           type: 'object',
           properties: {
-            action: {
-              title: 'Action',
-              enum: ['accept', 'decline', 'cancel'],
-            },
-            content: {
-              title: 'Content',
-              type: 'object',
-              additionalProperties: {
-                anyOf: [
-                  {
-                    type: 'array',
-                    items: {
-                      type: 'string',
-                    },
-                  },
-                  {
-                    type: ['string', 'number', 'boolean'],
-                  },
-                ],
-              },
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['action'],
-          additionalProperties: false,
-        },
-        CallToolResult: {
-          title: 'CallToolResult',
-          description:
-            'The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).',
-          type: 'object',
-          properties: {
-            content: {
-              title: 'Content',
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ContentBlock',
-              },
-            },
-            structuredContent: {
-              title: 'Structured content',
-            },
-            isError: {
-              title: 'Is error',
-              type: 'boolean',
-            },
-            resultType: {
-              title: 'Result type',
-              const: 'complete',
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['content'],
-          additionalProperties: false,
-          'x-max-bytes': 262144,
-        },
-        ContentBlock: {
-          title: 'ContentBlock',
-          description:
-            'One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'text',
-                },
-                text: {
-                  title: 'Text',
-                  type: 'string',
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'text'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  enum: ['image', 'audio'],
-                },
-                data: {
-                  title: 'Data (base64)',
-                  type: 'string',
-                  contentEncoding: 'base64',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                  minLength: 1,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'data', 'mimeType'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource_link',
-                },
-                uri: {
-                  title: 'URI',
-                  type: 'string',
-                  minLength: 1,
-                },
-                name: {
-                  title: 'Name',
-                  type: 'string',
-                },
-                title: {
-                  title: 'Title',
-                  type: 'string',
-                },
-                description: {
-                  title: 'Description',
-                  type: 'string',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                },
-                size: {
-                  title: 'Size (bytes)',
-                  type: 'integer',
-                  minimum: 0,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'uri', 'name'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource',
-                },
-                resource: {
-                  title: 'Resource',
-                  type: 'object',
-                  properties: {
-                    uri: {
-                      title: 'URI',
-                      type: 'string',
-                      minLength: 1,
-                    },
-                    mimeType: {
-                      title: 'MIME type',
-                      type: 'string',
-                    },
-                    text: {
-                      title: 'Text',
-                      type: 'string',
-                    },
-                    blob: {
-                      title: 'Blob (base64)',
-                      type: 'string',
-                    },
-                    _meta: {
-                      title: 'Metadata',
-                      type: 'object',
-                    },
-                  },
-                  required: ['uri'],
-                  oneOf: [
-                    {
-                      required: ['text'],
-                    },
-                    {
-                      required: ['blob'],
-                    },
-                  ],
-                  additionalProperties: false,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'resource'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        JsonRpcError: {
-          title: 'JsonRpcError',
-          description: 'A JSON-RPC error object: how an assignee reports that the work failed.',
-          type: 'object',
-          properties: {
-            code: {
-              title: 'Code',
-              type: 'integer',
-            },
-            message: {
-              title: 'Message',
-              type: 'string',
-              minLength: 1,
-              maxLength: 8000,
-            },
-            data: {
-              title: 'Data',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-        },
-        Decision: {
-          title: 'Decision',
-          description: "An approver's decision on a handoff's result.",
-          type: 'object',
-          properties: {
-            decision: {
-              enum: ['approved', 'rejected'],
-            },
-            by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['decision', 'by', 'at', 'note'],
-          additionalProperties: false,
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        DetailedTask: {
-          title: 'DetailedTask',
-          description:
-            'The MCP Tasks DetailedTask: a Task plus what its status carries (inputRequests when input_required, result when completed, error when failed). This is what tasks/get and notifications/tasks carry.',
-          oneOf: [
-            {
-              title: 'WorkingTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'working',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-            {
-              title: 'InputRequiredTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'input_required',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                inputRequests: {
-                  type: 'object',
-                  description: 'Outstanding input requests by key.',
-                  additionalProperties: {
-                    $ref: '#/$defs/InputRequest',
-                  },
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'inputRequests'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CompletedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'completed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                result: {
-                  $ref: '#/$defs/CallToolResult',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'result'],
-              additionalProperties: false,
-            },
-            {
-              title: 'FailedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'failed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                error: {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'error'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CancelledTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'cancelled',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
+            error: {},
           },
         },
-      },
+      ],
     },
     annotations: {
-      title: 'Accept a handoff',
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
-  },
-  {
-    name: 'handoff_request_input',
-    title: 'Ask the owner for input',
-    description:
-      'As the assignee, ask the owner a question (an elicitation form). The task becomes input_required until the owner answers with tasks/update; read the answers with handoff_get.',
-    inputSchema: {
-      title: 'HandoffRequestInputInput',
-      description:
-        "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
-      type: 'object',
-      properties: {
-        handoff_id: {
-          title: 'Handoff ID',
-          type: 'string',
-          minLength: 1,
-          maxLength: 100,
-          description: "The handoff's id.",
-        },
-        key: {
-          title: 'Input key',
-          $ref: '#/$defs/InputKey',
-        },
-        message: {
-          title: 'Message',
-          type: 'string',
-          minLength: 1,
-          maxLength: 8000,
-        },
-        requested_schema: {
-          title: 'Requested schema',
-          $ref: '#/$defs/RequestedSchema',
-        },
-      },
-      required: ['handoff_id', 'message'],
-      additionalProperties: false,
-      $defs: {
-        InputKey: {
-          title: 'InputKey',
-          description: "The key of an input request, unique over the task's lifetime.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          pattern: '^[A-Za-z0-9._:-]+$',
-        },
-        RequestedSchema: {
-          title: 'RequestedSchema',
-          description:
-            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
-          type: 'object',
-          properties: {
-            $schema: {
-              title: 'JSON Schema dialect',
-              type: 'string',
-            },
-            type: {
-              title: 'Type',
-              const: 'object',
-            },
-            properties: {
-              title: 'Fields',
-              type: 'object',
-              additionalProperties: {
-                type: 'object',
-                properties: {
-                  type: {
-                    title: 'Type',
-                    enum: ['string', 'number', 'integer', 'boolean', 'array'],
-                  },
-                },
-                required: ['type'],
-              },
-            },
-            required: {
-              title: 'Required fields',
-              type: 'array',
-              items: {
-                type: 'string',
-              },
-            },
-          },
-          required: ['type', 'properties'],
-          additionalProperties: false,
-        },
-      },
-    },
-    outputSchema: {
-      description: 'HandoffRequestInputOutput when the call succeeds; ToolError when it is refused (isError: true).',
-      type: 'object',
-      oneOf: [
-        {
-          $ref: '#/$defs/HandoffRequestInputOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        HandoffRequestInputOutput: {
-          title: 'HandoffRequestInputOutput',
-          description: 'The handoff, its task (now input_required) and the key of the new request.',
-          type: 'object',
-          properties: {
-            handoff: {
-              $ref: '#/$defs/Handoff',
-            },
-            task: {
-              $ref: '#/$defs/DetailedTask',
-            },
-            key: {
-              $ref: '#/$defs/InputKey',
-            },
-          },
-          required: ['handoff', 'task', 'key'],
-          additionalProperties: false,
-        },
-        Handoff: {
-          title: 'Handoff',
-          description:
-            'Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.',
-          type: 'object',
-          properties: {
-            handoff_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            task_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/HandoffStatus',
-            },
-            summary: {
-              $ref: '#/$defs/Summary',
-            },
-            constraints: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Constraints',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            owner: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            assignee: {
-              description: 'The named assignee, or whoever accepted; null while anyone with write may accept.',
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            artifacts: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ArtifactReference',
-              },
-            },
-            idempotency_key: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/IdempotencyKey',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            correlation_id: {
-              type: 'string',
-            },
-            inputs: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/HandoffInput',
-              },
-            },
-            result: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/CallToolResult',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            error: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Decision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            updated_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            accepted_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            completed_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            cancelled_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'handoff_id',
-            'task_id',
-            'status',
-            'summary',
-            'constraints',
-            'owner',
-            'assignee',
-            'artifacts',
-            'idempotency_key',
-            'correlation_id',
-            'inputs',
-            'result',
-            'error',
-            'decision',
-            'created_at',
-            'updated_at',
-            'accepted_at',
-            'completed_at',
-            'cancelled_at',
-          ],
-          additionalProperties: false,
-        },
-        HandoffStatus: {
-          title: 'HandoffStatus',
-          description: 'open → accepted → result_ready → approved or rejected. cancelled ends it earlier.',
-          type: 'string',
-          enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Constraints: {
-          title: 'Constraints',
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
-          type: 'string',
-          maxLength: 8000,
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ArtifactReference: {
-          title: 'ArtifactReference',
-          description: 'A reference to something the work is about. Stored as given; the room never fetches it.',
-          type: 'object',
-          properties: {
-            uri: {
-              title: 'URI',
-              type: 'string',
-              minLength: 1,
-              maxLength: 2048,
-              format: 'uri-reference',
-            },
-            title: {
-              title: 'Title',
-              type: 'string',
-              maxLength: 500,
-            },
-            revision: {
-              title: 'Revision',
-              type: 'integer',
-              minimum: 0,
-            },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        IdempotencyKey: {
-          title: 'IdempotencyKey',
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-        },
-        HandoffInput: {
-          title: 'HandoffInput',
-          description:
-            "One input request the assignee made, and the owner's answer once given. Kept on the handoff so the assignee reads answers with handoff_get.",
-          type: 'object',
-          properties: {
-            key: {
-              $ref: '#/$defs/InputKey',
-            },
-            request: {
-              $ref: '#/$defs/InputRequest',
-            },
-            requested_by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            requested_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            response: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/InputResponse',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['key', 'request', 'requested_by', 'requested_at', 'response', 'answered_by', 'answered_at'],
-          additionalProperties: false,
-        },
-        InputKey: {
-          title: 'InputKey',
-          description: "The key of an input request, unique over the task's lifetime.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          pattern: '^[A-Za-z0-9._:-]+$',
-        },
-        InputRequest: {
-          title: 'InputRequest',
-          description:
-            "An MCP elicitation/create form request that the task's owner is asked to answer (Tasks extension inputRequests).",
-          type: 'object',
-          properties: {
-            method: {
-              const: 'elicitation/create',
-            },
-            params: {
-              type: 'object',
-              properties: {
-                mode: {
-                  const: 'form',
-                },
-                message: {
-                  type: 'string',
-                },
-                requestedSchema: {
-                  $ref: '#/$defs/RequestedSchema',
-                },
-              },
-              required: ['mode', 'message', 'requestedSchema'],
-              additionalProperties: false,
-            },
-          },
-          required: ['method', 'params'],
-          additionalProperties: false,
-        },
-        RequestedSchema: {
-          title: 'RequestedSchema',
-          description:
-            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
-          type: 'object',
-          properties: {
-            $schema: {
-              title: 'JSON Schema dialect',
-              type: 'string',
-            },
-            type: {
-              title: 'Type',
-              const: 'object',
-            },
-            properties: {
-              title: 'Fields',
-              type: 'object',
-              additionalProperties: {
-                type: 'object',
-                properties: {
-                  type: {
-                    title: 'Type',
-                    enum: ['string', 'number', 'integer', 'boolean', 'array'],
-                  },
-                },
-                required: ['type'],
-              },
-            },
-            required: {
-              title: 'Required fields',
-              type: 'array',
-              items: {
-                type: 'string',
-              },
-            },
-          },
-          required: ['type', 'properties'],
-          additionalProperties: false,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        InputResponse: {
-          title: 'InputResponse',
-          description: 'The answer to an elicitation/create input request: an MCP ElicitResult.',
-          type: 'object',
-          properties: {
-            action: {
-              title: 'Action',
-              enum: ['accept', 'decline', 'cancel'],
-            },
-            content: {
-              title: 'Content',
-              type: 'object',
-              additionalProperties: {
-                anyOf: [
-                  {
-                    type: 'array',
-                    items: {
-                      type: 'string',
-                    },
-                  },
-                  {
-                    type: ['string', 'number', 'boolean'],
-                  },
-                ],
-              },
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['action'],
-          additionalProperties: false,
-        },
-        CallToolResult: {
-          title: 'CallToolResult',
-          description:
-            'The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).',
-          type: 'object',
-          properties: {
-            content: {
-              title: 'Content',
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ContentBlock',
-              },
-            },
-            structuredContent: {
-              title: 'Structured content',
-            },
-            isError: {
-              title: 'Is error',
-              type: 'boolean',
-            },
-            resultType: {
-              title: 'Result type',
-              const: 'complete',
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['content'],
-          additionalProperties: false,
-          'x-max-bytes': 262144,
-        },
-        ContentBlock: {
-          title: 'ContentBlock',
-          description:
-            'One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'text',
-                },
-                text: {
-                  title: 'Text',
-                  type: 'string',
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'text'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  enum: ['image', 'audio'],
-                },
-                data: {
-                  title: 'Data (base64)',
-                  type: 'string',
-                  contentEncoding: 'base64',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                  minLength: 1,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'data', 'mimeType'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource_link',
-                },
-                uri: {
-                  title: 'URI',
-                  type: 'string',
-                  minLength: 1,
-                },
-                name: {
-                  title: 'Name',
-                  type: 'string',
-                },
-                title: {
-                  title: 'Title',
-                  type: 'string',
-                },
-                description: {
-                  title: 'Description',
-                  type: 'string',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                },
-                size: {
-                  title: 'Size (bytes)',
-                  type: 'integer',
-                  minimum: 0,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'uri', 'name'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource',
-                },
-                resource: {
-                  title: 'Resource',
-                  type: 'object',
-                  properties: {
-                    uri: {
-                      title: 'URI',
-                      type: 'string',
-                      minLength: 1,
-                    },
-                    mimeType: {
-                      title: 'MIME type',
-                      type: 'string',
-                    },
-                    text: {
-                      title: 'Text',
-                      type: 'string',
-                    },
-                    blob: {
-                      title: 'Blob (base64)',
-                      type: 'string',
-                    },
-                    _meta: {
-                      title: 'Metadata',
-                      type: 'object',
-                    },
-                  },
-                  required: ['uri'],
-                  oneOf: [
-                    {
-                      required: ['text'],
-                    },
-                    {
-                      required: ['blob'],
-                    },
-                  ],
-                  additionalProperties: false,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'resource'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        JsonRpcError: {
-          title: 'JsonRpcError',
-          description: 'A JSON-RPC error object: how an assignee reports that the work failed.',
-          type: 'object',
-          properties: {
-            code: {
-              title: 'Code',
-              type: 'integer',
-            },
-            message: {
-              title: 'Message',
-              type: 'string',
-              minLength: 1,
-              maxLength: 8000,
-            },
-            data: {
-              title: 'Data',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-        },
-        Decision: {
-          title: 'Decision',
-          description: "An approver's decision on a handoff's result.",
-          type: 'object',
-          properties: {
-            decision: {
-              enum: ['approved', 'rejected'],
-            },
-            by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['decision', 'by', 'at', 'note'],
-          additionalProperties: false,
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        DetailedTask: {
-          title: 'DetailedTask',
-          description:
-            'The MCP Tasks DetailedTask: a Task plus what its status carries (inputRequests when input_required, result when completed, error when failed). This is what tasks/get and notifications/tasks carry.',
-          oneOf: [
-            {
-              title: 'WorkingTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'working',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-            {
-              title: 'InputRequiredTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'input_required',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                inputRequests: {
-                  type: 'object',
-                  description: 'Outstanding input requests by key.',
-                  additionalProperties: {
-                    $ref: '#/$defs/InputRequest',
-                  },
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'inputRequests'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CompletedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'completed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                result: {
-                  $ref: '#/$defs/CallToolResult',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'result'],
-              additionalProperties: false,
-            },
-            {
-              title: 'FailedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'failed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                error: {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'error'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CancelledTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'cancelled',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
-          },
-        },
-      },
-    },
-    annotations: {
-      title: 'Ask the owner for input',
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
-  },
-  {
-    name: 'handoff_complete',
-    title: 'Complete a handoff',
-    description:
-      'As the assignee, finish with exactly one of result (a CallToolResult: the handoff becomes result_ready) or error (a JSON-RPC error: the handoff is cancelled). A second completion returns the first.',
-    inputSchema: {
-      title: 'HandoffCompleteInput',
-      description:
-        'The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).',
-      type: 'object',
-      oneOf: [
-        {
-          type: 'object',
-          properties: {
-            handoff_id: {
-              title: 'Handoff ID',
-              type: 'string',
-              minLength: 1,
-              maxLength: 100,
-              description: "The handoff's id.",
-            },
-            result: {
-              title: 'Result',
-              $ref: '#/$defs/CallToolResult',
-            },
-          },
-          required: ['handoff_id', 'result'],
-          additionalProperties: false,
-        },
-        {
-          type: 'object',
-          properties: {
-            handoff_id: {
-              title: 'Handoff ID',
-              type: 'string',
-              minLength: 1,
-              maxLength: 100,
-              description: "The handoff's id.",
-            },
-            error: {
-              title: 'Error',
-              $ref: '#/$defs/JsonRpcError',
-            },
-          },
-          required: ['handoff_id', 'error'],
-          additionalProperties: false,
-        },
-      ],
-      $defs: {
-        CallToolResult: {
-          title: 'CallToolResult',
-          description:
-            'The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).',
-          type: 'object',
-          properties: {
-            content: {
-              title: 'Content',
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ContentBlock',
-              },
-            },
-            structuredContent: {
-              title: 'Structured content',
-            },
-            isError: {
-              title: 'Is error',
-              type: 'boolean',
-            },
-            resultType: {
-              title: 'Result type',
-              const: 'complete',
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['content'],
-          additionalProperties: false,
-          'x-max-bytes': 262144,
-        },
-        ContentBlock: {
-          title: 'ContentBlock',
-          description:
-            'One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'text',
-                },
-                text: {
-                  title: 'Text',
-                  type: 'string',
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'text'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  enum: ['image', 'audio'],
-                },
-                data: {
-                  title: 'Data (base64)',
-                  type: 'string',
-                  contentEncoding: 'base64',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                  minLength: 1,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'data', 'mimeType'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource_link',
-                },
-                uri: {
-                  title: 'URI',
-                  type: 'string',
-                  minLength: 1,
-                },
-                name: {
-                  title: 'Name',
-                  type: 'string',
-                },
-                title: {
-                  title: 'Title',
-                  type: 'string',
-                },
-                description: {
-                  title: 'Description',
-                  type: 'string',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                },
-                size: {
-                  title: 'Size (bytes)',
-                  type: 'integer',
-                  minimum: 0,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'uri', 'name'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource',
-                },
-                resource: {
-                  title: 'Resource',
-                  type: 'object',
-                  properties: {
-                    uri: {
-                      title: 'URI',
-                      type: 'string',
-                      minLength: 1,
-                    },
-                    mimeType: {
-                      title: 'MIME type',
-                      type: 'string',
-                    },
-                    text: {
-                      title: 'Text',
-                      type: 'string',
-                    },
-                    blob: {
-                      title: 'Blob (base64)',
-                      type: 'string',
-                    },
-                    _meta: {
-                      title: 'Metadata',
-                      type: 'object',
-                    },
-                  },
-                  required: ['uri'],
-                  oneOf: [
-                    {
-                      required: ['text'],
-                    },
-                    {
-                      required: ['blob'],
-                    },
-                  ],
-                  additionalProperties: false,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'resource'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        JsonRpcError: {
-          title: 'JsonRpcError',
-          description: 'A JSON-RPC error object: how an assignee reports that the work failed.',
-          type: 'object',
-          properties: {
-            code: {
-              title: 'Code',
-              type: 'integer',
-            },
-            message: {
-              title: 'Message',
-              type: 'string',
-              minLength: 1,
-              maxLength: 8000,
-            },
-            data: {
-              title: 'Data',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-        },
-      },
-    },
-    outputSchema: {
-      description: 'HandoffCompleteOutput when the call succeeds; ToolError when it is refused (isError: true).',
-      type: 'object',
-      oneOf: [
-        {
-          $ref: '#/$defs/HandoffCompleteOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        HandoffCompleteOutput: {
-          title: 'HandoffCompleteOutput',
-          description:
-            'The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.',
-          type: 'object',
-          properties: {
-            handoff: {
-              $ref: '#/$defs/Handoff',
-            },
-            task: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/DetailedTask',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-              description:
-                'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
-            },
-            already_completed: {
-              type: 'boolean',
-            },
-          },
-          required: ['handoff', 'task', 'already_completed'],
-          additionalProperties: false,
-        },
-        Handoff: {
-          title: 'Handoff',
-          description:
-            'Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.',
-          type: 'object',
-          properties: {
-            handoff_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            task_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/HandoffStatus',
-            },
-            summary: {
-              $ref: '#/$defs/Summary',
-            },
-            constraints: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Constraints',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            owner: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            assignee: {
-              description: 'The named assignee, or whoever accepted; null while anyone with write may accept.',
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            artifacts: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ArtifactReference',
-              },
-            },
-            idempotency_key: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/IdempotencyKey',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            correlation_id: {
-              type: 'string',
-            },
-            inputs: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/HandoffInput',
-              },
-            },
-            result: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/CallToolResult',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            error: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Decision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            updated_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            accepted_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            completed_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            cancelled_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'handoff_id',
-            'task_id',
-            'status',
-            'summary',
-            'constraints',
-            'owner',
-            'assignee',
-            'artifacts',
-            'idempotency_key',
-            'correlation_id',
-            'inputs',
-            'result',
-            'error',
-            'decision',
-            'created_at',
-            'updated_at',
-            'accepted_at',
-            'completed_at',
-            'cancelled_at',
-          ],
-          additionalProperties: false,
-        },
-        HandoffStatus: {
-          title: 'HandoffStatus',
-          description: 'open → accepted → result_ready → approved or rejected. cancelled ends it earlier.',
-          type: 'string',
-          enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Constraints: {
-          title: 'Constraints',
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
-          type: 'string',
-          maxLength: 8000,
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ArtifactReference: {
-          title: 'ArtifactReference',
-          description: 'A reference to something the work is about. Stored as given; the room never fetches it.',
-          type: 'object',
-          properties: {
-            uri: {
-              title: 'URI',
-              type: 'string',
-              minLength: 1,
-              maxLength: 2048,
-              format: 'uri-reference',
-            },
-            title: {
-              title: 'Title',
-              type: 'string',
-              maxLength: 500,
-            },
-            revision: {
-              title: 'Revision',
-              type: 'integer',
-              minimum: 0,
-            },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        IdempotencyKey: {
-          title: 'IdempotencyKey',
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-        },
-        HandoffInput: {
-          title: 'HandoffInput',
-          description:
-            "One input request the assignee made, and the owner's answer once given. Kept on the handoff so the assignee reads answers with handoff_get.",
-          type: 'object',
-          properties: {
-            key: {
-              $ref: '#/$defs/InputKey',
-            },
-            request: {
-              $ref: '#/$defs/InputRequest',
-            },
-            requested_by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            requested_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            response: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/InputResponse',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['key', 'request', 'requested_by', 'requested_at', 'response', 'answered_by', 'answered_at'],
-          additionalProperties: false,
-        },
-        InputKey: {
-          title: 'InputKey',
-          description: "The key of an input request, unique over the task's lifetime.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          pattern: '^[A-Za-z0-9._:-]+$',
-        },
-        InputRequest: {
-          title: 'InputRequest',
-          description:
-            "An MCP elicitation/create form request that the task's owner is asked to answer (Tasks extension inputRequests).",
-          type: 'object',
-          properties: {
-            method: {
-              const: 'elicitation/create',
-            },
-            params: {
-              type: 'object',
-              properties: {
-                mode: {
-                  const: 'form',
-                },
-                message: {
-                  type: 'string',
-                },
-                requestedSchema: {
-                  $ref: '#/$defs/RequestedSchema',
-                },
-              },
-              required: ['mode', 'message', 'requestedSchema'],
-              additionalProperties: false,
-            },
-          },
-          required: ['method', 'params'],
-          additionalProperties: false,
-        },
-        RequestedSchema: {
-          title: 'RequestedSchema',
-          description:
-            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
-          type: 'object',
-          properties: {
-            $schema: {
-              title: 'JSON Schema dialect',
-              type: 'string',
-            },
-            type: {
-              title: 'Type',
-              const: 'object',
-            },
-            properties: {
-              title: 'Fields',
-              type: 'object',
-              additionalProperties: {
-                type: 'object',
-                properties: {
-                  type: {
-                    title: 'Type',
-                    enum: ['string', 'number', 'integer', 'boolean', 'array'],
-                  },
-                },
-                required: ['type'],
-              },
-            },
-            required: {
-              title: 'Required fields',
-              type: 'array',
-              items: {
-                type: 'string',
-              },
-            },
-          },
-          required: ['type', 'properties'],
-          additionalProperties: false,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        InputResponse: {
-          title: 'InputResponse',
-          description: 'The answer to an elicitation/create input request: an MCP ElicitResult.',
-          type: 'object',
-          properties: {
-            action: {
-              title: 'Action',
-              enum: ['accept', 'decline', 'cancel'],
-            },
-            content: {
-              title: 'Content',
-              type: 'object',
-              additionalProperties: {
-                anyOf: [
-                  {
-                    type: 'array',
-                    items: {
-                      type: 'string',
-                    },
-                  },
-                  {
-                    type: ['string', 'number', 'boolean'],
-                  },
-                ],
-              },
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['action'],
-          additionalProperties: false,
-        },
-        CallToolResult: {
-          title: 'CallToolResult',
-          description:
-            'The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).',
-          type: 'object',
-          properties: {
-            content: {
-              title: 'Content',
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ContentBlock',
-              },
-            },
-            structuredContent: {
-              title: 'Structured content',
-            },
-            isError: {
-              title: 'Is error',
-              type: 'boolean',
-            },
-            resultType: {
-              title: 'Result type',
-              const: 'complete',
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['content'],
-          additionalProperties: false,
-          'x-max-bytes': 262144,
-        },
-        ContentBlock: {
-          title: 'ContentBlock',
-          description:
-            'One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'text',
-                },
-                text: {
-                  title: 'Text',
-                  type: 'string',
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'text'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  enum: ['image', 'audio'],
-                },
-                data: {
-                  title: 'Data (base64)',
-                  type: 'string',
-                  contentEncoding: 'base64',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                  minLength: 1,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'data', 'mimeType'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource_link',
-                },
-                uri: {
-                  title: 'URI',
-                  type: 'string',
-                  minLength: 1,
-                },
-                name: {
-                  title: 'Name',
-                  type: 'string',
-                },
-                title: {
-                  title: 'Title',
-                  type: 'string',
-                },
-                description: {
-                  title: 'Description',
-                  type: 'string',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                },
-                size: {
-                  title: 'Size (bytes)',
-                  type: 'integer',
-                  minimum: 0,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'uri', 'name'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource',
-                },
-                resource: {
-                  title: 'Resource',
-                  type: 'object',
-                  properties: {
-                    uri: {
-                      title: 'URI',
-                      type: 'string',
-                      minLength: 1,
-                    },
-                    mimeType: {
-                      title: 'MIME type',
-                      type: 'string',
-                    },
-                    text: {
-                      title: 'Text',
-                      type: 'string',
-                    },
-                    blob: {
-                      title: 'Blob (base64)',
-                      type: 'string',
-                    },
-                    _meta: {
-                      title: 'Metadata',
-                      type: 'object',
-                    },
-                  },
-                  required: ['uri'],
-                  oneOf: [
-                    {
-                      required: ['text'],
-                    },
-                    {
-                      required: ['blob'],
-                    },
-                  ],
-                  additionalProperties: false,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'resource'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        JsonRpcError: {
-          title: 'JsonRpcError',
-          description: 'A JSON-RPC error object: how an assignee reports that the work failed.',
-          type: 'object',
-          properties: {
-            code: {
-              title: 'Code',
-              type: 'integer',
-            },
-            message: {
-              title: 'Message',
-              type: 'string',
-              minLength: 1,
-              maxLength: 8000,
-            },
-            data: {
-              title: 'Data',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-        },
-        Decision: {
-          title: 'Decision',
-          description: "An approver's decision on a handoff's result.",
-          type: 'object',
-          properties: {
-            decision: {
-              enum: ['approved', 'rejected'],
-            },
-            by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['decision', 'by', 'at', 'note'],
-          additionalProperties: false,
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        DetailedTask: {
-          title: 'DetailedTask',
-          description:
-            'The MCP Tasks DetailedTask: a Task plus what its status carries (inputRequests when input_required, result when completed, error when failed). This is what tasks/get and notifications/tasks carry.',
-          oneOf: [
-            {
-              title: 'WorkingTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'working',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-            {
-              title: 'InputRequiredTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'input_required',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                inputRequests: {
-                  type: 'object',
-                  description: 'Outstanding input requests by key.',
-                  additionalProperties: {
-                    $ref: '#/$defs/InputRequest',
-                  },
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'inputRequests'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CompletedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'completed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                result: {
-                  $ref: '#/$defs/CallToolResult',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'result'],
-              additionalProperties: false,
-            },
-            {
-              title: 'FailedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'failed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                error: {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'error'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CancelledTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'cancelled',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
-          },
-        },
-      },
-    },
-    annotations: {
-      title: 'Complete a handoff',
-      readOnlyHint: false,
+      title: 'List handoffs',
+      readOnlyHint: true,
       destructiveHint: false,
       idempotentHint: true,
       openWorldHint: false,
@@ -3336,10 +275,8 @@ export const toolCatalog = [
     name: 'handoff_get',
     title: 'Read a handoff',
     description:
-      'Read a handoff by handoff_id or task_id, with its inputs and result. The task is included for its owner and assignee only.',
+      'Read a handoff by handoff_id or task_id: status, inputs, result, decision; its task for owner and assignee.',
     inputSchema: {
-      title: 'HandoffGetInput',
-      description: "Names a handoff by its id or by its task's id.",
       type: 'object',
       oneOf: [
         {
@@ -3350,7 +287,6 @@ export const toolCatalog = [
               type: 'string',
               minLength: 1,
               maxLength: 100,
-              description: "The handoff's id.",
             },
           },
           required: ['handoff_id'],
@@ -3364,7 +300,6 @@ export const toolCatalog = [
               type: 'string',
               minLength: 1,
               maxLength: 100,
-              description: "The task's id (Mcp-Name of tasks/* requests).",
             },
           },
           required: ['task_id'],
@@ -3373,355 +308,113 @@ export const toolCatalog = [
       ],
     },
     outputSchema: {
-      description: 'HandoffTaskOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      oneOf: [
+      anyOf: [
         {
-          $ref: '#/$defs/HandoffTaskOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        HandoffTaskOutput: {
-          title: 'HandoffTaskOutput',
-          description: 'A handoff and, when the caller may see it, its task.',
           type: 'object',
           properties: {
             handoff: {
-              $ref: '#/$defs/Handoff',
+              type: 'object',
+              properties: {
+                handoff_id: {},
+                task_id: {},
+                status: {
+                  enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
+                },
+                summary: {},
+                constraints: {},
+                owner: {},
+                assignee: {},
+                artifacts: {},
+                idempotency_key: {},
+                correlation_id: {},
+                inputs: {},
+                result: {},
+                error: {},
+                decision: {},
+                created_at: {},
+                updated_at: {},
+                accepted_at: {},
+                completed_at: {},
+                cancelled_at: {},
+              },
             },
             task: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/DetailedTask',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-              description:
-                'The task, when the caller may see it and its row still exists (terminal rows are deleted one TTL after their last update).',
+              type: ['object', 'null'],
             },
           },
           required: ['handoff', 'task'],
-          additionalProperties: false,
         },
-        Handoff: {
-          title: 'Handoff',
-          description:
-            'Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.',
+        {
           type: 'object',
           properties: {
-            handoff_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            task_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/HandoffStatus',
-            },
-            summary: {
-              $ref: '#/$defs/Summary',
-            },
-            constraints: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Constraints',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            owner: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            assignee: {
-              description: 'The named assignee, or whoever accepted; null while anyone with write may accept.',
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            artifacts: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ArtifactReference',
-              },
-            },
-            idempotency_key: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/IdempotencyKey',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            correlation_id: {
-              type: 'string',
-            },
-            inputs: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/HandoffInput',
-              },
-            },
-            result: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/CallToolResult',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            error: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Decision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            updated_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            accepted_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            completed_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            cancelled_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
+            error: {},
           },
-          required: [
-            'handoff_id',
-            'task_id',
-            'status',
-            'summary',
-            'constraints',
-            'owner',
-            'assignee',
-            'artifacts',
-            'idempotency_key',
-            'correlation_id',
-            'inputs',
-            'result',
-            'error',
-            'decision',
-            'created_at',
-            'updated_at',
-            'accepted_at',
-            'completed_at',
-            'cancelled_at',
-          ],
-          additionalProperties: false,
         },
-        HandoffStatus: {
-          title: 'HandoffStatus',
-          description: 'open → accepted → result_ready → approved or rejected. cancelled ends it earlier.',
-          type: 'string',
-          enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
+      ],
+    },
+    annotations: {
+      title: 'Read a handoff',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'handoff_accept',
+    title: 'Accept a handoff',
+    description:
+      'Take on an open handoff (as its named assignee, or anyone with write if none). Answers {handoff, task} as handoff_get.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
-          maxLength: 2000,
+          maxLength: 100,
         },
-        Constraints: {
-          title: 'Constraints',
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
-          type: 'string',
-          maxLength: 8000,
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ArtifactReference: {
-          title: 'ArtifactReference',
-          description: 'A reference to something the work is about. Stored as given; the room never fetches it.',
-          type: 'object',
-          properties: {
-            uri: {
-              title: 'URI',
-              type: 'string',
-              minLength: 1,
-              maxLength: 2048,
-              format: 'uri-reference',
-            },
-            title: {
-              title: 'Title',
-              type: 'string',
-              maxLength: 500,
-            },
-            revision: {
-              title: 'Revision',
-              type: 'integer',
-              minimum: 0,
-            },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        IdempotencyKey: {
-          title: 'IdempotencyKey',
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
+      },
+      required: ['handoff_id'],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: 'Accept a handoff',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'handoff_request_input',
+    title: 'Ask the owner for input',
+    description:
+      'As the assignee, ask the owner a question; the task waits (input_required) until answered. Answers {handoff, task, key}; read the answer with handoff_get.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        handoff_id: {
+          title: 'Handoff ID',
           type: 'string',
           minLength: 1,
-          maxLength: 200,
+          maxLength: 100,
         },
-        HandoffInput: {
-          title: 'HandoffInput',
-          description:
-            "One input request the assignee made, and the owner's answer once given. Kept on the handoff so the assignee reads answers with handoff_get.",
-          type: 'object',
-          properties: {
-            key: {
-              $ref: '#/$defs/InputKey',
-            },
-            request: {
-              $ref: '#/$defs/InputRequest',
-            },
-            requested_by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            requested_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            response: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/InputResponse',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['key', 'request', 'requested_by', 'requested_at', 'response', 'answered_by', 'answered_at'],
-          additionalProperties: false,
-        },
-        InputKey: {
-          title: 'InputKey',
-          description: "The key of an input request, unique over the task's lifetime.",
+        key: {
           type: 'string',
           minLength: 1,
           maxLength: 128,
           pattern: '^[A-Za-z0-9._:-]+$',
+          title: 'Input key',
         },
-        InputRequest: {
-          title: 'InputRequest',
-          description:
-            "An MCP elicitation/create form request that the task's owner is asked to answer (Tasks extension inputRequests).",
-          type: 'object',
-          properties: {
-            method: {
-              const: 'elicitation/create',
-            },
-            params: {
-              type: 'object',
-              properties: {
-                mode: {
-                  const: 'form',
-                },
-                message: {
-                  type: 'string',
-                },
-                requestedSchema: {
-                  $ref: '#/$defs/RequestedSchema',
-                },
-              },
-              required: ['mode', 'message', 'requestedSchema'],
-              additionalProperties: false,
-            },
-          },
-          required: ['method', 'params'],
-          additionalProperties: false,
+        message: {
+          title: 'Message',
+          type: 'string',
+          minLength: 1,
+          maxLength: 8000,
         },
-        RequestedSchema: {
-          title: 'RequestedSchema',
-          description:
-            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
+        requested_schema: {
           type: 'object',
           properties: {
             $schema: {
@@ -3756,532 +449,325 @@ export const toolCatalog = [
           },
           required: ['type', 'properties'],
           additionalProperties: false,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        InputResponse: {
-          title: 'InputResponse',
-          description: 'The answer to an elicitation/create input request: an MCP ElicitResult.',
-          type: 'object',
-          properties: {
-            action: {
-              title: 'Action',
-              enum: ['accept', 'decline', 'cancel'],
-            },
-            content: {
-              title: 'Content',
-              type: 'object',
-              additionalProperties: {
-                anyOf: [
-                  {
-                    type: 'array',
-                    items: {
-                      type: 'string',
-                    },
-                  },
-                  {
-                    type: ['string', 'number', 'boolean'],
-                  },
-                ],
-              },
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['action'],
-          additionalProperties: false,
-        },
-        CallToolResult: {
-          title: 'CallToolResult',
-          description:
-            'The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).',
-          type: 'object',
-          properties: {
-            content: {
-              title: 'Content',
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ContentBlock',
-              },
-            },
-            structuredContent: {
-              title: 'Structured content',
-            },
-            isError: {
-              title: 'Is error',
-              type: 'boolean',
-            },
-            resultType: {
-              title: 'Result type',
-              const: 'complete',
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['content'],
-          additionalProperties: false,
-          'x-max-bytes': 262144,
-        },
-        ContentBlock: {
-          title: 'ContentBlock',
-          description:
-            'One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'text',
-                },
-                text: {
-                  title: 'Text',
-                  type: 'string',
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'text'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  enum: ['image', 'audio'],
-                },
-                data: {
-                  title: 'Data (base64)',
-                  type: 'string',
-                  contentEncoding: 'base64',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                  minLength: 1,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'data', 'mimeType'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource_link',
-                },
-                uri: {
-                  title: 'URI',
-                  type: 'string',
-                  minLength: 1,
-                },
-                name: {
-                  title: 'Name',
-                  type: 'string',
-                },
-                title: {
-                  title: 'Title',
-                  type: 'string',
-                },
-                description: {
-                  title: 'Description',
-                  type: 'string',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                },
-                size: {
-                  title: 'Size (bytes)',
-                  type: 'integer',
-                  minimum: 0,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'uri', 'name'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource',
-                },
-                resource: {
-                  title: 'Resource',
-                  type: 'object',
-                  properties: {
-                    uri: {
-                      title: 'URI',
-                      type: 'string',
-                      minLength: 1,
-                    },
-                    mimeType: {
-                      title: 'MIME type',
-                      type: 'string',
-                    },
-                    text: {
-                      title: 'Text',
-                      type: 'string',
-                    },
-                    blob: {
-                      title: 'Blob (base64)',
-                      type: 'string',
-                    },
-                    _meta: {
-                      title: 'Metadata',
-                      type: 'object',
-                    },
-                  },
-                  required: ['uri'],
-                  oneOf: [
-                    {
-                      required: ['text'],
-                    },
-                    {
-                      required: ['blob'],
-                    },
-                  ],
-                  additionalProperties: false,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'resource'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        JsonRpcError: {
-          title: 'JsonRpcError',
-          description: 'A JSON-RPC error object: how an assignee reports that the work failed.',
-          type: 'object',
-          properties: {
-            code: {
-              title: 'Code',
-              type: 'integer',
-            },
-            message: {
-              title: 'Message',
-              type: 'string',
-              minLength: 1,
-              maxLength: 8000,
-            },
-            data: {
-              title: 'Data',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-        },
-        Decision: {
-          title: 'Decision',
-          description: "An approver's decision on a handoff's result.",
-          type: 'object',
-          properties: {
-            decision: {
-              enum: ['approved', 'rejected'],
-            },
-            by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['decision', 'by', 'at', 'note'],
-          additionalProperties: false,
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        DetailedTask: {
-          title: 'DetailedTask',
-          description:
-            'The MCP Tasks DetailedTask: a Task plus what its status carries (inputRequests when input_required, result when completed, error when failed). This is what tasks/get and notifications/tasks carry.',
-          oneOf: [
-            {
-              title: 'WorkingTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'working',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-            {
-              title: 'InputRequiredTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'input_required',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                inputRequests: {
-                  type: 'object',
-                  description: 'Outstanding input requests by key.',
-                  additionalProperties: {
-                    $ref: '#/$defs/InputRequest',
-                  },
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'inputRequests'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CompletedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'completed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                result: {
-                  $ref: '#/$defs/CallToolResult',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'result'],
-              additionalProperties: false,
-            },
-            {
-              title: 'FailedTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'failed',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                error: {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'error'],
-              additionalProperties: false,
-            },
-            {
-              title: 'CancelledTask',
-              type: 'object',
-              properties: {
-                taskId: {
-                  type: 'string',
-                  minLength: 1,
-                },
-                status: {
-                  const: 'cancelled',
-                },
-                statusMessage: {
-                  type: 'string',
-                },
-                createdAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                lastUpdatedAt: {
-                  $ref: '#/$defs/Timestamp',
-                },
-                ttlMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-                pollIntervalMs: {
-                  type: 'integer',
-                  minimum: 0,
-                },
-              },
-              required: ['taskId', 'status', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
-          },
+          title: 'Requested schema',
         },
       },
+      required: ['handoff_id', 'message'],
+      additionalProperties: false,
     },
     annotations: {
-      title: 'Read a handoff',
-      readOnlyHint: true,
+      title: 'Ask the owner for input',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'handoff_complete',
+    title: 'Complete a handoff',
+    description:
+      'As the assignee, finish with a result (for an approver to decide) or an error (it is cancelled). Answers {handoff, task, already_completed}.',
+    inputSchema: {
+      type: 'object',
+      oneOf: [
+        {
+          type: 'object',
+          properties: {
+            handoff_id: {
+              title: 'Handoff ID',
+              type: 'string',
+              minLength: 1,
+              maxLength: 100,
+            },
+            result: {
+              type: 'object',
+              properties: {
+                content: {
+                  title: 'Content',
+                  type: 'array',
+                  items: {
+                    oneOf: [
+                      {
+                        type: 'object',
+                        properties: {
+                          type: {
+                            title: 'Type',
+                            const: 'text',
+                          },
+                          text: {
+                            title: 'Text',
+                            type: 'string',
+                          },
+                          annotations: {
+                            title: 'Annotations',
+                            type: 'object',
+                          },
+                          _meta: {
+                            title: 'Metadata',
+                            type: 'object',
+                          },
+                        },
+                        required: ['type', 'text'],
+                        additionalProperties: false,
+                      },
+                      {
+                        type: 'object',
+                        properties: {
+                          type: {
+                            title: 'Type',
+                            enum: ['image', 'audio'],
+                          },
+                          data: {
+                            title: 'Data (base64)',
+                            type: 'string',
+                            contentEncoding: 'base64',
+                          },
+                          mimeType: {
+                            title: 'MIME type',
+                            type: 'string',
+                            minLength: 1,
+                          },
+                          annotations: {
+                            title: 'Annotations',
+                            type: 'object',
+                          },
+                          _meta: {
+                            title: 'Metadata',
+                            type: 'object',
+                          },
+                        },
+                        required: ['type', 'data', 'mimeType'],
+                        additionalProperties: false,
+                      },
+                      {
+                        type: 'object',
+                        properties: {
+                          type: {
+                            title: 'Type',
+                            const: 'resource_link',
+                          },
+                          uri: {
+                            title: 'URI',
+                            type: 'string',
+                            minLength: 1,
+                          },
+                          name: {
+                            title: 'Name',
+                            type: 'string',
+                          },
+                          title: {
+                            title: 'Title',
+                            type: 'string',
+                          },
+                          description: {
+                            title: 'Description',
+                            type: 'string',
+                          },
+                          mimeType: {
+                            title: 'MIME type',
+                            type: 'string',
+                          },
+                          size: {
+                            title: 'Size (bytes)',
+                            type: 'integer',
+                            minimum: 0,
+                          },
+                          annotations: {
+                            title: 'Annotations',
+                            type: 'object',
+                          },
+                          _meta: {
+                            title: 'Metadata',
+                            type: 'object',
+                          },
+                        },
+                        required: ['type', 'uri', 'name'],
+                        additionalProperties: false,
+                      },
+                      {
+                        type: 'object',
+                        properties: {
+                          type: {
+                            title: 'Type',
+                            const: 'resource',
+                          },
+                          resource: {
+                            title: 'Resource',
+                            type: 'object',
+                            properties: {
+                              uri: {
+                                title: 'URI',
+                                type: 'string',
+                                minLength: 1,
+                              },
+                              mimeType: {
+                                title: 'MIME type',
+                                type: 'string',
+                              },
+                              text: {
+                                title: 'Text',
+                                type: 'string',
+                              },
+                              blob: {
+                                title: 'Blob (base64)',
+                                type: 'string',
+                              },
+                              _meta: {
+                                title: 'Metadata',
+                                type: 'object',
+                              },
+                            },
+                            required: ['uri'],
+                            oneOf: [
+                              {
+                                required: ['text'],
+                              },
+                              {
+                                required: ['blob'],
+                              },
+                            ],
+                            additionalProperties: false,
+                          },
+                          annotations: {
+                            title: 'Annotations',
+                            type: 'object',
+                          },
+                          _meta: {
+                            title: 'Metadata',
+                            type: 'object',
+                          },
+                        },
+                        required: ['type', 'resource'],
+                        additionalProperties: false,
+                      },
+                    ],
+                  },
+                },
+                structuredContent: {
+                  title: 'Structured content',
+                },
+                isError: {
+                  title: 'Is error',
+                  type: 'boolean',
+                },
+                resultType: {
+                  title: 'Result type',
+                  const: 'complete',
+                },
+                _meta: {
+                  title: 'Metadata',
+                  type: 'object',
+                },
+              },
+              required: ['content'],
+              additionalProperties: false,
+              'x-max-bytes': 262144,
+              title: 'Result',
+            },
+          },
+          required: ['handoff_id', 'result'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: {
+            handoff_id: {
+              title: 'Handoff ID',
+              type: 'string',
+              minLength: 1,
+              maxLength: 100,
+            },
+            error: {
+              type: 'object',
+              properties: {
+                code: {
+                  title: 'Code',
+                  type: 'integer',
+                },
+                message: {
+                  title: 'Message',
+                  type: 'string',
+                  minLength: 1,
+                  maxLength: 8000,
+                },
+                data: {
+                  title: 'Data',
+                },
+              },
+              required: ['code', 'message'],
+              additionalProperties: false,
+              title: 'Error',
+            },
+          },
+          required: ['handoff_id', 'error'],
+          additionalProperties: false,
+        },
+      ],
+    },
+    annotations: {
+      title: 'Complete a handoff',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'handoff_approve',
+    title: "Approve a handoff's result",
+    description: "As an approver, approve a handoff's result (result_ready), with an optional note. Answers {handoff}.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        handoff_id: {
+          title: 'Handoff ID',
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+        },
+        note: {
+          type: 'string',
+          maxLength: 2000,
+          title: 'Note',
+        },
+      },
+      required: ['handoff_id'],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: "Approve a handoff's result",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'handoff_reject',
+    title: "Reject a handoff's result",
+    description: "As an approver, reject a handoff's result (result_ready), with an optional note. Answers {handoff}.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        handoff_id: {
+          title: 'Handoff ID',
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+        },
+        note: {
+          type: 'string',
+          maxLength: 2000,
+          title: 'Note',
+        },
+      },
+      required: ['handoff_id'],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: "Reject a handoff's result",
+      readOnlyHint: false,
       destructiveHint: false,
       idempotentHint: true,
       openWorldHint: false,
@@ -4290,11 +776,8 @@ export const toolCatalog = [
   {
     name: 'handoff_events',
     title: "Read a handoff's events",
-    description:
-      'Events of a handoff after a cursor, oldest first. gap is true when some left the 2,000-event ring: re-read the handoff.',
+    description: "A handoff's events after a cursor, oldest first; gap means some are gone: read the handoff again.",
     inputSchema: {
-      title: 'HandoffEventsInput',
-      description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
       type: 'object',
       properties: {
         handoff_id: {
@@ -4302,7 +785,6 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
-          description: "The handoff's id.",
         },
         after: {
           title: 'After event',
@@ -4322,32 +804,50 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      description: 'HandoffEventsOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      oneOf: [
+      anyOf: [
         {
-          $ref: '#/$defs/HandoffEventsOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        HandoffEventsOutput: {
-          title: 'HandoffEventsOutput',
-          description:
-            'Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.',
           type: 'object',
           properties: {
             events: {
               type: 'array',
               items: {
-                $ref: '#/$defs/Event',
+                type: 'object',
+                properties: {
+                  id: {},
+                  type: {
+                    enum: [
+                      'handoff.created',
+                      'handoff.accepted',
+                      'task.input_required',
+                      'task.input_received',
+                      'handoff.result_ready',
+                      'task.failed',
+                      'handoff.approved',
+                      'handoff.rejected',
+                      'handoff.cancelled',
+                      'task.expired',
+                      'participant.added',
+                      'participant.removed',
+                      'session.created',
+                      'session.revoked',
+                      'proposal.created',
+                      'proposal.accepted',
+                      'proposal.rejected',
+                      'proposal.withdrawn',
+                      'artifact.external_edit',
+                    ],
+                  },
+                  at: {},
+                  actor: {},
+                  handoff_id: {},
+                  task_id: {},
+                  payload: {},
+                },
               },
             },
             next_after: {
               type: 'integer',
-              minimum: 0,
             },
             has_more: {
               type: 'boolean',
@@ -4357,155 +857,14 @@ export const toolCatalog = [
             },
           },
           required: ['events', 'next_after', 'has_more', 'gap'],
-          additionalProperties: false,
         },
-        Event: {
-          title: 'Event',
-          description:
-            'An append-only row in the sidecar ring saying a record changed. Not a delivery receipt. Ids strictly increase and are never reused; the ring keeps the newest 2,000.',
+        {
           type: 'object',
           properties: {
-            id: {
-              type: 'integer',
-              minimum: 1,
-            },
-            type: {
-              $ref: '#/$defs/EventType',
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            actor: {
-              description: 'The participant whose action it was; null for the room itself (expiry).',
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            handoff_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            task_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            payload: {
-              type: 'object',
-            },
-          },
-          required: ['id', 'type', 'at', 'actor', 'handoff_id', 'task_id', 'payload'],
-          additionalProperties: false,
-        },
-        EventType: {
-          title: 'EventType',
-          description: 'What changed. One event is written per state change, in the same transaction.',
-          type: 'string',
-          enum: [
-            'handoff.created',
-            'handoff.accepted',
-            'task.input_required',
-            'task.input_received',
-            'handoff.result_ready',
-            'task.failed',
-            'handoff.approved',
-            'handoff.rejected',
-            'handoff.cancelled',
-            'task.expired',
-            'participant.added',
-            'participant.removed',
-            'session.created',
-            'session.revoked',
-            'proposal.created',
-            'proposal.accepted',
-            'proposal.rejected',
-            'proposal.withdrawn',
-            'artifact.external_edit',
-          ],
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
+            error: {},
           },
         },
-      },
+      ],
     },
     annotations: {
       title: "Read a handoff's events",
@@ -4516,1526 +875,11 @@ export const toolCatalog = [
     },
   },
   {
-    name: 'handoff_approve',
-    title: "Approve a handoff's result",
-    description: 'As an approver, approve a handoff in result_ready, with an optional note. The task is not touched.',
-    inputSchema: {
-      title: 'HandoffDecisionInput',
-      description:
-        "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
-      type: 'object',
-      properties: {
-        handoff_id: {
-          title: 'Handoff ID',
-          type: 'string',
-          minLength: 1,
-          maxLength: 100,
-          description: "The handoff's id.",
-        },
-        note: {
-          title: 'Note',
-          $ref: '#/$defs/Note',
-        },
-      },
-      required: ['handoff_id'],
-      additionalProperties: false,
-      $defs: {
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-      },
-    },
-    outputSchema: {
-      description: 'HandoffOutput when the call succeeds; ToolError when it is refused (isError: true).',
-      type: 'object',
-      oneOf: [
-        {
-          $ref: '#/$defs/HandoffOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        HandoffOutput: {
-          title: 'HandoffOutput',
-          description: 'One handoff.',
-          type: 'object',
-          properties: {
-            handoff: {
-              $ref: '#/$defs/Handoff',
-            },
-          },
-          required: ['handoff'],
-          additionalProperties: false,
-        },
-        Handoff: {
-          title: 'Handoff',
-          description:
-            'Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.',
-          type: 'object',
-          properties: {
-            handoff_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            task_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/HandoffStatus',
-            },
-            summary: {
-              $ref: '#/$defs/Summary',
-            },
-            constraints: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Constraints',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            owner: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            assignee: {
-              description: 'The named assignee, or whoever accepted; null while anyone with write may accept.',
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            artifacts: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ArtifactReference',
-              },
-            },
-            idempotency_key: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/IdempotencyKey',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            correlation_id: {
-              type: 'string',
-            },
-            inputs: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/HandoffInput',
-              },
-            },
-            result: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/CallToolResult',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            error: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Decision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            updated_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            accepted_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            completed_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            cancelled_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'handoff_id',
-            'task_id',
-            'status',
-            'summary',
-            'constraints',
-            'owner',
-            'assignee',
-            'artifacts',
-            'idempotency_key',
-            'correlation_id',
-            'inputs',
-            'result',
-            'error',
-            'decision',
-            'created_at',
-            'updated_at',
-            'accepted_at',
-            'completed_at',
-            'cancelled_at',
-          ],
-          additionalProperties: false,
-        },
-        HandoffStatus: {
-          title: 'HandoffStatus',
-          description: 'open → accepted → result_ready → approved or rejected. cancelled ends it earlier.',
-          type: 'string',
-          enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Constraints: {
-          title: 'Constraints',
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
-          type: 'string',
-          maxLength: 8000,
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ArtifactReference: {
-          title: 'ArtifactReference',
-          description: 'A reference to something the work is about. Stored as given; the room never fetches it.',
-          type: 'object',
-          properties: {
-            uri: {
-              title: 'URI',
-              type: 'string',
-              minLength: 1,
-              maxLength: 2048,
-              format: 'uri-reference',
-            },
-            title: {
-              title: 'Title',
-              type: 'string',
-              maxLength: 500,
-            },
-            revision: {
-              title: 'Revision',
-              type: 'integer',
-              minimum: 0,
-            },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        IdempotencyKey: {
-          title: 'IdempotencyKey',
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-        },
-        HandoffInput: {
-          title: 'HandoffInput',
-          description:
-            "One input request the assignee made, and the owner's answer once given. Kept on the handoff so the assignee reads answers with handoff_get.",
-          type: 'object',
-          properties: {
-            key: {
-              $ref: '#/$defs/InputKey',
-            },
-            request: {
-              $ref: '#/$defs/InputRequest',
-            },
-            requested_by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            requested_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            response: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/InputResponse',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['key', 'request', 'requested_by', 'requested_at', 'response', 'answered_by', 'answered_at'],
-          additionalProperties: false,
-        },
-        InputKey: {
-          title: 'InputKey',
-          description: "The key of an input request, unique over the task's lifetime.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          pattern: '^[A-Za-z0-9._:-]+$',
-        },
-        InputRequest: {
-          title: 'InputRequest',
-          description:
-            "An MCP elicitation/create form request that the task's owner is asked to answer (Tasks extension inputRequests).",
-          type: 'object',
-          properties: {
-            method: {
-              const: 'elicitation/create',
-            },
-            params: {
-              type: 'object',
-              properties: {
-                mode: {
-                  const: 'form',
-                },
-                message: {
-                  type: 'string',
-                },
-                requestedSchema: {
-                  $ref: '#/$defs/RequestedSchema',
-                },
-              },
-              required: ['mode', 'message', 'requestedSchema'],
-              additionalProperties: false,
-            },
-          },
-          required: ['method', 'params'],
-          additionalProperties: false,
-        },
-        RequestedSchema: {
-          title: 'RequestedSchema',
-          description:
-            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
-          type: 'object',
-          properties: {
-            $schema: {
-              title: 'JSON Schema dialect',
-              type: 'string',
-            },
-            type: {
-              title: 'Type',
-              const: 'object',
-            },
-            properties: {
-              title: 'Fields',
-              type: 'object',
-              additionalProperties: {
-                type: 'object',
-                properties: {
-                  type: {
-                    title: 'Type',
-                    enum: ['string', 'number', 'integer', 'boolean', 'array'],
-                  },
-                },
-                required: ['type'],
-              },
-            },
-            required: {
-              title: 'Required fields',
-              type: 'array',
-              items: {
-                type: 'string',
-              },
-            },
-          },
-          required: ['type', 'properties'],
-          additionalProperties: false,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        InputResponse: {
-          title: 'InputResponse',
-          description: 'The answer to an elicitation/create input request: an MCP ElicitResult.',
-          type: 'object',
-          properties: {
-            action: {
-              title: 'Action',
-              enum: ['accept', 'decline', 'cancel'],
-            },
-            content: {
-              title: 'Content',
-              type: 'object',
-              additionalProperties: {
-                anyOf: [
-                  {
-                    type: 'array',
-                    items: {
-                      type: 'string',
-                    },
-                  },
-                  {
-                    type: ['string', 'number', 'boolean'],
-                  },
-                ],
-              },
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['action'],
-          additionalProperties: false,
-        },
-        CallToolResult: {
-          title: 'CallToolResult',
-          description:
-            'The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).',
-          type: 'object',
-          properties: {
-            content: {
-              title: 'Content',
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ContentBlock',
-              },
-            },
-            structuredContent: {
-              title: 'Structured content',
-            },
-            isError: {
-              title: 'Is error',
-              type: 'boolean',
-            },
-            resultType: {
-              title: 'Result type',
-              const: 'complete',
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['content'],
-          additionalProperties: false,
-          'x-max-bytes': 262144,
-        },
-        ContentBlock: {
-          title: 'ContentBlock',
-          description:
-            'One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'text',
-                },
-                text: {
-                  title: 'Text',
-                  type: 'string',
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'text'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  enum: ['image', 'audio'],
-                },
-                data: {
-                  title: 'Data (base64)',
-                  type: 'string',
-                  contentEncoding: 'base64',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                  minLength: 1,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'data', 'mimeType'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource_link',
-                },
-                uri: {
-                  title: 'URI',
-                  type: 'string',
-                  minLength: 1,
-                },
-                name: {
-                  title: 'Name',
-                  type: 'string',
-                },
-                title: {
-                  title: 'Title',
-                  type: 'string',
-                },
-                description: {
-                  title: 'Description',
-                  type: 'string',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                },
-                size: {
-                  title: 'Size (bytes)',
-                  type: 'integer',
-                  minimum: 0,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'uri', 'name'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource',
-                },
-                resource: {
-                  title: 'Resource',
-                  type: 'object',
-                  properties: {
-                    uri: {
-                      title: 'URI',
-                      type: 'string',
-                      minLength: 1,
-                    },
-                    mimeType: {
-                      title: 'MIME type',
-                      type: 'string',
-                    },
-                    text: {
-                      title: 'Text',
-                      type: 'string',
-                    },
-                    blob: {
-                      title: 'Blob (base64)',
-                      type: 'string',
-                    },
-                    _meta: {
-                      title: 'Metadata',
-                      type: 'object',
-                    },
-                  },
-                  required: ['uri'],
-                  oneOf: [
-                    {
-                      required: ['text'],
-                    },
-                    {
-                      required: ['blob'],
-                    },
-                  ],
-                  additionalProperties: false,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'resource'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        JsonRpcError: {
-          title: 'JsonRpcError',
-          description: 'A JSON-RPC error object: how an assignee reports that the work failed.',
-          type: 'object',
-          properties: {
-            code: {
-              title: 'Code',
-              type: 'integer',
-            },
-            message: {
-              title: 'Message',
-              type: 'string',
-              minLength: 1,
-              maxLength: 8000,
-            },
-            data: {
-              title: 'Data',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-        },
-        Decision: {
-          title: 'Decision',
-          description: "An approver's decision on a handoff's result.",
-          type: 'object',
-          properties: {
-            decision: {
-              enum: ['approved', 'rejected'],
-            },
-            by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['decision', 'by', 'at', 'note'],
-          additionalProperties: false,
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
-          },
-        },
-      },
-    },
-    annotations: {
-      title: "Approve a handoff's result",
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
-  },
-  {
-    name: 'handoff_reject',
-    title: "Reject a handoff's result",
-    description: 'As an approver, reject a handoff in result_ready, with an optional note. The task is not touched.',
-    inputSchema: {
-      title: 'HandoffDecisionInput',
-      description:
-        "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
-      type: 'object',
-      properties: {
-        handoff_id: {
-          title: 'Handoff ID',
-          type: 'string',
-          minLength: 1,
-          maxLength: 100,
-          description: "The handoff's id.",
-        },
-        note: {
-          title: 'Note',
-          $ref: '#/$defs/Note',
-        },
-      },
-      required: ['handoff_id'],
-      additionalProperties: false,
-      $defs: {
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-      },
-    },
-    outputSchema: {
-      description: 'HandoffOutput when the call succeeds; ToolError when it is refused (isError: true).',
-      type: 'object',
-      oneOf: [
-        {
-          $ref: '#/$defs/HandoffOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        HandoffOutput: {
-          title: 'HandoffOutput',
-          description: 'One handoff.',
-          type: 'object',
-          properties: {
-            handoff: {
-              $ref: '#/$defs/Handoff',
-            },
-          },
-          required: ['handoff'],
-          additionalProperties: false,
-        },
-        Handoff: {
-          title: 'Handoff',
-          description:
-            'Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.',
-          type: 'object',
-          properties: {
-            handoff_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            task_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/HandoffStatus',
-            },
-            summary: {
-              $ref: '#/$defs/Summary',
-            },
-            constraints: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Constraints',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            owner: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            assignee: {
-              description: 'The named assignee, or whoever accepted; null while anyone with write may accept.',
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            artifacts: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ArtifactReference',
-              },
-            },
-            idempotency_key: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/IdempotencyKey',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            correlation_id: {
-              type: 'string',
-            },
-            inputs: {
-              type: 'array',
-              items: {
-                $ref: '#/$defs/HandoffInput',
-              },
-            },
-            result: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/CallToolResult',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            error: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/JsonRpcError',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Decision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            updated_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            accepted_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            completed_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            cancelled_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'handoff_id',
-            'task_id',
-            'status',
-            'summary',
-            'constraints',
-            'owner',
-            'assignee',
-            'artifacts',
-            'idempotency_key',
-            'correlation_id',
-            'inputs',
-            'result',
-            'error',
-            'decision',
-            'created_at',
-            'updated_at',
-            'accepted_at',
-            'completed_at',
-            'cancelled_at',
-          ],
-          additionalProperties: false,
-        },
-        HandoffStatus: {
-          title: 'HandoffStatus',
-          description: 'open → accepted → result_ready → approved or rejected. cancelled ends it earlier.',
-          type: 'string',
-          enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Constraints: {
-          title: 'Constraints',
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
-          type: 'string',
-          maxLength: 8000,
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        ArtifactReference: {
-          title: 'ArtifactReference',
-          description: 'A reference to something the work is about. Stored as given; the room never fetches it.',
-          type: 'object',
-          properties: {
-            uri: {
-              title: 'URI',
-              type: 'string',
-              minLength: 1,
-              maxLength: 2048,
-              format: 'uri-reference',
-            },
-            title: {
-              title: 'Title',
-              type: 'string',
-              maxLength: 500,
-            },
-            revision: {
-              title: 'Revision',
-              type: 'integer',
-              minimum: 0,
-            },
-          },
-          required: ['uri'],
-          additionalProperties: false,
-        },
-        IdempotencyKey: {
-          title: 'IdempotencyKey',
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 200,
-        },
-        HandoffInput: {
-          title: 'HandoffInput',
-          description:
-            "One input request the assignee made, and the owner's answer once given. Kept on the handoff so the assignee reads answers with handoff_get.",
-          type: 'object',
-          properties: {
-            key: {
-              $ref: '#/$defs/InputKey',
-            },
-            request: {
-              $ref: '#/$defs/InputRequest',
-            },
-            requested_by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            requested_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            response: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/InputResponse',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            answered_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['key', 'request', 'requested_by', 'requested_at', 'response', 'answered_by', 'answered_at'],
-          additionalProperties: false,
-        },
-        InputKey: {
-          title: 'InputKey',
-          description: "The key of an input request, unique over the task's lifetime.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          pattern: '^[A-Za-z0-9._:-]+$',
-        },
-        InputRequest: {
-          title: 'InputRequest',
-          description:
-            "An MCP elicitation/create form request that the task's owner is asked to answer (Tasks extension inputRequests).",
-          type: 'object',
-          properties: {
-            method: {
-              const: 'elicitation/create',
-            },
-            params: {
-              type: 'object',
-              properties: {
-                mode: {
-                  const: 'form',
-                },
-                message: {
-                  type: 'string',
-                },
-                requestedSchema: {
-                  $ref: '#/$defs/RequestedSchema',
-                },
-              },
-              required: ['mode', 'message', 'requestedSchema'],
-              additionalProperties: false,
-            },
-          },
-          required: ['method', 'params'],
-          additionalProperties: false,
-        },
-        RequestedSchema: {
-          title: 'RequestedSchema',
-          description:
-            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
-          type: 'object',
-          properties: {
-            $schema: {
-              title: 'JSON Schema dialect',
-              type: 'string',
-            },
-            type: {
-              title: 'Type',
-              const: 'object',
-            },
-            properties: {
-              title: 'Fields',
-              type: 'object',
-              additionalProperties: {
-                type: 'object',
-                properties: {
-                  type: {
-                    title: 'Type',
-                    enum: ['string', 'number', 'integer', 'boolean', 'array'],
-                  },
-                },
-                required: ['type'],
-              },
-            },
-            required: {
-              title: 'Required fields',
-              type: 'array',
-              items: {
-                type: 'string',
-              },
-            },
-          },
-          required: ['type', 'properties'],
-          additionalProperties: false,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        InputResponse: {
-          title: 'InputResponse',
-          description: 'The answer to an elicitation/create input request: an MCP ElicitResult.',
-          type: 'object',
-          properties: {
-            action: {
-              title: 'Action',
-              enum: ['accept', 'decline', 'cancel'],
-            },
-            content: {
-              title: 'Content',
-              type: 'object',
-              additionalProperties: {
-                anyOf: [
-                  {
-                    type: 'array',
-                    items: {
-                      type: 'string',
-                    },
-                  },
-                  {
-                    type: ['string', 'number', 'boolean'],
-                  },
-                ],
-              },
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['action'],
-          additionalProperties: false,
-        },
-        CallToolResult: {
-          title: 'CallToolResult',
-          description:
-            'The result of the work, shaped as an MCP CallToolResult. At most 256 KiB as serialized JSON (UTF-8).',
-          type: 'object',
-          properties: {
-            content: {
-              title: 'Content',
-              type: 'array',
-              items: {
-                $ref: '#/$defs/ContentBlock',
-              },
-            },
-            structuredContent: {
-              title: 'Structured content',
-            },
-            isError: {
-              title: 'Is error',
-              type: 'boolean',
-            },
-            resultType: {
-              title: 'Result type',
-              const: 'complete',
-            },
-            _meta: {
-              title: 'Metadata',
-              type: 'object',
-            },
-          },
-          required: ['content'],
-          additionalProperties: false,
-          'x-max-bytes': 262144,
-        },
-        ContentBlock: {
-          title: 'ContentBlock',
-          description:
-            'One MCP content block of a tool result: text, image, audio, a resource link or an embedded resource.',
-          oneOf: [
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'text',
-                },
-                text: {
-                  title: 'Text',
-                  type: 'string',
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'text'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  enum: ['image', 'audio'],
-                },
-                data: {
-                  title: 'Data (base64)',
-                  type: 'string',
-                  contentEncoding: 'base64',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                  minLength: 1,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'data', 'mimeType'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource_link',
-                },
-                uri: {
-                  title: 'URI',
-                  type: 'string',
-                  minLength: 1,
-                },
-                name: {
-                  title: 'Name',
-                  type: 'string',
-                },
-                title: {
-                  title: 'Title',
-                  type: 'string',
-                },
-                description: {
-                  title: 'Description',
-                  type: 'string',
-                },
-                mimeType: {
-                  title: 'MIME type',
-                  type: 'string',
-                },
-                size: {
-                  title: 'Size (bytes)',
-                  type: 'integer',
-                  minimum: 0,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'uri', 'name'],
-              additionalProperties: false,
-            },
-            {
-              type: 'object',
-              properties: {
-                type: {
-                  title: 'Type',
-                  const: 'resource',
-                },
-                resource: {
-                  title: 'Resource',
-                  type: 'object',
-                  properties: {
-                    uri: {
-                      title: 'URI',
-                      type: 'string',
-                      minLength: 1,
-                    },
-                    mimeType: {
-                      title: 'MIME type',
-                      type: 'string',
-                    },
-                    text: {
-                      title: 'Text',
-                      type: 'string',
-                    },
-                    blob: {
-                      title: 'Blob (base64)',
-                      type: 'string',
-                    },
-                    _meta: {
-                      title: 'Metadata',
-                      type: 'object',
-                    },
-                  },
-                  required: ['uri'],
-                  oneOf: [
-                    {
-                      required: ['text'],
-                    },
-                    {
-                      required: ['blob'],
-                    },
-                  ],
-                  additionalProperties: false,
-                },
-                annotations: {
-                  title: 'Annotations',
-                  type: 'object',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
-              },
-              required: ['type', 'resource'],
-              additionalProperties: false,
-            },
-          ],
-        },
-        JsonRpcError: {
-          title: 'JsonRpcError',
-          description: 'A JSON-RPC error object: how an assignee reports that the work failed.',
-          type: 'object',
-          properties: {
-            code: {
-              title: 'Code',
-              type: 'integer',
-            },
-            message: {
-              title: 'Message',
-              type: 'string',
-              minLength: 1,
-              maxLength: 8000,
-            },
-            data: {
-              title: 'Data',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-        },
-        Decision: {
-          title: 'Decision',
-          description: "An approver's decision on a handoff's result.",
-          type: 'object',
-          properties: {
-            decision: {
-              enum: ['approved', 'rejected'],
-            },
-            by: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['decision', 'by', 'at', 'note'],
-          additionalProperties: false,
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
-          },
-        },
-      },
-    },
-    annotations: {
-      title: "Reject a handoff's result",
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
-  },
-  {
     name: 'workspace_propose',
     title: 'Propose a change to the artifact',
     description:
-      'Propose a new version of the markdown file against the revision you read (base_revision): exactly one of content (the full new text) or diff (a unified diff).',
+      'Propose a change to the file against the revision you read: the full new content, or a unified diff. An approver decides. Answers {proposal, revision} as proposal_get.',
     inputSchema: {
-      title: 'WorkspaceProposeInput',
-      description:
-        'Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.',
       type: 'object',
       oneOf: [
         {
@@ -6079,306 +923,17 @@ export const toolCatalog = [
       ],
       $defs: {
         RevisionNumber: {
-          title: 'RevisionNumber',
-          description: 'An accepted version of the artifact, counted from 1 (the file as the room found it).',
           type: 'integer',
           minimum: 1,
         },
         ArtifactText: {
-          title: 'ArtifactText',
-          description: 'Markdown text of the artifact: at most 1 MiB as JSON.',
           type: 'string',
           'x-max-bytes': 1048576,
         },
         Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
           type: 'string',
           minLength: 1,
           maxLength: 2000,
-        },
-      },
-    },
-    outputSchema: {
-      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
-      type: 'object',
-      oneOf: [
-        {
-          $ref: '#/$defs/ProposalOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        ProposalOutput: {
-          title: 'ProposalOutput',
-          description: 'One proposal and, once accepted, the revision it made.',
-          type: 'object',
-          properties: {
-            proposal: {
-              $ref: '#/$defs/Proposal',
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Revision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['proposal', 'revision'],
-          additionalProperties: false,
-        },
-        Proposal: {
-          title: 'Proposal',
-          description:
-            'A suggested new version of the artifact against the revision its author read, decided by an approver.',
-          type: 'object',
-          properties: {
-            proposal_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/ProposalStatus',
-            },
-            author: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            base_revision: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            summary: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Summary',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            content: {
-              type: 'string',
-              description: 'The full proposed text (a diff is applied to the base revision when proposed).',
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            decided_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decided_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/RevisionNumber',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'proposal_id',
-            'status',
-            'author',
-            'base_revision',
-            'summary',
-            'content',
-            'created_at',
-            'decided_by',
-            'decided_at',
-            'note',
-            'revision',
-          ],
-          additionalProperties: false,
-        },
-        ProposalStatus: {
-          title: 'ProposalStatus',
-          description: 'open → accepted | rejected | withdrawn.',
-          type: 'string',
-          enum: ['open', 'accepted', 'rejected', 'withdrawn'],
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        RevisionNumber: {
-          title: 'RevisionNumber',
-          description: 'An accepted version of the artifact, counted from 1 (the file as the room found it).',
-          type: 'integer',
-          minimum: 1,
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        Revision: {
-          title: 'Revision',
-          description:
-            'One accepted version of the artifact. source says how it came: initial (the file when the room was made), proposal (an accepted proposal) or external (the file was changed on disk outside the room and the room recorded it).',
-          type: 'object',
-          properties: {
-            number: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            hash: {
-              type: 'string',
-              pattern: '^sha256:[0-9a-f]{64}$',
-              description: 'SHA-256 of the bytes of the file, as on disk.',
-            },
-            size: {
-              type: 'integer',
-              minimum: 0,
-              description: 'Bytes of the file, as on disk.',
-            },
-            source: {
-              enum: ['initial', 'proposal', 'external'],
-            },
-            author: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            approver: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            proposal_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            utf8: {
-              type: 'boolean',
-              description:
-                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
-            },
-          },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
-          additionalProperties: false,
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
-          },
         },
       },
     },
@@ -6391,12 +946,90 @@ export const toolCatalog = [
     },
   },
   {
+    name: 'proposal_list',
+    title: 'List proposals',
+    description: 'List proposals, newest first, by page: open ones unless status says otherwise.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        status: {
+          type: 'string',
+          enum: ['open', 'accepted', 'rejected', 'withdrawn'],
+          title: 'Status',
+          default: 'open',
+        },
+        cursor: {
+          title: 'Cursor',
+          type: 'string',
+          minLength: 1,
+          maxLength: 200,
+        },
+        limit: {
+          title: 'Limit',
+          type: 'integer',
+          minimum: 1,
+          maximum: 500,
+          default: 50,
+        },
+      },
+      required: [],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            proposals: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  proposal_id: {},
+                  status: {
+                    enum: ['open', 'accepted', 'rejected', 'withdrawn'],
+                  },
+                  author: {},
+                  base_revision: {},
+                  summary: {},
+                  content: {},
+                  diff: {},
+                  created_at: {},
+                  decided_by: {},
+                  decided_at: {},
+                  note: {},
+                  revision: {},
+                },
+              },
+            },
+            next_cursor: {
+              type: ['string', 'null'],
+            },
+          },
+          required: ['proposals', 'next_cursor'],
+        },
+        {
+          type: 'object',
+          properties: {
+            error: {},
+          },
+        },
+      ],
+    },
+    annotations: {
+      title: 'List proposals',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
     name: 'proposal_get',
     title: 'Read a proposal',
-    description: 'Read one proposal and, once accepted, the revision it made.',
+    description: 'Read a proposal with its diff and, once accepted, the revision it made.',
     inputSchema: {
-      title: 'ProposalRefInput',
-      description: 'Names one proposal.',
       type: 'object',
       properties: {
         proposal_id: {
@@ -6410,287 +1043,43 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      oneOf: [
+      anyOf: [
         {
-          $ref: '#/$defs/ProposalOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        ProposalOutput: {
-          title: 'ProposalOutput',
-          description: 'One proposal and, once accepted, the revision it made.',
           type: 'object',
           properties: {
             proposal: {
-              $ref: '#/$defs/Proposal',
+              type: 'object',
+              properties: {
+                proposal_id: {},
+                status: {
+                  enum: ['open', 'accepted', 'rejected', 'withdrawn'],
+                },
+                author: {},
+                base_revision: {},
+                summary: {},
+                content: {},
+                diff: {},
+                created_at: {},
+                decided_by: {},
+                decided_at: {},
+                note: {},
+                revision: {},
+              },
             },
             revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Revision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
+              type: ['object', 'null'],
             },
           },
           required: ['proposal', 'revision'],
-          additionalProperties: false,
         },
-        Proposal: {
-          title: 'Proposal',
-          description:
-            'A suggested new version of the artifact against the revision its author read, decided by an approver.',
+        {
           type: 'object',
           properties: {
-            proposal_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/ProposalStatus',
-            },
-            author: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            base_revision: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            summary: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Summary',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            content: {
-              type: 'string',
-              description: 'The full proposed text (a diff is applied to the base revision when proposed).',
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            decided_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decided_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/RevisionNumber',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'proposal_id',
-            'status',
-            'author',
-            'base_revision',
-            'summary',
-            'content',
-            'created_at',
-            'decided_by',
-            'decided_at',
-            'note',
-            'revision',
-          ],
-          additionalProperties: false,
-        },
-        ProposalStatus: {
-          title: 'ProposalStatus',
-          description: 'open → accepted | rejected | withdrawn.',
-          type: 'string',
-          enum: ['open', 'accepted', 'rejected', 'withdrawn'],
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        RevisionNumber: {
-          title: 'RevisionNumber',
-          description: 'An accepted version of the artifact, counted from 1 (the file as the room found it).',
-          type: 'integer',
-          minimum: 1,
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        Revision: {
-          title: 'Revision',
-          description:
-            'One accepted version of the artifact. source says how it came: initial (the file when the room was made), proposal (an accepted proposal) or external (the file was changed on disk outside the room and the room recorded it).',
-          type: 'object',
-          properties: {
-            number: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            hash: {
-              type: 'string',
-              pattern: '^sha256:[0-9a-f]{64}$',
-              description: 'SHA-256 of the bytes of the file, as on disk.',
-            },
-            size: {
-              type: 'integer',
-              minimum: 0,
-              description: 'Bytes of the file, as on disk.',
-            },
-            source: {
-              enum: ['initial', 'proposal', 'external'],
-            },
-            author: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            approver: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            proposal_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            utf8: {
-              type: 'boolean',
-              description:
-                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
-            },
-          },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
-          additionalProperties: false,
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
+            error: {},
           },
         },
-      },
+      ],
     },
     annotations: {
       title: 'Read a proposal',
@@ -6704,11 +1093,8 @@ export const toolCatalog = [
     name: 'proposal_approve',
     title: 'Accept a proposal',
     description:
-      'As an approver, accept an open proposal: the file is written and a revision recorded. A proposal whose base is no longer current is refused and names the current revision.',
+      'As an approver, accept an open proposal: the file is written. A stale base is refused, naming the current revision. Answers as proposal_get.',
     inputSchema: {
-      title: 'ProposalDecisionInput',
-      description:
-        'A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.',
       type: 'object',
       properties: {
         proposal_id: {
@@ -6718,303 +1104,13 @@ export const toolCatalog = [
           maxLength: 100,
         },
         note: {
+          type: 'string',
+          maxLength: 2000,
           title: 'Note',
-          $ref: '#/$defs/Note',
         },
       },
       required: ['proposal_id'],
       additionalProperties: false,
-      $defs: {
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-      },
-    },
-    outputSchema: {
-      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
-      type: 'object',
-      oneOf: [
-        {
-          $ref: '#/$defs/ProposalOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        ProposalOutput: {
-          title: 'ProposalOutput',
-          description: 'One proposal and, once accepted, the revision it made.',
-          type: 'object',
-          properties: {
-            proposal: {
-              $ref: '#/$defs/Proposal',
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Revision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['proposal', 'revision'],
-          additionalProperties: false,
-        },
-        Proposal: {
-          title: 'Proposal',
-          description:
-            'A suggested new version of the artifact against the revision its author read, decided by an approver.',
-          type: 'object',
-          properties: {
-            proposal_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/ProposalStatus',
-            },
-            author: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            base_revision: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            summary: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Summary',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            content: {
-              type: 'string',
-              description: 'The full proposed text (a diff is applied to the base revision when proposed).',
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            decided_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decided_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/RevisionNumber',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'proposal_id',
-            'status',
-            'author',
-            'base_revision',
-            'summary',
-            'content',
-            'created_at',
-            'decided_by',
-            'decided_at',
-            'note',
-            'revision',
-          ],
-          additionalProperties: false,
-        },
-        ProposalStatus: {
-          title: 'ProposalStatus',
-          description: 'open → accepted | rejected | withdrawn.',
-          type: 'string',
-          enum: ['open', 'accepted', 'rejected', 'withdrawn'],
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        RevisionNumber: {
-          title: 'RevisionNumber',
-          description: 'An accepted version of the artifact, counted from 1 (the file as the room found it).',
-          type: 'integer',
-          minimum: 1,
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        Revision: {
-          title: 'Revision',
-          description:
-            'One accepted version of the artifact. source says how it came: initial (the file when the room was made), proposal (an accepted proposal) or external (the file was changed on disk outside the room and the room recorded it).',
-          type: 'object',
-          properties: {
-            number: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            hash: {
-              type: 'string',
-              pattern: '^sha256:[0-9a-f]{64}$',
-              description: 'SHA-256 of the bytes of the file, as on disk.',
-            },
-            size: {
-              type: 'integer',
-              minimum: 0,
-              description: 'Bytes of the file, as on disk.',
-            },
-            source: {
-              enum: ['initial', 'proposal', 'external'],
-            },
-            author: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            approver: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            proposal_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            utf8: {
-              type: 'boolean',
-              description:
-                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
-            },
-          },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
-          additionalProperties: false,
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
-          },
-        },
-      },
     },
     annotations: {
       title: 'Accept a proposal',
@@ -7027,11 +1123,8 @@ export const toolCatalog = [
   {
     name: 'proposal_reject',
     title: 'Reject a proposal',
-    description: 'As an approver, reject an open proposal, with an optional note.',
+    description: 'As an approver, reject an open proposal, with an optional note. Answers as proposal_get.',
     inputSchema: {
-      title: 'ProposalDecisionInput',
-      description:
-        'A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.',
       type: 'object',
       properties: {
         proposal_id: {
@@ -7041,303 +1134,13 @@ export const toolCatalog = [
           maxLength: 100,
         },
         note: {
+          type: 'string',
+          maxLength: 2000,
           title: 'Note',
-          $ref: '#/$defs/Note',
         },
       },
       required: ['proposal_id'],
       additionalProperties: false,
-      $defs: {
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-      },
-    },
-    outputSchema: {
-      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
-      type: 'object',
-      oneOf: [
-        {
-          $ref: '#/$defs/ProposalOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        ProposalOutput: {
-          title: 'ProposalOutput',
-          description: 'One proposal and, once accepted, the revision it made.',
-          type: 'object',
-          properties: {
-            proposal: {
-              $ref: '#/$defs/Proposal',
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Revision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['proposal', 'revision'],
-          additionalProperties: false,
-        },
-        Proposal: {
-          title: 'Proposal',
-          description:
-            'A suggested new version of the artifact against the revision its author read, decided by an approver.',
-          type: 'object',
-          properties: {
-            proposal_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/ProposalStatus',
-            },
-            author: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            base_revision: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            summary: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Summary',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            content: {
-              type: 'string',
-              description: 'The full proposed text (a diff is applied to the base revision when proposed).',
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            decided_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decided_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/RevisionNumber',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'proposal_id',
-            'status',
-            'author',
-            'base_revision',
-            'summary',
-            'content',
-            'created_at',
-            'decided_by',
-            'decided_at',
-            'note',
-            'revision',
-          ],
-          additionalProperties: false,
-        },
-        ProposalStatus: {
-          title: 'ProposalStatus',
-          description: 'open → accepted | rejected | withdrawn.',
-          type: 'string',
-          enum: ['open', 'accepted', 'rejected', 'withdrawn'],
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        RevisionNumber: {
-          title: 'RevisionNumber',
-          description: 'An accepted version of the artifact, counted from 1 (the file as the room found it).',
-          type: 'integer',
-          minimum: 1,
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        Revision: {
-          title: 'Revision',
-          description:
-            'One accepted version of the artifact. source says how it came: initial (the file when the room was made), proposal (an accepted proposal) or external (the file was changed on disk outside the room and the room recorded it).',
-          type: 'object',
-          properties: {
-            number: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            hash: {
-              type: 'string',
-              pattern: '^sha256:[0-9a-f]{64}$',
-              description: 'SHA-256 of the bytes of the file, as on disk.',
-            },
-            size: {
-              type: 'integer',
-              minimum: 0,
-              description: 'Bytes of the file, as on disk.',
-            },
-            source: {
-              enum: ['initial', 'proposal', 'external'],
-            },
-            author: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            approver: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            proposal_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            utf8: {
-              type: 'boolean',
-              description:
-                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
-            },
-          },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
-          additionalProperties: false,
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
-          },
-        },
-      },
     },
     annotations: {
       title: 'Reject a proposal',
@@ -7350,11 +1153,8 @@ export const toolCatalog = [
   {
     name: 'proposal_withdraw',
     title: 'Withdraw a proposal',
-    description: 'As its author, withdraw an open proposal.',
+    description: 'As its author, withdraw an open proposal. Answers as proposal_get.',
     inputSchema: {
-      title: 'ProposalDecisionInput',
-      description:
-        'A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.',
       type: 'object',
       properties: {
         proposal_id: {
@@ -7364,303 +1164,13 @@ export const toolCatalog = [
           maxLength: 100,
         },
         note: {
+          type: 'string',
+          maxLength: 2000,
           title: 'Note',
-          $ref: '#/$defs/Note',
         },
       },
       required: ['proposal_id'],
       additionalProperties: false,
-      $defs: {
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-      },
-    },
-    outputSchema: {
-      description: 'ProposalOutput when the call succeeds; ToolError when it is refused (isError: true).',
-      type: 'object',
-      oneOf: [
-        {
-          $ref: '#/$defs/ProposalOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        ProposalOutput: {
-          title: 'ProposalOutput',
-          description: 'One proposal and, once accepted, the revision it made.',
-          type: 'object',
-          properties: {
-            proposal: {
-              $ref: '#/$defs/Proposal',
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Revision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['proposal', 'revision'],
-          additionalProperties: false,
-        },
-        Proposal: {
-          title: 'Proposal',
-          description:
-            'A suggested new version of the artifact against the revision its author read, decided by an approver.',
-          type: 'object',
-          properties: {
-            proposal_id: {
-              type: 'string',
-              minLength: 1,
-            },
-            status: {
-              $ref: '#/$defs/ProposalStatus',
-            },
-            author: {
-              $ref: '#/$defs/ParticipantName',
-            },
-            base_revision: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            summary: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Summary',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            content: {
-              type: 'string',
-              description: 'The full proposed text (a diff is applied to the base revision when proposed).',
-            },
-            created_at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            decided_by: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            decided_at: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Timestamp',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/RevisionNumber',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: [
-            'proposal_id',
-            'status',
-            'author',
-            'base_revision',
-            'summary',
-            'content',
-            'created_at',
-            'decided_by',
-            'decided_at',
-            'note',
-            'revision',
-          ],
-          additionalProperties: false,
-        },
-        ProposalStatus: {
-          title: 'ProposalStatus',
-          description: 'open → accepted | rejected | withdrawn.',
-          type: 'string',
-          enum: ['open', 'accepted', 'rejected', 'withdrawn'],
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        RevisionNumber: {
-          title: 'RevisionNumber',
-          description: 'An accepted version of the artifact, counted from 1 (the file as the room found it).',
-          type: 'integer',
-          minimum: 1,
-        },
-        Summary: {
-          title: 'Summary',
-          description: 'What the work is, in at most 2,000 Unicode code points.',
-          type: 'string',
-          minLength: 1,
-          maxLength: 2000,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        Revision: {
-          title: 'Revision',
-          description:
-            'One accepted version of the artifact. source says how it came: initial (the file when the room was made), proposal (an accepted proposal) or external (the file was changed on disk outside the room and the room recorded it).',
-          type: 'object',
-          properties: {
-            number: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            hash: {
-              type: 'string',
-              pattern: '^sha256:[0-9a-f]{64}$',
-              description: 'SHA-256 of the bytes of the file, as on disk.',
-            },
-            size: {
-              type: 'integer',
-              minimum: 0,
-              description: 'Bytes of the file, as on disk.',
-            },
-            source: {
-              enum: ['initial', 'proposal', 'external'],
-            },
-            author: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            approver: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            proposal_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            utf8: {
-              type: 'boolean',
-              description:
-                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
-            },
-          },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
-          additionalProperties: false,
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
-          },
-        },
-      },
     },
     annotations: {
       title: 'Withdraw a proposal',
@@ -7671,13 +1181,69 @@ export const toolCatalog = [
     },
   },
   {
+    name: 'workspace_read',
+    title: 'Read the artifact',
+    description: 'Read the markdown file and its revision: the base_revision to propose against.',
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            name: {
+              type: 'string',
+            },
+            revision: {
+              type: 'object',
+              properties: {
+                number: {},
+                hash: {},
+                size: {},
+                source: {
+                  enum: ['initial', 'proposal', 'external'],
+                },
+                author: {},
+                approver: {},
+                proposal_id: {},
+                at: {},
+                utf8: {},
+              },
+            },
+            content: {
+              type: 'string',
+            },
+            unrecorded_edit: {
+              type: 'boolean',
+            },
+          },
+          required: ['name', 'revision', 'content', 'unrecorded_edit'],
+        },
+        {
+          type: 'object',
+          properties: {
+            error: {},
+          },
+        },
+      ],
+    },
+    annotations: {
+      title: 'Read the artifact',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
     name: 'workspace_history',
     title: "Read the room's history",
-    description: 'Revisions and decisions, oldest first, after a cursor; kept for the life of the room.',
+    description: "The room's revisions and decisions, oldest first, after a cursor.",
     inputSchema: {
-      title: 'WorkspaceHistoryInput',
-      description:
-        "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
       type: 'object',
       properties: {
         after: {
@@ -7698,252 +1264,51 @@ export const toolCatalog = [
       additionalProperties: false,
     },
     outputSchema: {
-      description: 'WorkspaceHistoryOutput when the call succeeds; ToolError when it is refused (isError: true).',
       type: 'object',
-      oneOf: [
+      anyOf: [
         {
-          $ref: '#/$defs/WorkspaceHistoryOutput',
-        },
-        {
-          $ref: '#/$defs/ToolError',
-        },
-      ],
-      $defs: {
-        WorkspaceHistoryOutput: {
-          title: 'WorkspaceHistoryOutput',
-          description: 'A page of history; pass next_after to read on. has_more is false on the last page.',
           type: 'object',
           properties: {
             entries: {
               type: 'array',
               items: {
-                $ref: '#/$defs/HistoryEntry',
+                type: 'object',
+                properties: {
+                  id: {},
+                  at: {},
+                  kind: {
+                    enum: [
+                      'revision',
+                      'proposal_rejected',
+                      'proposal_withdrawn',
+                      'handoff_approved',
+                      'handoff_rejected',
+                    ],
+                  },
+                  actor: {},
+                  revision: {},
+                  proposal_id: {},
+                  handoff_id: {},
+                  note: {},
+                },
               },
             },
             next_after: {
               type: 'integer',
-              minimum: 0,
             },
             has_more: {
               type: 'boolean',
             },
           },
           required: ['entries', 'next_after', 'has_more'],
-          additionalProperties: false,
         },
-        HistoryEntry: {
-          title: 'HistoryEntry',
-          description:
-            "One entry of the room's history, kept for the life of the room: a revision, or a decision on a proposal or a handoff.",
+        {
           type: 'object',
           properties: {
-            id: {
-              type: 'integer',
-              minimum: 1,
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            kind: {
-              enum: ['revision', 'proposal_rejected', 'proposal_withdrawn', 'handoff_approved', 'handoff_rejected'],
-            },
-            actor: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            revision: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Revision',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            proposal_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            handoff_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            note: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/Note',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-          },
-          required: ['id', 'at', 'kind', 'actor', 'revision', 'proposal_id', 'handoff_id', 'note'],
-          additionalProperties: false,
-        },
-        Timestamp: {
-          title: 'Timestamp',
-          description: 'An instant as an ISO 8601 UTC string with milliseconds.',
-          type: 'string',
-          format: 'date-time',
-        },
-        ParticipantName: {
-          title: 'ParticipantName',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
-        },
-        Revision: {
-          title: 'Revision',
-          description:
-            'One accepted version of the artifact. source says how it came: initial (the file when the room was made), proposal (an accepted proposal) or external (the file was changed on disk outside the room and the room recorded it).',
-          type: 'object',
-          properties: {
-            number: {
-              $ref: '#/$defs/RevisionNumber',
-            },
-            hash: {
-              type: 'string',
-              pattern: '^sha256:[0-9a-f]{64}$',
-              description: 'SHA-256 of the bytes of the file, as on disk.',
-            },
-            size: {
-              type: 'integer',
-              minimum: 0,
-              description: 'Bytes of the file, as on disk.',
-            },
-            source: {
-              enum: ['initial', 'proposal', 'external'],
-            },
-            author: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            approver: {
-              anyOf: [
-                {
-                  $ref: '#/$defs/ParticipantName',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            proposal_id: {
-              anyOf: [
-                {
-                  type: 'string',
-                },
-                {
-                  type: 'null',
-                },
-              ],
-            },
-            at: {
-              $ref: '#/$defs/Timestamp',
-            },
-            utf8: {
-              type: 'boolean',
-              description:
-                'Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.',
-            },
-          },
-          required: ['number', 'hash', 'size', 'source', 'author', 'approver', 'proposal_id', 'at', 'utf8'],
-          additionalProperties: false,
-        },
-        RevisionNumber: {
-          title: 'RevisionNumber',
-          description: 'An accepted version of the artifact, counted from 1 (the file as the room found it).',
-          type: 'integer',
-          minimum: 1,
-        },
-        Note: {
-          title: 'Note',
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
-          type: 'string',
-          maxLength: 2000,
-        },
-        ToolError: {
-          title: 'ToolError',
-          description:
-            "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
-          type: 'object',
-          properties: {
-            error: {
-              $ref: '#/$defs/DomainError',
-            },
-          },
-          required: ['error'],
-          additionalProperties: false,
-        },
-        DomainError: {
-          title: 'DomainError',
-          description:
-            'A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).',
-          type: 'object',
-          properties: {
-            code: {
-              $ref: '#/$defs/DomainError/$defs/code',
-            },
-            message: {
-              type: 'string',
-            },
-            details: {
-              type: 'object',
-            },
-          },
-          required: ['code', 'message'],
-          additionalProperties: false,
-          $defs: {
-            code: {
-              title: 'DomainErrorCode',
-              description:
-                'unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).',
-              type: 'string',
-              enum: [
-                'unauthorized',
-                'invalid_input',
-                'forbidden',
-                'not_found',
-                'conflict',
-                'too_large',
-                'limit_reached',
-                'locked',
-                'unavailable',
-              ],
-            },
+            error: {},
           },
         },
-      },
+      ],
     },
     annotations: {
       title: "Read the room's history",
@@ -7953,26 +1318,268 @@ export const toolCatalog = [
       openWorldHint: false,
     },
   },
+  {
+    name: 'participant_list',
+    title: 'List participants',
+    description: "List the room's participants.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        include_removed: {
+          title: 'Include removed',
+          type: 'boolean',
+          default: false,
+        },
+      },
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            participants: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  name: {},
+                  created_at: {},
+                  removed_at: {},
+                },
+              },
+            },
+          },
+          required: ['participants'],
+        },
+        {
+          type: 'object',
+          properties: {
+            error: {},
+          },
+        },
+      ],
+    },
+    annotations: {
+      title: 'List participants',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'participant_add',
+    title: 'Add a participant',
+    description: 'Add a participant, or bring back a removed one. Needs admin. Answers {participant}.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+          title: 'Participant name',
+        },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: 'Add a participant',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'participant_remove',
+    title: 'Remove a participant',
+    description: 'Remove a participant and revoke its sessions. Needs admin. Answers {participant}.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+          title: 'Participant name',
+        },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: 'Remove a participant',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'session_list',
+    title: 'List sessions',
+    description: 'List sessions, newest first, never their tokens. Needs admin.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        participant: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+          title: 'Participant',
+        },
+      },
+      required: [],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            sessions: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  session_id: {},
+                  participant: {},
+                  capabilities: {},
+                  created_at: {},
+                  expires_at: {},
+                  revoked_at: {},
+                },
+              },
+            },
+          },
+          required: ['sessions'],
+        },
+        {
+          type: 'object',
+          properties: {
+            error: {},
+          },
+        },
+      ],
+    },
+    annotations: {
+      title: 'List sessions',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'session_create',
+    title: 'Create a session',
+    description: 'Create a session. Needs admin. Answers {session, token}: the token is shown only here.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        participant: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
+          title: 'Participant',
+        },
+        capabilities: {
+          title: 'Capabilities',
+          type: 'array',
+          items: {
+            type: 'string',
+            enum: ['read', 'write', 'approve', 'admin'],
+          },
+          minItems: 1,
+          uniqueItems: true,
+        },
+        expires_in_seconds: {
+          title: 'Expires in (seconds)',
+          type: 'integer',
+          minimum: 1,
+          maximum: 31536000,
+        },
+      },
+      required: ['participant', 'capabilities'],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: 'Create a session',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
+  },
+  {
+    name: 'session_revoke',
+    title: 'Revoke a session',
+    description: 'Revoke a session from its next request on. Needs admin. Answers {session}.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        session_id: {
+          title: 'Session ID',
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+        },
+      },
+      required: ['session_id'],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: 'Revoke a session',
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
 ] as const;
 
 export type ToolName = (typeof toolCatalog)[number]['name'];
+/** The operation each tool runs. */
+export const toolOperations = {
+  handoff_create: 'createHandoff',
+  handoff_list: 'listHandoffs',
+  handoff_get: 'getHandoff',
+  handoff_accept: 'acceptHandoff',
+  handoff_request_input: 'requestHandoffInput',
+  handoff_complete: 'completeHandoff',
+  handoff_approve: 'approveHandoff',
+  handoff_reject: 'rejectHandoff',
+  handoff_events: 'listHandoffEvents',
+  workspace_propose: 'proposeChange',
+  proposal_list: 'listProposals',
+  proposal_get: 'getProposal',
+  proposal_approve: 'approveProposal',
+  proposal_reject: 'rejectProposal',
+  proposal_withdraw: 'withdrawProposal',
+  workspace_read: 'readArtifact',
+  workspace_history: 'listHistory',
+  participant_list: 'listParticipants',
+  participant_add: 'addParticipant',
+  participant_remove: 'removeParticipant',
+  session_list: 'listSessions',
+  session_create: 'createSession',
+  session_revoke: 'revokeSession',
+} as const;
 /** The tools that answer with a task handle when the request declares the Tasks extension. */
 export const taskTools = ['handoff_create'] as const;
 export type TaskToolName = (typeof taskTools)[number];
-/** Each tool's input and output types. */
-export interface ToolTypes {
-  handoff_create: { input: T.HandoffCreateInput; output: T.HandoffCreateOutput };
-  handoff_accept: { input: T.HandoffRefInput; output: T.HandoffTaskOutput };
-  handoff_request_input: { input: T.HandoffRequestInputInput; output: T.HandoffRequestInputOutput };
-  handoff_complete: { input: T.HandoffCompleteInput; output: T.HandoffCompleteOutput };
-  handoff_get: { input: T.HandoffGetInput; output: T.HandoffTaskOutput };
-  handoff_events: { input: T.HandoffEventsInput; output: T.HandoffEventsOutput };
-  handoff_approve: { input: T.HandoffDecisionInput; output: T.HandoffOutput };
-  handoff_reject: { input: T.HandoffDecisionInput; output: T.HandoffOutput };
-  workspace_propose: { input: T.WorkspaceProposeInput; output: T.ProposalOutput };
-  proposal_get: { input: T.ProposalRefInput; output: T.ProposalOutput };
-  proposal_approve: { input: T.ProposalDecisionInput; output: T.ProposalOutput };
-  proposal_reject: { input: T.ProposalDecisionInput; output: T.ProposalOutput };
-  proposal_withdraw: { input: T.ProposalDecisionInput; output: T.ProposalOutput };
-  workspace_history: { input: T.WorkspaceHistoryInput; output: T.WorkspaceHistoryOutput };
-}
+/** The operation each Tasks method runs. */
+export const tasksMethodOperations = {
+  'tasks/get': 'getTask',
+  'tasks/update': 'answerTaskInput',
+  'tasks/cancel': 'cancelTask',
+} as const;

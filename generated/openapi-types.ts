@@ -7,10 +7,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List handoffs, newest first */
+        /**
+         * List handoffs, newest first
+         * @description Lists handoffs, newest first, a page at a time.
+         */
         get: operations["listHandoffs"];
         put?: never;
-        /** Create a handoff */
+        /**
+         * Create a handoff
+         * @description Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.
+         */
         post: operations["createHandoff"];
         delete?: never;
         options?: never;
@@ -25,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a handoff (its task only for owner and assignee) */
+        /**
+         * Read a handoff (its task only for owner and assignee)
+         * @description Names a handoff by its id or by its task's id.
+         */
         get: operations["getHandoff"];
         put?: never;
         post?: never;
@@ -44,7 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a handoff */
+        /**
+         * Accept a handoff
+         * @description Names one handoff.
+         */
         post: operations["acceptHandoff"];
         delete?: never;
         options?: never;
@@ -61,7 +73,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ask the owner for input */
+        /**
+         * Ask the owner for input
+         * @description The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.
+         */
         post: operations["requestHandoffInput"];
         delete?: never;
         options?: never;
@@ -78,7 +93,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Complete a handoff with a result or an error */
+        /**
+         * Complete a handoff with a result or an error
+         * @description The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).
+         */
         post: operations["completeHandoff"];
         delete?: never;
         options?: never;
@@ -95,7 +113,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a handoff's result */
+        /**
+         * Approve a handoff's result
+         * @description An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.
+         */
         post: operations["approveHandoff"];
         delete?: never;
         options?: never;
@@ -112,7 +133,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a handoff's result */
+        /**
+         * Reject a handoff's result
+         * @description An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.
+         */
         post: operations["rejectHandoff"];
         delete?: never;
         options?: never;
@@ -127,7 +151,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A handoff's events after a cursor */
+        /**
+         * A handoff's events after a cursor
+         * @description Reads a handoff's events after a cursor (an event id; 0 or absent for the start).
+         */
         get: operations["listHandoffEvents"];
         put?: never;
         post?: never;
@@ -144,7 +171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a task as its owner or assignee (tasks/get) */
+        /**
+         * Read a task as its owner or assignee (tasks/get)
+         * @description Names one task.
+         */
         get: operations["getTask"];
         put?: never;
         post?: never;
@@ -163,7 +193,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer a task's input requests (tasks/update) */
+        /**
+         * Answer a task's input requests (tasks/update)
+         * @description The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.
+         */
         post: operations["answerTaskInput"];
         delete?: never;
         options?: never;
@@ -180,7 +213,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a task as its owner (tasks/cancel) */
+        /**
+         * Cancel a task as its owner (a finished task stays as it was)
+         * @description Names one task.
+         */
         post: operations["cancelTask"];
         delete?: never;
         options?: never;
@@ -195,10 +231,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List proposals, newest first */
+        /**
+         * List proposals, newest first
+         * @description Lists proposals, newest first, a page at a time; open ones unless status says otherwise.
+         */
         get: operations["listProposals"];
         put?: never;
-        /** Propose a change to the artifact */
+        /**
+         * Propose a change to the artifact
+         * @description Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.
+         */
         post: operations["proposeChange"];
         delete?: never;
         options?: never;
@@ -213,7 +255,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a proposal */
+        /**
+         * Read a proposal
+         * @description Names one proposal.
+         */
         get: operations["getProposal"];
         put?: never;
         post?: never;
@@ -232,7 +277,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a proposal: write the file */
+        /**
+         * Accept a proposal: write the file
+         * @description A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.
+         */
         post: operations["approveProposal"];
         delete?: never;
         options?: never;
@@ -249,7 +297,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject a proposal */
+        /**
+         * Reject a proposal
+         * @description A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.
+         */
         post: operations["rejectProposal"];
         delete?: never;
         options?: never;
@@ -266,7 +317,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Withdraw one's own proposal */
+        /**
+         * Withdraw one's own proposal
+         * @description A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.
+         */
         post: operations["withdrawProposal"];
         delete?: never;
         options?: never;
@@ -281,7 +335,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the artifact and its revision */
+        /**
+         * Read the artifact and its revision
+         * @description Reads the artifact as it is on disk; takes nothing.
+         */
         get: operations["readArtifact"];
         put?: never;
         post?: never;
@@ -298,7 +355,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The room's history after a cursor */
+        /**
+         * The room's history after a cursor
+         * @description Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).
+         */
         get: operations["listHistory"];
         put?: never;
         post?: never;
@@ -315,10 +375,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List participants */
+        /**
+         * List participants
+         * @description Lists the participants of the room by name. Needs read, or the local operator.
+         */
         get: operations["listParticipants"];
         put?: never;
-        /** Add a participant (admin) */
+        /**
+         * Add a participant (admin)
+         * @description Adds a participant to the room. Needs admin, or the local operator.
+         */
         post: operations["addParticipant"];
         delete?: never;
         options?: never;
@@ -336,7 +402,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a participant and revoke its sessions (admin) */
+        /**
+         * Remove a participant and revoke its sessions (admin)
+         * @description Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.
+         */
         delete: operations["removeParticipant"];
         options?: never;
         head?: never;
@@ -350,10 +419,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List sessions (admin) */
+        /**
+         * List sessions (admin)
+         * @description Lists sessions, optionally of one participant.
+         */
         get: operations["listSessions"];
         put?: never;
-        /** Create a session; its token is in this answer only (admin) */
+        /**
+         * Create a session; its token is in this answer only (admin)
+         * @description Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.
+         */
         post: operations["createSession"];
         delete?: never;
         options?: never;
@@ -371,7 +446,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a session (admin) */
+        /**
+         * Revoke a session (admin)
+         * @description Revokes a session: it is refused from its next request on.
+         */
         delete: operations["revokeSession"];
         options?: never;
         head?: never;
@@ -893,6 +971,8 @@ export interface components {
                 message: string;
             }[];
             current_revision?: number;
+            /** @description Everything the room said about the refusal, as the engine gave it (the same details ce and MCP show): current_revision, limit, reason, ... */
+            details?: Record<string, never>;
         };
         /**
          * Proposal
@@ -906,6 +986,8 @@ export interface components {
             summary: components["schemas"]["Summary"] | null;
             /** @description The full proposed text (a diff is applied to the base revision when proposed). */
             content: string;
+            /** @description The change as a unified diff of the base revision's text against content (empty when they are the same). */
+            diff: string;
             created_at: components["schemas"]["Timestamp"];
             decided_by: components["schemas"]["ParticipantName"] | null;
             decided_at: components["schemas"]["Timestamp"] | null;
@@ -1206,6 +1288,8 @@ export interface operations {
             /** @description Create a handoff */
             201: {
                 headers: {
+                    /** @description Where the new record is */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1429,6 +1513,8 @@ export interface operations {
             /** @description Ask the owner for input */
             201: {
                 headers: {
+                    /** @description Where the new record is */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1977,7 +2063,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Cancel a task as its owner (tasks/cancel) */
+            /** @description Cancel a task as its owner (a finished task stays as it was) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2118,6 +2204,8 @@ export interface operations {
             /** @description Propose a change to the artifact */
             201: {
                 headers: {
+                    /** @description Where the new record is */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2631,7 +2719,9 @@ export interface operations {
     };
     listParticipants: {
         parameters: {
-            query?: never;
+            query?: {
+                include_removed?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2701,6 +2791,8 @@ export interface operations {
             /** @description Add a participant (admin) */
             201: {
                 headers: {
+                    /** @description Where the new record is */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2904,6 +2996,8 @@ export interface operations {
             /** @description Create a session; its token is in this answer only (admin) */
             201: {
                 headers: {
+                    /** @description Where the new record is */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -244,6 +244,10 @@ export type HandoffGetInput =
       task_id: string;
     };
 /**
+ * open → accepted | rejected | withdrawn.
+ */
+export type ProposalStatus1 = "open" | "accepted" | "rejected" | "withdrawn";
+/**
  * Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
@@ -571,6 +575,10 @@ export interface Proposal {
    * The full proposed text (a diff is applied to the base revision when proposed).
    */
   content: string;
+  /**
+   * The change as a unified diff of the base revision's text against content (empty when they are the same).
+   */
+  diff: string;
   created_at: Timestamp;
   decided_by: ParticipantName | null;
   decided_at: Timestamp | null;
@@ -795,6 +803,13 @@ export interface ToolsListParams {
   [k: string]: unknown | undefined;
 }
 /**
+ * Reads the artifact as it is on disk; takes nothing.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ArtifactReadInput".
+ */
+export interface ArtifactReadInput {}
+/**
  * The artifact as it is on disk, with the revision it is.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
@@ -986,6 +1001,18 @@ export interface ParticipantAddInput {
   name: ParticipantName;
 }
 /**
+ * Lists the participants of the room by name. Needs read, or the local operator.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "ParticipantListInput".
+ */
+export interface ParticipantListInput {
+  /**
+   * Also list participants that were removed.
+   */
+  include_removed?: boolean;
+}
+/**
  * The room's participants by name.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
@@ -1029,7 +1056,7 @@ export interface ProposalDecisionInput {
  * via the `definition` "ProposalListInput".
  */
 export interface ProposalListInput {
-  status?: ProposalStatus;
+  status?: ProposalStatus1;
   cursor?: string;
   limit?: number;
 }
@@ -1215,5 +1242,11 @@ export interface ProblemDetails {
     [k: string]: unknown | undefined;
   }[];
   current_revision?: number;
+  /**
+   * Everything the room said about the refusal, as the engine gave it (the same details ce and MCP show): current_revision, limit, reason, ...
+   */
+  details?: {
+    [k: string]: unknown | undefined;
+  };
   [k: string]: unknown | undefined;
 }

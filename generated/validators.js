@@ -11796,6 +11796,11 @@ const schema111 = {
       type: "string",
       description: "The full proposed text (a diff is applied to the base revision when proposed).",
     },
+    diff: {
+      type: "string",
+      description:
+        "The change as a unified diff of the base revision's text against content (empty when they are the same).",
+    },
     created_at: { $ref: "#/$defs/Timestamp" },
     decided_by: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
     decided_at: { anyOf: [{ $ref: "#/$defs/Timestamp" }, { type: "null" }] },
@@ -11809,6 +11814,7 @@ const schema111 = {
     "base_revision",
     "summary",
     "content",
+    "diff",
     "created_at",
     "decided_by",
     "decided_at",
@@ -11922,13 +11928,13 @@ function validate55(
       }
       errors++;
     }
-    if (data.created_at === undefined) {
+    if (data.diff === undefined) {
       const err6 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "created_at" },
-        message: "must have required property '" + "created_at" + "'",
+        params: { missingProperty: "diff" },
+        message: "must have required property '" + "diff" + "'",
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -11937,13 +11943,13 @@ function validate55(
       }
       errors++;
     }
-    if (data.decided_by === undefined) {
+    if (data.created_at === undefined) {
       const err7 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "decided_by" },
-        message: "must have required property '" + "decided_by" + "'",
+        params: { missingProperty: "created_at" },
+        message: "must have required property '" + "created_at" + "'",
       };
       if (vErrors === null) {
         vErrors = [err7];
@@ -11952,13 +11958,13 @@ function validate55(
       }
       errors++;
     }
-    if (data.decided_at === undefined) {
+    if (data.decided_by === undefined) {
       const err8 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "decided_at" },
-        message: "must have required property '" + "decided_at" + "'",
+        params: { missingProperty: "decided_by" },
+        message: "must have required property '" + "decided_by" + "'",
       };
       if (vErrors === null) {
         vErrors = [err8];
@@ -11967,13 +11973,13 @@ function validate55(
       }
       errors++;
     }
-    if (data.note === undefined) {
+    if (data.decided_at === undefined) {
       const err9 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "note" },
-        message: "must have required property '" + "note" + "'",
+        params: { missingProperty: "decided_at" },
+        message: "must have required property '" + "decided_at" + "'",
       };
       if (vErrors === null) {
         vErrors = [err9];
@@ -11982,13 +11988,13 @@ function validate55(
       }
       errors++;
     }
-    if (data.revision === undefined) {
+    if (data.note === undefined) {
       const err10 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "revision" },
-        message: "must have required property '" + "revision" + "'",
+        params: { missingProperty: "note" },
+        message: "must have required property '" + "note" + "'",
       };
       if (vErrors === null) {
         vErrors = [err10];
@@ -11997,9 +12003,24 @@ function validate55(
       }
       errors++;
     }
+    if (data.revision === undefined) {
+      const err11 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "revision" },
+        message: "must have required property '" + "revision" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err11];
+      } else {
+        vErrors.push(err11);
+      }
+      errors++;
+    }
     for (const key0 in data) {
       if (!func5.call(schema111.properties, key0)) {
-        const err11 = {
+        const err12 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
@@ -12007,9 +12028,9 @@ function validate55(
           message: "must NOT have additional properties",
         };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err12];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err12);
         }
         errors++;
       }
@@ -12018,7 +12039,7 @@ function validate55(
       let data0 = data.proposal_id;
       if (typeof data0 === "string") {
         if (func1(data0) < 1) {
-          const err12 = {
+          const err13 = {
             instancePath: instancePath + "/proposal_id",
             schemaPath: "#/properties/proposal_id/minLength",
             keyword: "minLength",
@@ -12026,34 +12047,16 @@ function validate55(
             message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err13];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err13);
           }
           errors++;
         }
       } else {
-        const err13 = {
+        const err14 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.status !== undefined) {
-      let data1 = data.status;
-      if (typeof data1 !== "string") {
-        const err14 = {
-          instancePath: instancePath + "/status",
-          schemaPath: "#/$defs/ProposalStatus/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
@@ -12065,13 +12068,16 @@ function validate55(
         }
         errors++;
       }
-      if (!(data1 === "open" || data1 === "accepted" || data1 === "rejected" || data1 === "withdrawn")) {
+    }
+    if (data.status !== undefined) {
+      let data1 = data.status;
+      if (typeof data1 !== "string") {
         const err15 = {
           instancePath: instancePath + "/status",
-          schemaPath: "#/$defs/ProposalStatus/enum",
-          keyword: "enum",
-          params: { allowedValues: schema110.enum },
-          message: "must be equal to one of the allowed values",
+          schemaPath: "#/$defs/ProposalStatus/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -12080,32 +12086,32 @@ function validate55(
         }
         errors++;
       }
+      if (!(data1 === "open" || data1 === "accepted" || data1 === "rejected" || data1 === "withdrawn")) {
+        const err16 = {
+          instancePath: instancePath + "/status",
+          schemaPath: "#/$defs/ProposalStatus/enum",
+          keyword: "enum",
+          params: { allowedValues: schema110.enum },
+          message: "must be equal to one of the allowed values",
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
     }
     if (data.author !== undefined) {
       let data2 = data.author;
       if (typeof data2 === "string") {
         if (func1(data2) > 64) {
-          const err16 = {
+          const err17 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-        if (func1(data2) < 1) {
-          const err17 = {
-            instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -12114,13 +12120,13 @@ function validate55(
           }
           errors++;
         }
-        if (!pattern4.test(data2)) {
+        if (func1(data2) < 1) {
           const err18 = {
             instancePath: instancePath + "/author",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err18];
@@ -12129,31 +12135,28 @@ function validate55(
           }
           errors++;
         }
+        if (!pattern4.test(data2)) {
+          const err19 = {
+            instancePath: instancePath + "/author",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err19];
+          } else {
+            vErrors.push(err19);
+          }
+          errors++;
+        }
       } else {
-        const err19 = {
+        const err20 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err19];
-        } else {
-          vErrors.push(err19);
-        }
-        errors++;
-      }
-    }
-    if (data.base_revision !== undefined) {
-      let data3 = data.base_revision;
-      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-        const err20 = {
-          instancePath: instancePath + "/base_revision",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -12162,9 +12165,27 @@ function validate55(
         }
         errors++;
       }
+    }
+    if (data.base_revision !== undefined) {
+      let data3 = data.base_revision;
+      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+        const err21 = {
+          instancePath: instancePath + "/base_revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+        };
+        if (vErrors === null) {
+          vErrors = [err21];
+        } else {
+          vErrors.push(err21);
+        }
+        errors++;
+      }
       if (typeof data3 == "number" && isFinite(data3)) {
         if (data3 < 1 || isNaN(data3)) {
-          const err21 = {
+          const err22 = {
             instancePath: instancePath + "/base_revision",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -12172,9 +12193,9 @@ function validate55(
             message: "must be >= 1",
           };
           if (vErrors === null) {
-            vErrors = [err21];
+            vErrors = [err22];
           } else {
-            vErrors.push(err21);
+            vErrors.push(err22);
           }
           errors++;
         }
@@ -12187,27 +12208,12 @@ function validate55(
       const _errs15 = errors;
       if (typeof data4 === "string") {
         if (func1(data4) > 2000) {
-          const err22 = {
+          const err23 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/maxLength",
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-        if (func1(data4) < 1) {
-          const err23 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -12216,31 +12222,28 @@ function validate55(
           }
           errors++;
         }
+        if (func1(data4) < 1) {
+          const err24 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err24];
+          } else {
+            vErrors.push(err24);
+          }
+          errors++;
+        }
       } else {
-        const err24 = {
+        const err25 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err24];
-        } else {
-          vErrors.push(err24);
-        }
-        errors++;
-      }
-      var _valid0 = _errs15 === errors;
-      valid4 = valid4 || _valid0;
-      const _errs18 = errors;
-      if (data4 !== null) {
-        const err25 = {
-          instancePath: instancePath + "/summary",
-          schemaPath: "#/properties/summary/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err25];
@@ -12249,10 +12252,28 @@ function validate55(
         }
         errors++;
       }
+      var _valid0 = _errs15 === errors;
+      valid4 = valid4 || _valid0;
+      const _errs18 = errors;
+      if (data4 !== null) {
+        const err26 = {
+          instancePath: instancePath + "/summary",
+          schemaPath: "#/properties/summary/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err26];
+        } else {
+          vErrors.push(err26);
+        }
+        errors++;
+      }
       var _valid0 = _errs18 === errors;
       valid4 = valid4 || _valid0;
       if (!valid4) {
-        const err26 = {
+        const err27 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/properties/summary/anyOf",
           keyword: "anyOf",
@@ -12260,9 +12281,9 @@ function validate55(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err27];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err27);
         }
         errors++;
       } else {
@@ -12278,26 +12299,9 @@ function validate55(
     }
     if (data.content !== undefined) {
       if (typeof data.content !== "string") {
-        const err27 = {
+        const err28 = {
           instancePath: instancePath + "/content",
           schemaPath: "#/properties/content/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err27];
-        } else {
-          vErrors.push(err27);
-        }
-        errors++;
-      }
-    }
-    if (data.created_at !== undefined) {
-      if (!(typeof data.created_at === "string")) {
-        const err28 = {
-          instancePath: instancePath + "/created_at",
-          schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
@@ -12310,49 +12314,53 @@ function validate55(
         errors++;
       }
     }
+    if (data.diff !== undefined) {
+      if (typeof data.diff !== "string") {
+        const err29 = {
+          instancePath: instancePath + "/diff",
+          schemaPath: "#/properties/diff/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err29];
+        } else {
+          vErrors.push(err29);
+        }
+        errors++;
+      }
+    }
+    if (data.created_at !== undefined) {
+      if (!(typeof data.created_at === "string")) {
+        const err30 = {
+          instancePath: instancePath + "/created_at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
+        }
+        errors++;
+      }
+    }
     if (data.decided_by !== undefined) {
-      let data7 = data.decided_by;
-      const _errs26 = errors;
+      let data8 = data.decided_by;
+      const _errs28 = errors;
       let valid7 = false;
-      const _errs27 = errors;
-      if (typeof data7 === "string") {
-        if (func1(data7) > 64) {
-          const err29 = {
+      const _errs29 = errors;
+      if (typeof data8 === "string") {
+        if (func1(data8) > 64) {
+          const err31 = {
             instancePath: instancePath + "/decided_by",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err29];
-          } else {
-            vErrors.push(err29);
-          }
-          errors++;
-        }
-        if (func1(data7) < 1) {
-          const err30 = {
-            instancePath: instancePath + "/decided_by",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err30];
-          } else {
-            vErrors.push(err30);
-          }
-          errors++;
-        }
-        if (!pattern4.test(data7)) {
-          const err31 = {
-            instancePath: instancePath + "/decided_by",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
           };
           if (vErrors === null) {
             vErrors = [err31];
@@ -12361,8 +12369,38 @@ function validate55(
           }
           errors++;
         }
+        if (func1(data8) < 1) {
+          const err32 = {
+            instancePath: instancePath + "/decided_by",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err32];
+          } else {
+            vErrors.push(err32);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data8)) {
+          const err33 = {
+            instancePath: instancePath + "/decided_by",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err33];
+          } else {
+            vErrors.push(err33);
+          }
+          errors++;
+        }
       } else {
-        const err32 = {
+        const err34 = {
           instancePath: instancePath + "/decided_by",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
@@ -12370,69 +12408,22 @@ function validate55(
           message: "must be string",
         };
         if (vErrors === null) {
-          vErrors = [err32];
-        } else {
-          vErrors.push(err32);
-        }
-        errors++;
-      }
-      var _valid1 = _errs27 === errors;
-      valid7 = valid7 || _valid1;
-      const _errs30 = errors;
-      if (data7 !== null) {
-        const err33 = {
-          instancePath: instancePath + "/decided_by",
-          schemaPath: "#/properties/decided_by/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
-        };
-        if (vErrors === null) {
-          vErrors = [err33];
-        } else {
-          vErrors.push(err33);
-        }
-        errors++;
-      }
-      var _valid1 = _errs30 === errors;
-      valid7 = valid7 || _valid1;
-      if (!valid7) {
-        const err34 = {
-          instancePath: instancePath + "/decided_by",
-          schemaPath: "#/properties/decided_by/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
-        };
-        if (vErrors === null) {
           vErrors = [err34];
         } else {
           vErrors.push(err34);
         }
         errors++;
-      } else {
-        errors = _errs26;
-        if (vErrors !== null) {
-          if (_errs26) {
-            vErrors.length = _errs26;
-          } else {
-            vErrors = null;
-          }
-        }
       }
-    }
-    if (data.decided_at !== undefined) {
-      let data8 = data.decided_at;
-      const _errs33 = errors;
-      let valid9 = false;
-      const _errs34 = errors;
-      if (!(typeof data8 === "string")) {
+      var _valid1 = _errs29 === errors;
+      valid7 = valid7 || _valid1;
+      const _errs32 = errors;
+      if (data8 !== null) {
         const err35 = {
-          instancePath: instancePath + "/decided_at",
-          schemaPath: "#/$defs/Timestamp/type",
+          instancePath: instancePath + "/decided_by",
+          schemaPath: "#/properties/decided_by/anyOf/1/type",
           keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
+          params: { type: "null" },
+          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err35];
@@ -12441,16 +12432,15 @@ function validate55(
         }
         errors++;
       }
-      var _valid2 = _errs34 === errors;
-      valid9 = valid9 || _valid2;
-      const _errs37 = errors;
-      if (data8 !== null) {
+      var _valid1 = _errs32 === errors;
+      valid7 = valid7 || _valid1;
+      if (!valid7) {
         const err36 = {
-          instancePath: instancePath + "/decided_at",
-          schemaPath: "#/properties/decided_at/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
+          instancePath: instancePath + "/decided_by",
+          schemaPath: "#/properties/decided_by/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
           vErrors = [err36];
@@ -12458,16 +12448,29 @@ function validate55(
           vErrors.push(err36);
         }
         errors++;
+      } else {
+        errors = _errs28;
+        if (vErrors !== null) {
+          if (_errs28) {
+            vErrors.length = _errs28;
+          } else {
+            vErrors = null;
+          }
+        }
       }
-      var _valid2 = _errs37 === errors;
-      valid9 = valid9 || _valid2;
-      if (!valid9) {
+    }
+    if (data.decided_at !== undefined) {
+      let data9 = data.decided_at;
+      const _errs35 = errors;
+      let valid9 = false;
+      const _errs36 = errors;
+      if (!(typeof data9 === "string")) {
         const err37 = {
           instancePath: instancePath + "/decided_at",
-          schemaPath: "#/properties/decided_at/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
         };
         if (vErrors === null) {
           vErrors = [err37];
@@ -12475,45 +12478,34 @@ function validate55(
           vErrors.push(err37);
         }
         errors++;
-      } else {
-        errors = _errs33;
-        if (vErrors !== null) {
-          if (_errs33) {
-            vErrors.length = _errs33;
-          } else {
-            vErrors = null;
-          }
-        }
       }
-    }
-    if (data.note !== undefined) {
-      let data9 = data.note;
-      const _errs40 = errors;
-      let valid11 = false;
-      const _errs41 = errors;
-      if (typeof data9 === "string") {
-        if (func1(data9) > 2000) {
-          const err38 = {
-            instancePath: instancePath + "/note",
-            schemaPath: "#/$defs/Note/maxLength",
-            keyword: "maxLength",
-            params: { limit: 2000 },
-            message: "must NOT have more than 2000 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err38];
-          } else {
-            vErrors.push(err38);
-          }
-          errors++;
-        }
-      } else {
-        const err39 = {
-          instancePath: instancePath + "/note",
-          schemaPath: "#/$defs/Note/type",
+      var _valid2 = _errs36 === errors;
+      valid9 = valid9 || _valid2;
+      const _errs39 = errors;
+      if (data9 !== null) {
+        const err38 = {
+          instancePath: instancePath + "/decided_at",
+          schemaPath: "#/properties/decided_at/anyOf/1/type",
           keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err38];
+        } else {
+          vErrors.push(err38);
+        }
+        errors++;
+      }
+      var _valid2 = _errs39 === errors;
+      valid9 = valid9 || _valid2;
+      if (!valid9) {
+        const err39 = {
+          instancePath: instancePath + "/decided_at",
+          schemaPath: "#/properties/decided_at/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
           vErrors = [err39];
@@ -12521,34 +12513,45 @@ function validate55(
           vErrors.push(err39);
         }
         errors++;
-      }
-      var _valid3 = _errs41 === errors;
-      valid11 = valid11 || _valid3;
-      const _errs44 = errors;
-      if (data9 !== null) {
-        const err40 = {
-          instancePath: instancePath + "/note",
-          schemaPath: "#/properties/note/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
-        };
-        if (vErrors === null) {
-          vErrors = [err40];
-        } else {
-          vErrors.push(err40);
+      } else {
+        errors = _errs35;
+        if (vErrors !== null) {
+          if (_errs35) {
+            vErrors.length = _errs35;
+          } else {
+            vErrors = null;
+          }
         }
-        errors++;
       }
-      var _valid3 = _errs44 === errors;
-      valid11 = valid11 || _valid3;
-      if (!valid11) {
+    }
+    if (data.note !== undefined) {
+      let data10 = data.note;
+      const _errs42 = errors;
+      let valid11 = false;
+      const _errs43 = errors;
+      if (typeof data10 === "string") {
+        if (func1(data10) > 2000) {
+          const err40 = {
+            instancePath: instancePath + "/note",
+            schemaPath: "#/$defs/Note/maxLength",
+            keyword: "maxLength",
+            params: { limit: 2000 },
+            message: "must NOT have more than 2000 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err40];
+          } else {
+            vErrors.push(err40);
+          }
+          errors++;
+        }
+      } else {
         const err41 = {
           instancePath: instancePath + "/note",
-          schemaPath: "#/properties/note/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
+          schemaPath: "#/$defs/Note/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
         };
         if (vErrors === null) {
           vErrors = [err41];
@@ -12556,29 +12559,17 @@ function validate55(
           vErrors.push(err41);
         }
         errors++;
-      } else {
-        errors = _errs40;
-        if (vErrors !== null) {
-          if (_errs40) {
-            vErrors.length = _errs40;
-          } else {
-            vErrors = null;
-          }
-        }
       }
-    }
-    if (data.revision !== undefined) {
-      let data10 = data.revision;
-      const _errs47 = errors;
-      let valid13 = false;
-      const _errs48 = errors;
-      if (!(typeof data10 == "number" && !(data10 % 1) && !isNaN(data10) && isFinite(data10))) {
+      var _valid3 = _errs43 === errors;
+      valid11 = valid11 || _valid3;
+      const _errs46 = errors;
+      if (data10 !== null) {
         const err42 = {
-          instancePath: instancePath + "/revision",
-          schemaPath: "#/$defs/RevisionNumber/type",
+          instancePath: instancePath + "/note",
+          schemaPath: "#/properties/note/anyOf/1/type",
           keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
+          params: { type: "null" },
+          message: "must be null",
         };
         if (vErrors === null) {
           vErrors = [err42];
@@ -12587,33 +12578,45 @@ function validate55(
         }
         errors++;
       }
-      if (typeof data10 == "number" && isFinite(data10)) {
-        if (data10 < 1 || isNaN(data10)) {
-          const err43 = {
-            instancePath: instancePath + "/revision",
-            schemaPath: "#/$defs/RevisionNumber/minimum",
-            keyword: "minimum",
-            params: { comparison: ">=", limit: 1 },
-            message: "must be >= 1",
-          };
-          if (vErrors === null) {
-            vErrors = [err43];
+      var _valid3 = _errs46 === errors;
+      valid11 = valid11 || _valid3;
+      if (!valid11) {
+        const err43 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/properties/note/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err43];
+        } else {
+          vErrors.push(err43);
+        }
+        errors++;
+      } else {
+        errors = _errs42;
+        if (vErrors !== null) {
+          if (_errs42) {
+            vErrors.length = _errs42;
           } else {
-            vErrors.push(err43);
+            vErrors = null;
           }
-          errors++;
         }
       }
-      var _valid4 = _errs48 === errors;
-      valid13 = valid13 || _valid4;
-      const _errs51 = errors;
-      if (data10 !== null) {
+    }
+    if (data.revision !== undefined) {
+      let data11 = data.revision;
+      const _errs49 = errors;
+      let valid13 = false;
+      const _errs50 = errors;
+      if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
         const err44 = {
           instancePath: instancePath + "/revision",
-          schemaPath: "#/properties/revision/anyOf/1/type",
+          schemaPath: "#/$defs/RevisionNumber/type",
           keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
+          params: { type: "integer" },
+          message: "must be integer",
         };
         if (vErrors === null) {
           vErrors = [err44];
@@ -12622,10 +12625,45 @@ function validate55(
         }
         errors++;
       }
-      var _valid4 = _errs51 === errors;
+      if (typeof data11 == "number" && isFinite(data11)) {
+        if (data11 < 1 || isNaN(data11)) {
+          const err45 = {
+            instancePath: instancePath + "/revision",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+          };
+          if (vErrors === null) {
+            vErrors = [err45];
+          } else {
+            vErrors.push(err45);
+          }
+          errors++;
+        }
+      }
+      var _valid4 = _errs50 === errors;
+      valid13 = valid13 || _valid4;
+      const _errs53 = errors;
+      if (data11 !== null) {
+        const err46 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/properties/revision/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err46];
+        } else {
+          vErrors.push(err46);
+        }
+        errors++;
+      }
+      var _valid4 = _errs53 === errors;
       valid13 = valid13 || _valid4;
       if (!valid13) {
-        const err45 = {
+        const err47 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/properties/revision/anyOf",
           keyword: "anyOf",
@@ -12633,16 +12671,16 @@ function validate55(
           message: "must match a schema in anyOf",
         };
         if (vErrors === null) {
-          vErrors = [err45];
+          vErrors = [err47];
         } else {
-          vErrors.push(err45);
+          vErrors.push(err47);
         }
         errors++;
       } else {
-        errors = _errs47;
+        errors = _errs49;
         if (vErrors !== null) {
-          if (_errs47) {
-            vErrors.length = _errs47;
+          if (_errs49) {
+            vErrors.length = _errs49;
           } else {
             vErrors = null;
           }
@@ -12650,7 +12688,7 @@ function validate55(
       }
     }
   } else {
-    const err46 = {
+    const err48 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -12658,9 +12696,9 @@ function validate55(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err46];
+      vErrors = [err48];
     } else {
-      vErrors.push(err46);
+      vErrors.push(err48);
     }
     errors++;
   }
@@ -19120,8 +19158,66 @@ function validate78(
 }
 validate78.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateArtifactReadOutput = validate79;
+export const validateArtifactReadInput = validate79;
 const schema167 = {
+  title: "ArtifactReadInput",
+  description: "Reads the artifact as it is on disk; takes nothing.",
+  type: "object",
+  properties: {},
+  additionalProperties: false,
+};
+
+function validate79(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate79.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/additionalProperties",
+        keyword: "additionalProperties",
+        params: { additionalProperty: key0 },
+        message: "must NOT have additional properties",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+  } else {
+    const err1 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err1];
+    } else {
+      vErrors.push(err1);
+    }
+    errors++;
+  }
+  validate79.errors = vErrors;
+  return errors === 0;
+}
+validate79.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateArtifactReadOutput = validate80;
+const schema168 = {
   title: "ArtifactReadOutput",
   description: "The artifact as it is on disk, with the revision it is.",
   type: "object",
@@ -19139,13 +19235,13 @@ const schema167 = {
   additionalProperties: false,
 };
 
-function validate79(
+function validate80(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate79.evaluated;
+  const evaluated0 = validate80.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19310,13 +19406,13 @@ function validate79(
     }
     errors++;
   }
-  validate79.errors = vErrors;
+  validate80.errors = vErrors;
   return errors === 0;
 }
-validate79.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate80.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteInput = validate81;
-const schema168 = {
+export const validateHandoffCompleteInput = validate82;
+const schema169 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -19355,13 +19451,13 @@ const schema168 = {
   ],
 };
 
-function validate81(
+function validate82(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate81.evaluated;
+  const evaluated0 = validate82.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -19802,14 +19898,14 @@ function validate81(
       }
     }
   }
-  validate81.errors = vErrors;
+  validate82.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate81.evaluated = { dynamicProps: true, dynamicItems: false };
+validate82.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffCompleteOutput = validate83;
-const schema170 = {
+export const validateHandoffCompleteOutput = validate84;
+const schema171 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -19827,13 +19923,13 @@ const schema170 = {
   additionalProperties: false,
 };
 
-function validate83(
+function validate84(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate83.evaluated;
+  const evaluated0 = validate84.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20011,13 +20107,13 @@ function validate83(
     }
     errors++;
   }
-  validate83.errors = vErrors;
+  validate84.errors = vErrors;
   return errors === 0;
 }
-validate83.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate84.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateInput = validate86;
-const schema171 = {
+export const validateHandoffCreateInput = validate87;
+const schema172 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
@@ -20033,13 +20129,13 @@ const schema171 = {
   additionalProperties: false,
 };
 
-function validate86(
+function validate87(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate86.evaluated;
+  const evaluated0 = validate87.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20500,13 +20596,13 @@ function validate86(
     }
     errors++;
   }
-  validate86.errors = vErrors;
+  validate87.errors = vErrors;
   return errors === 0;
 }
-validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateOutput = validate87;
-const schema177 = {
+export const validateHandoffCreateOutput = validate88;
+const schema178 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -20524,13 +20620,13 @@ const schema177 = {
   additionalProperties: false,
 };
 
-function validate87(
+function validate88(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate87.evaluated;
+  const evaluated0 = validate88.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20708,13 +20804,13 @@ function validate87(
     }
     errors++;
   }
-  validate87.errors = vErrors;
+  validate88.errors = vErrors;
   return errors === 0;
 }
-validate87.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffDecisionInput = validate90;
-const schema178 = {
+export const validateHandoffDecisionInput = validate91;
+const schema179 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
@@ -20727,13 +20823,13 @@ const schema178 = {
   additionalProperties: false,
 };
 
-function validate90(
+function validate91(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate90.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20871,13 +20967,13 @@ function validate90(
     }
     errors++;
   }
-  validate90.errors = vErrors;
+  validate91.errors = vErrors;
   return errors === 0;
 }
-validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsInput = validate91;
-const schema180 = {
+export const validateHandoffEventsInput = validate92;
+const schema181 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
@@ -20890,13 +20986,13 @@ const schema180 = {
   additionalProperties: false,
 };
 
-function validate91(
+function validate92(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate91.evaluated;
+  const evaluated0 = validate92.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -20904,6 +21000,12 @@ function validate91(
     evaluated0.items = undefined;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.after === undefined) {
+      data.after = 0;
+    }
+    if (data.limit === undefined) {
+      data.limit = 100;
+    }
     if (data.handoff_id === undefined) {
       const err0 = {
         instancePath,
@@ -20985,89 +21087,85 @@ function validate91(
         errors++;
       }
     }
-    if (data.after !== undefined) {
-      let data1 = data.after;
-      if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
-        const err5 = {
+    let data1 = data.after;
+    if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+      const err5 = {
+        instancePath: instancePath + "/after",
+        schemaPath: "#/properties/after/type",
+        keyword: "type",
+        params: { type: "integer" },
+        message: "must be integer",
+      };
+      if (vErrors === null) {
+        vErrors = [err5];
+      } else {
+        vErrors.push(err5);
+      }
+      errors++;
+    }
+    if (typeof data1 == "number" && isFinite(data1)) {
+      if (data1 < 0 || isNaN(data1)) {
+        const err6 = {
           instancePath: instancePath + "/after",
-          schemaPath: "#/properties/after/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
+          schemaPath: "#/properties/after/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 0 },
+          message: "must be >= 0",
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
-      }
-      if (typeof data1 == "number" && isFinite(data1)) {
-        if (data1 < 0 || isNaN(data1)) {
-          const err6 = {
-            instancePath: instancePath + "/after",
-            schemaPath: "#/properties/after/minimum",
-            keyword: "minimum",
-            params: { comparison: ">=", limit: 0 },
-            message: "must be >= 0",
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
       }
     }
-    if (data.limit !== undefined) {
-      let data2 = data.limit;
-      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err7 = {
+    let data2 = data.limit;
+    if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+      const err7 = {
+        instancePath: instancePath + "/limit",
+        schemaPath: "#/properties/limit/type",
+        keyword: "type",
+        params: { type: "integer" },
+        message: "must be integer",
+      };
+      if (vErrors === null) {
+        vErrors = [err7];
+      } else {
+        vErrors.push(err7);
+      }
+      errors++;
+    }
+    if (typeof data2 == "number" && isFinite(data2)) {
+      if (data2 > 500 || isNaN(data2)) {
+        const err8 = {
           instancePath: instancePath + "/limit",
-          schemaPath: "#/properties/limit/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
+          schemaPath: "#/properties/limit/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 500 },
+          message: "must be <= 500",
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
-      if (typeof data2 == "number" && isFinite(data2)) {
-        if (data2 > 500 || isNaN(data2)) {
-          const err8 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/maximum",
-            keyword: "maximum",
-            params: { comparison: "<=", limit: 500 },
-            message: "must be <= 500",
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
+      if (data2 < 1 || isNaN(data2)) {
+        const err9 = {
+          instancePath: instancePath + "/limit",
+          schemaPath: "#/properties/limit/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 1 },
+          message: "must be >= 1",
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
         }
-        if (data2 < 1 || isNaN(data2)) {
-          const err9 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/minimum",
-            keyword: "minimum",
-            params: { comparison: ">=", limit: 1 },
-            message: "must be >= 1",
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
+        errors++;
       }
     }
   } else {
@@ -21085,13 +21183,13 @@ function validate91(
     }
     errors++;
   }
-  validate91.errors = vErrors;
+  validate92.errors = vErrors;
   return errors === 0;
 }
-validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsOutput = validate92;
-const schema181 = {
+export const validateHandoffEventsOutput = validate93;
+const schema182 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -21106,13 +21204,13 @@ const schema181 = {
   additionalProperties: false,
 };
 
-function validate92(
+function validate93(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate92.evaluated;
+  const evaluated0 = validate93.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21315,13 +21413,13 @@ function validate92(
     }
     errors++;
   }
-  validate92.errors = vErrors;
+  validate93.errors = vErrors;
   return errors === 0;
 }
-validate92.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffGetInput = validate94;
-const schema182 = {
+export const validateHandoffGetInput = validate95;
+const schema183 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id.",
   type: "object",
@@ -21357,13 +21455,13 @@ const schema182 = {
   ],
 };
 
-function validate94(
+function validate95(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate94.evaluated;
+  const evaluated0 = validate95.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21627,14 +21725,14 @@ function validate94(
       }
     }
   }
-  validate94.errors = vErrors;
+  validate95.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate94.evaluated = { dynamicProps: true, dynamicItems: false };
+validate95.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateHandoffListInput = validate95;
-const schema183 = {
+export const validateHandoffListInput = validate96;
+const schema184 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -21653,13 +21751,13 @@ const schema183 = {
   additionalProperties: false,
 };
 
-function validate95(
+function validate96(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate95.evaluated;
+  const evaluated0 = validate96.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -21667,6 +21765,9 @@ function validate95(
     evaluated0.items = undefined;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.limit === undefined) {
+      data.limit = 50;
+    }
     for (const key0 in data) {
       if (!(key0 === "status" || key0 === "cursor" || key0 === "limit")) {
         const err0 = {
@@ -21773,54 +21874,52 @@ function validate95(
         errors++;
       }
     }
-    if (data.limit !== undefined) {
-      let data2 = data.limit;
-      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err6 = {
+    let data2 = data.limit;
+    if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+      const err6 = {
+        instancePath: instancePath + "/limit",
+        schemaPath: "#/properties/limit/type",
+        keyword: "type",
+        params: { type: "integer" },
+        message: "must be integer",
+      };
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    if (typeof data2 == "number" && isFinite(data2)) {
+      if (data2 > 500 || isNaN(data2)) {
+        const err7 = {
           instancePath: instancePath + "/limit",
-          schemaPath: "#/properties/limit/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
+          schemaPath: "#/properties/limit/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 500 },
+          message: "must be <= 500",
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err7];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err7);
         }
         errors++;
       }
-      if (typeof data2 == "number" && isFinite(data2)) {
-        if (data2 > 500 || isNaN(data2)) {
-          const err7 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/maximum",
-            keyword: "maximum",
-            params: { comparison: "<=", limit: 500 },
-            message: "must be <= 500",
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
+      if (data2 < 1 || isNaN(data2)) {
+        const err8 = {
+          instancePath: instancePath + "/limit",
+          schemaPath: "#/properties/limit/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 1 },
+          message: "must be >= 1",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
         }
-        if (data2 < 1 || isNaN(data2)) {
-          const err8 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/minimum",
-            keyword: "minimum",
-            params: { comparison: ">=", limit: 1 },
-            message: "must be >= 1",
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
+        errors++;
       }
     }
   } else {
@@ -21838,13 +21937,13 @@ function validate95(
     }
     errors++;
   }
-  validate95.errors = vErrors;
+  validate96.errors = vErrors;
   return errors === 0;
 }
-validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate96.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListOutput = validate96;
-const schema185 = {
+export const validateHandoffListOutput = validate97;
+const schema186 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -21856,13 +21955,13 @@ const schema185 = {
   additionalProperties: false,
 };
 
-function validate96(
+function validate97(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate96.evaluated;
+  const evaluated0 = validate97.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22031,13 +22130,13 @@ function validate96(
     }
     errors++;
   }
-  validate96.errors = vErrors;
+  validate97.errors = vErrors;
   return errors === 0;
 }
-validate96.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffOutput = validate98;
-const schema186 = {
+export const validateHandoffOutput = validate99;
+const schema187 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -22046,13 +22145,13 @@ const schema186 = {
   additionalProperties: false,
 };
 
-function validate98(
+function validate99(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate98.evaluated;
+  const evaluated0 = validate99.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22121,13 +22220,13 @@ function validate98(
     }
     errors++;
   }
-  validate98.errors = vErrors;
+  validate99.errors = vErrors;
   return errors === 0;
 }
-validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRefInput = validate100;
-const schema187 = {
+export const validateHandoffRefInput = validate101;
+const schema188 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
@@ -22138,13 +22237,13 @@ const schema187 = {
   additionalProperties: false,
 };
 
-function validate100(
+function validate101(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate100.evaluated;
+  const evaluated0 = validate101.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22248,13 +22347,13 @@ function validate100(
     }
     errors++;
   }
-  validate100.errors = vErrors;
+  validate101.errors = vErrors;
   return errors === 0;
 }
-validate100.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputInput = validate101;
-const schema188 = {
+export const validateHandoffRequestInputInput = validate102;
+const schema189 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
@@ -22269,13 +22368,13 @@ const schema188 = {
   additionalProperties: false,
 };
 
-function validate101(
+function validate102(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate101.evaluated;
+  const evaluated0 = validate102.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22730,13 +22829,13 @@ function validate101(
     }
     errors++;
   }
-  validate101.errors = vErrors;
+  validate102.errors = vErrors;
   return errors === 0;
 }
-validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputOutput = validate102;
-const schema191 = {
+export const validateHandoffRequestInputOutput = validate103;
+const schema192 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -22749,13 +22848,13 @@ const schema191 = {
   additionalProperties: false,
 };
 
-function validate102(
+function validate103(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate102.evaluated;
+  const evaluated0 = validate103.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22932,13 +23031,13 @@ function validate102(
     }
     errors++;
   }
-  validate102.errors = vErrors;
+  validate103.errors = vErrors;
   return errors === 0;
 }
-validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffTaskOutput = validate105;
-const schema193 = {
+export const validateHandoffTaskOutput = validate106;
+const schema194 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -22954,13 +23053,13 @@ const schema193 = {
   additionalProperties: false,
 };
 
-function validate105(
+function validate106(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate105.evaluated;
+  const evaluated0 = validate106.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23106,13 +23205,13 @@ function validate105(
     }
     errors++;
   }
-  validate105.errors = vErrors;
+  validate106.errors = vErrors;
   return errors === 0;
 }
-validate105.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantAddInput = validate108;
-const schema194 = {
+export const validateParticipantAddInput = validate109;
+const schema195 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
@@ -23121,13 +23220,13 @@ const schema194 = {
   additionalProperties: false,
 };
 
-function validate108(
+function validate109(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate108.evaluated;
+  const evaluated0 = validate109.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23246,13 +23345,98 @@ function validate108(
     }
     errors++;
   }
-  validate108.errors = vErrors;
+  validate109.errors = vErrors;
   return errors === 0;
 }
-validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListOutput = validate109;
-const schema196 = {
+export const validateParticipantListInput = validate110;
+const schema197 = {
+  title: "ParticipantListInput",
+  description: "Lists the participants of the room by name. Needs read, or the local operator.",
+  type: "object",
+  properties: {
+    include_removed: {
+      title: "Include removed",
+      type: "boolean",
+      default: false,
+      description: "Also list participants that were removed.",
+    },
+  },
+  additionalProperties: false,
+};
+
+function validate110(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate110.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.include_removed === undefined) {
+      data.include_removed = false;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "include_removed")) {
+        const err0 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (typeof data.include_removed !== "boolean") {
+      const err1 = {
+        instancePath: instancePath + "/include_removed",
+        schemaPath: "#/properties/include_removed/type",
+        keyword: "type",
+        params: { type: "boolean" },
+        message: "must be boolean",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+  } else {
+    const err2 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err2];
+    } else {
+      vErrors.push(err2);
+    }
+    errors++;
+  }
+  validate110.errors = vErrors;
+  return errors === 0;
+}
+validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateParticipantListOutput = validate111;
+const schema198 = {
   title: "ParticipantListOutput",
   description: "The room's participants by name.",
   type: "object",
@@ -23261,13 +23445,13 @@ const schema196 = {
   additionalProperties: false,
 };
 
-function validate109(
+function validate111(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate109.evaluated;
+  const evaluated0 = validate111.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23356,13 +23540,13 @@ function validate109(
     }
     errors++;
   }
-  validate109.errors = vErrors;
+  validate111.errors = vErrors;
   return errors === 0;
 }
-validate109.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantRemoveInput = validate111;
-const schema197 = {
+export const validateParticipantRemoveInput = validate113;
+const schema199 = {
   title: "ParticipantRemoveInput",
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
@@ -23372,13 +23556,13 @@ const schema197 = {
   additionalProperties: false,
 };
 
-function validate111(
+function validate113(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate111.evaluated;
+  const evaluated0 = validate113.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23497,13 +23681,13 @@ function validate111(
     }
     errors++;
   }
-  validate111.errors = vErrors;
+  validate113.errors = vErrors;
   return errors === 0;
 }
-validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantOutput = validate112;
-const schema199 = {
+export const validateParticipantOutput = validate114;
+const schema201 = {
   title: "ParticipantOutput",
   description: "One participant.",
   type: "object",
@@ -23512,13 +23696,13 @@ const schema199 = {
   additionalProperties: false,
 };
 
-function validate112(
+function validate114(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate112.evaluated;
+  const evaluated0 = validate114.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23587,13 +23771,13 @@ function validate112(
     }
     errors++;
   }
-  validate112.errors = vErrors;
+  validate114.errors = vErrors;
   return errors === 0;
 }
-validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate114.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalDecisionInput = validate114;
-const schema200 = {
+export const validateProposalDecisionInput = validate116;
+const schema202 = {
   title: "ProposalDecisionInput",
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
@@ -23606,13 +23790,13 @@ const schema200 = {
   additionalProperties: false,
 };
 
-function validate114(
+function validate116(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate114.evaluated;
+  const evaluated0 = validate116.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23750,18 +23934,18 @@ function validate114(
     }
     errors++;
   }
-  validate114.errors = vErrors;
+  validate116.errors = vErrors;
   return errors === 0;
 }
-validate114.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListInput = validate115;
-const schema202 = {
+export const validateProposalListInput = validate117;
+const schema204 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
   properties: {
-    status: { title: "Status", $ref: "#/$defs/ProposalStatus" },
+    status: { title: "Status", $ref: "#/$defs/ProposalStatus", default: "open" },
     cursor: { title: "Cursor", type: "string", minLength: 1, maxLength: 200 },
     limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 50 },
   },
@@ -23769,13 +23953,13 @@ const schema202 = {
   additionalProperties: false,
 };
 
-function validate115(
+function validate117(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate115.evaluated;
+  const evaluated0 = validate117.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -23783,6 +23967,12 @@ function validate115(
     evaluated0.items = undefined;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.status === undefined) {
+      data.status = "open";
+    }
+    if (data.limit === undefined) {
+      data.limit = 50;
+    }
     for (const key0 in data) {
       if (!(key0 === "status" || key0 === "cursor" || key0 === "limit")) {
         const err0 = {
@@ -23800,38 +23990,36 @@ function validate115(
         errors++;
       }
     }
-    if (data.status !== undefined) {
-      let data0 = data.status;
-      if (typeof data0 !== "string") {
-        const err1 = {
-          instancePath: instancePath + "/status",
-          schemaPath: "#/$defs/ProposalStatus/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
+    let data0 = data.status;
+    if (typeof data0 !== "string") {
+      const err1 = {
+        instancePath: instancePath + "/status",
+        schemaPath: "#/$defs/ProposalStatus/type",
+        keyword: "type",
+        params: { type: "string" },
+        message: "must be string",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
       }
-      if (!(data0 === "open" || data0 === "accepted" || data0 === "rejected" || data0 === "withdrawn")) {
-        const err2 = {
-          instancePath: instancePath + "/status",
-          schemaPath: "#/$defs/ProposalStatus/enum",
-          keyword: "enum",
-          params: { allowedValues: schema110.enum },
-          message: "must be equal to one of the allowed values",
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
+      errors++;
+    }
+    if (!(data0 === "open" || data0 === "accepted" || data0 === "rejected" || data0 === "withdrawn")) {
+      const err2 = {
+        instancePath: instancePath + "/status",
+        schemaPath: "#/$defs/ProposalStatus/enum",
+        keyword: "enum",
+        params: { allowedValues: schema110.enum },
+        message: "must be equal to one of the allowed values",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
       }
+      errors++;
     }
     if (data.cursor !== undefined) {
       let data1 = data.cursor;
@@ -23882,54 +24070,52 @@ function validate115(
         errors++;
       }
     }
-    if (data.limit !== undefined) {
-      let data2 = data.limit;
-      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err6 = {
+    let data2 = data.limit;
+    if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+      const err6 = {
+        instancePath: instancePath + "/limit",
+        schemaPath: "#/properties/limit/type",
+        keyword: "type",
+        params: { type: "integer" },
+        message: "must be integer",
+      };
+      if (vErrors === null) {
+        vErrors = [err6];
+      } else {
+        vErrors.push(err6);
+      }
+      errors++;
+    }
+    if (typeof data2 == "number" && isFinite(data2)) {
+      if (data2 > 500 || isNaN(data2)) {
+        const err7 = {
           instancePath: instancePath + "/limit",
-          schemaPath: "#/properties/limit/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
+          schemaPath: "#/properties/limit/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 500 },
+          message: "must be <= 500",
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err7];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err7);
         }
         errors++;
       }
-      if (typeof data2 == "number" && isFinite(data2)) {
-        if (data2 > 500 || isNaN(data2)) {
-          const err7 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/maximum",
-            keyword: "maximum",
-            params: { comparison: "<=", limit: 500 },
-            message: "must be <= 500",
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
+      if (data2 < 1 || isNaN(data2)) {
+        const err8 = {
+          instancePath: instancePath + "/limit",
+          schemaPath: "#/properties/limit/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 1 },
+          message: "must be >= 1",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
         }
-        if (data2 < 1 || isNaN(data2)) {
-          const err8 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/minimum",
-            keyword: "minimum",
-            params: { comparison: ">=", limit: 1 },
-            message: "must be >= 1",
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
+        errors++;
       }
     }
   } else {
@@ -23947,13 +24133,13 @@ function validate115(
     }
     errors++;
   }
-  validate115.errors = vErrors;
+  validate117.errors = vErrors;
   return errors === 0;
 }
-validate115.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListOutput = validate116;
-const schema204 = {
+export const validateProposalListOutput = validate118;
+const schema206 = {
   title: "ProposalListOutput",
   description: "A page of proposals; next_cursor is null on the last page.",
   type: "object",
@@ -23965,13 +24151,13 @@ const schema204 = {
   additionalProperties: false,
 };
 
-function validate116(
+function validate118(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate116.evaluated;
+  const evaluated0 = validate118.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24140,13 +24326,13 @@ function validate116(
     }
     errors++;
   }
-  validate116.errors = vErrors;
+  validate118.errors = vErrors;
   return errors === 0;
 }
-validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalOutput = validate118;
-const schema205 = {
+export const validateProposalOutput = validate120;
+const schema207 = {
   title: "ProposalOutput",
   description: "One proposal and, once accepted, the revision it made.",
   type: "object",
@@ -24158,13 +24344,13 @@ const schema205 = {
   additionalProperties: false,
 };
 
-function validate118(
+function validate120(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate118.evaluated;
+  const evaluated0 = validate120.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24310,13 +24496,13 @@ function validate118(
     }
     errors++;
   }
-  validate118.errors = vErrors;
+  validate120.errors = vErrors;
   return errors === 0;
 }
-validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalRefInput = validate121;
-const schema206 = {
+export const validateProposalRefInput = validate123;
+const schema208 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
@@ -24325,13 +24511,13 @@ const schema206 = {
   additionalProperties: false,
 };
 
-function validate121(
+function validate123(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate121.evaluated;
+  const evaluated0 = validate123.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24435,13 +24621,13 @@ function validate121(
     }
     errors++;
   }
-  validate121.errors = vErrors;
+  validate123.errors = vErrors;
   return errors === 0;
 }
-validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateInput = validate122;
-const schema207 = {
+export const validateSessionCreateInput = validate124;
+const schema209 = {
   title: "SessionCreateInput",
   description:
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
@@ -24467,13 +24653,13 @@ const schema207 = {
   additionalProperties: false,
 };
 
-function validate122(
+function validate124(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate122.evaluated;
+  const evaluated0 = validate124.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24749,13 +24935,13 @@ function validate122(
     }
     errors++;
   }
-  validate122.errors = vErrors;
+  validate124.errors = vErrors;
   return errors === 0;
 }
-validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateOutput = validate123;
-const schema210 = {
+export const validateSessionCreateOutput = validate125;
+const schema212 = {
   title: "SessionCreateOutput",
   description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
   type: "object",
@@ -24764,13 +24950,13 @@ const schema210 = {
   additionalProperties: false,
 };
 
-function validate123(
+function validate125(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate123.evaluated;
+  const evaluated0 = validate125.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24888,13 +25074,13 @@ function validate123(
     }
     errors++;
   }
-  validate123.errors = vErrors;
+  validate125.errors = vErrors;
   return errors === 0;
 }
-validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListInput = validate125;
-const schema211 = {
+export const validateSessionListInput = validate127;
+const schema213 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
@@ -24903,13 +25089,13 @@ const schema211 = {
   additionalProperties: false,
 };
 
-function validate125(
+function validate127(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate125.evaluated;
+  const evaluated0 = validate127.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25013,13 +25199,13 @@ function validate125(
     }
     errors++;
   }
-  validate125.errors = vErrors;
+  validate127.errors = vErrors;
   return errors === 0;
 }
-validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListOutput = validate126;
-const schema213 = {
+export const validateSessionListOutput = validate128;
+const schema215 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -25028,13 +25214,13 @@ const schema213 = {
   additionalProperties: false,
 };
 
-function validate126(
+function validate128(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate126.evaluated;
+  const evaluated0 = validate128.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25123,13 +25309,13 @@ function validate126(
     }
     errors++;
   }
-  validate126.errors = vErrors;
+  validate128.errors = vErrors;
   return errors === 0;
 }
-validate126.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionOutput = validate128;
-const schema214 = {
+export const validateSessionOutput = validate130;
+const schema216 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -25138,13 +25324,13 @@ const schema214 = {
   additionalProperties: false,
 };
 
-function validate128(
+function validate130(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate128.evaluated;
+  const evaluated0 = validate130.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25213,13 +25399,13 @@ function validate128(
     }
     errors++;
   }
-  validate128.errors = vErrors;
+  validate130.errors = vErrors;
   return errors === 0;
 }
-validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionRevokeInput = validate130;
-const schema215 = {
+export const validateSessionRevokeInput = validate132;
+const schema217 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
@@ -25228,13 +25414,13 @@ const schema215 = {
   additionalProperties: false,
 };
 
-function validate130(
+function validate132(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate130.evaluated;
+  const evaluated0 = validate132.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25338,13 +25524,13 @@ function validate130(
     }
     errors++;
   }
-  validate130.errors = vErrors;
+  validate132.errors = vErrors;
   return errors === 0;
 }
-validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate131;
-const schema216 = {
+export const validateTaskCancelOutput = validate133;
+const schema218 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -25354,13 +25540,13 @@ const schema216 = {
   additionalProperties: false,
 };
 
-function validate131(
+function validate133(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate131.evaluated;
+  const evaluated0 = validate133.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25461,13 +25647,13 @@ function validate131(
     }
     errors++;
   }
-  validate131.errors = vErrors;
+  validate133.errors = vErrors;
   return errors === 0;
 }
-validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate133;
-const schema217 = {
+export const validateTaskRefInput = validate135;
+const schema219 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -25484,13 +25670,13 @@ const schema217 = {
   additionalProperties: false,
 };
 
-function validate133(
+function validate135(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate133.evaluated;
+  const evaluated0 = validate135.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25594,13 +25780,13 @@ function validate133(
     }
     errors++;
   }
-  validate133.errors = vErrors;
+  validate135.errors = vErrors;
   return errors === 0;
 }
-validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate134;
-const schema218 = {
+export const validateTaskUpdateInput = validate136;
+const schema220 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -25625,13 +25811,13 @@ const schema218 = {
   additionalProperties: false,
 };
 
-function validate134(
+function validate136(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate134.evaluated;
+  const evaluated0 = validate136.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26088,13 +26274,13 @@ function validate134(
     }
     errors++;
   }
-  validate134.errors = vErrors;
+  validate136.errors = vErrors;
   return errors === 0;
 }
-validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate136.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate135;
-const schema221 = {
+export const validateTaskUpdateOutput = validate137;
+const schema223 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -26106,13 +26292,13 @@ const schema221 = {
   additionalProperties: false,
 };
 
-function validate135(
+function validate137(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate135.evaluated;
+  const evaluated0 = validate137.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26280,13 +26466,13 @@ function validate135(
     }
     errors++;
   }
-  validate135.errors = vErrors;
+  validate137.errors = vErrors;
   return errors === 0;
 }
-validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryInput = validate137;
-const schema223 = {
+export const validateWorkspaceHistoryInput = validate139;
+const schema225 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -26299,13 +26485,13 @@ const schema223 = {
   additionalProperties: false,
 };
 
-function validate137(
+function validate139(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate137.evaluated;
+  const evaluated0 = validate139.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26313,6 +26499,12 @@ function validate137(
     evaluated0.items = undefined;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.after === undefined) {
+      data.after = 0;
+    }
+    if (data.limit === undefined) {
+      data.limit = 100;
+    }
     for (const key0 in data) {
       if (!(key0 === "after" || key0 === "limit")) {
         const err0 = {
@@ -26330,89 +26522,85 @@ function validate137(
         errors++;
       }
     }
-    if (data.after !== undefined) {
-      let data0 = data.after;
-      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-        const err1 = {
+    let data0 = data.after;
+    if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+      const err1 = {
+        instancePath: instancePath + "/after",
+        schemaPath: "#/properties/after/type",
+        keyword: "type",
+        params: { type: "integer" },
+        message: "must be integer",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (typeof data0 == "number" && isFinite(data0)) {
+      if (data0 < 0 || isNaN(data0)) {
+        const err2 = {
           instancePath: instancePath + "/after",
-          schemaPath: "#/properties/after/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
+          schemaPath: "#/properties/after/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 0 },
+          message: "must be >= 0",
         };
         if (vErrors === null) {
-          vErrors = [err1];
+          vErrors = [err2];
         } else {
-          vErrors.push(err1);
+          vErrors.push(err2);
         }
         errors++;
-      }
-      if (typeof data0 == "number" && isFinite(data0)) {
-        if (data0 < 0 || isNaN(data0)) {
-          const err2 = {
-            instancePath: instancePath + "/after",
-            schemaPath: "#/properties/after/minimum",
-            keyword: "minimum",
-            params: { comparison: ">=", limit: 0 },
-            message: "must be >= 0",
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
       }
     }
-    if (data.limit !== undefined) {
-      let data1 = data.limit;
-      if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
-        const err3 = {
+    let data1 = data.limit;
+    if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+      const err3 = {
+        instancePath: instancePath + "/limit",
+        schemaPath: "#/properties/limit/type",
+        keyword: "type",
+        params: { type: "integer" },
+        message: "must be integer",
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    if (typeof data1 == "number" && isFinite(data1)) {
+      if (data1 > 500 || isNaN(data1)) {
+        const err4 = {
           instancePath: instancePath + "/limit",
-          schemaPath: "#/properties/limit/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
+          schemaPath: "#/properties/limit/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 500 },
+          message: "must be <= 500",
         };
         if (vErrors === null) {
-          vErrors = [err3];
+          vErrors = [err4];
         } else {
-          vErrors.push(err3);
+          vErrors.push(err4);
         }
         errors++;
       }
-      if (typeof data1 == "number" && isFinite(data1)) {
-        if (data1 > 500 || isNaN(data1)) {
-          const err4 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/maximum",
-            keyword: "maximum",
-            params: { comparison: "<=", limit: 500 },
-            message: "must be <= 500",
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
+      if (data1 < 1 || isNaN(data1)) {
+        const err5 = {
+          instancePath: instancePath + "/limit",
+          schemaPath: "#/properties/limit/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 1 },
+          message: "must be >= 1",
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
         }
-        if (data1 < 1 || isNaN(data1)) {
-          const err5 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/minimum",
-            keyword: "minimum",
-            params: { comparison: ">=", limit: 1 },
-            message: "must be >= 1",
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
+        errors++;
       }
     }
   } else {
@@ -26430,13 +26618,13 @@ function validate137(
     }
     errors++;
   }
-  validate137.errors = vErrors;
+  validate139.errors = vErrors;
   return errors === 0;
 }
-validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate139.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryOutput = validate138;
-const schema224 = {
+export const validateWorkspaceHistoryOutput = validate140;
+const schema226 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -26449,13 +26637,13 @@ const schema224 = {
   additionalProperties: false,
 };
 
-function validate138(
+function validate140(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate138.evaluated;
+  const evaluated0 = validate140.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26626,13 +26814,13 @@ function validate138(
     }
     errors++;
   }
-  validate138.errors = vErrors;
+  validate140.errors = vErrors;
   return errors === 0;
 }
-validate138.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate140.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceProposeInput = validate140;
-const schema225 = {
+export const validateWorkspaceProposeInput = validate142;
+const schema227 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -26661,13 +26849,13 @@ const schema225 = {
   ],
 };
 
-function validate140(
+function validate142(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate140.evaluated;
+  const evaluated0 = validate142.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27097,14 +27285,14 @@ function validate140(
       }
     }
   }
-  validate140.errors = vErrors;
+  validate142.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate140.evaluated = { dynamicProps: true, dynamicItems: false };
+validate142.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateProblemDetails = validate141;
-const schema232 = {
+export const validateProblemDetails = validate143;
+const schema234 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -27131,17 +27319,22 @@ const schema232 = {
       },
     },
     current_revision: { type: "integer" },
+    details: {
+      type: "object",
+      description:
+        "Everything the room said about the refusal, as the engine gave it (the same details ce and MCP show): current_revision, limit, reason, ...",
+    },
   },
   required: ["type", "title", "status", "detail", "code"],
 };
 
-function validate141(
+function validate143(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate141.evaluated;
+  const evaluated0 = validate143.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27393,7 +27586,7 @@ function validate141(
           instancePath: instancePath + "/code",
           schemaPath: "#/properties/code/anyOf/1/enum",
           keyword: "enum",
-          params: { allowedValues: schema232.properties.code.anyOf[1].enum },
+          params: { allowedValues: schema234.properties.code.anyOf[1].enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -27568,8 +27761,26 @@ function validate141(
         errors++;
       }
     }
+    if (data.details !== undefined) {
+      let data11 = data.details;
+      if (!(data11 && typeof data11 == "object" && !Array.isArray(data11))) {
+        const err24 = {
+          instancePath: instancePath + "/details",
+          schemaPath: "#/properties/details/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+        };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err24 = {
+    const err25 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -27577,17 +27788,26 @@ function validate141(
       message: "must be object",
     };
     if (vErrors === null) {
-      vErrors = [err24];
+      vErrors = [err25];
     } else {
-      vErrors.push(err24);
+      vErrors.push(err25);
     }
     errors++;
   }
-  validate141.errors = vErrors;
+  validate143.errors = vErrors;
   return errors === 0;
 }
-validate141.evaluated = {
-  props: { type: true, title: true, status: true, detail: true, code: true, errors: true, current_revision: true },
+validate143.evaluated = {
+  props: {
+    type: true,
+    title: true,
+    status: true,
+    detail: true,
+    code: true,
+    errors: true,
+    current_revision: true,
+    details: true,
+  },
   dynamicProps: false,
   dynamicItems: false,
 };

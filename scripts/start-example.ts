@@ -1,10 +1,20 @@
 // npm start: runs a room on a copy of examples/welcome.md (in .room/, or
-// ROOM_DIR, so the bundled file stays as shipped) and prints the MCP URL and
-// a session token that can read, write and approve. PORT picks the port.
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+// ROOM_DIR, so the bundled file stays as shipped) and prints the MCP and REST
+// URLs and a session token that can read, write and approve, the same at
+// every start. PORT picks the port.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { addParticipant, createSession, isDomainError, LOCAL_OPERATOR } from '../src/engine/index.js';
+import type { Capability } from '../generated/types.js';
+import {
+  addParticipant,
+  authenticate,
+  createSession,
+  isDomainError,
+  LOCAL_OPERATOR,
+  type Room,
+} from '../src/engine/index.js';
+import { parseOutsideJson } from '../src/outside-json.js';
 import { portNumber } from '../src/cli/options.js';
 import { CommandFailure, reportFailure } from '../src/cli/output.js';
 import { startServing, untilSignal, type ServeSettings } from '../src/cli/serve.js';
@@ -21,7 +31,9 @@ if (process.env.PORT !== undefined) {
   try {
     port = portNumber(process.env.PORT);
   } catch {
-    process.stderr.write(`npm start: PORT must be a port number from 0 to 65535 (got ${JSON.stringify(process.env.PORT)})\n`);
+    process.stderr.write(
+      `npm start: PORT must be a port number from 0 to 65535 (got ${JSON.stringify(process.env.PORT)})\n`,
+    );
     process.exit(2);
   }
 }
@@ -38,30 +50,55 @@ try {
   serving = await startServing(file, { ...settings, port: 0 });
 }
 
-for (const name of ['you', 'agent']) {
+/** The example's two sessions: made at the first start, kept beside the room (owner-only) and reused after. */
+const SESSIONS = {
+  you: ['read', 'write', 'approve'],
+  agent: ['read', 'write'],
+} as const satisfies Record<string, readonly Capability[]>;
+const tokensFile = path.join(path.dirname(file), 'example-tokens.json');
+
+function savedTokens(): Record<string, string> {
   try {
-    addParticipant(serving.room, LOCAL_OPERATOR, { name });
+    const saved = parseOutsideJson(readFileSync(tokensFile, 'utf8'), tokensFile);
+    return typeof saved === 'object' && saved !== null ? (saved as Record<string, string>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A saved token that still stands for the participant, or a new session's. */
+function tokenFor(room: Room, name: keyof typeof SESSIONS, saved: string | undefined): string {
+  if (saved !== undefined) {
+    try {
+      if (authenticate(room, saved).participant === name) return saved;
+    } catch {
+      // revoked, expired or unknown: make a new one
+    }
+  }
+  try {
+    addParticipant(room, LOCAL_OPERATOR, { name });
   } catch (error) {
     if (!isDomainError(error) || error.code !== 'conflict') throw error; // already there from an earlier start
   }
+  return createSession(room, LOCAL_OPERATOR, { participant: name, capabilities: [...SESSIONS[name]] }).token;
 }
-const you = createSession(serving.room, LOCAL_OPERATOR, {
-  participant: 'you',
-  capabilities: ['read', 'write', 'approve'],
-});
-const agent = createSession(serving.room, LOCAL_OPERATOR, { participant: 'agent', capabilities: ['read', 'write'] });
+
+const saved = savedTokens();
+const tokens = { you: tokenFor(serving.room, 'you', saved.you), agent: tokenFor(serving.room, 'agent', saved.agent) };
+writeFileSync(tokensFile, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
 
 process.stdout.write(
   [
     `Common Room is serving ${file}`,
     '',
     `  MCP URL:  ${serving.http.mcpUrl}`,
-    `  token:    ${you.token}    (participant "you": read, write, approve)`,
-    `  agent:    ${agent.token}    (participant "agent": read, write)`,
+    `  REST:     ${serving.http.restUrl}    (reference: ${serving.http.baseUrl}/docs)`,
+    `  token:    ${tokens.you}    (participant "you": read, write, approve)`,
+    `  agent:    ${tokens.agent}    (participant "agent": read, write)`,
     '',
     'Point an MCP client (protocol 2026-07-28) at the URL with the header',
-    `  Authorization: Bearer ${you.token}`,
-    'Tokens are shown once; each start makes new ones. Stop with Ctrl-C.',
+    `  Authorization: Bearer ${tokens.you}`,
+    `The tokens are kept in ${tokensFile} and used again at the next start. Stop with Ctrl-C.`,
     '',
   ].join('\n'),
 );

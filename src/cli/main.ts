@@ -1,33 +1,26 @@
-// ce: the command line of a Common Room. The commands are declared once;
-// each builds an engine input from its arguments and calls the engine. Every
-// failure, commander's own included, ends in one funnel (reportFailure).
+// ce: the command line of a Common Room. The operation commands are built
+// from the operation table (commands.ts); ce init and ce serve are the
+// operator's own. Every failure, commander's own included, ends in one
+// funnel (reportFailure).
 import { Command } from 'commander';
-import { handoffCommands } from './handoffs.js';
-import { historyCommands } from './history.js';
+import { operationCommands } from './commands.js';
 import { reportFailure } from './output.js';
-import { participantCommands } from './participants.js';
-import { proposalCommands } from './proposals.js';
 import { initCommand } from './room.js';
 import { serveCommand } from './serve.js';
-import { sessionCommands } from './sessions.js';
-import { taskCommands } from './tasks.js';
+import packageJson from '../../package.json' with { type: 'json' };
 
 export function buildProgram(): Command {
   const program = new Command('ce')
     .description('A room around one markdown file: participants, sessions, handoffs, tasks, proposals, history.')
     .usage('<command> [options]')
+    .version(packageJson.version, '-V, --version', 'print the version of ce')
     // Settings are inherited by the commands added below: errors are thrown
     // to the funnel instead of printed and exited on.
     .exitOverride()
     .configureOutput({ outputError: () => {} });
   initCommand(program);
   serveCommand(program);
-  participantCommands(program);
-  sessionCommands(program);
-  handoffCommands(program);
-  taskCommands(program);
-  proposalCommands(program);
-  historyCommands(program);
+  operationCommands(program);
   return program;
 }
 
@@ -40,9 +33,3 @@ export async function main(argv: string[]): Promise<number> {
     return reportFailure(error, argv.includes('--json'));
   }
 }
-
-// A reader that stops reading (`ce handoffs notes.md --json | head`) is not an error.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-});
-process.exitCode = await main(process.argv);

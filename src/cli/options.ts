@@ -3,7 +3,6 @@
 // one of the right kind that the room refuses (`--limit 0`) is the engine's
 // to name, exit 1.
 import { InvalidArgumentError, type Command } from 'commander';
-import bundle from '../../generated/schema-bundle.json' with { type: 'json' };
 
 const shown = (text: string): string => JSON.stringify(text);
 
@@ -19,7 +18,9 @@ export const wholeNumber =
 export function portNumber(text: string): number {
   const port = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!(port >= 0 && port <= 65_535)) {
-    throw new InvalidArgumentError(`--port must be a port number from 0 to 65535, 0 for any free one (got ${shown(text)})`);
+    throw new InvalidArgumentError(
+      `--port must be a port number from 0 to 65535, 0 for any free one (got ${shown(text)})`,
+    );
   }
   return port;
 }
@@ -37,17 +38,17 @@ export function durationSeconds(text: string): number {
   return Number(match[1]) * SECONDS[match[2] || 's']!;
 }
 
-const CAPABILITIES = bundle.$defs.Capability.enum as readonly string[];
-
-/** `read,write` as `['read', 'write']`, each a capability the room knows. */
-export function capabilityList(text: string): string[] {
-  const capabilities = list(text);
-  const unknown = capabilities.find((capability) => !CAPABILITIES.includes(capability));
-  if (unknown !== undefined) {
-    throw new InvalidArgumentError(`--caps: unknown capability ${shown(unknown)} (${CAPABILITIES.join(', ')})`);
-  }
-  return capabilities;
-}
+/** `read,write` as `['read', 'write']`, each one of `known` (the schema's capabilities). */
+export const capabilityList =
+  (known: readonly string[]) =>
+  (text: string): string[] => {
+    const capabilities = list(text);
+    const unknown = capabilities.find((capability) => !known.includes(capability));
+    if (unknown !== undefined) {
+      throw new InvalidArgumentError(`--caps: unknown capability ${shown(unknown)} (${known.join(', ')})`);
+    }
+    return capabilities;
+  };
 
 /** `a,b` as `['a', 'b']`. */
 export const list = (text: string): string[] => text.split(',').map((item) => item.trim());
@@ -57,11 +58,3 @@ export const command = (parent: Command, name: string, description: string): Com
   parent.command(name).description(description).option('--json', 'print the result as one JSON document');
 
 export const FILE_ARGUMENT = ['<file>', "the room's markdown file (its sidecar is <file>.commonroom.db)"] as const;
-
-/**
- * An engine input from a command's arguments and options, without the
- * options not given. Its type is asserted, not checked here: the engine
- * validates every input with the generated validators and names the field.
- */
-export const engineInput = <T>(fields: Record<string, unknown>): T =>
-  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;

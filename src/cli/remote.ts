@@ -4,7 +4,7 @@
 // operator token come from its runtime file (src/http/runtime-file.ts). The
 // routes are the generated table's; the answers are the engine's output
 // objects, and a problem+json answer becomes the DomainError it was made of.
-import { restRoutes, type RestOperationId, type RestOperationTypes } from '../../generated/rest.js';
+import type { Operation } from '../../generated/operations.js';
 import type { DomainErrorCode } from '../../generated/types.js';
 import { DomainError } from '../engine/errors.js';
 import { parseOutsideJson } from '../outside-json.js';
@@ -13,19 +13,13 @@ import type { RuntimeInfo } from '../http/runtime-file.js';
 /** Long enough for any one operation; a stopped (SIGSTOP) process must not hang ce for ever. */
 const TIMEOUT_MS = 30_000;
 
-export interface CallOptions {
-  /** Act as this participant (the Commonroom-Participant header), not as the local operator. */
-  participant?: string;
-}
-
 export interface RoomProcess {
   readonly info: RuntimeInfo;
-  /** Runs one REST operation as the local operator (or as `participant`) and returns its output. */
-  call<K extends RestOperationId>(
-    operationId: K,
-    input: RestOperationTypes[K]['input'],
-    options?: CallOptions,
-  ): Promise<RestOperationTypes[K]['output']>;
+  /**
+   * Runs one operation through its REST route as the local operator, or as
+   * `participant` (the Commonroom-Participant header), and returns its output.
+   */
+  call(operation: Operation, input: Record<string, unknown>, participant: string | null): Promise<unknown>;
 }
 
 /**
@@ -45,8 +39,8 @@ export async function findRoomProcess(file: string): Promise<RoomProcess | null>
 export function roomProcess(info: RuntimeInfo): RoomProcess {
   return {
     info,
-    async call(operationId, input, options = {}) {
-      const { url, init } = request(info, operationId, input as Record<string, unknown>, options);
+    async call(operation, input, participant) {
+      const { url, init } = request(info, operation.rest, input, participant);
       let status: number;
       let type: string;
       let text: string;
@@ -66,7 +60,7 @@ export function roomProcess(info: RuntimeInfo): RoomProcess {
         );
       }
       const body = parse(text);
-      if (status >= 200 && status < 300) return body as never;
+      if (status >= 200 && status < 300) return body;
       if (type.startsWith('application/problem+json') && isProblem(body)) throw domainError(body);
       throw new Error(`the room process ${info.pid} at ${info.base_url} answered ${status}: ${text.slice(0, 200)}`);
     },
@@ -76,11 +70,10 @@ export function roomProcess(info: RuntimeInfo): RoomProcess {
 /** The route's URL and request: path parameters fill the path, the other fields the body or query string. */
 function request(
   info: RuntimeInfo,
-  operationId: RestOperationId,
+  route: Operation['rest'],
   input: Record<string, unknown>,
-  { participant }: CallOptions,
+  participant: string | null,
 ): { url: URL; init: RequestInit } {
-  const route = restRoutes.find((r) => r.operationId === operationId)!;
   const fields = { ...input };
   let path: string = route.path;
   for (const name of route.pathParams) {
@@ -92,7 +85,7 @@ function request(
     authorization: `Bearer ${info.operator_token}`,
     accept: 'application/json, application/problem+json',
   };
-  if (participant !== undefined) headers['commonroom-participant'] = headerValue(participant);
+  if (participant !== null) headers['commonroom-participant'] = headerValue(participant);
   let body: string | undefined;
   if (route.in === 'body') {
     headers['content-type'] = 'application/json';
@@ -131,8 +124,7 @@ function headerValue(participant: string): string {
 interface Problem {
   code: DomainErrorCode;
   detail: string;
-  errors?: unknown;
-  current_revision?: unknown;
+  details?: Record<string, unknown>;
 }
 
 const isProblem = (body: unknown): body is Problem =>
@@ -141,14 +133,8 @@ const isProblem = (body: unknown): body is Problem =>
   typeof (body as Problem).code === 'string' &&
   typeof (body as Problem).detail === 'string';
 
-/** The DomainError the room answered with, with the details problem+json carries (src/http/rest/problem.ts). */
-function domainError({ code, detail, errors, current_revision }: Problem): DomainError {
-  const details = {
-    ...(errors !== undefined ? { errors } : {}),
-    ...(current_revision !== undefined ? { current_revision } : {}),
-  };
-  return new DomainError(code, detail, Object.keys(details).length > 0 ? details : undefined);
-}
+/** The DomainError the room answered with, its details and all (src/http/rest/problem.ts). */
+const domainError = ({ code, detail, details }: Problem): DomainError => new DomainError(code, detail, details);
 
 function parse(text: string): unknown {
   try {

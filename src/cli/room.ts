@@ -7,8 +7,9 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { Revision } from '../../generated/types.js';
 import { DomainError } from '../engine/errors.js';
-import { reading, writing } from './open-room.js';
+import { loadEngine, openForReading, openForWriting } from './executor.js';
 import { command, FILE_ARGUMENT } from './options.js';
+import { findRoomProcess } from './remote.js';
 import { answer, fields, type JsonOption } from './output.js';
 
 export interface InitOutput {
@@ -28,33 +29,31 @@ export function initCommand(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ ce init notes.md')
     .action(async (file: string, options: JsonOption) => {
       requireFile(file);
-      const result = await writing(
-        file,
-        'ce init',
-        (room, engine): InitOutput => {
-          const recorded = engine.syncArtifact(room);
-          return {
-            artifact: path.resolve(file),
-            sidecar: room.sidecar.path,
-            already_room: recorded?.source !== 'initial',
-            revision: recorded ?? engine.readArtifact(room, engine.LOCAL_OPERATOR).revision,
-            recorded,
-          };
-        },
-        {
-          create: true,
-          remote: () =>
-            reading(file, (room, engine) => ({
-              artifact: path.resolve(file),
-              sidecar: room.sidecar.path,
-              already_room: true,
-              revision: engine.readArtifact(room, engine.LOCAL_OPERATOR).revision,
-              recorded: null,
-            })),
-        },
-      );
-      answer(options, result, plain);
+      answer(options, await init(file), plain);
     });
+}
+
+/**
+ * A served room already is one: init answers from the sidecar, read-only,
+ * and leaves recording outside edits to the room process (its file watcher).
+ * Otherwise it takes the writer's lock, making the sidecar if there is none.
+ */
+async function init(file: string): Promise<InitOutput> {
+  const engine = await loadEngine();
+  const running = await findRoomProcess(file);
+  const room = running ? openForReading(engine, file) : openForWriting(engine, file, 'ce init', true);
+  try {
+    const recorded = running ? null : engine.syncArtifact(room);
+    return {
+      artifact: path.resolve(file),
+      sidecar: room.sidecar.path,
+      already_room: recorded?.source !== 'initial',
+      revision: recorded ?? engine.readArtifact(room, engine.LOCAL_OPERATOR, {}).revision,
+      recorded,
+    };
+  } finally {
+    room.close();
+  }
 }
 
 /** The room is around an existing file: init never creates a sidecar for a mistyped name. */

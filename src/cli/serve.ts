@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { Room } from '../engine/index.js';
 import type { RoomServer } from '../http/server.js';
-import { loadEngine, openForWriting } from './open-room.js';
+import { loadEngine, openForWriting } from './executor.js';
 import { command, FILE_ARGUMENT, list, portNumber } from './options.js';
 import { CommandFailure } from './output.js';
 import { notTextNote, requireFile } from './room.js';

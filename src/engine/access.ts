@@ -19,3 +19,18 @@ export function requireActorCapability(actor: Actor, capability: Capability): vo
 }
 
 export const actorName = (actor: Actor): string | null => (actor === LOCAL_OPERATOR ? null : actor.participant);
+
+/**
+ * The caller of an operation that acts as a participant: a session's, or
+ * the local operator's when it names one. The capability is checked too.
+ */
+export function requireParticipant(actor: Actor, capability: Capability): Caller {
+  if (actor === LOCAL_OPERATOR) {
+    throw new DomainError(
+      'invalid_input',
+      'this operation acts as a participant: the local operator names one (ce --participant NAME, or the Commonroom-Participant header over REST)',
+    );
+  }
+  requireCapability(actor, capability);
+  return actor;
+}

@@ -51,13 +51,11 @@ function toHistoryEntry(room: Room, row: HistoryRow): HistoryEntry {
 export function workspaceHistory(room: Room, actor: Actor, input: WorkspaceHistoryInput): WorkspaceHistoryOutput {
   const args = checkInput(validateWorkspaceHistoryInput, input);
   requireActorCapability(actor, 'read');
-  const after = args.after ?? 0;
-  const limit = args.limit ?? 100;
-  const rows = room.workspace.listHistory(after, limit + 1);
-  const page = rows.slice(0, limit);
+  const rows = room.workspace.listHistory(args.after, args.limit + 1);
+  const page = rows.slice(0, args.limit);
   return {
     entries: page.map((row) => toHistoryEntry(room, row)),
-    next_after: page.length > 0 ? page[page.length - 1]!.id : after,
-    has_more: rows.length > limit,
+    next_after: page.length > 0 ? page[page.length - 1]!.id : args.after,
+    has_more: rows.length > args.limit,
   };
 }

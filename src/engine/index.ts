@@ -3,9 +3,11 @@
 export { openRoom, change, type Room, type RoomChange, type OpenRoomOptions } from './room.js';
 export { DomainError, isDomainError } from './errors.js';
 export { LOCAL_OPERATOR, type Actor } from './access.js';
+export { checkInput } from './check-input.js';
+export { readableViews, ROOM_VIEWS, type RoomView } from './room-views.js';
 export { systemClock, ManualClock, type Clock } from './clock.js';
 export * as limits from './limits.js';
-export { actAs, addParticipant, listParticipants, removeParticipant } from './participants.js';
+export { actAs, addParticipant, listParticipants, removeParticipant, OPERATOR_AS_PARTICIPANT } from './participants.js';
 export { createHandoff } from './handoffs/create-handoff.js';
 export { acceptHandoff } from './handoffs/accept-handoff.js';
 export { requestInput } from './handoffs/request-input.js';

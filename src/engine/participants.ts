@@ -2,11 +2,16 @@ import type {
   Caller,
   Participant,
   ParticipantAddInput,
+  ParticipantListInput,
   ParticipantListOutput,
   ParticipantOutput,
   ParticipantRemoveInput,
 } from '../../generated/types.js';
-import { validateParticipantAddInput, validateParticipantRemoveInput } from '../../generated/validators.js';
+import {
+  validateParticipantAddInput,
+  validateParticipantListInput,
+  validateParticipantRemoveInput,
+} from '../../generated/validators.js';
 import type { ParticipantRow } from '../store/rows.js';
 import { actorName, requireActorCapability, type Actor } from './access.js';
 import { checkInput } from './check-input.js';
@@ -26,13 +31,18 @@ export const isParticipant = (room: Room, name: string): boolean => {
   return row !== undefined && row.removed_at === null;
 };
 
+/** What the local operator may do when it acts as a participant: read, write and approve, never admin. */
+export const OPERATOR_AS_PARTICIPANT: Caller['capabilities'] = ['read', 'write', 'approve'];
+
 /**
- * The local operator acting as a participant (`ce task --participant`), with
- * the capabilities the command needs. Only a current participant can be acted as.
+ * The local operator acting as a participant (`ce ... --participant NAME`,
+ * or the operator token with the Commonroom-Participant header): that
+ * participant with read, write and approve, whichever door it came through.
+ * Only a current participant can be acted as.
  */
-export function actAs(room: Room, name: string, capabilities: Caller['capabilities']): Caller {
+export function actAs(room: Room, name: string): Caller {
   if (!isParticipant(room, name)) throw new DomainError('not_found', `${name} is not a participant of this room`);
-  return { participant: name, capabilities };
+  return { participant: name, capabilities: OPERATOR_AS_PARTICIPANT };
 }
 
 /** Adds a participant, or brings back a removed one (its old sessions stay revoked). */
@@ -79,16 +89,13 @@ export function removeParticipant(room: Room, actor: Actor, input: ParticipantRe
 }
 
 /** Current participants by name; removed ones only when asked. */
-export function listParticipants(
-  room: Room,
-  actor: Actor,
-  options: { includeRemoved?: boolean } = {},
-): ParticipantListOutput {
+export function listParticipants(room: Room, actor: Actor, input: ParticipantListInput = {}): ParticipantListOutput {
+  const args = checkInput(validateParticipantListInput, input);
   requireActorCapability(actor, 'read');
   return {
     participants: room.store
       .listParticipants()
-      .filter((row) => options.includeRemoved || row.removed_at === null)
+      .filter((row) => args.include_removed || row.removed_at === null)
       .map(toParticipant),
   };
 }

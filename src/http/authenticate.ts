@@ -16,7 +16,7 @@ export function restActor(room: Room, operatorToken: string | null) {
     const token = bearerToken(ctx);
     if (operatorToken !== null && token !== undefined && sameToken(token, operatorToken)) {
       const participant = ctx.get('commonroom-participant');
-      return participant ? actAs(room, participant, ['read', 'write', 'approve', 'admin']) : LOCAL_OPERATOR;
+      return participant ? actAs(room, participant) : LOCAL_OPERATOR;
     }
     return authenticate(room, token);
   };

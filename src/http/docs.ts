@@ -1,6 +1,16 @@
 // The API reference page at /docs: rendered once, on the server, from the
 // generated OpenAPI document. No scripts, no CDN: the room serves it whole.
+// Descriptions are Markdown, rendered with raw HTML off: text in a schema
+// never becomes markup.
+import MarkdownIt from 'markdown-it';
+
 type Json = Record<string, any>;
+
+const markdown = new MarkdownIt({ html: false, linkify: false });
+
+/** A description as block Markdown (paragraphs, lists), or as one line inside a table cell. */
+const prose = (text: unknown): string => (text ? markdown.render(String(text)) : '');
+const inline = (text: unknown): string => (text ? markdown.renderInline(String(text)) : '');
 
 const escape = (text: unknown): string =>
   String(text).replace(
@@ -28,7 +38,8 @@ function renderOperation(path: string, method: string, op: Json): string {
   const responses = Object.entries(op.responses ?? {}) as [string, Json][];
   return `<section class="operation" id="op-${escape(op.operationId)}">
   <h3><span class="method ${escape(method)}">${escape(method.toUpperCase())}</span> <code>${escape(path)}</code></h3>
-  <p>${escape(op.summary ?? '')} <small>(<code>${escape(op.operationId)}</code>)</small></p>
+  <p>${inline(op.summary)} <small>(<code>${escape(op.operationId)}</code>)</small></p>
+  ${prose(op.description)}
   ${
     params.length > 0
       ? `<table><tr><th>parameter</th><th>in</th><th>required</th><th>schema</th></tr>${params
@@ -44,7 +55,7 @@ function renderOperation(path: string, method: string, op: Json): string {
     .map(([status, response]) => {
       const content = (response.content ?? {}) as Record<string, Json>;
       const [type, media] = Object.entries(content)[0] ?? [];
-      return `<tr><td>${escape(status)}</td><td>${escape(response.description ?? '')}</td><td>${type ? `${escape(type)} ${schemaLink(media?.schema)}` : ''}</td></tr>`;
+      return `<tr><td>${escape(status)}</td><td>${inline(response.description)}</td><td>${type ? `${escape(type)} ${schemaLink(media?.schema)}` : ''}</td></tr>`;
     })
     .join('')}</table>
 </section>`;
@@ -55,13 +66,13 @@ function renderSchema(name: string, schema: Json): string {
   const required = new Set((schema.required ?? []) as string[]);
   return `<section class="schema" id="schema-${escape(name)}">
   <h3><code>${escape(name)}</code></h3>
-  <p>${escape(schema.description ?? '')}</p>
+  ${prose(schema.description)}
   ${
     properties.length > 0
       ? `<table><tr><th>property</th><th>required</th><th>schema</th><th>description</th></tr>${properties
           .map(
             ([prop, s]) =>
-              `<tr><td><code>${escape(prop)}</code></td><td>${required.has(prop) ? 'yes' : 'no'}</td><td>${schemaLink(s)}</td><td>${escape(s.description ?? '')}</td></tr>`,
+              `<tr><td><code>${escape(prop)}</code></td><td>${required.has(prop) ? 'yes' : 'no'}</td><td>${schemaLink(s)}</td><td>${inline(s.description)}</td></tr>`,
           )
           .join('')}</table>`
       : ''
@@ -93,11 +104,11 @@ th, td { border-bottom: 1px solid #d6dbe1; padding: .25rem .5rem; text-align: le
 </head>
 <body>
 <h1>${escape(openapi.info.title)} <small>${escape(openapi.info.version)}</small></h1>
-<p>${escape(openapi.info.description ?? '')}</p>
+${prose(openapi.info.description)}
 <p>Every request carries <code>Authorization: Bearer &lt;session token&gt;</code>. Errors are <code>application/problem+json</code>. The machine-readable document is at <a href="/openapi.json"><code>/openapi.json</code></a>.</p>
 ${tags
   .map(
-    (tag) => `<h2 id="tag-${escape(tag.name)}">${escape(tag.name)}</h2><p>${escape(tag.description ?? '')}</p>
+    (tag) => `<h2 id="tag-${escape(tag.name)}">${escape(tag.name)}</h2>${prose(tag.description)}
 ${operations
   .filter(({ op }) => (op.tags ?? []).includes(tag.name))
   .map(({ path, method, op }) => renderOperation(path, method, op))

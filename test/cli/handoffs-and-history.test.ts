@@ -233,11 +233,11 @@ describe.concurrent('ce proposals and ce history', () => {
     ]);
 
     const entries = okPlain(history).trimEnd().split('\n');
-    expect(entries[0]).toMatch(/^ID +AT +KIND +ACTOR +REVISION +DETAIL$/);
+    expect(entries[0]).toMatch(/^ID +AT +KIND +ACTOR +REVISION +AUTHOR +APPROVER +DETAIL$/);
     expect(entries.slice(1).map((row) => row.split(/ {2,}/).slice(2))).toEqual([
-      ['revision', '-', '1 (initial)', '-'],
-      ['handoff_approved', 'alice', '-', `handoff ${summary.handoff_id}; note: thanks`],
-      ['revision', 'alice', '2 (proposal)', `proposal ${accepted}; approved by alice; note: looks right`],
+      ['revision', '-', '1 (initial)', '-', '-', '-'],
+      ['handoff_approved', 'alice', '-', '-', '-', `handoff ${summary.handoff_id}; note: thanks`],
+      ['revision', 'alice', '2 (proposal)', 'bob', 'alice', `proposal ${accepted}; note: looks right`],
     ]);
     expect(okJson<WorkspaceHistoryOutput>(historyJson)).toEqual(
       engineSays((room) => workspaceHistory(room, LOCAL_OPERATOR, {})),

@@ -261,6 +261,6 @@ describe.concurrent('--help', () => {
     expect(createHelp).toContain('$ ce session create notes.md --participant alice --caps read,write');
     const taskHelp = okPlain(task);
     expect(taskHelp).toMatch(/^Usage: ce task \[options\] <file> <task_id>$/m);
-    expect(taskHelp).toMatch(/--participant <name> +read as this participant/);
+    expect(taskHelp).toMatch(/--participant <name> +act as this participant \(with read, write and approve\)/);
   });
 });

@@ -141,15 +141,19 @@ test('a port that is taken is said so, with what to do; PORT=abc npm start names
   } finally {
     taken.close();
   }
-  const start = run(process.execPath, ['--import', 'tsx', 'scripts/start-example.ts'], { ROOM_DIR: dir, PORT: 'abc' });
+  const start = run(process.execPath, ['dist/start-example.js'], { ROOM_DIR: dir, PORT: 'abc' });
   expect(await start.exited).toBe(2);
   expect(start.lines).toEqual(['stderr: npm start: PORT must be a port number from 0 to 65535 (got "abc")\n']);
 });
 
 test('npm start: a room on the bundled example, with a token that reads, writes and approves', async () => {
   const dir = tempDir();
-  const start = run(process.execPath, ['--import', 'tsx', 'scripts/start-example.ts'], { ROOM_DIR: dir, PORT: '0' });
+  const start = run(process.execPath, ['dist/start-example.js'], { ROOM_DIR: dir, PORT: '0' });
   const mcpUrl = (await start.line(/MCP URL:/)).split(/\s+/).pop()!;
+  const rest = await start.line(/^ {2}REST:/);
+  expect(rest).toMatch(
+    /^ {2}REST: +http:\/\/127\.0\.0\.1:\d+\/workspace +\(reference: http:\/\/127\.0\.0\.1:\d+\/docs\)$/,
+  );
   const token = (await start.line(/^ {2}token:/)).trim().split(/\s+/)[1]!;
   const read = await rpc(mcpUrl, 'resources/read', { uri: 'workspace:///welcome.md' }, { token });
   expect(read.body.result.contents[0].text).toMatch(/^# Welcome to Common Room/);
@@ -169,4 +173,14 @@ test('npm start: a room on the bundled example, with a token that reads, writes 
   expect(approved.body.result.structuredContent.revision).toMatchObject({ number: 2, author: 'you', approver: 'you' });
   start.child.kill('SIGINT');
   expect(await start.exited).toBe(0);
+
+  // A second start serves the same room with the same sessions: no new ones pile up.
+  const again = run(process.execPath, ['dist/start-example.js'], { ROOM_DIR: dir, PORT: '0' });
+  expect((await again.line(/^ {2}token:/)).trim().split(/\s+/)[1]).toBe(token);
+  again.child.kill('SIGINT');
+  expect(await again.exited).toBe(0);
+  const sessions = okJson<{ sessions: unknown[] }>(
+    await ce(['session', 'list', path.join(dir, 'welcome.md'), '--json']),
+  );
+  expect(sessions.sessions).toHaveLength(2);
 });

@@ -94,7 +94,7 @@ test('removing a participant ends its sessions from the next request; adding it 
   expect(removed.participant.removed_at).not.toBeNull();
   expectRefused(room, () => authenticate(room, token), 'unauthorized', /valid session token/);
   expect(listParticipants(room, LOCAL_OPERATOR).participants.map((p) => p.name)).toEqual(['alice', 'bob', 'dave']);
-  expect(listParticipants(room, LOCAL_OPERATOR, { includeRemoved: true }).participants.map((p) => p.name)).toContain(
+  expect(listParticipants(room, LOCAL_OPERATOR, { include_removed: true }).participants.map((p) => p.name)).toContain(
     'carol',
   );
   expectRefused(

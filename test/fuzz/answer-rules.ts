@@ -1,6 +1,6 @@
 // What every answer of the room must be, whatever was sent (README: the MCP
 // and REST error tables), and what a fuzz case expects on top of that.
-import { restRoutes } from '../../generated/rest.js';
+import { restRoutes } from '../../generated/operations.js';
 import type { WireAnswer, WireRequest } from './wire.js';
 
 /** What a case expects beyond the rules every answer keeps. */

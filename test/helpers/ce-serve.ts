@@ -1,6 +1,8 @@
 // A real `ce serve FILE --port 0 --json` (node bin/ce.js, as in
 // test/cli/serve.test.ts): waits for its one JSON line, stops it with a
 // signal. A test kills what it left running (onTestFinished(served.kill)).
+// Options put node flags before bin/ce.js (a preloaded fixture) and add to
+// the child's environment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CE_BIN } from './run-ce.js';
@@ -22,9 +24,18 @@ export interface ServedRoom {
   kill(): void;
 }
 
-export async function ceServe(file: string): Promise<ServedRoom> {
-  const child = spawn(process.execPath, [CE_BIN, 'serve', file, '--port', '0', '--json'], {
+export interface CeServeOptions {
+  /** Node flags before bin/ce.js: `['--import', 'tsx', '--import', fixture]`. */
+  nodeArgs?: string[];
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+}
+
+export async function ceServe(file: string, options: CeServeOptions = {}): Promise<ServedRoom> {
+  const args = [...(options.nodeArgs ?? []), CE_BIN, 'serve', file, '--port', '0', '--json'];
+  const child = spawn(process.execPath, args, {
     cwd: repo,
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

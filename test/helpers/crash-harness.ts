@@ -3,8 +3,9 @@
 // with SIGKILL after a random delay, and is started again on the same
 // sidecar, round after round. What the harness checks every round:
 //
-// - every request of the load got an answer the room may give (no 5xx, no
-//   malformed body), and none was lost while the room still ran;
+// - every request of the load got an answer the room may give (no 5xx but
+//   a 503 `unavailable`, no malformed body), and none was lost while the
+//   room still ran;
 // - after the kill: the sidecar passes integrity_check and
 //   foreign_key_check, its event ring is contiguous, the dead process's lock
 //   row is still there but no longer counts as held, and its runtime file
@@ -17,7 +18,8 @@
 // After the last round the room is started once more, checked, stopped with
 // SIGTERM, and the sidecar checked again with the lock released. The kill
 // moments and the load's random stream come from one seed (CRASH_SEED to
-// replay), named in the error when a round fails.
+// replay), named in the error when a round fails. A scenario may start each
+// `ce serve` with more node flags and environment (a preloaded fault).
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -33,7 +35,7 @@ import {
 } from '../../src/engine/index.js';
 import { readRuntimeFile, runtimeFilePath } from '../../src/http/runtime-file.js';
 import { readLockHolder } from '../../src/store/writer-lock.js';
-import { ceServe, type ServedRoom } from './ce-serve.js';
+import { ceServe, type CeServeOptions, type ServedRoom } from './ce-serve.js';
 import { Ledger, roomClient, type RoomClient } from './recording-client.js';
 import { tempDir } from './room.js';
 import { between, deriveSeed, seededRandom, seedFromEnv, type Random } from './seeded-random.js';
@@ -71,9 +73,9 @@ export interface CrashScenario {
   load(context: LoadContext): Promise<void>;
   /**
    * After each kill, before the restart: the sidecar as the kill left it,
-   * open read-only. Once more after the final clean stop.
+   * open read-only. Once more after the final clean stop (`after` says which).
    */
-  checkStored(reader: Room, round: KilledRound): void;
+  checkStored(reader: Room, round: KilledRound, after: 'killed' | 'stopped'): void;
   /** After each restart, before the next load: the room's answers, through clients that record nothing. */
   checkServed(clients: Record<string, RoomClient>, round: KilledRound): Promise<void>;
 }
@@ -89,11 +91,21 @@ export interface CrashRoundsOptions {
   seed?: number;
   /** The markdown file at the start. */
   content?: string;
+  /** How each `ce serve` is started; `start` counts from 1 (the first round) to rounds + 1 (the last restart). */
+  serve?(start: ServeStart): CeServeOptions;
+}
+
+export interface ServeStart {
+  start: number;
+  /** Drawn from the crash seed for this start. */
+  seed: number;
+  artifact: string;
 }
 
 /** Streams drawn from the seed, per round. */
 const KILL_STREAM = 1;
 const LOAD_STREAM = 2;
+const SERVE_STREAM = 3;
 
 /** How long the load may take to notice the room is gone. */
 const SETTLE_TIMEOUT_MS = 30_000;
@@ -111,13 +123,15 @@ export async function runCrashRounds(options: CrashRoundsOptions): Promise<Kille
   const tokens = prepareRoom(artifact, options.participants, options.scenario.prepare);
   const clientsOf = (served: ServedRoom, ledger?: Ledger) =>
     Object.fromEntries(Object.entries(tokens).map(([name, token]) => [name, roomClient(served, name, token, ledger)]));
+  const startRoom = (start: number) =>
+    startTakingOver(artifact, options.serve?.({ start, seed: deriveSeed(seed, start, SERVE_STREAM), artifact }));
 
   const killed: KilledRound[] = [];
   let served: ServedRoom | null = null;
   let round = 0;
   try {
     for (round = 1; round <= options.rounds; round++) {
-      served = await startTakingOver(artifact);
+      served = await startRoom(round);
       if (killed.length > 0) await options.scenario.checkServed(clientsOf(served), killed.at(-1)!);
 
       const killAfterMs = between(
@@ -154,7 +168,7 @@ export async function runCrashRounds(options: CrashRoundsOptions): Promise<Kille
 
     // The last restart: checked like the others, then a clean stop, and the sidecar once more.
     round = options.rounds + 1;
-    served = await startTakingOver(artifact);
+    served = await startRoom(round);
     if (killed.length > 0) await options.scenario.checkServed(clientsOf(served), killed.at(-1)!);
     expect(await served.stop(), served.stderr()).toBe(0);
     served = null;
@@ -197,8 +211,8 @@ function prepareRoom(
 }
 
 /** Starts `ce serve`, which must take the lock (over from the killed process, if any) and announce itself. */
-async function startTakingOver(artifact: string): Promise<ServedRoom> {
-  const served = await ceServe(artifact);
+async function startTakingOver(artifact: string, serveOptions?: CeServeOptions): Promise<ServedRoom> {
+  const served = await ceServe(artifact, serveOptions);
   try {
     expect(served.pid).toBe(served.child.pid);
     const reader = openRoom(artifact, { mode: 'read' });
@@ -272,7 +286,7 @@ function checkSidecar(artifact: string, after: 'killed' | 'stopped', round: Kill
     // Event ids strictly increase and the ring keeps a contiguous newest run of them.
     const events = reader.store.eventStats();
     if (events.n > 0) expect(events.n).toBe(events.newest! - events.oldest! + 1);
-    scenario.checkStored(reader, round);
+    scenario.checkStored(reader, round, after);
   } finally {
     reader.close();
   }

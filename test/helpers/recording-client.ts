@@ -1,7 +1,8 @@
 // A participant's client for a served room, over both doors (MCP and REST),
 // that says what became of each request: acknowledged (a success whose
 // answer was fully received), refused (a refusal fully received: the room
-// wrote nothing), lost (no complete answer: it may or may not have
+// wrote nothing; a 4xx, or a 503 `unavailable` when it could not write the
+// file), lost (no complete answer: it may or may not have
 // committed) or unexpected (an answer the room should never give). With a
 // ledger, every outcome is recorded there, marked with whether the room had
 // already been killed when it settled.
@@ -148,8 +149,11 @@ function restOutcome(answer: Answer): Outcome {
   if (answer.status >= 200 && answer.status < 300 && /^application\/json\b/.test(answer.contentType)) {
     if (body !== undefined) return { kind: 'acknowledged', status: answer.status, body };
   }
-  if (answer.status >= 400 && answer.status < 500 && /^application\/problem\+json\b/.test(answer.contentType)) {
-    if (typeof body?.code === 'string') return { kind: 'refused', status: answer.status, code: body.code, body };
+  if (/^application\/problem\+json\b/.test(answer.contentType) && typeof body?.code === 'string') {
+    // The one 5xx that is a refusal: the room could not write the file, and wrote nothing.
+    const refused =
+      (answer.status >= 400 && answer.status < 500) || (answer.status === 503 && body.code === 'unavailable');
+    if (refused) return { kind: 'refused', status: answer.status, code: body.code, body };
   }
   return { kind: 'unexpected', status: answer.status, text: answer.text };
 }

@@ -3,7 +3,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import { expect } from 'vitest';
 import type { components, paths } from '../../generated/openapi-types.js';
 import openapi from '../../generated/openapi.json' with { type: 'json' };
-import { restRoutes } from '../../generated/rest.js';
+import { restRoutes } from '../../generated/operations.js';
 import type { Capability } from '../../generated/types.js';
 import * as validators from '../../generated/validators.js';
 import { createSession, LOCAL_OPERATOR } from '../../src/engine/index.js';

@@ -8,7 +8,8 @@ export const TASKS = 'io.modelcontextprotocol/tasks';
 
 export interface TestServer extends TestRoom {
   http: RoomServer;
-  tokens: Record<'alice' | 'bob' | 'carol' | 'dave', string>;
+  /** alice, bob: read, write; carol: read; dave: read, approve; admin: dave with admin and read. */
+  tokens: Record<'alice' | 'bob' | 'carol' | 'dave' | 'admin', string>;
   stop(): Promise<void>;
 }
 
@@ -23,6 +24,7 @@ export async function startTestServer(options: ServeOptions = {}): Promise<TestS
     bob: token('bob', ['read', 'write']),
     carol: token('carol', ['read']),
     dave: token('dave', ['read', 'approve']),
+    admin: token('dave', ['read', 'admin']),
   };
   const http = await serveRoom(t.room, options);
   return {

@@ -107,3 +107,26 @@ describe('GET /docs', () => {
     expect(html).not.toMatch(/(href|src)\s*=\s*["']?(https?:)?\/\//i);
   });
 });
+
+describe('descriptions', () => {
+  it('are rendered as Markdown: code spans and lists become markup', () => {
+    // The API's own description names `ce` and `npm run generate` as code.
+    expect(html).toContain('<code>npm run generate</code>');
+  });
+
+  it('never carry markup of their own: raw HTML in a description is shown as text', async () => {
+    const { renderDocs } = await import('../../src/http/docs.js');
+    const page = renderDocs({
+      openapi: '3.1.0',
+      info: { title: 'T', version: '1', description: 'Hello <script>alert(1)</script> **bold**\n\n- one\n- two' },
+      paths: {},
+      components: { schemas: { Thing: { description: '<img src=x onerror=alert(1)> `code`', properties: {} } } },
+    });
+    expect(page).not.toContain('<script>alert');
+    expect(page).not.toContain('<img src=x');
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page).toContain('<strong>bold</strong>');
+    expect(page).toContain('<li>one</li>');
+    expect(page).toContain('<code>code</code>');
+  });
+});

@@ -55,6 +55,15 @@ const TOOLS = [
   'proposal_reject',
   'proposal_withdraw',
   'workspace_history',
+  'handoff_list',
+  'proposal_list',
+  'workspace_read',
+  'participant_list',
+  'participant_add',
+  'participant_remove',
+  'session_list',
+  'session_create',
+  'session_revoke',
 ];
 
 const HANDOFF_ID_META = 'commonroom/handoff_id';
@@ -160,7 +169,7 @@ const bobsResult = (text: string): CallToolResult => ({
 });
 
 describe('the SDK Client pinned to 2026-07-28', () => {
-  test('connects through server/discover and lists the 14 domain tools with their schemas and annotations', async () => {
+  test('connects through server/discover and lists every tool of the operation table with its schemas and annotations', async () => {
     const alice = await client('alice');
     expect(recorder.requests[0]).toMatchObject({ method: 'server/discover', body: { method: 'server/discover' } });
     expect(alice.getProtocolEra()).toBe('modern');
@@ -172,9 +181,9 @@ describe('the SDK Client pinned to 2026-07-28', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOLS].sort());
     for (const tool of tools) {
       expect(tool.inputSchema, tool.name).toMatchObject({ type: 'object' });
-      // handoff_create's task result is the assignee's own CallToolResult: it declares no outputSchema.
-      if (tool.name === 'handoff_create') expect(tool.outputSchema, tool.name).toBeUndefined();
-      else expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
+      // Reading tools declare what they answer; a tool that changes something answers as its reading tool does.
+      if (tool.annotations?.readOnlyHint) expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
+      else expect(tool.outputSchema, tool.name).toBeUndefined();
       expect(tool.annotations, tool.name).toMatchObject({ title: tool.title, openWorldHint: false });
     }
   });

@@ -9,6 +9,8 @@ import {
   acceptHandoff,
   completeHandoff,
   createHandoff,
+  createSession,
+  LOCAL_OPERATOR,
   proposeChange,
   readArtifact,
   type Room,
@@ -16,7 +18,7 @@ import {
 import { callTool, type Who, type Wire } from '../helpers/mcp-wire.js';
 import { expectOfficial } from '../helpers/mcp-schemas.js';
 import { caller, dumpDatabase } from '../helpers/room.js';
-import { rpc, startTestServer, type TestServer } from '../helpers/server.js';
+import { rpc, rpcRequest, startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer;
 let tools: Wire[];
@@ -31,6 +33,18 @@ afterEach(async () => {
 });
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+
+describe('the size of tools/list', () => {
+  it('is at most 24 KB in all, so an agent can afford to list the tools', async () => {
+    const response = await fetch(
+      s.http.mcpUrl,
+      rpcRequest(s.http.mcpUrl, 'tools/list', {}, { token: s.tokens.alice }).init,
+    );
+    const bytes = Buffer.byteLength(await response.text(), 'utf8');
+    expect(bytes).toBeLessThanOrEqual(24 * 1024);
+    expect(tools.length).toBe(toolCatalog.length);
+  });
+});
 
 describe('annotations', () => {
   it('every tool has a title and states all four hints; none reaches outside the room', () => {
@@ -74,6 +88,27 @@ describe('annotations', () => {
     proposal_reject: (room) => ({ who: 'dave', args: { proposal_id: openProposal(room) } }),
     proposal_withdraw: (room) => ({ who: 'alice', args: { proposal_id: openProposal(room) } }),
     workspace_history: () => ({ who: 'carol', args: {} }),
+    handoff_list: (room) => {
+      openHandoff(room);
+      return { who: 'carol', args: { status: 'open', limit: 5 } };
+    },
+    proposal_list: (room) => {
+      openProposal(room);
+      return { who: 'carol', args: { limit: 5 } };
+    },
+    workspace_read: () => ({ who: 'carol', args: {} }),
+    participant_list: () => ({ who: 'carol', args: { include_removed: true } }),
+    participant_add: () => ({ who: 'admin', args: { name: 'erin' } }),
+    participant_remove: () => ({ who: 'admin', args: { name: 'carol' } }),
+    session_list: () => ({ who: 'admin', args: { participant: 'bob' } }),
+    session_create: () => ({ who: 'admin', args: { participant: 'bob', capabilities: ['read'] } }),
+    session_revoke: (room) => ({
+      who: 'admin',
+      args: {
+        session_id: createSession(room, LOCAL_OPERATOR, { participant: 'bob', capabilities: ['read'] }).session
+          .session_id,
+      },
+    }),
   };
 
   const openHandoff = (room: Room) =>
@@ -149,7 +184,8 @@ describe('input field labels', () => {
   it('every property of every tool input has its own title', () => {
     for (const tool of tools) {
       const found = properties(tool.inputSchema, tool.name);
-      expect(found.length, tool.name).toBeGreaterThan(0);
+      // workspace_read takes nothing.
+      if (tool.name !== 'workspace_read') expect(found.length, tool.name).toBeGreaterThan(0);
       const untitled = found.filter(([, property]) => typeof property.title !== 'string' || property.title === '');
       expect(untitled.map(([path]) => path)).toEqual([]);
     }
@@ -157,8 +193,9 @@ describe('input field labels', () => {
 
   it('a property that refers to a shared definition is labelled for itself, not by the definition', () => {
     const create = tools.find((t) => t.name === 'handoff_create')!.inputSchema;
-    expect(create.properties.assignee).toMatchObject({ title: 'Assignee', $ref: '#/$defs/ParticipantName' });
-    expect(create.$defs.ParticipantName.title).toBe('ParticipantName');
+    // The definition a property refers to is written in place, with the property's own label.
+    expect(create.properties.assignee).toMatchObject({ title: 'Assignee', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' });
+    expect(JSON.stringify(create)).not.toContain('"title":"ParticipantName"');
     const complete = tools.find((t) => t.name === 'handoff_complete')!.inputSchema;
     expect(complete.oneOf.map((branch: Wire) => branch.properties.handoff_id.title)).toEqual([
       'Handoff ID',

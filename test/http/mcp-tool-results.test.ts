@@ -7,9 +7,10 @@
 // accepts every one of them.
 import type { ValidateFunction } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { taskTools, toolCatalog } from '../../generated/mcp.js';
+import { taskTools, toolCatalog, toolOperations } from '../../generated/mcp.js';
+import { operations } from '../../generated/operations.js';
 import type { DomainErrorCode } from '../../generated/types.js';
-import { validateHandoffCreateOutput, validateToolError } from '../../generated/validators.js';
+import * as validators from '../../generated/validators.js';
 import { limits, sweepExpiredTasks } from '../../src/engine/index.js';
 import { callTool, META_HANDOFF, taskRpc, textResult, type Who, type Wire } from '../helpers/mcp-wire.js';
 import { expectOfficial, expectValidAgainst } from '../helpers/mcp-schemas.js';
@@ -60,8 +61,11 @@ describe.each([
         expect(result.structuredContent, `${label} has structuredContent`).toBeDefined();
         expectValidAgainst(outputSchema, result.structuredContent, label);
       } else {
-        // Undeclared, but still the documented shape: the output, or ToolError when refused.
-        const validate = (result.isError ? validateToolError : validateHandoffCreateOutput) as ValidateFunction;
+        // Undeclared, but still the operation's documented output, or ToolError when refused.
+        const output = operations[toolOperations[name as keyof typeof toolOperations]].output;
+        const validate = (
+          result.isError ? validators.validateToolError : validators[`validate${output}` as keyof typeof validators]
+        ) as ValidateFunction;
         expect(validate(result.structuredContent) ? [] : validate.errors, label).toEqual([]);
       }
       // The same answer as text, for clients that read only content.
@@ -215,6 +219,26 @@ describe.each([
     await succeed('alice', 'proposal_withdraw', { proposal_id: p3 });
     await succeed('carol', 'workspace_history', {});
     await refuse('carol', 'workspace_history', { limit: 0 }, 'invalid_input');
+    await succeed('carol', 'workspace_read', {});
+    await refuse('carol', 'workspace_read', { revision: 1 }, 'invalid_input');
+    await succeed('carol', 'handoff_list', { status: 'result_ready' });
+    await refuse('carol', 'handoff_list', { status: 'maybe' }, 'invalid_input');
+    await succeed('carol', 'proposal_list', { status: 'accepted' });
+    await refuse('carol', 'proposal_list', { cursor: 'not-a-cursor' }, 'invalid_input');
+
+    // Administration: a session with admin.
+    await succeed('carol', 'participant_list', { include_removed: true });
+    await refuse('carol', 'participant_list', { include_removed: 'yes' }, 'invalid_input');
+    await refuse('carol', 'participant_add', { name: 'erin' }, 'forbidden');
+    await succeed('admin', 'participant_add', { name: 'erin' });
+    await succeed('admin', 'session_list', { participant: 'erin' });
+    await refuse('carol', 'session_list', {}, 'forbidden');
+    const made = await succeed('admin', 'session_create', { participant: 'erin', capabilities: ['read'] });
+    await refuse('admin', 'session_create', { participant: 'nobody', capabilities: ['read'] }, 'not_found');
+    await succeed('admin', 'session_revoke', { session_id: made.structuredContent.session.session_id });
+    await refuse('admin', 'session_revoke', { session_id: made.structuredContent.session.session_id }, 'conflict');
+    await succeed('admin', 'participant_remove', { name: 'erin' });
+    await refuse('admin', 'participant_remove', { name: 'erin' }, 'not_found');
 
     // Work left open past its TTL fails as expired; a TTL later the finished
     // task rows are gone, and replaying the first create answers at once.

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
-import { restRoutes } from '../../generated/rest.js';
+import { restRoutes } from '../../generated/operations.js';
 import { readRuntimeFile } from '../../src/http/runtime-file.js';
 import { failArtifactWrites } from '../helpers/fail-artifact-writes.js';
 import {
@@ -23,7 +23,8 @@ type Proposal = components['schemas']['Proposal'];
 
 const MiB = 1024 * 1024;
 const UNAUTHORIZED = 'a valid session token is required (Authorization: Bearer <token>)';
-const NEEDS_PARTICIPANT = 'this operation acts as a participant: name one in the Commonroom-Participant header';
+const NEEDS_PARTICIPANT =
+  'this operation acts as a participant: the local operator names one (ce --participant NAME, or the Commonroom-Participant header over REST)';
 const lacks = (capability: string) => `this session lacks the ${capability} capability`;
 const tooLong = 'x'.repeat(101);
 
@@ -203,6 +204,46 @@ describe('every route', () => {
       'too_large',
       'the request body is larger than 1048576 bytes',
     );
+  });
+});
+
+describe('201 Created', () => {
+  const w = useWorld();
+
+  it('carries Location: where the new record is read (or, for a session, revoked)', async () => {
+    const created = await w.alice.POST('/workspace/handoffs', { body: { summary: 'Locate me', assignee: 'bob' } });
+    const handoffId = expectOk(created, 'createHandoff').handoff.handoff_id;
+    expect(created.response.headers.get('location')).toBe(`/workspace/handoffs/${handoffId}`);
+    const read = await fetch(new URL(created.response.headers.get('location')!, w.baseUrl), {
+      headers: { authorization: `Bearer ${w.s.tokens.carol}` },
+    });
+    expect(((await read.json()) as { handoff: { handoff_id: string } }).handoff.handoff_id).toBe(handoffId);
+
+    expectOk(
+      await w.bob.POST('/workspace/handoffs/{handoff_id}/accept', { params: { path: { handoff_id: handoffId } } }),
+      'acceptHandoff',
+    );
+    const asked = await w.bob.POST('/workspace/handoffs/{handoff_id}/input-requests', {
+      params: { path: { handoff_id: handoffId } },
+      body: { message: 'Where?' },
+    });
+    expectOk(asked, 'requestHandoffInput');
+    expect(asked.response.headers.get('location')).toBe(`/workspace/handoffs/${handoffId}`);
+
+    const base_revision = await currentRevision(w);
+    const proposed = await w.alice.POST('/workspace/proposals', { body: { base_revision, content: '# Here\n' } });
+    const proposalId = expectOk(proposed, 'proposeChange').proposal.proposal_id;
+    expect(proposed.response.headers.get('location')).toBe(`/workspace/proposals/${proposalId}`);
+
+    const added = await w.operator.POST('/workspace/participants', { body: { name: 'erin' } });
+    expectOk(added, 'addParticipant');
+    expect(added.response.headers.get('location')).toBe('/workspace/participants/erin');
+
+    const session = await w.operator.POST('/workspace/sessions', {
+      body: { participant: 'erin', capabilities: ['read'] },
+    });
+    const sessionId = expectOk(session, 'createSession').session.session_id;
+    expect(session.response.headers.get('location')).toBe(`/workspace/sessions/${sessionId}`);
   });
 });
 

@@ -1,9 +1,11 @@
 import { watch } from 'node:fs';
 import path from 'node:path';
-import type { ArtifactReadOutput, Revision } from '../../../generated/types.js';
+import type { ArtifactReadInput, ArtifactReadOutput, Revision } from '../../../generated/types.js';
+import { validateArtifactReadInput } from '../../../generated/validators.js';
 import { hashBytes, readArtifactBytes } from '../../store/artifact-file.js';
 import type { RevisionRow } from '../../store/rows.js';
 import { requireActorCapability, type Actor } from '../access.js';
+import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
@@ -78,7 +80,8 @@ export function syncArtifact(room: Room): Revision | null {
  * writing records an outside edit first; a read-only reader reports the
  * newest recorded revision and says when the file differs from it.
  */
-export function readArtifact(room: Room, actor: Actor): ArtifactReadOutput {
+export function readArtifact(room: Room, actor: Actor, input: ArtifactReadInput = {}): ArtifactReadOutput {
+  checkInput(validateArtifactReadInput, input);
   requireActorCapability(actor, 'read');
   if (room.sidecar.writable) syncArtifact(room);
   const bytes = readDisk(room);

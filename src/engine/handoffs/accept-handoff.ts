@@ -1,6 +1,6 @@
 import type { Caller, HandoffRefInput, HandoffTaskOutput } from '../../../generated/types.js';
 import { validateHandoffRefInput } from '../../../generated/validators.js';
-import { requireCapability } from '../access.js';
+import { requireParticipant, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { change, handoffView, taskView, type Room } from '../room.js';
@@ -10,9 +10,9 @@ import { loadHandoff, loadTaskOf } from './load.js';
  * handoff_accept: open → accepted by the named assignee, or by anyone with
  * write when none was named. The task stays working and records the assignee.
  */
-export function acceptHandoff(room: Room, caller: Caller, input: HandoffRefInput): HandoffTaskOutput {
+export function acceptHandoff(room: Room, actor: Actor, input: HandoffRefInput): HandoffTaskOutput {
   const args = checkInput(validateHandoffRefInput, input);
-  requireCapability(caller, 'write');
+  const caller = requireParticipant(actor, 'write');
   return change(room, ({ now, record }) => {
     const handoff = loadHandoff(room, args.handoff_id);
     if (handoff.status !== 'open') {

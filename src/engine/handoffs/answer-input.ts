@@ -1,6 +1,6 @@
 import type { Caller, TaskUpdateInput, TaskUpdateOutput } from '../../../generated/types.js';
 import { validateTaskUpdateInput } from '../../../generated/validators.js';
-import { requireCapability } from '../access.js';
+import { requireParticipant, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { change, taskView, type Room } from '../room.js';
@@ -11,9 +11,9 @@ import { loadVisibleTask } from './load.js';
  * already answered keys are ignored; when none remain the task is working
  * again. Nothing answered means nothing written.
  */
-export function answerInput(room: Room, caller: Caller, input: TaskUpdateInput): TaskUpdateOutput {
+export function answerInput(room: Room, actor: Actor, input: TaskUpdateInput): TaskUpdateOutput {
   const args = checkInput(validateTaskUpdateInput, input);
-  requireCapability(caller, 'write');
+  const caller = requireParticipant(actor, 'write');
   return change(room, ({ now, record }) => {
     const task = loadVisibleTask(room, caller, args.task_id);
     if (task.owner !== caller.participant) {

@@ -1,6 +1,6 @@
 import type { Caller, TaskCancelOutput, TaskRefInput } from '../../../generated/types.js';
 import { validateTaskRefInput } from '../../../generated/validators.js';
-import { requireCapability } from '../access.js';
+import { requireParticipant, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { change, taskView, type Room } from '../room.js';
@@ -10,9 +10,9 @@ import { isTerminal, loadVisibleTask } from './load.js';
  * tasks/cancel: the owner cancels a task that is not terminal, and its
  * handoff if no result is ready yet. A terminal task stays as it was.
  */
-export function cancelTask(room: Room, caller: Caller, input: TaskRefInput): TaskCancelOutput {
+export function cancelTask(room: Room, actor: Actor, input: TaskRefInput): TaskCancelOutput {
   const args = checkInput(validateTaskRefInput, input);
-  requireCapability(caller, 'write');
+  const caller = requireParticipant(actor, 'write');
   return change(room, ({ now, record }) => {
     const task = loadVisibleTask(room, caller, args.task_id);
     if (task.owner !== caller.participant) {

@@ -1,7 +1,7 @@
 import type { Caller, HandoffCompleteInput, HandoffCompleteOutput, JsonRpcError } from '../../../generated/types.js';
 import { validateHandoffCompleteInput } from '../../../generated/validators.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
-import { requireCapability } from '../access.js';
+import { requireParticipant, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { canSeeTask, change, handoffView, taskView, type Room } from '../room.js';
@@ -13,9 +13,9 @@ import { loadHandoff, loadTaskOf } from './load.js';
  * (task failed, handoff cancelled). A second completion never replaces the
  * first: it returns what is stored and says so.
  */
-export function completeHandoff(room: Room, caller: Caller, input: HandoffCompleteInput): HandoffCompleteOutput {
+export function completeHandoff(room: Room, actor: Actor, input: HandoffCompleteInput): HandoffCompleteOutput {
   const args = checkInput(validateHandoffCompleteInput, input);
-  requireCapability(caller, 'write');
+  const caller = requireParticipant(actor, 'write');
   return change(room, ({ now, record }) => {
     const handoff = loadHandoff(room, args.handoff_id);
     if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {

@@ -1,7 +1,7 @@
 import type { Caller, HandoffCreateInput, HandoffCreateOutput } from '../../../generated/types.js';
 import { validateHandoffCreateInput } from '../../../generated/validators.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
-import { requireCapability } from '../access.js';
+import { requireParticipant, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { newCorrelationId, newHandoffId, newTaskId } from '../ids.js';
@@ -20,9 +20,9 @@ import { canSeeTask, change, handoffView, taskView, type Room } from '../room.js
  * one transaction. The same participant and idempotency_key again returns
  * the original, writing nothing, whatever the other fields say.
  */
-export function createHandoff(room: Room, caller: Caller, input: HandoffCreateInput): HandoffCreateOutput {
+export function createHandoff(room: Room, actor: Actor, input: HandoffCreateInput): HandoffCreateOutput {
   const args = checkInput(validateHandoffCreateInput, input);
-  requireCapability(caller, 'write');
+  const caller = requireParticipant(actor, 'write');
   return change(room, ({ now, record }) => {
     if (args.idempotency_key !== undefined) {
       const existing = room.store.getHandoffByIdempotencyKey(caller.participant, args.idempotency_key);

@@ -1,6 +1,6 @@
 import type { Caller, Decision, HandoffDecisionInput, HandoffOutput } from '../../../generated/types.js';
 import { validateHandoffDecisionInput } from '../../../generated/validators.js';
-import { requireCapability } from '../access.js';
+import { requireParticipant, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { toTimestamp } from '../clock.js';
 import { DomainError } from '../errors.js';
@@ -14,12 +14,12 @@ import { loadHandoff } from './load.js';
  */
 function decideHandoff(
   room: Room,
-  caller: Caller,
+  actor: Actor,
   input: HandoffDecisionInput,
   decision: Decision['decision'],
 ): HandoffOutput {
   const args = checkInput(validateHandoffDecisionInput, input);
-  requireCapability(caller, 'approve');
+  const caller = requireParticipant(actor, 'approve');
   return change(room, ({ now, record }) => {
     const handoff = loadHandoff(room, args.handoff_id);
     if (handoff.status !== 'result_ready') {
@@ -47,8 +47,8 @@ function decideHandoff(
   });
 }
 
-export const approveHandoff = (room: Room, caller: Caller, input: HandoffDecisionInput): HandoffOutput =>
-  decideHandoff(room, caller, input, 'approved');
+export const approveHandoff = (room: Room, actor: Actor, input: HandoffDecisionInput): HandoffOutput =>
+  decideHandoff(room, actor, input, 'approved');
 
-export const rejectHandoff = (room: Room, caller: Caller, input: HandoffDecisionInput): HandoffOutput =>
-  decideHandoff(room, caller, input, 'rejected');
+export const rejectHandoff = (room: Room, actor: Actor, input: HandoffDecisionInput): HandoffOutput =>
+  decideHandoff(room, actor, input, 'rejected');

@@ -16,7 +16,7 @@ import {
   validateTaskRefInput,
 } from '../../../generated/validators.js';
 import type { HandoffRow } from '../../store/rows.js';
-import { LOCAL_OPERATOR, requireActorCapability, requireCapability, type Actor } from '../access.js';
+import { LOCAL_OPERATOR, requireActorCapability, requireParticipant, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
@@ -25,9 +25,9 @@ import { toEvent } from '../views.js';
 import { loadHandoff, loadVisibleTask } from './load.js';
 
 /** tasks/get: the DetailedTask, for its owner or assignee only. */
-export function getTask(room: Room, caller: Caller, input: TaskRefInput): DetailedTask {
+export function getTask(room: Room, actor: Actor, input: TaskRefInput): DetailedTask {
   const args = checkInput(validateTaskRefInput, input);
-  requireCapability(caller, 'read');
+  const caller = requireParticipant(actor, 'read');
   return taskView(room, loadVisibleTask(room, caller, args.task_id));
 }
 
@@ -60,15 +60,13 @@ export function handoffEvents(room: Room, actor: Actor, input: HandoffEventsInpu
   const args = checkInput(validateHandoffEventsInput, input);
   requireActorCapability(actor, 'read');
   const handoff = loadHandoff(room, args.handoff_id);
-  const after = args.after ?? 0;
-  const limit = args.limit ?? 100;
-  const rows = room.store.listHandoffEvents(handoff.id, after, limit + 1);
-  const page = rows.slice(0, limit);
+  const rows = room.store.listHandoffEvents(handoff.id, args.after, args.limit + 1);
+  const page = rows.slice(0, args.limit);
   return {
     events: page.map(toEvent),
-    next_after: page.length > 0 ? page[page.length - 1]!.id : after,
-    has_more: rows.length > limit,
-    gap: handoff.events_pruned_through > after,
+    next_after: page.length > 0 ? page[page.length - 1]!.id : args.after,
+    has_more: rows.length > args.limit,
+    gap: handoff.events_pruned_through > args.after,
   };
 }
 
@@ -76,17 +74,16 @@ export function handoffEvents(room: Room, actor: Actor, input: HandoffEventsInpu
 export function listHandoffs(room: Room, actor: Actor, input: HandoffListInput): HandoffListOutput {
   const args = checkInput(validateHandoffListInput, input);
   requireActorCapability(actor, 'read');
-  const limit = args.limit ?? 50;
   const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
   const rows = room.store.listHandoffs({
     status: args.status ?? null,
     before_at: before?.at ?? null,
     before_id: before?.id ?? null,
-    limit: limit + 1,
+    limit: args.limit + 1,
   });
-  const page = rows.slice(0, limit);
+  const page = rows.slice(0, args.limit);
   return {
     handoffs: page.map((row) => handoffView(room, row)),
-    next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+    next_cursor: rows.length > args.limit ? encodeCursor(page[page.length - 1]!) : null,
   };
 }

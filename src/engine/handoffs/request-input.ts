@@ -6,7 +6,7 @@ import type {
   RequestedSchema,
 } from '../../../generated/types.js';
 import { validateHandoffRequestInputInput } from '../../../generated/validators.js';
-import { requireCapability } from '../access.js';
+import { requireParticipant, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { newInputKey } from '../ids.js';
@@ -25,9 +25,9 @@ const DEFAULT_REQUESTED_SCHEMA: RequestedSchema = {
  * is an elicitation/create form under a key unique for the task's lifetime;
  * the task goes to input_required.
  */
-export function requestInput(room: Room, caller: Caller, input: HandoffRequestInputInput): HandoffRequestInputOutput {
+export function requestInput(room: Room, actor: Actor, input: HandoffRequestInputInput): HandoffRequestInputOutput {
   const args = checkInput(validateHandoffRequestInputInput, input);
-  requireCapability(caller, 'write');
+  const caller = requireParticipant(actor, 'write');
   return change(room, ({ now, record }) => {
     const handoff = loadHandoff(room, args.handoff_id);
     if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {

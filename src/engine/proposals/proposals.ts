@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { applyPatch, parsePatch } from 'diff';
+import { applyPatch, createPatch, parsePatch } from 'diff';
 import type {
   Caller,
   Proposal,
@@ -19,7 +19,7 @@ import {
 } from '../../../generated/validators.js';
 import { hashBytes, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { ProposalRow, RevisionRow } from '../../store/rows.js';
-import { requireActorCapability, requireCapability, type Actor } from '../access.js';
+import { requireActorCapability, requireParticipant, type Actor } from '../access.js';
 import { currentRevision, notTextNow, syncArtifact } from '../artifact/artifact.js';
 import { decodeArtifact, textProblem } from '../artifact/text.js';
 import { checkInput } from '../check-input.js';
@@ -32,13 +32,23 @@ import { recordAcceptedWrite } from './accepted-write.js';
 
 const newProposalId = (): string => `pr_${randomBytes(12).toString('base64url')}`;
 
-const toProposal = (row: ProposalRow): Proposal => ({
+/** The change a proposal makes: a unified diff of its base revision's text against its content. */
+function diffOf(room: Room, row: ProposalRow): string {
+  const base = room.workspace.getRevision(row.base_revision);
+  const before = typeof base?.content === 'string' ? base.content : '';
+  if (before === row.content) return '';
+  const name = path.basename(room.artifactPath);
+  return createPatch(name, before, row.content, `revision ${row.base_revision}`, `proposal ${row.id}`);
+}
+
+const toProposal = (room: Room, row: ProposalRow): Proposal => ({
   proposal_id: row.id,
   status: row.status,
   author: row.author,
   base_revision: row.base_revision,
   summary: row.summary,
   content: row.content,
+  diff: diffOf(room, row),
   created_at: toTimestamp(row.created_at),
   decided_by: row.decided_by,
   decided_at: row.decided_at === null ? null : toTimestamp(row.decided_at),
@@ -48,7 +58,7 @@ const toProposal = (row: ProposalRow): Proposal => ({
 
 function output(room: Room, row: ProposalRow): ProposalOutput {
   const revision = row.revision === null ? undefined : room.workspace.getRevision(row.revision);
-  return { proposal: toProposal(row), revision: revision ? toRevision(revision) : null };
+  return { proposal: toProposal(room, row), revision: revision ? toRevision(revision) : null };
 }
 
 function loadProposal(room: Room, proposalId: string): ProposalRow {
@@ -77,9 +87,9 @@ function applyDiff(base: RevisionRow & { content: string }, diff: string): strin
  * author read. A diff is applied to that revision now, so a proposal always
  * holds the full text it would write.
  */
-export function proposeChange(room: Room, caller: Caller, input: WorkspaceProposeInput): ProposalOutput {
+export function proposeChange(room: Room, actor: Actor, input: WorkspaceProposeInput): ProposalOutput {
   const args = checkInput(validateWorkspaceProposeInput, input);
-  requireCapability(caller, 'write');
+  const caller = requireParticipant(actor, 'write');
   syncArtifact(room);
   return change(room, ({ now, record }) => {
     const base = room.workspace.getRevision(args.base_revision);
@@ -138,9 +148,9 @@ function requireOpen(row: ProposalRow): void {
  * order of accepted-write.ts, so a crash at any moment leaves them agreeing
  * once the room starts again; the answer leaves only when both are on disk.
  */
-export function approveProposal(room: Room, caller: Caller, input: ProposalDecisionInput): ProposalOutput {
+export function approveProposal(room: Room, actor: Actor, input: ProposalDecisionInput): ProposalOutput {
   const args = checkInput(validateProposalDecisionInput, input);
-  requireCapability(caller, 'approve');
+  const caller = requireParticipant(actor, 'approve');
   syncArtifact(room); // an outside edit since the proposal makes its base stale
   // (1) The pending write, committed before the file is touched.
   const { write, bytes } = change(room, ({ now }) => {
@@ -197,12 +207,12 @@ function couldNotWrite(room: Room, error: unknown): unknown {
 
 function closeProposal(
   room: Room,
-  caller: Caller,
+  actor: Actor,
   input: ProposalDecisionInput,
   status: 'rejected' | 'withdrawn',
 ): ProposalOutput {
   const args = checkInput(validateProposalDecisionInput, input);
-  requireCapability(caller, status === 'rejected' ? 'approve' : 'write');
+  const caller = requireParticipant(actor, status === 'rejected' ? 'approve' : 'write');
   return change(room, ({ now, record }) => {
     const row = loadProposal(room, args.proposal_id);
     if (status === 'withdrawn' && row.author !== caller.participant) {
@@ -237,12 +247,12 @@ function closeProposal(
 }
 
 /** proposal_reject: an approver closes an open proposal; the file is untouched. */
-export const rejectProposal = (room: Room, caller: Caller, input: ProposalDecisionInput): ProposalOutput =>
-  closeProposal(room, caller, input, 'rejected');
+export const rejectProposal = (room: Room, actor: Actor, input: ProposalDecisionInput): ProposalOutput =>
+  closeProposal(room, actor, input, 'rejected');
 
 /** proposal_withdraw: the author takes back an open proposal. */
-export const withdrawProposal = (room: Room, caller: Caller, input: ProposalDecisionInput): ProposalOutput =>
-  closeProposal(room, caller, input, 'withdrawn');
+export const withdrawProposal = (room: Room, actor: Actor, input: ProposalDecisionInput): ProposalOutput =>
+  closeProposal(room, actor, input, 'withdrawn');
 
 export function getProposal(room: Room, actor: Actor, input: ProposalRefInput): ProposalOutput {
   const args = checkInput(validateProposalRefInput, input);
@@ -254,17 +264,16 @@ export function getProposal(room: Room, actor: Actor, input: ProposalRefInput): 
 export function listProposals(room: Room, actor: Actor, input: ProposalListInput): ProposalListOutput {
   const args = checkInput(validateProposalListInput, input);
   requireActorCapability(actor, 'read');
-  const limit = args.limit ?? 50;
   const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
   const rows = room.workspace.listProposals({
-    status: args.status ?? 'open',
+    status: args.status,
     before_at: before?.at ?? null,
     before_id: before?.id ?? null,
-    limit: limit + 1,
+    limit: args.limit + 1,
   });
-  const page = rows.slice(0, limit);
+  const page = rows.slice(0, args.limit);
   return {
-    proposals: page.map(toProposal),
-    next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+    proposals: page.map((row) => toProposal(room, row)),
+    next_cursor: rows.length > args.limit ? encodeCursor(page[page.length - 1]!) : null,
   };
 }

@@ -1,6 +1,5 @@
-import type Koa from 'koa';
 import type { Caller } from '../../../generated/types.js';
-import type { Room } from '../../engine/index.js';
+import type { Room, RoomChange } from '../../engine/index.js';
 import type { RequestId } from './protocol.js';
 import type { StreamRegistry } from './streams.js';
 
@@ -12,9 +11,17 @@ export interface McpRequestContext {
   tasksDeclared: boolean;
   requestId: RequestId;
   streams: StreamRegistry;
-  /** Only the listen handler takes over the HTTP response. */
-  koa: Koa.Context;
 }
 
-/** Returned by a handler that answered on the HTTP response itself (an SSE stream). */
-export const STREAMED = Symbol('streamed');
+/**
+ * A handler's answer that is a stream (subscriptions/listen): what to send
+ * first, which changes to take and the frames each becomes. The endpoint
+ * opens the SSE response; the handler never touches it.
+ */
+export class StreamReply {
+  constructor(
+    readonly first: unknown,
+    readonly filter: (change: RoomChange) => boolean,
+    readonly render: (change: RoomChange) => unknown[],
+  ) {}
+}

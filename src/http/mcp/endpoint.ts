@@ -3,10 +3,11 @@ import { mcpMethods, type McpMethod } from '../../../generated/mcp.js';
 import { authenticate, type Room } from '../../engine/index.js';
 import { formatValidationErrors } from '../../engine/check-input.js';
 import { bearerToken } from '../authenticate.js';
-import { STREAMED } from './context.js';
+import { StreamReply } from './context.js';
 import { setRpcId } from './errors.js';
 import { checkRoutingHeaders, header, mismatch } from './headers.js';
-import { handlers, missingTasksExtension } from './handlers.js';
+import { handlers } from './handlers.js';
+import { missingTasksExtension } from './tasks.js';
 import {
   META,
   McpError,
@@ -125,9 +126,19 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry) {
     if (entry.requiresExtension === TASKS_EXTENSION && !tasksDeclared) throw missingTasksExtension();
 
     const handler = handlers[entry.handler] as (c: unknown, p: unknown) => unknown;
-    const result = handler({ room, caller, tasksDeclared, requestId: message.id, streams, koa: ctx }, params);
-    if (result === STREAMED) {
+    const result = handler({ room, caller, tasksDeclared, requestId: message.id, streams }, params);
+    if (result instanceof StreamReply) {
       ctx.respond = false;
+      streams.open({
+        req: ctx.req,
+        res: ctx.res,
+        sessionId: caller.session_id,
+        requestId: message.id,
+        bus: room.bus,
+        filter: result.filter,
+        first: result.first,
+        render: result.render,
+      });
       return;
     }
     ctx.status = 200;

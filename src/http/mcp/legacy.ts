@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { authenticate, type Room, type RoomChange } from '../../engine/index.js';
 import { bearerToken } from '../authenticate.js';
-import { resourcesChangedBy, resourceUris } from './resources.js';
+import { resourceUris, viewsChangedBy } from './resources.js';
 import type { StreamRegistry } from './streams.js';
 
 /**
@@ -17,8 +17,8 @@ export function legacyResourceStream(room: Room, streams: StreamRegistry) {
     const render = (change: RoomChange): unknown[] => {
       const subscribed = streams.legacySubscriptions.get(sessionId);
       if (!subscribed) return [];
-      return resourcesChangedBy(change.event.type)
-        .map((key) => uris[key])
+      return viewsChangedBy(change.event.type)
+        .map((view) => uris[view])
         .filter((uri) => subscribed.has(uri))
         .map((uri) => ({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } }));
     };

@@ -60,3 +60,13 @@ export class McpError extends Error {
 }
 
 export const resultMeta = () => ({ [META.serverInfo]: SERVER_INFO });
+
+/** Results carry resultType and the server's identity (MCP 2026-07-28). */
+export const complete = <T extends object>(result: T) => ({
+  ...result,
+  resultType: 'complete' as const,
+  _meta: resultMeta(),
+});
+
+/** List results say how long they may be cached; they depend on the session. */
+export const CACHE = { ttlMs: 0, cacheScope: 'private' as const };

@@ -1,9 +1,23 @@
+// The room's views as MCP resources: the URIs, what changes them, and the
+// resources/* handlers. Which views a session may read is the engine's
+// rule (readableViews); a view it may not read answers like an unknown URI.
 import path from 'node:path';
 import type { EventType } from '../../../generated/types.js';
-import type { Room } from '../../engine/index.js';
+import {
+  listHandoffs,
+  listProposals,
+  readArtifact,
+  readableViews,
+  workspaceHistory,
+  type Actor,
+  type Room,
+  type RoomView,
+} from '../../engine/index.js';
+import type { McpRequestContext } from './context.js';
+import { CACHE, complete, McpError, RPC } from './protocol.js';
 
 /** The room's resources: the artifact and JSON views, all under workspace:///. */
-export function resourceUris(room: Room) {
+export function resourceUris(room: Room): Record<RoomView, string> {
   return {
     artifact: `workspace:///${path.basename(room.artifactPath)}`,
     handoffs: 'workspace:///.room/handoffs',
@@ -12,10 +26,14 @@ export function resourceUris(room: Room) {
   };
 }
 
-export type ResourceKey = keyof ReturnType<typeof resourceUris>;
+/** The views `actor` may read, by URI. */
+export function readableUris(room: Room, actor: Actor): Map<string, RoomView> {
+  const uris = resourceUris(room);
+  return new Map(readableViews(actor).map((view) => [uris[view], view]));
+}
 
-/** Which resources an event changes: what resources/updated is sent for. */
-export function resourcesChangedBy(type: EventType): ResourceKey[] {
+/** Which views an event changes: what resources/updated is sent for. */
+export function viewsChangedBy(type: EventType): RoomView[] {
   if (type.startsWith('handoff.') || type.startsWith('task.')) {
     return type === 'handoff.approved' || type === 'handoff.rejected' ? ['handoffs', 'history'] : ['handoffs'];
   }
@@ -33,3 +51,61 @@ export function resourcesChangedBy(type: EventType): ResourceKey[] {
       return [];
   }
 }
+
+const DESCRIPTIONS: Record<RoomView, { title: string; mimeType: string }> = {
+  artifact: { title: 'The artifact', mimeType: 'text/markdown' },
+  handoffs: { title: 'Handoffs', mimeType: 'application/json' },
+  proposals: { title: 'Open proposals', mimeType: 'application/json' },
+  history: { title: 'Recent history', mimeType: 'application/json' },
+};
+
+const unknownResource = (uri: string) => new McpError(200, RPC.invalidParams, `unknown resource ${uri}`);
+
+/** Each view's contents; the lists are the first 500, as the design's views are. */
+function contentsOf(room: Room, caller: Actor, view: RoomView, uri: string) {
+  const json = (value: unknown) => ({ uri, mimeType: 'application/json', text: JSON.stringify(value) });
+  switch (view) {
+    case 'artifact':
+      return { uri, mimeType: 'text/markdown', text: readArtifact(room, caller, {}).content };
+    case 'handoffs':
+      return json(listHandoffs(room, caller, { limit: 500 }));
+    case 'proposals':
+      return json(listProposals(room, caller, { limit: 500 }));
+    case 'history':
+      return json(workspaceHistory(room, caller, { limit: 500 }));
+  }
+}
+
+export const resourceHandlers = {
+  listResources: ({ room, caller }: McpRequestContext) =>
+    complete({
+      resources: [...readableUris(room, caller)].map(([uri, view]) => ({
+        uri,
+        name: view === 'artifact' ? uri.slice('workspace:///'.length) : view,
+        ...DESCRIPTIONS[view],
+      })),
+      ...CACHE,
+    }),
+
+  // The resources capability implies this method; the room has no parameterized resources.
+  listResourceTemplates: () => complete({ resourceTemplates: [], ...CACHE }),
+
+  readResource: ({ room, caller }: McpRequestContext, { uri }: { uri: string }) => {
+    const view = readableUris(room, caller).get(uri);
+    if (!view) throw unknownResource(uri);
+    return complete({ contents: [contentsOf(room, caller, view, uri)], ...CACHE });
+  },
+
+  subscribeResource: ({ room, caller, streams }: McpRequestContext, { uri }: { uri: string }) => {
+    if (!readableUris(room, caller).has(uri)) throw unknownResource(uri);
+    const uris = streams.legacySubscriptions.get(caller.session_id) ?? new Set<string>();
+    uris.add(uri);
+    streams.legacySubscriptions.set(caller.session_id, uris);
+    return complete({});
+  },
+
+  unsubscribeResource: ({ caller, streams }: McpRequestContext, { uri }: { uri: string }) => {
+    streams.legacySubscriptions.get(caller.session_id)?.delete(uri);
+    return complete({});
+  },
+};

@@ -44,11 +44,13 @@ export function sendProblem(
   ctx.body = JSON.stringify({ type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail, code, ...extra });
 }
 
+/** A refusal of the room, with everything it said: `details` whole, and its best-known members on their own. */
 export function sendDomainError(ctx: Koa.Context, error: DomainError): void {
   const details = (error.details ?? {}) as { errors?: unknown; current_revision?: unknown };
   sendProblem(ctx, STATUS_FOR[error.code], error.code, error.message, {
     ...(details.errors ? { errors: details.errors } : {}),
     ...(details.current_revision !== undefined ? { current_revision: details.current_revision } : {}),
+    ...(error.details ? { details: error.details } : {}),
   });
 }
 

@@ -1,17 +1,23 @@
 import Router from '@koa/router';
+import type { ValidateFunction } from 'ajv';
 import type Koa from 'koa';
-import { restRoutes } from '../../../generated/rest.js';
-import { DomainError, isDomainError, type Actor, type Room } from '../../engine/index.js';
+import { operations, type Operation } from '../../../generated/operations.js';
+import * as queryValidators from '../../../generated/query-validators.js';
+import { checkInput, DomainError, isDomainError, type Actor, type Room } from '../../engine/index.js';
+import { engineOperations } from '../../engine/operations.js';
 import { Refusal } from '../refusal.js';
-import { restOperations } from './operations.js';
 
-type Route = (typeof restRoutes)[number];
+type Rest = Operation['rest'];
+type Run = (room: Room, actor: Actor, input: unknown) => unknown;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const badRequest = (message: string): Refusal => new Refusal(400, 'invalid_input', message, -32600);
+
 /** The operation's input, built from own properties only: path parameters, plus the JSON body or the query string. */
-function inputOf(ctx: Koa.Context, route: Route): Record<string, unknown> {
+function inputOf(ctx: Koa.Context, operation: Operation): Record<string, unknown> {
+  const route: Rest = operation.rest;
   // Nothing a client sends is silently ignored.
   const [stray] = route.in === 'query' ? [] : Object.keys(ctx.query);
   if (stray !== undefined) throw badRequest(`unknown query parameter '${stray}'`);
@@ -27,18 +33,23 @@ function inputOf(ctx: Koa.Context, route: Route): Record<string, unknown> {
     fields.push(...Object.entries(body));
   }
   if (route.in === 'query') {
-    const known = new Map<string, Route['queryParams'][number]>(route.queryParams.map((q) => [q.name, q]));
+    const known = new Map<string, string>(route.queryParams.map((q) => [q.name, q.field]));
     for (const [name, value] of Object.entries(ctx.query)) {
-      const param = known.get(name);
-      if (!param) throw badRequest(`unknown query parameter '${name}'`);
+      const field = known.get(name);
+      if (field === undefined) throw badRequest(`unknown query parameter '${name}'`);
       if (Array.isArray(value)) throw badRequest(`query parameter '${name}' is given more than once`);
-      // A number when it reads as one; otherwise the text, which the validator names.
-      fields.push([param.field, param.type === 'integer' && /^-?\d+$/.test(value!) ? Number(value) : value]);
+      fields.push([field, value]);
     }
   }
   for (const name of route.pathParams) fields.push([name, ctx.params[name]]);
   // fromEntries defines each key as an own property: no key reaches a prototype.
-  return Object.fromEntries(fields);
+  const input = Object.fromEntries(fields);
+  // Query text becomes the schema's types (limit=5 → 5) through the schema's own coercing validator.
+  if (route.in === 'query') {
+    const coerce = (queryValidators as Record<string, ValidateFunction>)[`validateQuery${operation.input}`]!;
+    checkInput(coerce, input);
+  }
+  return input;
 }
 
 /** The JSON object the request carries (read and parsed by readJsonBody); null when there is none. */
@@ -49,10 +60,8 @@ function bodyOf(ctx: Koa.Context): Record<string, unknown> | null {
   return body;
 }
 
-const badRequest = (message: string): Refusal => new Refusal(400, 'invalid_input', message, -32600);
-
 /** A refusal that names an input field the route calls otherwise (?id= for task_id) says it the route's way. */
-function inRouteTerms(error: DomainError, route: Route): DomainError {
+function inRouteTerms(error: DomainError, route: Rest): DomainError {
   const renamed = route.queryParams.filter((param) => param.name !== param.field);
   if (error.code !== 'invalid_input' || renamed.length === 0) return error;
   let message = error.message;
@@ -60,26 +69,30 @@ function inRouteTerms(error: DomainError, route: Route): DomainError {
   return new DomainError(error.code, message, error.details);
 }
 
-/** REST under /workspace: every route is its generated entry plus one engine call. */
-export function restRouter(
-  room: Room,
-  authenticate: (ctx: Koa.Context) => Actor,
-  before: readonly Koa.Middleware[],
-): Router {
+/** `/workspace/handoffs/{handoff.handoff_id}` filled from the output. */
+function locationOf(template: string, output: unknown): string {
+  return template.replace(/\{([\w.]+)\}/g, (_whole, path: string) => {
+    const value = path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], output);
+    return encodeURIComponent(String(value));
+  });
+}
+
+/** REST under /workspace: a route for every operation of the table, each one engine call. */
+export function restRouter(room: Room, authenticate: (ctx: Koa.Context) => Actor, before: readonly Koa.Middleware[]) {
   const router = new Router();
-  for (const route of restRoutes) {
-    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
-    const operation = restOperations[route.operationId] as (room: Room, actor: Actor, input: unknown) => unknown;
+  for (const operation of Object.values(operations) as Operation[]) {
+    const route = operation.rest;
+    const run = engineOperations[operation.engine] as Run;
     router.register(
-      koaPath,
+      route.path.replace(/\{(\w+)\}/g, ':$1'),
       [route.method],
       [
         ...before,
         (ctx) => {
           try {
-            const actor = authenticate(ctx);
-            const output = operation(room, actor, inputOf(ctx, route));
+            const output = run(room, authenticate(ctx), inputOf(ctx, operation));
             ctx.status = route.status;
+            if ('location' in route) ctx.set('Location', locationOf(route.location, output));
             ctx.body = output;
           } catch (error) {
             throw isDomainError(error) ? inRouteTerms(error, route) : error;

@@ -1,0 +1,174 @@
+// generated/openapi.json: OpenAPI 3.1 of the REST API, from the operation
+// table and the schemas. Each operation's input fills its path parameters
+// and its body or query string; its errors are those of its method.
+import type { Json } from './schema-tools.js';
+import { withoutProperties } from './schema-tools.js';
+import type { Operation } from './table.js';
+
+const STATUS_FOR: Record<string, [number, string][]> = {
+  get: [
+    [400, 'The input does not match its schema'],
+    [401, 'No valid session'],
+    [403, 'The session lacks the capability'],
+    [404, 'No such record, or one the caller may not see'],
+  ],
+  post: [
+    [400, 'The input does not match its schema'],
+    [401, 'No valid session'],
+    [403, 'The session lacks the capability, or the caller is the wrong participant'],
+    [404, 'No such record, or one the caller may not see'],
+    [409, 'The record is in the wrong state, or the base revision is stale'],
+    [413, 'The body or a result is too large'],
+  ],
+  delete: [
+    [400, 'The input does not match its schema'],
+    [401, 'No valid session'],
+    [403, 'The session lacks the admin capability'],
+    [404, 'No such record'],
+    [409, 'Already done'],
+  ],
+};
+
+export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
+  const defs = bundle.$defs as Record<string, Json>;
+  const components: Record<string, Json> = {};
+  const paths: Record<string, Record<string, Json>> = {};
+  // A schema put in the document has its $defs references turned into
+  // component references, and each component it reaches is added once. A
+  // titled schema nested in another's $defs (DomainError's code) becomes a
+  // component of its own, so no component is kept only for its $defs.
+  const componentRef = (ref: string): string => {
+    const [name, ...rest] = ref.slice('#/$defs/'.length).split('/') as [string, ...string[]];
+    const nested =
+      rest.length === 2 && rest[0] === '$defs' ? (defs[name]?.$defs as Json | undefined)?.[rest[1]!] : null;
+    if (nested && typeof (nested as Json).title === 'string') {
+      const title = (nested as Json).title as string;
+      if (defs[title]) throw new Error(`$defs/${name}/$defs/${rest[1]} is titled ${title}, like a schema file`);
+      addComponent(title, nested as Json);
+      return `#/components/schemas/${title}`;
+    }
+    if (!defs[name]) throw new Error(`no schema titled ${name} (${ref})`);
+    addComponent(name, defs[name]);
+    return ['#/components/schemas', name, ...rest].join('/');
+  };
+  const toComponents = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(toComponents);
+    if (node === null || typeof node !== 'object') return node;
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => [
+        key,
+        key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')
+          ? componentRef(value)
+          : toComponents(value),
+      ]),
+    );
+  };
+  function addComponent(name: string, schema: Json): void {
+    if (name in components) return;
+    components[name] = {}; // taken, for schemas that refer to themselves
+    components[name] = toComponents(schema) as Json;
+  }
+  const use = (title: string): Json => ({ $ref: componentRef(`#/$defs/${title}`) });
+  use('ProblemDetails');
+  for (const op of operations) {
+    const route = op.rest;
+    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+    const input = defs[op.input]!;
+    const inputProps = (input.properties ?? {}) as Record<string, Json>;
+    const branchProps = ((input.oneOf ?? []) as Json[]).map((b) => (b.properties ?? {}) as Record<string, Json>);
+    const propertyOf = (name: string): Json =>
+      (inputProps[name] ?? branchProps.find((p) => p[name])?.[name] ?? { type: 'string' }) as Json;
+    const parameters: Json[] = pathParams.map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: toComponents(propertyOf(name)),
+    }));
+    if (route.in === 'query') {
+      const renamed = Object.fromEntries(Object.entries(route.query_names ?? {}).map(([q, f]) => [f, q]));
+      const required = (input.required ?? []) as string[];
+      for (const [field, schema] of Object.entries(inputProps)) {
+        if (pathParams.includes(field)) continue;
+        parameters.push({
+          name: renamed[field] ?? field,
+          in: 'query',
+          required: required.includes(field),
+          schema: toComponents(schema),
+        });
+      }
+    }
+    let requestBody: Json | undefined;
+    if (route.in === 'body') {
+      const bodyTitle = pathParams.length > 0 ? `${op.input}Body` : op.input;
+      if (pathParams.length > 0) {
+        // Only the body form is in the document: the input's own schema names the path parameters too.
+        components[bodyTitle] = toComponents({
+          ...withoutProperties(input, pathParams),
+          title: bodyTitle,
+          description: `${String(input.description ?? '')} The ${pathParams.join(', ')} come${pathParams.length > 1 ? '' : 's'} from the path.`,
+        }) as Json;
+      } else use(bodyTitle);
+      requestBody = {
+        required: true,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${bodyTitle}` } } },
+      };
+    }
+    const problem = {
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
+    };
+    const responses: Record<string, Json> = {
+      [String(route.status)]: {
+        description: op.summary,
+        ...(route.location
+          ? { headers: { Location: { description: 'Where the new record is', schema: { type: 'string' } } } }
+          : {}),
+        content: { 'application/json': { schema: use(op.output) } },
+      },
+    };
+    for (const [status, description] of STATUS_FOR[route.method]!) {
+      if (route.omit_statuses?.includes(status)) continue;
+      responses[String(status)] = { description, ...problem };
+    }
+    if (route.in === 'body') {
+      responses['415'] = { description: 'The body is not sent as application/json', ...problem };
+    }
+    for (const [status, description] of Object.entries(route.extra_statuses ?? {})) {
+      responses[status] = { description, ...problem };
+    }
+    (paths[route.path] ??= {})[route.method] = {
+      operationId: op.id,
+      summary: op.summary,
+      description: String(input.description ?? ''),
+      tags: [route.tag],
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(requestBody ? { requestBody } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Common Room REST API',
+      version: '0.1.0',
+      description:
+        'The room around one markdown file: handoffs, tasks, proposals, history, participants and sessions. The same engine operations as the MCP tools and `ce`. Generated from schemas/ by `npm run generate`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'the room process' }],
+    security: [{ session: [] }],
+    tags: [
+      { name: 'handoffs', description: 'Work one participant asks another to do' },
+      { name: 'tasks', description: 'The execution record of a handoff (MCP Tasks)' },
+      { name: 'proposals', description: 'Suggested new versions of the artifact' },
+      { name: 'artifact', description: 'The markdown file and its history' },
+      { name: 'admin', description: 'Participants and sessions' },
+    ],
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+      securitySchemes: {
+        session: { type: 'http', scheme: 'bearer', description: 'A session token (ce session create)' },
+      },
+    },
+  };
+}

@@ -1,0 +1,110 @@
+// generated/operations.ts: the operation table as the doors read it, with
+// what each door needs worked out from the schemas once: REST path and query
+// parameters, the type and help of each ce argument and flag.
+import prettier from 'prettier';
+import { HEADER, resolveRef, type Json } from './schema-tools.js';
+import type { Operation } from './table.js';
+
+/** A property of an input schema, also inside oneOf branches, references followed. */
+function propertyOf(defs: Record<string, Json>, input: Json, name: string): Json {
+  const branches = [input, ...((input.oneOf ?? []) as Json[])];
+  const found = branches.map((b) => (b.properties as Record<string, Json> | undefined)?.[name]).find(Boolean);
+  if (!found) throw new Error(`no property ${name}`);
+  return typeof found.$ref === 'string' ? { ...resolveRef(defs, found.$ref), ...found } : found;
+}
+
+/** The values a field (or each item of an array field) may take, when its schema lists them. */
+function choicesOf(defs: Record<string, Json>, property: Json): string[] | undefined {
+  const items = property.items as Json | undefined;
+  const listed = items ? (typeof items.$ref === 'string' ? resolveRef(defs, items.$ref) : items) : property;
+  return Array.isArray(listed.enum) ? (listed.enum as string[]) : undefined;
+}
+
+/** What a flag takes, from the field's schema. */
+function kindOf(property: Json): 'integer' | 'boolean' | 'string' {
+  return property.type === 'integer' ? 'integer' : property.type === 'boolean' ? 'boolean' : 'string';
+}
+
+const helpOf = (property: Json): string =>
+  String(property.description ?? property.title ?? '')
+    .replace(/\s+/g, ' ')
+    .replace(/\.$/, '');
+
+function operationEntry(defs: Record<string, Json>, op: Operation): Json {
+  const input = defs[op.input]!;
+  const pathParams = [...op.rest.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const renamed = Object.fromEntries(Object.entries(op.rest.query_names ?? {}).map(([name, field]) => [field, name]));
+  const queryParams =
+    op.rest.in === 'query'
+      ? Object.keys((input.properties ?? {}) as Json)
+          .filter((field) => !pathParams.includes(field))
+          .map((field) => ({ name: renamed[field] ?? field, field }))
+      : [];
+  return {
+    id: op.id,
+    summary: op.summary,
+    engine: op.engine,
+    input: op.input,
+    output: op.output,
+    changes: op.changes,
+    actor: op.actor,
+    mcp: op.mcp,
+    rest: {
+      method: op.rest.method.toUpperCase(),
+      path: op.rest.path,
+      status: op.rest.status,
+      in: op.rest.in,
+      ...(op.rest.location ? { location: op.rest.location } : {}),
+      pathParams,
+      queryParams,
+    },
+    cli: {
+      command: op.cli.command,
+      ...(op.cli.example ? { example: op.cli.example } : {}),
+      arguments: op.cli.arguments.map((field) => ({ field, description: helpOf(propertyOf(defs, input, field)) })),
+      options: Object.entries(op.cli.options).map(([flags, option]) => {
+        const property = propertyOf(defs, input, option.field);
+        const choices = choicesOf(defs, property);
+        return {
+          flags,
+          field: option.field,
+          ...(option.as ? { as: option.as } : { kind: kindOf(property) }),
+          ...(choices ? { choices } : {}),
+          required: option.required ?? false,
+          description: option.description ?? helpOf(property),
+        };
+      }),
+    },
+  };
+}
+
+export function emitOperations(bundle: Json, operations: Operation[]): Promise<string> {
+  const defs = bundle.$defs as Record<string, Json>;
+  const code = [
+    `// ${HEADER}`,
+    `import type * as T from './types.js';`,
+    ``,
+    `/** Every operation, from schemas/operations.catalog.json: its engine function, schemas and binding on each door. */`,
+    `export const operations = ${JSON.stringify(Object.fromEntries(operations.map((op) => [op.id, operationEntry(defs, op)])), null, 2)} as const;`,
+    ``,
+    `export type OperationId = keyof typeof operations;`,
+    `export type Operation = (typeof operations)[OperationId];`,
+    `/** Each operation's input and output types. */`,
+    `export interface OperationTypes {`,
+    ...operations.map((op) => `  ${op.id}: { input: T.${op.input}; output: T.${op.output} };`),
+    `}`,
+    ``,
+    `/** Every REST route as a list: each operation's binding with its id. */`,
+    `export const restRoutes = (Object.values(operations) as Operation[]).map((operation) => ({`,
+    `  operationId: operation.id,`,
+    `  ...operation.rest,`,
+    `}));`,
+    ``,
+    `/** The engine functions the table names, each (room, actor, input) => output. */`,
+    `export type EngineOperations<Room, Actor> = {`,
+    `  [K in OperationId as (typeof operations)[K]['engine']]: (room: Room, actor: Actor, input: OperationTypes[K]['input']) => OperationTypes[K]['output'];`,
+    `};`,
+    ``,
+  ].join('\n');
+  return prettier.format(code, { parser: 'typescript', printWidth: 120, singleQuote: true });
+}

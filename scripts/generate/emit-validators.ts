@@ -1,0 +1,94 @@
+// generated/validators.js and generated/query-validators.js: Ajv standalone
+// validators, compiled once here so the room never compiles a schema.
+// Defaults are applied by the validators (useDefaults), so no code restates
+// one. Query strings are coerced to their types by validators of their own
+// (coerceTypes), used only for REST query parameters.
+import { Ajv2020, _, str, type KeywordCxt, type Options } from 'ajv/dist/2020.js';
+import standalone from 'ajv/dist/standalone/index.js';
+import prettier from 'prettier';
+import { BUNDLE_ID } from './bundle.js';
+import { defaultedKeys, HEADER, type Json } from './schema-tools.js';
+import type { OperationTable } from './table.js';
+
+/** Enforces a size limit on serialized JSON (UTF-8 bytes), e.g. a task result. */
+function addMaxBytesKeyword(ajv: Ajv2020): void {
+  ajv.addKeyword({
+    keyword: 'x-max-bytes',
+    schemaType: 'number',
+    code(cxt: KeywordCxt) {
+      cxt.fail(_`new TextEncoder().encode(JSON.stringify(${cxt.data})).length > ${cxt.schema}`);
+    },
+    error: {
+      message: ({ schema }: { schema: number }) => str`must NOT be larger than ${schema} bytes as JSON`,
+      params: ({ schema }: { schema: number }) => _`{limit: ${schema}}`,
+    },
+  });
+}
+
+function createAjv(options: Options = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    // `oneOf: [{required: [a]}, {required: [b]}]` names properties declared beside it.
+    strictRequired: false,
+    allowUnionTypes: true,
+    validateFormats: false,
+    useDefaults: true,
+    code: { source: true, esm: true, lines: true },
+    ...options,
+  });
+  addMaxBytesKeyword(ajv);
+  // Annotations the generator reads to build the JSON-RPC dispatch table.
+  ajv.addVocabulary(['x-mcp-method', 'x-mcp-handler', 'x-mcp-name-param', 'x-mcp-requires-extension']);
+  return ajv;
+}
+
+async function moduleOf(ajv: Ajv2020, refs: Record<string, string>): Promise<string> {
+  // Ajv's ESM output still loads its runtime helpers with require().
+  const code =
+    `// ${HEADER}\n` +
+    `import { createRequire } from 'node:module';\n` +
+    `const require = createRequire(import.meta.url);\n` +
+    standalone.default(ajv, refs).replace(/^"use strict";/, '');
+  return prettier.format(code, { parser: 'babel', printWidth: 120 });
+}
+
+/** The type a validator checks: the schema's, with defaulted properties present once validated. */
+function checkedType(defs: Record<string, Json>, title: string): string {
+  const keys = defaultedKeys(defs[title]!);
+  return keys.length === 0
+    ? `T.${title}`
+    : `T.${title} & Required<Pick<T.${title}, ${keys.map((k) => JSON.stringify(k)).join(' | ')}>>`;
+}
+
+export async function emitValidators(
+  bundle: Json,
+  table: OperationTable,
+): Promise<{ js: string; dts: string; queryJs: string; queryDts: string }> {
+  const defs = bundle.$defs as Record<string, Json>;
+  const titles = Object.keys(defs);
+  const ajv = createAjv();
+  ajv.addSchema(bundle);
+  const js = await moduleOf(ajv, Object.fromEntries(titles.map((t) => [`validate${t}`, `${BUNDLE_ID}#/$defs/${t}`])));
+  const header = `// ${HEADER}\nimport type { ValidateFunction } from 'ajv';\nimport type * as T from './types.js';\n\n`;
+  const dts =
+    header +
+    titles.map((t) => `export declare const validate${t}: ValidateFunction<${checkedType(defs, t)}>;\n`).join('');
+
+  const queryTitles = [...new Set(table.operations.filter((op) => op.rest.in === 'query').map((op) => op.input))];
+  const coercing = createAjv({ coerceTypes: true });
+  coercing.addSchema(bundle);
+  const queryJs = await moduleOf(
+    coercing,
+    Object.fromEntries(queryTitles.map((t) => [`validateQuery${t}`, `${BUNDLE_ID}#/$defs/${t}`])),
+  );
+  const queryDts =
+    header +
+    queryTitles
+      .map(
+        (t) =>
+          `/** ${t} from a query string: text coerced to the schema's types. */\nexport declare const validateQuery${t}: ValidateFunction<${checkedType(defs, t)}>;\n`,
+      )
+      .join('');
+  return { js, dts, queryJs, queryDts };
+}

@@ -1,0 +1,85 @@
+// One executor for every operation command, with two ways to the room. A
+// reading operation opens the sidecar read-only, never taking the lock. A
+// state change goes through the running room process when there is one (its
+// REST API with the operator token: src/cli/remote.ts), so its subscribers
+// see it; with none running it opens the room under the writer's lock for
+// the command's duration. There are never two writers (PRODUCT.md §5, CLI).
+//
+// Either way the caller is the same: the local operator, or, with
+// --participant NAME, that participant with read, write and approve
+// (actAs, the engine's rule for both ways), so the answer, or the refusal
+// with its code, message and details, is the same.
+//
+// The engine (SQLite, the compiled validators) is loaded only when a command
+// runs, so `--help` and usage errors answer without it.
+import type { Operation } from '../../generated/operations.js';
+import { DomainError, isDomainError } from '../engine/errors.js';
+import type { Actor, Room } from '../engine/index.js';
+import { findRoomProcess, RoomNotListening } from './remote.js';
+
+export type Engine = typeof import('../engine/index.js');
+
+export const loadEngine = (): Promise<Engine> => import('../engine/index.js');
+
+type Run = (room: Room, actor: Actor, input: unknown) => unknown;
+
+/** Runs `operation` on the room of `file` as the local operator, or as `participant`, and returns its output. */
+export async function execute(
+  file: string,
+  operation: Operation,
+  input: Record<string, unknown>,
+  participant: string | null,
+): Promise<unknown> {
+  if (operation.changes) {
+    const running = await findRoomProcess(file);
+    if (running) {
+      try {
+        return await running.call(operation, input, participant);
+      } catch (error) {
+        // Nothing received the request: the writer's lock decides below.
+        if (!(error instanceof RoomNotListening)) throw error;
+      }
+    }
+  }
+  const engine = await loadEngine();
+  const { engineOperations } = await import('../engine/operations.js');
+  const room = operation.changes
+    ? openForWriting(engine, file, `ce ${operation.cli.command}`, false)
+    : openForReading(engine, file);
+  try {
+    const actor = participant === null ? engine.LOCAL_OPERATOR : engine.actAs(room, participant);
+    return (engineOperations[operation.engine] as Run)(room, actor, input);
+  } finally {
+    room.close();
+  }
+}
+
+/** Takes the writer's lock as `command`; a running room process is refused with what it means. */
+export function openForWriting(engine: Engine, file: string, command: string, create: boolean): Room {
+  try {
+    return engine.openRoom(file, { command, create });
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'not_found') throw notARoom(file, error);
+    if (isDomainError(error) && error.code === 'locked') {
+      throw new DomainError(
+        'locked',
+        `a room process is running for ${file}: ${error.message}; nothing was written`,
+        error.details,
+      );
+    }
+    throw error;
+  }
+}
+
+/** A read-only open; a file that is not a room yet is refused with what to do about it. */
+export function openForReading(engine: Engine, file: string): Room {
+  try {
+    return engine.openRoom(file, { mode: 'read' });
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'not_found') throw notARoom(file, error);
+    throw error;
+  }
+}
+
+const notARoom = (file: string, error: DomainError): DomainError =>
+  new DomainError('not_found', `${error.message}; make it a room first: ce init ${file}`, error.details);

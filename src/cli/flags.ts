@@ -1,0 +1,92 @@
+// How a flag's text becomes its input field. A plain flag takes the field's
+// own kind (a whole number, one of an enum's values, a boolean switch); a
+// flag with `as` in the operation table is converted by the function of that
+// name. A value that cannot be what the flag takes is a usage error naming
+// the flag (exit 2); one of the right kind that the room refuses is the
+// engine's to name (exit 1).
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError } from 'commander';
+import type { Operation } from '../../generated/operations.js';
+import { OutsideJsonError, parseOutsideJson } from '../outside-json.js';
+import { capabilityList, durationSeconds, wholeNumber } from './options.js';
+
+export type CliOption = Operation['cli']['options'][number];
+
+const shown = (text: string): string => JSON.stringify(text);
+
+/** The flag's name without its value placeholder: `--limit <n>` → `--limit`. */
+export const flagName = (option: CliOption): string => option.flags.split(' ')[0]!;
+
+/** Commander's parser of the flag's text, for flags whose kind is known before any other flag is read. */
+export function parserOf(option: CliOption): ((text: string, previous: unknown) => unknown) | undefined {
+  const flag = flagName(option);
+  if ('as' in option) {
+    switch (option.as) {
+      case 'capabilities':
+        return capabilityList('choices' in option ? option.choices : []);
+      case 'duration':
+        return durationSeconds;
+      case 'artifact_uris':
+        return (text, previous) => [...((previous as unknown[] | undefined) ?? []), { uri: text }];
+      default:
+        return undefined; // converted once every flag is known (see fieldValue)
+    }
+  }
+  if (option.kind === 'integer') return wholeNumber(flag);
+  if ('choices' in option) {
+    const choices: readonly string[] = option.choices;
+    return (text) => {
+      if (!choices.includes(text)) {
+        throw new InvalidArgumentError(`${flag} must be one of ${choices.join(', ')} (got ${shown(text)})`);
+      }
+      return text;
+    };
+  }
+  return undefined;
+}
+
+/** A file named by a flag, as UTF-8 text; a file that cannot be read is a usage error naming the flag. */
+function readFlagFile(flag: string, file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new InvalidArgumentError(`${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? error})`);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new InvalidArgumentError(`${flag}: ${file} is not UTF-8 text`);
+  }
+}
+
+/**
+ * The value of `option`'s field, from the flag's parsed value and, for the
+ * flags that need another (--key with --answer), every flag given.
+ */
+export function fieldValue(option: CliOption, value: unknown, given: Record<string, unknown>): unknown {
+  if (!('as' in option)) return value;
+  const flag = flagName(option);
+  switch (option.as) {
+    case 'text_result':
+      return { content: [{ type: 'text', text: value }] };
+    case 'error_message':
+      return { code: -32603, message: value };
+    case 'text_file':
+      return readFlagFile(flag, value as string);
+    case 'json_file': {
+      const text = readFlagFile(flag, value as string);
+      try {
+        return parseOutsideJson(text, `${flag} ${value as string}`);
+      } catch (error) {
+        if (error instanceof OutsideJsonError) throw new InvalidArgumentError(error.message);
+        throw error;
+      }
+    }
+    case 'answer':
+      // --key K --answer A: the owner accepts the request K with the one-string form's answer.
+      return { [given.key as string]: { action: 'accept', content: { answer: given.answer } } };
+    default:
+      return value; // already converted by its parser
+  }
+}

@@ -1,0 +1,143 @@
+// Plain answers of the proposal, artifact, history, participant and session
+// commands, for people. --json prints the operation's output object instead.
+import type {
+  ArtifactReadOutput,
+  HistoryEntry,
+  ParticipantListOutput,
+  ParticipantOutput,
+  Proposal,
+  ProposalListOutput,
+  ProposalOutput,
+  SessionCreateOutput,
+  SessionListOutput,
+  SessionOutput,
+  WorkspaceHistoryOutput,
+} from '../../../generated/types.js';
+import { columns, fields, glimpse, orDash } from '../output.js';
+import type { RenderContext } from './context.js';
+
+export function proposalList({ proposals, next_cursor }: ProposalListOutput, context: RenderContext): string {
+  if (proposals.length === 0) return 'no proposals';
+  const table = columns(
+    ['PROPOSAL', 'STATUS', 'AUTHOR', 'BASE', 'REVISION', 'DECIDED BY', 'CREATED', 'SUMMARY'],
+    proposals.map((p) => [
+      p.proposal_id,
+      p.status,
+      p.author,
+      String(p.base_revision),
+      orDash(p.revision),
+      orDash(p.decided_by),
+      p.created_at,
+      glimpse(p.summary),
+    ]),
+  );
+  return next_cursor === null ? table : `${table}\n\nmore: ${context.more({ '--cursor': next_cursor })}`;
+}
+
+/** A proposal's fields, then its diff against its base revision. */
+export function proposalFields({ proposal: p }: ProposalOutput): string {
+  const head = fields([
+    ['proposal', p.proposal_id],
+    ['status', p.status],
+    ['author', p.author],
+    ['base', p.base_revision],
+    ['summary', p.summary],
+    ['created', p.created_at],
+    ['decided', p.decided_by && `${p.status} by ${p.decided_by} at ${p.decided_at}`],
+    ['note', p.note],
+    ['revision', p.revision],
+  ]);
+  return `${head}\n\n${p.diff === '' ? '(no change to the text)' : p.diff.trimEnd()}`;
+}
+
+const decided = (verb: string, p: Proposal): string => `${verb} proposal ${p.proposal_id}`;
+
+export const proposed = (output: ProposalOutput): string =>
+  `proposed ${output.proposal.proposal_id} against revision ${output.proposal.base_revision}\n\n${proposalFields(output)}`;
+
+export const proposalAccepted = ({ proposal, revision }: ProposalOutput): string =>
+  `${decided('accepted', proposal)} as revision ${revision?.number}; the file is written`;
+
+export const proposalRejected = ({ proposal }: ProposalOutput): string => decided('rejected', proposal);
+
+export const proposalWithdrawn = ({ proposal }: ProposalOutput): string => decided('withdrew', proposal);
+
+/** The file's text as it is, ready to pipe; --json has the revision too. */
+export const artifactText = ({ content }: ArtifactReadOutput): string => content;
+
+export function history({ entries, next_after, has_more }: WorkspaceHistoryOutput, context: RenderContext): string {
+  if (entries.length === 0) return 'no history';
+  const table = columns(
+    ['ID', 'AT', 'KIND', 'ACTOR', 'REVISION', 'AUTHOR', 'APPROVER', 'DETAIL'],
+    entries.map((e) => [
+      String(e.id),
+      e.at,
+      e.kind,
+      orDash(e.actor),
+      revision(e),
+      orDash(e.revision?.author),
+      orDash(e.revision?.approver),
+      detail(e),
+    ]),
+  );
+  return has_more ? `${table}\n\nmore: ${context.more({ '--after': next_after })}` : table;
+}
+
+const revision = ({ revision: r }: HistoryEntry): string => (r === null ? '-' : `${r.number} (${r.source})`);
+
+function detail(entry: HistoryEntry): string {
+  const parts = [
+    entry.proposal_id && `proposal ${entry.proposal_id}`,
+    entry.handoff_id && `handoff ${entry.handoff_id}`,
+    entry.revision && !entry.revision.utf8 && 'not UTF-8 text',
+    entry.note && `note: ${entry.note.replace(/\s+/g, ' ')}`,
+  ];
+  return orDash(parts.filter(Boolean).join('; '));
+}
+
+export function participantList({ participants }: ParticipantListOutput): string {
+  if (participants.length === 0) return 'no participants';
+  return columns(
+    ['NAME', 'ADDED', 'REMOVED'],
+    participants.map((p) => [p.name, p.created_at, orDash(p.removed_at)]),
+  );
+}
+
+export const participantAdded = ({ participant }: ParticipantOutput): string => `added participant ${participant.name}`;
+
+export const participantRemoved = ({ participant }: ParticipantOutput): string =>
+  `removed participant ${participant.name}; its sessions are revoked`;
+
+export function sessionCreated({ session, token }: SessionCreateOutput): string {
+  return [
+    `token: ${token}`,
+    '',
+    fields([
+      ['session', session.session_id],
+      ['participant', session.participant],
+      ['capabilities', session.capabilities.join(',')],
+      ['expires', session.expires_at ?? 'never (until revoked)'],
+    ]),
+    '',
+    'The token is shown only this once and the room keeps only its hash: store it now.',
+    'Clients send it as Authorization: Bearer <token>.',
+  ].join('\n');
+}
+
+export function sessionList({ sessions }: SessionListOutput): string {
+  if (sessions.length === 0) return 'no sessions';
+  return columns(
+    ['SESSION', 'PARTICIPANT', 'CAPABILITIES', 'CREATED', 'EXPIRES', 'REVOKED'],
+    sessions.map((s) => [
+      s.session_id,
+      s.participant,
+      s.capabilities.join(','),
+      s.created_at,
+      orDash(s.expires_at),
+      orDash(s.revoked_at),
+    ]),
+  );
+}
+
+export const sessionRevoked = ({ session }: SessionOutput): string =>
+  `revoked session ${session.session_id} of ${session.participant}`;

@@ -1,0 +1,42 @@
+// tasks/get, tasks/update and tasks/cancel (the Tasks extension): each runs
+// the operation the table binds to it, with the protocol's names mapped to
+// the operation's (taskId → task_id).
+import { operations } from '../../../generated/operations.js';
+import { tasksMethodOperations } from '../../../generated/mcp.js';
+import { engineOperations } from '../../engine/operations.js';
+import type { McpRequestContext } from './context.js';
+import { complete, McpError, RPC, TASKS_EXTENSION } from './protocol.js';
+
+type Method = keyof typeof tasksMethodOperations;
+
+function run(method: Method, { room, caller }: McpRequestContext, input: Record<string, unknown>): unknown {
+  const operation = operations[tasksMethodOperations[method]];
+  return (engineOperations[operation.engine] as (room: unknown, actor: unknown, input: unknown) => unknown)(
+    room,
+    caller,
+    input,
+  );
+}
+
+export const taskHandlers = {
+  getTask: (c: McpRequestContext, { taskId }: { taskId: string }) =>
+    complete(run('tasks/get', c, { task_id: taskId }) as object),
+
+  updateTask: (c: McpRequestContext, { taskId, inputResponses }: { taskId: string; inputResponses: unknown }) => {
+    run('tasks/update', c, { task_id: taskId, input_responses: inputResponses });
+    return complete({});
+  },
+
+  cancelTask: (c: McpRequestContext, { taskId }: { taskId: string }) => {
+    run('tasks/cancel', c, { task_id: taskId });
+    return complete({});
+  },
+};
+
+export const missingTasksExtension = () =>
+  new McpError(
+    400,
+    RPC.missingCapability,
+    `this request needs the ${TASKS_EXTENSION} extension declared in its _meta clientCapabilities`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  );

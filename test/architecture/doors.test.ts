@@ -1,0 +1,60 @@
+// Every operation of the table is on every door, and nothing else is: an
+// MCP tool (or a Tasks method), a REST route in the served app and the
+// OpenAPI document, and a ce command.
+import type { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpMethods, toolCatalog } from '../../generated/mcp.js';
+import openapi from '../../generated/openapi.json' with { type: 'json' };
+import { operations, type Operation } from '../../generated/operations.js';
+import { buildProgram } from '../../src/cli/main.js';
+import { createApp } from '../../src/http/app.js';
+import { makeRoom, type TestRoom } from '../helpers/room.js';
+
+const table = Object.values(operations) as Operation[];
+
+/** The MCP binding each operation declares: its tool, or its Tasks method. */
+const mcpBinding = (op: Operation): string => ('tool' in op.mcp ? op.mcp.tool : op.mcp.method);
+
+describe('every operation on every door', () => {
+  let t: TestRoom;
+  beforeAll(() => {
+    t = makeRoom();
+  });
+  afterAll(() => t.close());
+
+  it('MCP: the tools are exactly the table’s tools, and each Tasks method runs an operation of the table', () => {
+    const tools = toolCatalog.map((tool) => tool.name).sort();
+    const tasksMethods = Object.keys(mcpMethods).filter((method) => method.startsWith('tasks/'));
+    expect([...tools, ...tasksMethods].sort()).toEqual(table.map(mcpBinding).sort());
+  });
+
+  it('REST: the served routes and the OpenAPI document are exactly the table’s routes', () => {
+    const { app } = createApp(t.room);
+    const served = new Set<string>();
+    for (const layer of app.middleware) {
+      const router = (layer as unknown as { router?: { stack: { path: string; methods: string[] }[] } }).router;
+      for (const route of router?.stack ?? []) {
+        for (const method of route.methods.filter((m) => m !== 'HEAD')) {
+          served.add(`${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+        }
+      }
+    }
+    // The protocol endpoint (every method, to refuse the others) and the document itself are not operations.
+    const own = (route: string) => /^\S+ \/mcp$/.test(route) || route === 'GET /openapi.json' || route === 'GET /docs';
+    const wanted = table.map((op) => `${op.rest.method} ${op.rest.path}`);
+    expect([...served].filter((route) => !own(route)).sort()).toEqual(wanted.sort());
+    const documented = Object.entries(openapi.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.sort()).toEqual(wanted.sort());
+  });
+
+  it('ce: the operation commands are exactly the table’s; init and serve are the operator’s own', () => {
+    const leaves = (command: Command, prefix: string[] = []): string[] =>
+      command.commands.flatMap((child) =>
+        child.commands.length > 0 ? leaves(child, [...prefix, child.name()]) : [[...prefix, child.name()].join(' ')],
+      );
+    const commands = leaves(buildProgram()).filter((name) => name !== 'init' && name !== 'serve');
+    expect(commands.sort()).toEqual(table.map((op) => op.cli.command).sort());
+  });
+});

@@ -1,0 +1,61 @@
+// What ships: the compiled bundle in dist/ (built by npm ci through
+// prepare), run by bin/ce.js, with every package it imports a run-time
+// dependency, so `npm pack` makes a tarball that installs with npm i -g.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  engines: { node: string };
+};
+
+const dist = (dir = path.join(root, 'dist')): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? dist(path.join(dir, entry.name))
+      : entry.name.endsWith('.js')
+        ? [path.join(dir, entry.name)]
+        : [],
+  );
+
+/** A package's name from an import specifier: `ajv/dist/runtime/x` → `ajv`, `@koa/router` → `@koa/router`. */
+const packageOf = (specifier: string): string =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+test('bin/ce.js runs the bundle, and every package the bundle loads is a run-time dependency', () => {
+  expect(pkg.bin).toEqual({ ce: 'bin/ce.js' });
+  expect(readFileSync(path.join(root, 'bin/ce.js'), 'utf8')).toContain("import('../dist/ce.js')");
+  expect(pkg.engines.node).toBe('>=20');
+  const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
+  const loaded = new Set<string>();
+  for (const file of dist()) {
+    const code = readFileSync(file, 'utf8');
+    for (const [, specifier] of code.matchAll(
+      /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\d*\s*\(\s*)["']([^"'./][^"']*)["']/g,
+    )) {
+      if (!builtins.has(specifier!)) loaded.add(packageOf(specifier!));
+    }
+  }
+  expect([...loaded]).toEqual(expect.arrayContaining(['better-sqlite3', 'koa', 'commander', 'ajv']));
+  expect([...loaded].filter((name) => !(name in pkg.dependencies)).sort()).toEqual([]);
+  // Build tools stay development dependencies.
+  for (const tool of ['tsx', 'esbuild', 'typescript', 'vitest']) expect(pkg.dependencies).not.toHaveProperty(tool);
+});
+
+test('npm pack takes bin/, dist/ and the example, and nothing of the sources or tests', () => {
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
+  ) as [{ files: { path: string }[] }];
+  const files = packed.files.map((file) => file.path);
+  expect(files).toEqual(expect.arrayContaining(['bin/ce.js', 'dist/ce.js', 'dist/start-example.js', 'package.json']));
+  expect(files.filter((file) => /^(src|test|scripts|schemas|bench)\//.test(file))).toEqual([]);
+});
