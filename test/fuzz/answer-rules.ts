@@ -46,6 +46,7 @@ const MCP_ROOM_CODES: Record<number, string[]> = {
   [-32013]: ['too_large'],
   [-32029]: ['limit_reached'],
   [-32030]: ['locked'],
+  [-32050]: ['unavailable'],
 };
 
 /** The room's error codes and the one HTTP status each maps to (README, "Errors" and "The REST API"). */
