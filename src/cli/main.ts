@@ -3,6 +3,8 @@
 // operator's own. Every failure, commander's own included, ends in one
 // funnel (reportFailure).
 import { Command } from 'commander';
+import { backupCommands } from './backup.js';
+import { bridgeCommand } from './bridge-command.js';
 import { operationCommands } from './commands.js';
 import { reportFailure } from './output.js';
 import { initCommand } from './room.js';
@@ -20,6 +22,8 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: () => {} });
   initCommand(program);
   serveCommand(program);
+  bridgeCommand(program);
+  backupCommands(program);
   operationCommands(program);
   return program;
 }

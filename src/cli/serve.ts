@@ -1,8 +1,10 @@
 // ce serve FILE: the room process. It is the sidecar's one writer, serves
 // MCP on /mcp, runs the expiry sweep and watches the file, and stops
 // cleanly on SIGINT/SIGTERM: every stream gets its last word, then exit 0.
+import { readFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Room } from '../engine/index.js';
 import type { RoomServer } from '../http/server.js';
 import { loadEngine, openForWriting } from './executor.js';
@@ -15,6 +17,8 @@ export interface ServeSettings {
   port: number;
   allowOrigin: string[];
   json: boolean;
+  /** HTTPS with this certificate chain and key (PEM). */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 export interface Serving {
@@ -42,6 +46,7 @@ export async function startServing(file: string, settings: ServeSettings): Promi
       host: settings.host,
       port: settings.port,
       allowedOrigins: settings.allowOrigin,
+      ...(settings.tls ? { tls: settings.tls } : {}),
     }).catch((error: unknown) => {
       throw cannotListen(error, settings);
     });
@@ -99,18 +104,60 @@ export function serveCommand(program: Command): void {
     .option('--host <host>', 'address to bind; beyond loopback is an explicit choice', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', portNumber, 7420)
     .option('--allow-origin <origins>', 'comma-separated browser origins allowed besides the room’s own', '')
-    .addHelpText('after', '\nExample:\n  $ ce serve notes.md --port 0 --json')
-    .action(async (file: string, options: { host: string; port: number; allowOrigin: string; json?: boolean }) => {
+    .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM, the chain after it)')
+    .option('--tls-key <file>', 'the private key (PEM) of --tls-cert')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ce serve notes.md --port 0 --json\n  $ ce serve notes.md --host 0.0.0.0 --tls-cert room.crt --tls-key room.key',
+    )
+    .action(async (file: string, options: ServeOptions) => {
       const settings: ServeSettings = {
         host: options.host,
         port: options.port,
         allowOrigin: options.allowOrigin ? list(options.allowOrigin) : [],
         json: options.json ?? false,
+        ...tlsOf(options),
       };
       const serving = await startServing(file, settings);
       announce(file, serving, settings);
       await untilSignal(serving);
     });
+}
+
+interface ServeOptions {
+  host: string;
+  port: number;
+  allowOrigin: string;
+  json?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/** The certificate and key, both or neither; a file that cannot be read is a usage error naming its flag. */
+function tlsOf({ tlsCert, tlsKey }: ServeOptions): { tls?: { cert: Buffer; key: Buffer } } {
+  if (tlsCert === undefined && tlsKey === undefined) return {};
+  if (tlsCert === undefined || tlsKey === undefined) {
+    throw new InvalidArgumentError('--tls-cert and --tls-key go together: give both for HTTPS');
+  }
+  const read = (flag: string, file: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new InvalidArgumentError(
+        `${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? error})`,
+      );
+    }
+  };
+  return { tls: { cert: read('--tls-cert', tlsCert), key: read('--tls-key', tlsKey) } };
+}
+
+/** The URLs other machines may use for a room bound to an unspecified address: one per interface. */
+function addressesOf(host: string, port: number, scheme: string): string[] {
+  if (host !== '0.0.0.0' && host !== '::') return [];
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((net) => net && !net.internal && (host === '::' || net.family === 'IPv4'))
+    .map((net) => `${scheme}://${net!.family === 'IPv6' ? `[${net!.address}]` : net!.address}:${port}`);
 }
 
 function announce(file: string, { room, http }: Serving, settings: ServeSettings): void {
@@ -130,9 +177,19 @@ function announce(file: string, { room, http }: Serving, settings: ServeSettings
       ].join('\n'),
     );
   }
-  if (!LOOPBACK.has(settings.host) && settings.allowOrigin.length === 0) {
-    process.stderr.write(
-      `ce: listening on ${settings.host}, beyond loopback: browsers from other origins are refused until --allow-origin names them\n`,
+  if (LOOPBACK.has(settings.host)) return;
+  const scheme = settings.tls ? 'https' : 'http';
+  const port = Number(new URL(http.baseUrl).port);
+  const others = addressesOf(settings.host, port, scheme);
+  const warn = (line: string) => process.stderr.write(`ce: ${line}\n`);
+  warn(`listening on ${settings.host}, beyond loopback: other machines can reach this room`);
+  if (others.length > 0) warn(`from another machine: ${others.map((base) => `${base}/mcp`).join(', ')}`);
+  if (!settings.tls) {
+    warn(
+      'without TLS, session tokens travel in clear: serve HTTPS with --tls-cert and --tls-key, or put a TLS proxy in front',
     );
+  }
+  if (settings.allowOrigin.length === 0) {
+    warn('browsers from other origins are refused until --allow-origin names them');
   }
 }

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Room } from '../engine/index.js';
 import openapi from '../../generated/openapi.json' with { type: 'json' };
-import { restActor } from './authenticate.js';
+import { mcpCaller, requestActor } from './authenticate.js';
 import { renderDocs } from './docs.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
@@ -20,7 +20,7 @@ export interface AppOptions {
   /** Changes a live stream may have waiting before it is dropped as lagging. */
   maxStreamQueue?: number;
   keepAliveMs?: number;
-  /** The local operator's key to REST (see runtime-file.ts); none when null. */
+  /** The local operator's key to the running room (see runtime-file.ts); none when null. */
   operatorToken?: string | null;
   /** Where unexpected errors are logged in full (stderr by default). */
   log?: (message: string) => void;
@@ -38,14 +38,16 @@ export function createApp(room: Room, options: AppOptions = {}): { app: Koa; str
   const origin = checkOrigin(options.allowedOrigins ?? []);
   const body = readJsonBody(options.maxBodyBytes ?? MAX_BODY_BYTES);
 
+  const operatorToken = options.operatorToken ?? null;
   const mcp = new Router();
   const asJsonRpc = answerErrorsAsJsonRpc(log);
-  mcp.post('/mcp', asJsonRpc, origin, body, mcpEndpoint(room, streams));
-  mcp.get('/mcp', asJsonRpc, origin, legacyResourceStream(room, streams));
+  const caller = mcpCaller(room, operatorToken);
+  mcp.post('/mcp', asJsonRpc, origin, body, mcpEndpoint(room, streams, caller));
+  mcp.get('/mcp', asJsonRpc, origin, legacyResourceStream(room, streams, caller));
   mcp.all('/mcp', asJsonRpc, mcpMethodNotAllowed);
 
   const asProblems = answerErrorsAsProblems(log);
-  const rest = restRouter(room, restActor(room, options.operatorToken ?? null), [asProblems, origin, body]);
+  const rest = restRouter(room, requestActor(room, operatorToken), [asProblems, origin, body]);
   rest.get('/openapi.json', asProblems, origin, (ctx) => {
     ctx.body = openapi;
   });

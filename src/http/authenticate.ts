@@ -1,5 +1,6 @@
 import type Koa from 'koa';
-import { actAs, authenticate, LOCAL_OPERATOR, type Actor, type Room } from '../engine/index.js';
+import type { Caller } from '../../generated/types.js';
+import { actAs, authenticate, DomainError, LOCAL_OPERATOR, type Actor, type Room } from '../engine/index.js';
 import { sameToken } from './runtime-file.js';
 
 export function bearerToken(ctx: Koa.Context): string | undefined {
@@ -7,11 +8,12 @@ export function bearerToken(ctx: Koa.Context): string | undefined {
 }
 
 /**
- * Who a REST request is: a session (the usual case), or the local operator
+ * Who a request is: a session (the usual case), or the local operator
  * holding the running room's operator token, who may act as a participant by
- * naming it in the Commonroom-Participant header.
+ * naming it in the Commonroom-Participant header (with read, write and
+ * approve: actAs). The same rule for both surfaces.
  */
-export function restActor(room: Room, operatorToken: string | null) {
+export function requestActor(room: Room, operatorToken: string | null) {
   return (ctx: Koa.Context): Actor => {
     const token = bearerToken(ctx);
     if (operatorToken !== null && token !== undefined && sameToken(token, operatorToken)) {
@@ -19,5 +21,23 @@ export function restActor(room: Room, operatorToken: string | null) {
       return participant ? actAs(room, participant) : LOCAL_OPERATOR;
     }
     return authenticate(room, token);
+  };
+}
+
+/** An MCP caller is always a participant: a session's, or the one the operator names; streams are kept per session. */
+export type McpCaller = Caller & { session_id: string };
+
+export function mcpCaller(room: Room, operatorToken: string | null) {
+  const actor = requestActor(room, operatorToken);
+  return (ctx: Koa.Context): McpCaller => {
+    const who = actor(ctx);
+    if (who === LOCAL_OPERATOR) {
+      throw new DomainError(
+        'unauthorized',
+        'the operator token acts on MCP only as a participant: name one in the Commonroom-Participant header',
+      );
+    }
+    // The operator acting as a participant has no session row; its streams are counted under one name.
+    return 'session_id' in who ? (who as McpCaller) : { ...who, session_id: `operator:${who.participant}` };
   };
 }

@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
 import { createApp, type AppOptions } from './app.js';
@@ -17,6 +18,14 @@ export interface RoomServer {
 export interface ServeOptions extends AppOptions {
   host?: string;
   port?: number;
+  /** Serve HTTPS with this certificate chain and key (PEM). */
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+/** Where a client on this machine reaches a room bound to `host`: the loopback address for an unspecified one. */
+export function localAddress(host: string): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return reachable.includes(':') ? `[${reachable}]` : reachable;
 }
 
 /**
@@ -27,7 +36,9 @@ export interface ServeOptions extends AppOptions {
 export async function serveRoom(room: Room, options: ServeOptions = {}): Promise<RoomServer> {
   const operatorToken = newOperatorToken();
   const { app, streams } = createApp(room, { ...options, operatorToken });
-  const server = createServer(app.callback());
+  const server = options.tls
+    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, app.callback())
+    : createServer(app.callback());
   server.on('clientError', answerUnparsableRequest);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -39,7 +50,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     process.stderr.write(`ce: watching the artifact: ${String(error)}\n`),
   );
   const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const baseUrl = `${options.tls ? 'https' : 'http'}://${localAddress(host)}:${port}`;
   writeRuntimeFile(room.artifactPath, {
     pid: process.pid,
     base_url: baseUrl,

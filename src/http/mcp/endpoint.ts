@@ -1,8 +1,8 @@
 import type Koa from 'koa';
 import { mcpMethods, type McpMethod } from '../../../generated/mcp.js';
-import { authenticate, type Room } from '../../engine/index.js';
+import type { Room } from '../../engine/index.js';
 import { formatValidationErrors } from '../../engine/check-input.js';
-import { bearerToken } from '../authenticate.js';
+import type { McpCaller } from '../authenticate.js';
 import { StreamReply } from './context.js';
 import { setRpcId } from './errors.js';
 import { checkRoutingHeaders, header, mismatch } from './headers.js';
@@ -70,7 +70,7 @@ function checkVersion(headers: Koa.Context['headers']): void {
  * 2026-07-28, stateless). This layer only parses, checks headers and
  * versions, and sends; the generated dispatch table names the handler.
  */
-export function mcpEndpoint(room: Room, streams: StreamRegistry) {
+export function mcpEndpoint(room: Room, streams: StreamRegistry, callerOf: (ctx: Koa.Context) => McpCaller) {
   return async (ctx: Koa.Context): Promise<void> => {
     const message = jsonRpcMessage(ctx.state.body);
     setRpcId(ctx, message.id ?? null);
@@ -90,7 +90,7 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry) {
       );
     }
     checkVersion(ctx.headers);
-    const caller = authenticate(room, bearerToken(ctx));
+    const caller = callerOf(ctx);
 
     if (message.id === undefined) {
       // A notification: only cancelling a listen means anything here.

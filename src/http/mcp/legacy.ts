@@ -1,6 +1,6 @@
 import type Koa from 'koa';
-import { authenticate, type Room, type RoomChange } from '../../engine/index.js';
-import { bearerToken } from '../authenticate.js';
+import type { Room, RoomChange } from '../../engine/index.js';
+import type { McpCaller } from '../authenticate.js';
 import { resourceUris, viewsChangedBy } from './resources.js';
 import type { StreamRegistry } from './streams.js';
 
@@ -9,9 +9,9 @@ import type { StreamRegistry } from './streams.js';
  * this session subscribed to with resources/subscribe. Kept for clients that
  * already use it; it never carries task notifications.
  */
-export function legacyResourceStream(room: Room, streams: StreamRegistry) {
+export function legacyResourceStream(room: Room, streams: StreamRegistry, callerOf: (ctx: Koa.Context) => McpCaller) {
   return async (ctx: Koa.Context): Promise<void> => {
-    const sessionId = authenticate(room, bearerToken(ctx)).session_id;
+    const sessionId = callerOf(ctx).session_id;
     streams.checkRoom(sessionId);
     const uris = resourceUris(room);
     const render = (change: RoomChange): unknown[] => {

@@ -1,0 +1,120 @@
+// ce backup while the room runs and is being written to, and ce restore:
+// the copy is consistent (it opens, passes the integrity check), holds every
+// write acknowledged before it began, and its file is its latest revision; a
+// restore never replaces a sidecar a room process writes, and keeps what it
+// replaces.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { onTestFinished, expect, test } from 'vitest';
+import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../../src/engine/index.js';
+import { hashBytes } from '../../src/store/artifact-file.js';
+import { sidecarPath } from '../../src/store/sidecar.js';
+import { ceServe } from '../helpers/ce-serve.js';
+import { tempDir } from '../helpers/room.js';
+import { ce, failedWith, okJson } from '../helpers/run-ce.js';
+
+const SLOW = { timeout: 120_000 };
+
+function prepareRoom(): { file: string; token: string } {
+  const file = path.join(tempDir(), 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  const room = openRoom(file, { command: 'vitest' });
+  try {
+    syncArtifact(room);
+    addParticipant(room, LOCAL_OPERATOR, { name: 'alice' });
+    const { token } = createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write'] });
+    return { file, token };
+  } finally {
+    room.close();
+  }
+}
+
+test(
+  'a backup taken under write load opens, passes the integrity check and holds every write acknowledged before it',
+  SLOW,
+  async () => {
+    const { file, token } = prepareRoom();
+    const served = await ceServe(file);
+    onTestFinished(served.kill);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+    // Two writers: each creates a handoff and cancels its task (the room holds at most 32 active tasks).
+    const acknowledged: { summary: string; at: number }[] = [];
+    let writing = true;
+    const writer = async (name: string) => {
+      for (let i = 0; writing; i++) {
+        const summary = `${name} ${i}`;
+        const created = await fetch(`${served.restUrl}/handoffs`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ summary }),
+        });
+        expect(created.status).toBe(201);
+        const { handoff } = (await created.json()) as { handoff: { task_id: string } };
+        acknowledged.push({ summary, at: performance.now() });
+        const cancelled = await fetch(`${served.restUrl}/task/cancel`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ task_id: handoff.task_id }),
+        });
+        expect(cancelled.status).toBe(200);
+      }
+    };
+    const writers = Promise.all([writer('a'), writer('b')]);
+    await expect.poll(() => acknowledged.length, { timeout: 30_000 }).toBeGreaterThan(30);
+
+    const dest = path.join(tempDir(), 'copy.md');
+    const startedAt = performance.now();
+    const before = acknowledged.filter((write) => write.at < startedAt).map((write) => write.summary);
+    const report = okJson<{ artifact: string; sidecar: string; revision: number }>(
+      await ce(['backup', file, dest, '--json']),
+    );
+      writing = false;
+    await writers;
+    expect(report).toEqual({ artifact: dest, sidecar: sidecarPath(dest), revision: 1 });
+
+    const copy = openRoom(dest, { mode: 'read' });
+    try {
+      expect(copy.store.db.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+      const summaries = new Set(
+        (copy.store.db.prepare('SELECT summary FROM handoffs').all() as { summary: string }[]).map(
+          (row) => row.summary,
+        ),
+      );
+      expect(before.filter((summary) => !summaries.has(summary))).toEqual([]);
+      // The copy is a room of its own: no writer's lock of the room it came from, its file its latest revision.
+      expect(copy.store.db.prepare('SELECT * FROM writer_lock').all()).toEqual([]);
+      const latest = copy.workspace.currentRevision()!;
+      expect(hashBytes(readFileSync(dest))).toBe(latest.hash);
+    } finally {
+      copy.close();
+    }
+    expect(readdirSync(path.dirname(dest)).sort()).toEqual(['copy.md', 'copy.md.commonroom.db']);
+  
+    // A backup never overwrites; a restore never replaces the sidecar of a running room.
+    failedWith(await ce(['backup', file, dest]), 1, /copy\.md exists; a backup never overwrites a file/);
+    failedWith(await ce(['restore', dest, file]), 1, /a room process is running for .*notes\.md/);
+    expect(await served.stop()).toBe(0);
+
+    // Stopped, the room takes the backup; what it had is kept beside it.
+    const restored = okJson<{ kept: string[] }>(await ce(['restore', dest, file, '--json']));
+    expect(restored.kept.map((kept) => path.basename(kept))).toEqual([
+      expect.stringMatching(/^notes\.md\.before-restore-/),
+      expect.stringMatching(/^notes\.md\.commonroom\.db\.before-restore-/),
+    ]);
+    for (const kept of restored.kept) expect(existsSync(kept)).toBe(true);
+    const room = openRoom(file, { mode: 'read' });
+    try {
+      const count = (room.store.db.prepare('SELECT count(*) AS n FROM handoffs').get() as { n: number }).n;
+      expect(count).toBeGreaterThanOrEqual(before.length);
+    } finally {
+      room.close();
+    }
+    // It serves again, from the restored sidecar.
+    const again = await ceServe(file);
+    onTestFinished(again.kill);
+    const read = await fetch(`${again.restUrl}/handoffs?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    expect(read.status).toBe(200);
+    expect(await again.stop()).toBe(0);
+  },
+);
