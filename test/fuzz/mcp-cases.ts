@@ -371,6 +371,13 @@ const tamperedHeader: Build = (call, world) => {
         call.token,
       )
       .map((v) => ['Authorization of another form', withHeader(headers, 'authorization', v), rpc(401, -32600)]),
+    fc
+      .constantFrom('alice', 'carol', 'nobody', 'erin', 'ALICE', base64Wrap('alice'), 'alice, bob')
+      .map((who) => [
+        'the operator token acting as someone',
+        [...withHeader(headers, 'authorization', `Bearer ${world.operatorToken}`), ['commonroom-participant', who]],
+        { is: 'any' },
+      ]),
     fc.constant([
       'Authorization twice',
       withHeader(headers, 'authorization', `Bearer ${call.token}`, 'Bearer x'),
