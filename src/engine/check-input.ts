@@ -1,5 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { DomainError } from './errors.js';
+import { MAX_INPUT_DEPTH } from './limits.js';
 
 function describe(error: ErrorObject, root: string | null): string {
   const path = error.instancePath.slice(1).replaceAll('/', '.');
@@ -19,11 +20,39 @@ export function formatValidationErrors(errors: ErrorObject[] | null | undefined,
   return [...new Set((errors ?? []).map((error) => describe(error, root)))].join('; ');
 }
 
+/** The top-level field under which `input` nests deeper than the limit, or null; walked without recursion. */
+function tooDeep(input: unknown): string | null {
+  const pending: { value: unknown; depth: number; field: string }[] = [{ value: input, depth: 0, field: 'input' }];
+  while (pending.length > 0) {
+    const { value, depth, field } = pending.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_INPUT_DEPTH) return field;
+    for (const [key, child] of Object.entries(value)) {
+      pending.push({ value: child, depth: depth + 1, field: depth === 0 ? key : field });
+    }
+  }
+  return null;
+}
+
 /**
  * Checks an operation's input against its generated validator. A failure
- * names each field and why; size limits are `too_large`.
+ * names each field and why; size limits are `too_large`. A value nested
+ * deeper than MAX_INPUT_DEPTH is refused first: the validator and
+ * JSON.stringify recurse and would overflow the stack.
  */
 export function checkInput<T>(validate: ValidateFunction<T>, input: unknown): T {
+  const deep = tooDeep(input);
+  if (deep !== null) {
+    throw new DomainError('invalid_input', `${deep} nests deeper than ${MAX_INPUT_DEPTH} levels`, {
+      errors: [
+        {
+          path: deep === 'input' ? '' : `/${deep}`,
+          keyword: 'maxDepth',
+          message: `nests deeper than ${MAX_INPUT_DEPTH} levels`,
+        },
+      ],
+    });
+  }
   if (validate(input)) return input;
   const errors = validate.errors ?? [];
   const tooLarge = errors.find((e) => e.keyword === 'x-max-bytes');

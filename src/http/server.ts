@@ -3,6 +3,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
 import { createApp, type AppOptions } from './app.js';
+import { answerUnparsableRequest } from './client-error.js';
 import { newOperatorToken, removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 
 export interface RoomServer {
@@ -38,6 +39,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
   const server = options.tls
     ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, app.callback())
     : createServer(app.callback());
+  server.on('clientError', answerUnparsableRequest);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -5,7 +5,6 @@
 // the child's environment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
 import { CE_BIN } from './run-ce.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,13 +46,12 @@ export async function ceServe(file: string, options: CeServeOptions = {}): Promi
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
-  try {
-    await expect
-      .poll(() => stdout.includes('\n') || child.exitCode !== null, { timeout: 30_000, interval: 50 })
-      .toBe(true);
-  } finally {
-    if (!stdout.includes('\n')) kill();
+  // A plain wait, not expect.poll: a suite may start its room in beforeAll.
+  const deadline = Date.now() + 30_000;
+  while (!stdout.includes('\n') && child.exitCode === null && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  if (!stdout.includes('\n')) kill();
   if (!stdout.includes('\n')) throw new Error(`ce serve exited before it served; stderr:\n${stderr}`);
   const line = JSON.parse(stdout.split('\n')[0]!) as { mcp_url: string; rest_url: string; pid: number };
   return {

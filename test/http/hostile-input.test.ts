@@ -3,6 +3,7 @@
 // wrong methods. Each is refused with a clear error in its surface's own
 // format, and the database is the same afterwards, row for row.
 import { readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateProblemDetails } from '../../generated/validators.js';
 import { mcpHeaders, post, requestMeta } from '../helpers/mcp-wire.js';
@@ -189,6 +190,34 @@ describe('paths and methods', () => {
     const r = { status: response.status, headers: response.headers, body: await response.json() };
     expectProblemBody(r, 405, 'method_not_allowed');
     expect(new Set(response.headers.get('allow')!.split(', '))).toEqual(new Set(allow.split(', ')));
+  });
+
+  it('TRACE (a method no route takes anywhere): 404 on a path that is no route, 405 with Allow on one that is', async () => {
+    const trace = (pathname: string) =>
+      new Promise<{ status: number; allow: string | undefined; type: string | undefined; body: any }>(
+        (resolve, reject) => {
+          const request = http.request(`${s.http.baseUrl}${pathname}`, { method: 'TRACE' }, (response) => {
+            let text = '';
+            response.on('data', (chunk) => (text += chunk));
+            response.on('end', () =>
+              resolve({
+                status: response.statusCode!,
+                allow: response.headers.allow,
+                type: response.headers['content-type'],
+                body: JSON.parse(text),
+              }),
+            );
+          });
+          request.on('error', reject);
+          request.end();
+        },
+      );
+    const unknown = await trace('/nope');
+    expect(unknown).toMatchObject({ status: 404, allow: undefined, body: { status: 404, code: 'not_found' } });
+    expect(unknown.type).toMatch(/^application\/problem\+json/);
+    const known = await trace('/workspace/artifact');
+    expect(known).toMatchObject({ status: 405, body: { status: 405, code: 'method_not_allowed' } });
+    expect(new Set(known.allow!.split(', '))).toEqual(new Set(['HEAD', 'GET']));
   });
 
   it.each(['PUT', 'DELETE', 'PATCH'])('%s /mcp: 405 with a JSON-RPC error and Allow', async (method) => {

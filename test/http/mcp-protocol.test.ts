@@ -191,13 +191,23 @@ describe('transport headers and protocol version', () => {
     );
     expectRpcError(wrong, 400, -32020, /Mcp-Name/i);
 
-    const garbled = await rpc(
+    for (const garbled of ['=?base64?%%%?=', '=?base64?====?=', '=?base64?c2VydmVy-_?=']) {
+      const refused = await rpc(
+        url,
+        'server/discover',
+        {},
+        { token: s.tokens.alice, headers: { 'mcp-method': garbled } },
+      );
+      expectRpcError(refused, 400, -32020, /base64/i);
+    }
+    // Padding only: the version header must not read as an empty (unsupported) version.
+    const padding = await rpc(
       url,
       'server/discover',
       {},
-      { token: s.tokens.alice, headers: { 'mcp-method': '=?base64?%%%?=' } },
+      { token: s.tokens.alice, headers: { 'mcp-protocol-version': '=?base64?====?=' } },
     );
-    expectRpcError(garbled, 400, -32020, /base64/i);
+    expectRpcError(padding, 400, -32020, /base64/i);
   });
 
   it('refuses a _meta protocolVersion that differs from the header: 400, -32020', async () => {

@@ -84,14 +84,17 @@ export function answerErrorsAsProblems(log: (message: string) => void): Koa.Midd
 export const answerUnroutedAsProblems: Koa.Middleware = async (ctx, next) => {
   await next();
   if (ctx.body != null || ctx.respond === false) return;
-  if (ctx.status === 405 || ctx.status === 501) {
+  // The router answers a method it does not know at all (TRACE) with 501 whatever the path: with no
+  // method allowed there, the path is no route.
+  if ((ctx.status === 405 || ctx.status === 501) && ctx.response.get('Allow')) {
     sendProblem(
       ctx,
       405,
       'method_not_allowed',
       `${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('Allow')})`,
     );
-  } else if (ctx.status === 404) {
+  } else if (ctx.status === 404 || ctx.status === 501) {
+    ctx.remove('Allow');
     sendProblem(ctx, 404, 'not_found', `no route ${ctx.method} ${ctx.path}`);
   }
 };
