@@ -31,8 +31,11 @@ function isJsonType(header: string): boolean {
  * No body leaves ctx.state.body undefined.
  */
 export function readJsonBody(limit = MAX_BODY_BYTES): Koa.Middleware {
+  // The rest of the body is never read, so the connection cannot carry another request: it closes after the answer.
   const tooLarge = () =>
-    new Refusal(413, 'too_large', `the request body is larger than ${limit} bytes`, RPC_INVALID_REQUEST);
+    new Refusal(413, 'too_large', `the request body is larger than ${limit} bytes`, RPC_INVALID_REQUEST, {
+      Connection: 'close',
+    });
   return async (ctx, next) => {
     if (Number(ctx.get('content-length') || 0) > limit) throw tooLarge();
     let raw: Buffer;
