@@ -9,7 +9,7 @@ import { expect, test } from 'vitest';
 import { runCrashRounds } from '../helpers/crash-harness.js';
 import { INITIAL_CONTENT, PARTICIPANTS, proposalCrashScenario } from '../helpers/proposal-crash-scenario.js';
 
-const ROUNDS = 12;
+const ROUNDS = 20;
 /** The share of the room's file writes that fail. */
 const FAILING = 0.4;
 
