@@ -1522,6 +1522,23 @@ describe('the operator token (runtime file)', () => {
     );
   });
 
+  it('reads the name percent-encoded, so any name travels; a header given empty names one too', async () => {
+    expectOk(await w.operatorAs('al%69ce').GET('/workspace/artifact'), 'readArtifact');
+    for (const [header, name] of [
+      ['z%C3%AB', 'zë'],
+      ['%20alice', ' alice'],
+      ['100%', '100%'],
+      ['', ''],
+    ]) {
+      expectProblem(
+        await w.operatorAs(header!).POST('/workspace/task/cancel', { body: { task_id: 'tk_x' } }),
+        404,
+        'not_found',
+        `${name} is not a participant of this room`,
+      );
+    }
+  });
+
   it('is not a session: a token that merely starts like it is refused', async () => {
     expectProblem(
       await restClient(w.baseUrl, `${w.operatorToken}x`).GET('/workspace/artifact'),
