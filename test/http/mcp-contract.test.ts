@@ -537,7 +537,7 @@ describe('error responses', () => {
       null,
     ],
     [
-      '413 for a body over 1 MiB',
+      '413 for a body over 2 MiB',
       () =>
         post(
           url,
@@ -545,7 +545,7 @@ describe('error responses', () => {
             jsonrpc: '2.0',
             id: 9,
             method: 'tools/call',
-            params: { name: 'handoff_create', arguments: { summary: 'y'.repeat(1_100_000) }, _meta: requestMeta() },
+            params: { name: 'handoff_create', arguments: { summary: 'y'.repeat(2_200_000) }, _meta: requestMeta() },
           },
           mcpHeaders('tools/call', s.tokens.alice, { 'mcp-name': 'handoff_create' }),
         ),

@@ -246,12 +246,12 @@ describe('transport headers and protocol version', () => {
     expectRpcError(numericMethod, 400, -32600, /method/);
   });
 
-  it('refuses a body over 1 MiB with 413 and a JSON-RPC error', async () => {
+  it('refuses a body over 2 MiB with 413 and a JSON-RPC error', async () => {
     const body = {
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'handoff_create', arguments: { summary: 'x'.repeat(1024 * 1024) }, _meta: requestMeta() },
+      params: { name: 'handoff_create', arguments: { summary: 'x'.repeat(2 * 1024 * 1024) }, _meta: requestMeta() },
     };
     const r = await post(url, body, mcpHeaders('tools/call', s.tokens.alice, { 'mcp-name': 'handoff_create' }));
     expect(r.status).toBe(413);

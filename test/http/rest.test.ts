@@ -197,12 +197,12 @@ describe('every route', () => {
     restRoutes
       .filter((route) => route.method === 'POST')
       .map((route) => [`${route.method} ${route.path}`, route] as const),
-  )('%s: 413 for a body over 1 MiB, before it is parsed', async (_name, route) => {
+  )('%s: 413 for a body over 2 MiB, before it is parsed', async (_name, route) => {
     expectProblem(
-      await callRoute(w.alice, route, { body: { summary: 'x'.repeat(MiB) } }),
+      await callRoute(w.alice, route, { body: { summary: 'x'.repeat(2 * MiB) } }),
       413,
       'too_large',
-      'the request body is larger than 1048576 bytes',
+      'the request body is larger than 2097152 bytes',
     );
   });
 });
@@ -294,12 +294,12 @@ describe('POST /workspace/handoffs (createHandoff)', () => {
     );
   });
 
-  it('413 for a summary that makes the body larger than 1 MiB', async () => {
+  it('413 for a summary that makes the body larger than 2 MiB', async () => {
     expectProblem(
-      await w.alice.POST('/workspace/handoffs', { body: { summary: 'x'.repeat(MiB) } }),
+      await w.alice.POST('/workspace/handoffs', { body: { summary: 'x'.repeat(2 * MiB) } }),
       413,
       'too_large',
-      'the request body is larger than 1048576 bytes',
+      'the request body is larger than 2097152 bytes',
     );
   });
 });
@@ -595,7 +595,7 @@ describe('POST /workspace/handoffs/{handoff_id}/complete (completeHandoff)', () 
     );
   });
 
-  it('413 for a result over 256 KiB, and for a body over 1 MiB', async () => {
+  it('413 for a result over 256 KiB, and for a body over 2 MiB', async () => {
     const { handoff_id } = await acceptedHandoff(w);
     const big = { content: [{ type: 'text', text: 'x'.repeat(256 * 1024) }] };
     const problem = expectProblem(
@@ -606,10 +606,10 @@ describe('POST /workspace/handoffs/{handoff_id}/complete (completeHandoff)', () 
     );
     expect(problem.title).toBe('Content Too Large');
     expectProblem(
-      await complete(w.bob, handoff_id, { result: { content: [{ type: 'text', text: 'x'.repeat(MiB) }] } }),
+      await complete(w.bob, handoff_id, { result: { content: [{ type: 'text', text: 'x'.repeat(2 * MiB) }] } }),
       413,
       'too_large',
-      'the request body is larger than 1048576 bytes',
+      'the request body is larger than 2097152 bytes',
     );
     // Nothing was stored: the handoff can still complete.
     expectOk(await complete(w.bob, handoff_id, { result }), 'completeHandoff');
@@ -920,12 +920,25 @@ describe('POST /workspace/proposals (proposeChange)', () => {
     );
   });
 
-  it('413 for content that makes the body larger than 1 MiB', async () => {
-    expectProblem(
-      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: 'x'.repeat(MiB) } }),
+  it('takes the largest content the room takes (1 MiB as JSON); 413 naming the content beyond it', async () => {
+    const largest = 'x'.repeat(MiB - 2); // with its quotes, 1 MiB as JSON
+    const { proposal } = expectOk(
+      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: largest } }),
+      'proposeChange',
+    );
+    expect(proposal.content).toBe(largest);
+    const tooLarge = expectProblem(
+      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: `${largest}x` } }),
       413,
       'too_large',
-      'the request body is larger than 1048576 bytes',
+      'content must NOT be larger than 1048576 bytes as JSON (limit 1048576 bytes)',
+    );
+    expect(tooLarge).toMatchObject({ details: { limit: MiB } });
+    expectProblem(
+      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: 'x'.repeat(2 * MiB) } }),
+      413,
+      'too_large',
+      'the request body is larger than 2097152 bytes',
     );
   });
 });
