@@ -10,7 +10,7 @@ import { operations, type Operation } from '../../generated/operations.js';
 import { openRoom } from '../../src/engine/index.js';
 import { ceServe, type ServedRoom } from './ce-serve.js';
 import { dumpDatabase, tempDir } from './room.js';
-import { ce, type CeRun } from './run-ce.js';
+import { ce, words, type CeRun } from './run-ce.js';
 
 /** What a case expects of the direct path: success, a refusal by its code, or a usage error. */
 export type Outcome = 'ok' | 'usage' | string;
@@ -28,9 +28,6 @@ export interface Case {
   /** A documented difference: the served path's refusal, by code and message, where the direct path answers `expect`. */
   served?: { code: string; message: RegExp };
 }
-
-/** `--summary "Two words"` as two words; `""` is an empty one. */
-export const words = (line: string): string[] => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
 
 export const ok = (line: string, save?: Case['save']): Case => ({ args: words(line), expect: 'ok', save });
 export const plain = (line: string): Case => ({ args: words(line), expect: 'ok', plain: true });
