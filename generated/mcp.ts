@@ -973,7 +973,7 @@ export const toolCatalog = [
         },
         ArtifactText: {
           type: 'string',
-          'x-max-bytes': 1048576,
+          'x-max-bytes': 524288,
         },
         Summary: {
           type: 'string',

@@ -508,7 +508,7 @@ export interface components {
         };
         /**
          * ArtifactText
-         * @description Markdown text of the artifact: at most 1 MiB as JSON.
+         * @description Markdown text of a proposal: at most 512 KiB as JSON, so it fits in a request body (1 MiB) with the rest of the request.
          */
         ArtifactText: string;
         /**

@@ -204,9 +204,10 @@ validate21.evaluated = { props: true, dynamicProps: false, dynamicItems: false }
 export const validateArtifactText = validate22;
 const schema33 = {
   title: "ArtifactText",
-  description: "Markdown text of the artifact: at most 1 MiB as JSON.",
+  description:
+    "Markdown text of a proposal: at most 512 KiB as JSON, so it fits in a request body (1 MiB) with the rest of the request.",
   type: "string",
-  "x-max-bytes": 1048576,
+  "x-max-bytes": 524288,
 };
 
 function validate22(
@@ -237,13 +238,13 @@ function validate22(
     }
     errors++;
   }
-  if (new TextEncoder().encode(JSON.stringify(data)).length > 1048576) {
+  if (new TextEncoder().encode(JSON.stringify(data)).length > 524288) {
     const err1 = {
       instancePath,
       schemaPath: "#/x-max-bytes",
       keyword: "x-max-bytes",
-      params: { limit: 1048576 },
-      message: "must NOT be larger than 1048576 bytes as JSON",
+      params: { limit: 524288 },
+      message: "must NOT be larger than 524288 bytes as JSON",
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -28094,13 +28095,13 @@ function validate149(
         }
         errors++;
       }
-      if (new TextEncoder().encode(JSON.stringify(data1)).length > 1048576) {
+      if (new TextEncoder().encode(JSON.stringify(data1)).length > 524288) {
         const err7 = {
           instancePath: instancePath + "/content",
           schemaPath: "#/$defs/ArtifactText/x-max-bytes",
           keyword: "x-max-bytes",
-          params: { limit: 1048576 },
-          message: "must NOT be larger than 1048576 bytes as JSON",
+          params: { limit: 524288 },
+          message: "must NOT be larger than 524288 bytes as JSON",
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -28281,13 +28282,13 @@ function validate149(
         }
         errors++;
       }
-      if (new TextEncoder().encode(JSON.stringify(data4)).length > 1048576) {
+      if (new TextEncoder().encode(JSON.stringify(data4)).length > 524288) {
         const err18 = {
           instancePath: instancePath + "/diff",
           schemaPath: "#/$defs/ArtifactText/x-max-bytes",
           keyword: "x-max-bytes",
-          params: { limit: 1048576 },
-          message: "must NOT be larger than 1048576 bytes as JSON",
+          params: { limit: 524288 },
+          message: "must NOT be larger than 524288 bytes as JSON",
         };
         if (vErrors === null) {
           vErrors = [err18];

@@ -11,17 +11,29 @@ export function bearerToken(ctx: Koa.Context): string | undefined {
  * Who a request is: a session (the usual case), or the local operator
  * holding the running room's operator token, who may act as a participant by
  * naming it in the Commonroom-Participant header (with read, write and
- * approve: actAs). The same rule for both surfaces.
+ * approve: actAs). The same rule for both surfaces. The name is
+ * percent-encoded as in a URL, so any name travels (ce sends every name so)
+ * and actAs alone says whether it is a participant; a participant's own name
+ * reads the same encoded or not. A header given, even empty, names one.
  */
 export function requestActor(room: Room, operatorToken: string | null) {
   return (ctx: Koa.Context): Actor => {
     const token = bearerToken(ctx);
     if (operatorToken !== null && token !== undefined && sameToken(token, operatorToken)) {
-      const participant = ctx.get('commonroom-participant');
-      return participant ? actAs(room, participant) : LOCAL_OPERATOR;
+      const named = ctx.headers['commonroom-participant'];
+      return named === undefined ? LOCAL_OPERATOR : actAs(room, percentDecoded(String(named)));
     }
     return authenticate(room, token);
   };
+}
+
+/** `z%C3%AB` → `zë`; text that is not percent-encoding stays as it is. */
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** An MCP caller is always a participant: a session's, or the one the operator names; streams are kept per session. */

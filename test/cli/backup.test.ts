@@ -69,7 +69,7 @@ test(
     const report = okJson<{ artifact: string; sidecar: string; revision: number }>(
       await ce(['backup', file, dest, '--json']),
     );
-      writing = false;
+    writing = false;
     await writers;
     expect(report).toEqual({ artifact: dest, sidecar: sidecarPath(dest), revision: 1 });
 
@@ -90,7 +90,7 @@ test(
       copy.close();
     }
     expect(readdirSync(path.dirname(dest)).sort()).toEqual(['copy.md', 'copy.md.commonroom.db']);
-  
+
     // A backup never overwrites; a restore never replaces the sidecar of a running room.
     failedWith(await ce(['backup', file, dest]), 1, /copy\.md exists; a backup never overwrites a file/);
     failedWith(await ce(['restore', dest, file]), 1, /a room process is running for .*notes\.md/);

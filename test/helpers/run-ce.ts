@@ -13,6 +13,9 @@ export interface CeRun {
   stderr: string;
 }
 
+/** A command line's words: split at spaces, a part in double quotes one word (`""` an empty one). */
+export const words = (line: string): string[] => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+
 export function ce(args: string[], options: { cwd?: string } = {}): Promise<CeRun> {
   return new Promise((resolve, reject) => {
     execFile(

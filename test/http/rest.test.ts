@@ -1021,7 +1021,20 @@ describe('POST /workspace/proposals (proposeChange)', () => {
     );
   });
 
-  it('413 for content that makes the body larger than 1 MiB', async () => {
+  it('takes the largest content the room takes (512 KiB as JSON); 413 naming the content beyond it', async () => {
+    const largest = 'x'.repeat(MiB / 2 - 2); // with its quotes, 512 KiB as JSON
+    const { proposal } = expectOk(
+      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: largest } }),
+      'proposeChange',
+    );
+    expect(proposal.content).toBe(largest);
+    const tooLarge = expectProblem(
+      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: `${largest}x` } }),
+      413,
+      'too_large',
+      'content must NOT be larger than 524288 bytes as JSON (limit 524288 bytes)',
+    );
+    expect(tooLarge).toMatchObject({ details: { limit: MiB / 2 } });
     expectProblem(
       await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: 'x'.repeat(MiB) } }),
       413,
@@ -1621,6 +1634,23 @@ describe('the operator token (runtime file)', () => {
       'not_found',
       'gone is not a participant of this room',
     );
+  });
+
+  it('reads the name percent-encoded, so any name travels; a header given empty names one too', async () => {
+    expectOk(await w.operatorAs('al%69ce').GET('/workspace/artifact'), 'readArtifact');
+    for (const [header, name] of [
+      ['z%C3%AB', 'zë'],
+      ['%20alice', ' alice'],
+      ['100%', '100%'],
+      ['', ''],
+    ]) {
+      expectProblem(
+        await w.operatorAs(header!).POST('/workspace/task/cancel', { body: { task_id: 'tk_x' } }),
+        404,
+        'not_found',
+        `${name} is not a participant of this room`,
+      );
+    }
   });
 
   it('is not a session: a token that merely starts like it is refused', async () => {

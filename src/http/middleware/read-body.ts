@@ -4,6 +4,11 @@ import getRawBody from 'raw-body';
 import { OutsideJsonError, parseOutsideJson } from '../../outside-json.js';
 import { Refusal } from '../refusal.js';
 
+/**
+ * The design's limit of a request body. The largest input (a proposed text
+ * of 512 KiB, schemas/domain/artifact-text.json) fits in it with its
+ * envelope, so a size limit is named by the engine, field and limit.
+ */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 const RPC_PARSE_ERROR = -32700;
