@@ -3,9 +3,10 @@
 // them to input fields, --participant where the operation acts as one, and
 // --json. Its action builds the input, runs it through the executor and
 // prints the answer.
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { operations, type Operation, type OperationId } from '../../generated/operations.js';
-import { execute } from './executor.js';
+import { caFile, restBaseOf, sessionToken } from './connect.js';
+import { execute, type RoomTarget } from './executor.js';
 import { fieldValue, flagName, parserOf } from './flags.js';
 import { FILE_ARGUMENT } from './options.js';
 import { answer } from './output.js';
@@ -33,11 +34,19 @@ const shellWord = (text: string): string =>
 
 function addOperationCommand(program: Command, operation: Operation): void {
   const words = operation.cli.command.split(' ');
+  // FILE, or no FILE when --url (or CE_URL) names the room: commander takes them all as optional, and which is
+  // which is worked out from how many were given.
   const command = parentOf(program, words)
     .command(words.at(-1)!)
     .description(operation.summary)
-    .argument(...FILE_ARGUMENT);
-  for (const argument of operation.cli.arguments) command.argument(`<${argument.field}>`, argument.description);
+    .usage(
+      `(<file> | --url <url>) ${operation.cli.arguments.map((a) => `<${a.field}>`).join(' ')} [options]`.replace(
+        '  ',
+        ' ',
+      ),
+    )
+    .argument(`[file]`, FILE_ARGUMENT[1]);
+  for (const argument of operation.cli.arguments) command.argument(`[${argument.field}]`, argument.description);
   for (const option of operation.cli.options) {
     const flag = new Option(option.flags, option.description);
     const parse = parserOf(option);
@@ -45,17 +54,21 @@ function addOperationCommand(program: Command, operation: Operation): void {
     if (option.required) flag.makeOptionMandatory();
     command.addOption(flag);
   }
+  // Required with FILE where the operation acts as a participant; with --url the session is the participant.
   const acting = PARTICIPANT_HELP[operation.actor];
-  if (acting) {
-    const flag = new Option('--participant <name>', acting);
-    if (operation.actor === 'participant') flag.makeOptionMandatory();
-    command.addOption(flag);
-  }
-  command.option('--json', 'print the result as one JSON document');
+  if (acting) command.addOption(new Option('--participant <name>', acting));
+  command
+    .option('--url <url>', 'a room anywhere, by its address (http(s)://host:port), in place of FILE; else CE_URL')
+    .option('--token-file <file>', 'with --url: a file holding the session token (else CE_TOKEN)')
+    .option('--ca <file>', 'with --url: trust this CA certificate (PEM) for an https room')
+    .option('--json', 'print the result as one JSON document');
   if ('example' in operation.cli) command.addHelpText('after', `\nExample:\n  $ ${operation.cli.example}`);
-  command.action(async (file: string, ...rest: unknown[]) => {
+  command.action(async (...rest: unknown[]) => {
     const options = (rest.at(-2) ?? {}) as Record<string, unknown>;
-    const values = rest.slice(0, operation.cli.arguments.length) as string[];
+    const positionals = (rest.slice(0, operation.cli.arguments.length + 1) as (string | undefined)[]).filter(
+      (value): value is string => value !== undefined,
+    );
+    const { target, values, room } = whichRoom(operation, positionals, options);
     const input: Record<string, unknown> = {};
     operation.cli.arguments.forEach((argument, i) => (input[argument.field] = values[i]));
     const given = Object.fromEntries(
@@ -67,12 +80,20 @@ function addOperationCommand(program: Command, operation: Operation): void {
       input[option.field] = fieldValue(option, value, given);
     }
     const participant = acting ? ((options.participant as string | undefined) ?? null) : null;
-    const output = await execute(file, operation, input, participant);
+    if (participant !== null && 'url' in target) {
+      throw new InvalidArgumentError(
+        '--participant acts for the local operator; with --url the session token says who acts',
+      );
+    }
+    if (participant === null && 'file' in target && operation.actor === 'participant') {
+      throw new InvalidArgumentError("required option '--participant <name>' not specified");
+    }
+    const output = await execute(target, operation, input, participant);
     const context: RenderContext = {
-      file,
+      room,
       input,
       more: (flags) => {
-        const line = ['ce', ...words, file, ...values];
+        const line = ['ce', ...words, ...room.split(' '), ...values];
         for (const option of [...operation.cli.options.map((o) => flagName(o)), '--participant']) {
           const value = options[camel(option)];
           if (value !== undefined && !(option in flags)) line.push(option, String(value));
@@ -86,6 +107,51 @@ function addOperationCommand(program: Command, operation: Operation): void {
     );
   });
 }
+
+/**
+ * The room a command works on, and its own arguments: FILE first when all of
+ * them are given, or the room at --url (CE_URL) when FILE is left out.
+ * `room` is how a command line names it again (in a `more:` hint).
+ */
+function whichRoom(
+  operation: Operation,
+  positionals: string[],
+  options: Record<string, unknown>,
+): { target: RoomTarget; values: string[]; room: string } {
+  const expected = operation.cli.arguments.length;
+  const url = options.url as string | undefined;
+  if (positionals.length === expected + 1) {
+    if (url !== undefined) throw new InvalidArgumentError('give FILE or --url, not both');
+    if (options.tokenFile !== undefined || options.ca !== undefined) {
+      throw new InvalidArgumentError('--token-file and --ca go with --url; with FILE the room is on this machine');
+    }
+    return { target: { file: positionals[0]! }, values: positionals.slice(1), room: positionals[0]! };
+  }
+  const address = url ?? process.env.CE_URL;
+  if (positionals.length === expected && address !== undefined) {
+    return {
+      target: {
+        url: restBaseOf(address),
+        token: sessionToken(options.tokenFile as string | undefined),
+        ...caOption(options.ca as string | undefined),
+      },
+      values: positionals,
+      room: `--url ${address}`,
+    };
+  }
+  const missing = positionals.length === expected ? 'file' : operation.cli.arguments[positionals.length - 1]?.field;
+  if (positionals.length > expected + 1) throw new InvalidArgumentError('too many arguments');
+  throw new InvalidArgumentError(
+    missing === 'file'
+      ? "missing required argument 'file' (or --url, or CE_URL)"
+      : `missing required argument '${missing}'`,
+  );
+}
+
+const caOption = (file: string | undefined): { ca?: Buffer } => {
+  const ca = caFile(file);
+  return ca ? { ca } : {};
+};
 
 /** `--idempotency-key` → `idempotencyKey`, as commander names option values. */
 const camel = (flag: string): string => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

@@ -49,3 +49,9 @@ export function mcpEndpointOf(text: string): URL {
   }
   return new URL(url.pathname.endsWith('/mcp') ? url.pathname : `${url.pathname.replace(/\/$/, '')}/mcp`, url);
 }
+
+/** The room's base address from what a person types: the base URL, or its /mcp or /workspace URL. */
+export function restBaseOf(text: string): URL {
+  const mcp = mcpEndpointOf(text);
+  return new URL(mcp.pathname.replace(/\/mcp$/, '/'), mcp);
+}

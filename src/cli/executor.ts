@@ -15,7 +15,7 @@
 import type { Operation } from '../../generated/operations.js';
 import { DomainError, isDomainError } from '../engine/errors.js';
 import type { Actor, Room } from '../engine/index.js';
-import { findRoomProcess, RoomNotListening } from './remote.js';
+import { findRoomProcess, roomClient, RoomNotListening } from './remote.js';
 
 export type Engine = typeof import('../engine/index.js');
 
@@ -23,13 +23,39 @@ export const loadEngine = (): Promise<Engine> => import('../engine/index.js');
 
 type Run = (room: Room, actor: Actor, input: unknown) => unknown;
 
-/** Runs `operation` on the room of `file` as the local operator, or as `participant`, and returns its output. */
+/** A room file on this machine, or a room anywhere by its address with a session token. */
+export type RoomTarget = { file: string } | { url: URL; token: string; ca?: Buffer };
+
+/**
+ * Runs `operation` and returns its output: on the room of a file as the
+ * local operator (or as `participant`), or on a room by its address as the
+ * session whose token is given, reading and writing through its REST API.
+ */
 export async function execute(
-  file: string,
+  target: RoomTarget,
   operation: Operation,
   input: Record<string, unknown>,
   participant: string | null,
 ): Promise<unknown> {
+  if ('url' in target) {
+    const client = roomClient({
+      baseUrl: target.url.href,
+      token: target.token,
+      ...(target.ca ? { ca: target.ca } : {}),
+      name: `the room at ${target.url.origin}`,
+    });
+    try {
+      return await client.call(operation, input, null);
+    } catch (error) {
+      if (error instanceof RoomNotListening) {
+        throw new DomainError('unavailable', `nothing listens at ${target.url.origin}; nothing was sent`, {
+          reason: 'ECONNREFUSED',
+        });
+      }
+      throw error;
+    }
+  }
+  const { file } = target;
   if (operation.changes) {
     const running = await findRoomProcess(file);
     if (running) {

@@ -1,23 +1,37 @@
-// A running room process, reached through its REST API: ce's state-changing
-// commands go through it when one runs, so its subscribers see the change and
-// there is still one writer (PRODUCT.md §5, CLI). Where it listens and the
-// operator token come from its runtime file (src/http/runtime-file.ts). The
-// routes are the generated table's; the answers are the engine's output
+// A room reached through its REST API: the running room process of a file
+// on this machine (its runtime file gives where it listens and the operator
+// token), or a room anywhere by its address (--url) with a session token.
+// The routes are the generated table's; the answers are the engine's output
 // objects, and a problem+json answer becomes the DomainError it was made of.
 import type { Operation } from '../../generated/operations.js';
 import type { DomainErrorCode } from '../../generated/types.js';
 import { DomainError } from '../engine/errors.js';
 import { parseOutsideJson } from '../outside-json.js';
-import type { RuntimeInfo } from '../http/runtime-file.js';
+import { bodyText, failureCode, sendToRoom } from './room-http.js';
 
 /** Long enough for any one operation; a stopped (SIGSTOP) process must not hang ce for ever. */
 const TIMEOUT_MS = 30_000;
 
-export interface RoomProcess {
-  readonly info: RuntimeInfo;
+/** Where a room listens and what ce shows it. */
+export interface RoomAddress {
+  /** http(s)://host:port */
+  baseUrl: string;
+  /** The operator token (a room on this machine) or a session token. */
+  token: string;
+  /** A CA certificate (PEM) to trust, for an https room. */
+  ca?: Buffer;
+  /** The SHA-256 fingerprint of the room's own certificate, for a room on this machine: trusted as it is. */
+  pin?: string;
+  /** How errors name the room: "the room process 4242 at http://..." or "the room at https://...". */
+  name: string;
+}
+
+export interface RoomClient {
+  readonly address: RoomAddress;
   /**
-   * Runs one operation through its REST route as the local operator, or as
-   * `participant` (the Commonroom-Participant header), and returns its output.
+   * Runs one operation through its REST route (as `participant`, the
+   * Commonroom-Participant header, when the operator acts as one) and
+   * returns its output.
    */
   call(operation: Operation, input: Record<string, unknown>, participant: string | null): Promise<unknown>;
 }
@@ -30,74 +44,90 @@ export interface RoomProcess {
 export class RoomNotListening extends Error {}
 
 /** The running room process for `file`, or null when none runs (no runtime file, or its process is gone). */
-export async function findRoomProcess(file: string): Promise<RoomProcess | null> {
+export async function findRoomProcess(file: string): Promise<RoomClient | null> {
   const { readRuntimeFile } = await import('../http/runtime-file.js');
   const info = readRuntimeFile(file);
-  return info && roomProcess(info);
+  if (!info) return null;
+  return roomClient({
+    baseUrl: info.base_url,
+    token: info.operator_token,
+    ...(info.tls_fingerprint256 ? { pin: info.tls_fingerprint256 } : {}),
+    name: `the room process ${info.pid} at ${info.base_url}`,
+  });
 }
 
-export function roomProcess(info: RuntimeInfo): RoomProcess {
+export function roomClient(address: RoomAddress): RoomClient {
   return {
-    info,
+    address,
     async call(operation, input, participant) {
-      const { url, init } = request(info, operation.rest, input, participant);
+      const { url, method, headers, body } = request(address, operation.rest, input, participant);
       let status: number;
       let type: string;
       let text: string;
+      let sent = false;
       try {
-        const response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
-        status = response.status;
-        type = response.headers.get('content-type') ?? '';
-        text = await response.text();
+        const response = await sendToRoom(url, {
+          method,
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          ...(address.ca ? { ca: address.ca } : {}),
+          ...(address.pin ? { pin: address.pin } : {}),
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
+        sent = true;
+        status = response.statusCode ?? 0;
+        type = String(response.headers['content-type'] ?? '');
+        text = await bodyText(response);
       } catch (error) {
-        if (causeCode(error) === 'ECONNREFUSED') {
-          throw new RoomNotListening(`nothing listens at ${info.base_url}`);
+        const code = failureCode(error);
+        if (!sent && code === 'ECONNREFUSED') throw new RoomNotListening(`nothing listens at ${address.baseUrl}`);
+        if (!sent && code !== undefined && code !== 'ABORT_ERR' && code !== 'ECONNRESET') {
+          // Refused before anything was sent: the certificate, the name, the network.
+          throw new DomainError('unavailable', `cannot reach ${address.name} (${describe(error)}); nothing was sent`, {
+            reason: code,
+          });
         }
         // Sent, perhaps received: the change may have been made, so no retry.
         throw new Error(
-          `the room process ${info.pid} at ${info.base_url} did not answer (${reason(error)}); ` +
-            'the change may or may not have been made',
+          `${address.name} did not answer (${describe(error)}); the change may or may not have been made`,
         );
       }
-      const body = parse(text);
-      if (status >= 200 && status < 300) return body;
-      if (type.startsWith('application/problem+json') && isProblem(body)) throw domainError(body);
-      throw new Error(`the room process ${info.pid} at ${info.base_url} answered ${status}: ${text.slice(0, 200)}`);
+      const answer = parse(text);
+      if (status >= 200 && status < 300) return answer;
+      if (type.startsWith('application/problem+json') && isProblem(answer)) throw domainError(answer);
+      throw new Error(`${address.name} answered ${status}: ${text.slice(0, 200)}`);
     },
   };
 }
 
 /** The route's URL and request: path parameters fill the path, the other fields the body or query string. */
 function request(
-  info: RuntimeInfo,
+  address: RoomAddress,
   route: Operation['rest'],
   input: Record<string, unknown>,
   participant: string | null,
-): { url: URL; init: RequestInit } {
+): { url: URL; method: string; headers: Record<string, string>; body?: string } {
   const fields = { ...input };
   let path: string = route.path;
   for (const name of route.pathParams) {
     path = path.replace(`{${name}}`, segment(name, String(fields[name])));
     delete fields[name];
   }
-  const url = new URL(path, info.base_url);
+  const url = new URL(path, address.baseUrl);
   const headers: Record<string, string> = {
-    authorization: `Bearer ${info.operator_token}`,
+    authorization: `Bearer ${address.token}`,
     accept: 'application/json, application/problem+json',
   };
   // Percent-encoded, so any name travels and the room's actAs says whether it is a participant.
   if (participant !== null) headers['commonroom-participant'] = encodeURIComponent(participant);
-  let body: string | undefined;
-  if (route.in === 'body') {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(fields);
-  }
   if (route.in === 'query') {
     for (const { name, field } of route.queryParams) {
       if (fields[field] !== undefined) url.searchParams.set(name, String(fields[field]));
     }
   }
-  return { url, init: { method: route.method, headers, body } };
+  if (route.in !== 'body') return { url, method: route.method, headers };
+  headers['content-type'] = 'application/json';
+  return { url, method: route.method, headers, body: JSON.stringify(fields) };
 }
 
 /**
@@ -134,10 +164,9 @@ function parse(text: string): unknown {
   }
 }
 
-const causeCode = (error: unknown): unknown => ((error as { cause?: { code?: unknown } }).cause ?? {}).code;
-
-function reason(error: unknown): string {
-  if (error instanceof Error && error.name === 'TimeoutError') return `no answer in ${TIMEOUT_MS / 1000} s`;
-  const code = causeCode(error);
-  return typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+function describe(error: unknown): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return `no answer in ${TIMEOUT_MS / 1000} s`;
+  }
+  return failureCode(error) ?? (error instanceof Error ? error.message : String(error));
 }

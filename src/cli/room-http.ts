@@ -4,7 +4,7 @@
 // keep-alive agent per scheme and CA.
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { rootCertificates } from 'node:tls';
+import { rootCertificates, type TLSSocket } from 'node:tls';
 
 export interface RoomRequest {
   method: string;
@@ -12,22 +12,42 @@ export interface RoomRequest {
   body?: string;
   /** A CA certificate (PEM) to trust for an https room, besides the system's. */
   ca?: Buffer;
+  /** Trust exactly the certificate with this SHA-256 fingerprint (a room on this machine, by its runtime file). */
+  pin?: string;
   signal?: AbortSignal;
 }
 
 const agents = new Map<string, http.Agent>();
 
-function agentFor(url: URL, ca: Buffer | undefined): http.Agent {
-  const key = `${url.protocol}${ca ? ca.toString('base64') : ''}`;
+function agentFor(url: URL, { ca, pin }: RoomRequest): http.Agent {
+  const key = `${url.protocol}|${ca ? ca.toString('base64') : ''}|${pin ?? ''}`;
   let agent = agents.get(key);
   if (!agent) {
     agent =
-      url.protocol === 'https:'
-        ? new https.Agent({ keepAlive: true, ...(ca ? { ca: [...rootCertificates, ca.toString()] } : {}) })
-        : new http.Agent({ keepAlive: true });
+      url.protocol !== 'https:'
+        ? new http.Agent({ keepAlive: true })
+        : new https.Agent({
+            keepAlive: true,
+            ...(ca ? { ca: [...rootCertificates, ca.toString()] } : {}),
+            // A pinned certificate is trusted for what it is, whoever signed it and whatever names it holds.
+            ...(pin
+              ? {
+                  rejectUnauthorized: false,
+                  checkServerIdentity: () => undefined,
+                }
+              : {}),
+          });
     agents.set(key, agent);
   }
   return agent;
+}
+
+/** The room showed another certificate than the one its runtime file pins. */
+class NotPinned extends Error {
+  readonly code = 'CERT_NOT_PINNED';
+  constructor() {
+    super('the room showed another certificate than the one it was started with');
+  }
 }
 
 /** Sends one request; resolves with the response once its head arrives (its body is still to be read). */
@@ -37,9 +57,22 @@ export function sendToRoom(url: URL, request: RoomRequest): Promise<IncomingMess
     const outgoing = send(url, {
       method: request.method,
       headers: request.headers,
-      agent: agentFor(url, request.ca),
+      agent: agentFor(url, request),
       ...(request.signal ? { signal: request.signal } : {}),
     });
+    if (request.pin) {
+      // Checked before the request is written: a certificate other than the pinned one gets nothing.
+      outgoing.once('socket', (socket) => {
+        const check = () => {
+          const seen = (socket as TLSSocket).getPeerCertificate().fingerprint256;
+          if (seen !== request.pin) {
+            outgoing.destroy(new NotPinned());
+          }
+        };
+        if ((socket as TLSSocket).encrypted && !(socket as TLSSocket).connecting) check();
+        else socket.once('secureConnect', check);
+      });
+    }
     outgoing.once('response', resolve);
     outgoing.once('error', reject);
     outgoing.end(request.body);

@@ -16,6 +16,8 @@ export interface RuntimeInfo {
   mcp_url: string;
   rest_url: string;
   operator_token: string;
+  /** With HTTPS: the SHA-256 fingerprint of the room's certificate, which ce on this machine trusts as it is. */
+  tls_fingerprint256?: string;
   started_at: string;
 }
 

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +58,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     mcp_url: `${baseUrl}/mcp`,
     rest_url: `${baseUrl}/workspace`,
     operator_token: operatorToken,
+    ...(options.tls ? { tls_fingerprint256: new X509Certificate(options.tls.cert).fingerprint256 } : {}),
     started_at: new Date().toISOString(),
   });
   let closing: Promise<void> | null = null;

@@ -210,7 +210,7 @@ describe.concurrent('usage errors and refusals', () => {
       ce(['participant', 'list', corrupt]),
     ]);
 
-    failedWith(missingFile, 2, /^ce: missing required argument 'file'$/m);
+    failedWith(missingFile, 2, /^ce: missing required argument 'file' \(or --url, or CE_URL\)$/m);
     failedWith(unknownOption, 2, /^ce: unknown option '--lmit' \(Did you mean --limit\?\)$/m);
     expect({ code: limit.code, stdout: limit.stdout }).toEqual({ code: 2, stdout: '' });
     expect(JSON.parse(limit.stderr)).toEqual({
@@ -254,13 +254,13 @@ describe.concurrent('--help', () => {
       expect(commands).toContain(`\n  ${name}`);
     }
     const createHelp = okPlain(create);
-    expect(createHelp).toMatch(/^Usage: ce session create \[options\] <file>$/m);
+    expect(createHelp).toMatch(/^Usage: ce session create \(<file> \| --url <url>\) \[options\]$/m);
     for (const option of ['--participant <name>', '--caps <capabilities>', '--expires-in <duration>', '--json']) {
       expect(createHelp).toContain(option);
     }
     expect(createHelp).toContain('$ ce session create notes.md --participant alice --caps read,write');
     const taskHelp = okPlain(task);
-    expect(taskHelp).toMatch(/^Usage: ce task \[options\] <file> <task_id>$/m);
+    expect(taskHelp).toMatch(/^Usage: ce task \(<file> \| --url <url>\) <task_id> \[options\]$/m);
     expect(taskHelp).toMatch(/--participant <name> +act as this participant \(with read, write and approve\)/);
   });
 });

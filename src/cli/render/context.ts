@@ -1,6 +1,7 @@
 /** What a renderer knows of the command it answers. */
 export interface RenderContext {
-  file: string;
+  /** How a command line names the room: its FILE, or `--url URL`. */
+  room: string;
   /** The operation's input, as the command built it. */
   input: Record<string, unknown>;
   /** The command line for the next page: the command as given, with these flags replaced. */

@@ -28,7 +28,7 @@ export function handoffList({ handoffs, next_cursor }: HandoffListOutput, contex
 }
 
 /** A handoff, and its task when the reader may see it. */
-export function handoffFields(h: Handoff, task: DetailedTask | null, { file }: RenderContext): string {
+export function handoffFields(h: Handoff, task: DetailedTask | null, { room }: RenderContext): string {
   return fields([
     ['handoff', h.handoff_id],
     ['status', h.status],
@@ -40,7 +40,7 @@ export function handoffFields(h: Handoff, task: DetailedTask | null, { file }: R
       'task',
       task
         ? `${h.task_id} (${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''})`
-        : `${h.task_id} (its owner or assignee reads it: ce task ${file} ${h.task_id} --participant NAME)`,
+        : `${h.task_id} (its owner or assignee reads it: ce task ${room} ${h.task_id} --participant NAME)`,
     ],
     [
       'artifacts',
@@ -133,7 +133,7 @@ export function handoffEvents(page: HandoffEventsOutput, context: RenderContext)
   const lines: string[] = [];
   if (page.gap) {
     lines.push(
-      `gap: some events of this handoff have left the room's event ring; read the handoff itself (ce handoff ${context.file} ${String(context.input.handoff_id)})`,
+      `gap: some events of this handoff have left the room's event ring; read the handoff itself (ce handoff ${context.room} ${String(context.input.handoff_id)})`,
     );
   }
   lines.push(
