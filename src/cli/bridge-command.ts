@@ -1,6 +1,7 @@
 // ce bridge [FILE --participant NAME | --url URL]: the stdio MCP server
 // (bridge.ts), loaded only when this command runs.
 import { InvalidArgumentError, type Command } from 'commander';
+import participantName from '../../schemas/domain/participant-name.json' with { type: 'json' };
 import type { BridgeTarget } from './bridge.js';
 import { caFile, mcpEndpointOf, sessionToken } from './connect.js';
 
@@ -51,8 +52,14 @@ async function bridgeTarget(file: string | undefined, options: BridgeOptions): P
   if (options.tokenFile !== undefined || options.ca !== undefined) {
     throw new InvalidArgumentError('--token-file and --ca go with --url; with FILE the room is on this machine');
   }
-  const { readRuntimeFile } = await import('../http/runtime-file.js');
   const participant = options.participant;
+  // The name travels in a header: one outside the rule for names could never act, and might not even be sent.
+  if (participant.length > participantName.maxLength || !new RegExp(participantName.pattern).test(participant)) {
+    throw new InvalidArgumentError(
+      `--participant ${JSON.stringify(participant)} is not a participant name (a letter or digit first, then letters, digits, '.', '_' or '-'; ${participantName.maxLength} at most)`,
+    );
+  }
+  const { readRuntimeFile } = await import('../http/runtime-file.js');
   return () => {
     const running = readRuntimeFile(file!);
     if (!running) throw new Error(`no room process runs for ${file}: start one with ce serve ${file}`);

@@ -6,7 +6,7 @@
 import { createInterface } from 'node:readline';
 import { createParser } from 'eventsource-parser';
 import { OutsideJsonError, parseOutsideJson } from '../outside-json.js';
-import { bodyText, failureCode, sendToRoom } from './room-http.js';
+import { bodyText, failureCode, RoomNotReached, sendToRoom } from './room-http.js';
 
 /** Where to send, and as whom: worked out again for every request (a local room may have restarted elsewhere). */
 export interface BridgeTarget {
@@ -96,12 +96,12 @@ export class Bridge {
       return this.error(id, -32600, 'not a JSON-RPC 2.0 request or notification');
     }
     if (message.id === undefined) {
-      this.cancelled(message);
-      this.track(this.forward(message, null));
+      if (message.method === 'notifications/cancelled') return this.cancelled(message);
+      this.track(this.forward(message, line, null));
       return;
     }
     if (!isId(message.id)) return this.error(null, -32600, 'id must be a string or an integer');
-    this.track(this.forward(message, message.id));
+    this.track(this.forward(message, line, message.id));
   }
 
   private track(forwarding: Promise<void>): void {
@@ -109,14 +109,20 @@ export class Bridge {
     void forwarding.finally(() => this.pending.delete(forwarding));
   }
 
-  /** notifications/cancelled for a request on its way (a listen, say) ends it. */
+  /**
+   * notifications/cancelled for a request on its way (a listen, say) ends
+   * it here: closing its HTTP request is how the room learns of it. It is
+   * not passed on: the room matches a cancel by session and request id, so
+   * it could end another connection's request with the same id (a second
+   * bridge of the same participant listening as "listen:0" too).
+   */
   private cancelled(message: Message): void {
-    if (message.method !== 'notifications/cancelled' || !isObject(message.params)) return;
-    const requestId = message.params.requestId;
+    const requestId = isObject(message.params) ? message.params.requestId : undefined;
     if (isId(requestId)) this.open.get(requestId)?.abort();
   }
 
-  private async forward(message: Message, id: RequestId | null): Promise<void> {
+  /** Sends the line as it came (not serialized again: a deeply nested message could overflow the stack here). */
+  private async forward(message: Message, line: string, id: RequestId | null): Promise<void> {
     let target: BridgeTarget;
     try {
       target = this.target();
@@ -126,7 +132,6 @@ export class Bridge {
     }
     const abort = new AbortController();
     if (id !== null) this.open.set(id, abort);
-    let sent = false;
     try {
       const response = await sendToRoom(target.url, {
         method: 'POST',
@@ -136,11 +141,10 @@ export class Bridge {
           'Content-Type': 'application/json',
           Accept: 'application/json, text/event-stream',
         },
-        body: JSON.stringify(message),
+        body: line,
         ...(target.ca ? { ca: target.ca } : {}),
         signal: abort.signal,
       });
-      sent = true;
       if (id === null) {
         response.resume(); // a notification: 202, nothing to pass on
         return;
@@ -154,7 +158,7 @@ export class Bridge {
       if (id === null || abort.signal.aborted) return; // cancelled by the client, or stdin closed
       const code = failureCode(error);
       const where = target.url.origin;
-      if (!sent) {
+      if (error instanceof RoomNotReached) {
         this.error(
           id,
           -32603,

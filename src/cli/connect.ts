@@ -6,6 +6,17 @@ import { failureCode } from './room-http.js';
 
 /** The token a remote door is given: CE_TOKEN, or the first line of --token-file; never a flag of its own (ps shows flags). */
 export function sessionToken(tokenFile: string | undefined): string {
+  const token = givenToken(tokenFile);
+  // It travels in the Authorization header: anything but visible ASCII would be refused there, or changed.
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new InvalidArgumentError(
+      `the session token ${tokenFile !== undefined ? `in ${tokenFile}` : 'in CE_TOKEN'} holds characters no session token has (spaces, or beyond ASCII)`,
+    );
+  }
+  return token;
+}
+
+function givenToken(tokenFile: string | undefined): string {
   if (tokenFile !== undefined) {
     let text: string;
     try {

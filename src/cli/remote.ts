@@ -7,7 +7,7 @@ import type { Operation } from '../../generated/operations.js';
 import type { DomainErrorCode } from '../../generated/types.js';
 import { DomainError } from '../engine/errors.js';
 import { parseOutsideJson } from '../outside-json.js';
-import { bodyText, failureCode, sendToRoom } from './room-http.js';
+import { bodyText, failureCode, RoomNotReached, sendToRoom } from './room-http.js';
 
 /** Long enough for any one operation; a stopped (SIGSTOP) process must not hang ce for ever. */
 const TIMEOUT_MS = 30_000;
@@ -64,7 +64,6 @@ export function roomClient(address: RoomAddress): RoomClient {
       let status: number;
       let type: string;
       let text: string;
-      let sent = false;
       try {
         const response = await sendToRoom(url, {
           method,
@@ -74,17 +73,15 @@ export function roomClient(address: RoomAddress): RoomClient {
           ...(address.pin ? { pin: address.pin } : {}),
           signal: AbortSignal.timeout(TIMEOUT_MS),
         });
-        sent = true;
         status = response.statusCode ?? 0;
         type = String(response.headers['content-type'] ?? '');
         text = await bodyText(response);
       } catch (error) {
-        const code = failureCode(error);
-        if (!sent && code === 'ECONNREFUSED') throw new RoomNotListening(`nothing listens at ${address.baseUrl}`);
-        if (!sent && code !== undefined && code !== 'ABORT_ERR' && code !== 'ECONNRESET') {
+        if (error instanceof RoomNotReached) {
+          if (error.code === 'ECONNREFUSED') throw new RoomNotListening(`nothing listens at ${address.baseUrl}`);
           // Refused before anything was sent: the certificate, the name, the network.
           throw new DomainError('unavailable', `cannot reach ${address.name} (${describe(error)}); nothing was sent`, {
-            reason: code,
+            reason: error.code ?? 'unreachable',
           });
         }
         // Sent, perhaps received: the change may have been made, so no retry.

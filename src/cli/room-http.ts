@@ -50,9 +50,24 @@ class NotPinned extends Error {
   }
 }
 
+/**
+ * No connection to the room was made (refused, no route, a certificate not
+ * trusted, ...): not a byte of the request reached it, so nothing was done.
+ * Any other failure comes once the request may have been received.
+ */
+export class RoomNotReached extends Error {
+  readonly code: string | undefined;
+  constructor(readonly reason: unknown) {
+    super((reason as Error).message);
+    this.name = 'RoomNotReached';
+    this.code = failureCode(reason);
+  }
+}
+
 /** Sends one request; resolves with the response once its head arrives (its body is still to be read). */
 export function sendToRoom(url: URL, request: RoomRequest): Promise<IncomingMessage> {
-  const send = url.protocol === 'https:' ? https.request : http.request;
+  const secure = url.protocol === 'https:';
+  const send = secure ? https.request : http.request;
   return new Promise((resolve, reject) => {
     const outgoing = send(url, {
       method: request.method,
@@ -60,21 +75,22 @@ export function sendToRoom(url: URL, request: RoomRequest): Promise<IncomingMess
       agent: agentFor(url, request),
       ...(request.signal ? { signal: request.signal } : {}),
     });
-    if (request.pin) {
-      // Checked before the request is written: a certificate other than the pinned one gets nothing.
-      outgoing.once('socket', (socket) => {
-        const check = () => {
-          const seen = (socket as TLSSocket).getPeerCertificate().fingerprint256;
-          if (seen !== request.pin) {
-            outgoing.destroy(new NotPinned());
-          }
-        };
-        if ((socket as TLSSocket).encrypted && !(socket as TLSSocket).connecting) check();
-        else socket.once('secureConnect', check);
-      });
-    }
+    // The request is written once the socket is connected (for https, past the handshake, and with a pinned
+    // certificate, once it is the one pinned); a kept-alive one already is.
+    let connected = false;
+    outgoing.once('socket', (socket) => {
+      const ready = () => {
+        if (request.pin && (socket as TLSSocket).getPeerCertificate().fingerprint256 !== request.pin) {
+          outgoing.destroy(new NotPinned());
+          return;
+        }
+        connected = true;
+      };
+      if (!socket.connecting) ready();
+      else socket.once(secure ? 'secureConnect' : 'connect', ready);
+    });
     outgoing.once('response', resolve);
-    outgoing.once('error', reject);
+    outgoing.once('error', (error) => reject(connected ? error : new RoomNotReached(error)));
     outgoing.end(request.body);
   });
 }

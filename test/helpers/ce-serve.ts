@@ -1,8 +1,8 @@
 // A real `ce serve FILE --port 0 --json` (node bin/ce.js, as in
 // test/cli/serve.test.ts): waits for its one JSON line, stops it with a
 // signal. A test kills what it left running (onTestFinished(served.kill)).
-// Options put node flags before bin/ce.js (a preloaded fixture) and add to
-// the child's environment.
+// Options choose the port (a restart on the same address), put node flags
+// before bin/ce.js (a preloaded fixture) and add to the child's environment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CE_BIN } from './run-ce.js';
@@ -29,10 +29,12 @@ export interface CeServeOptions {
   nodeArgs?: string[];
   /** Added to this process's environment. */
   env?: Record<string, string>;
+  /** The port to listen on (a restart on the same address); any free one by default. */
+  port?: number;
 }
 
 export async function ceServe(file: string, options: CeServeOptions = {}): Promise<ServedRoom> {
-  const args = [...(options.nodeArgs ?? []), CE_BIN, 'serve', file, '--port', '0', '--json'];
+  const args = [...(options.nodeArgs ?? []), CE_BIN, 'serve', file, '--port', String(options.port ?? 0), '--json'];
   const child = spawn(process.execPath, args, {
     cwd: repo,
     env: { ...process.env, ...options.env },
@@ -46,13 +48,18 @@ export async function ceServe(file: string, options: CeServeOptions = {}): Promi
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
-  // A plain wait, not expect.poll: a suite may start its room in beforeAll.
-  const deadline = Date.now() + 30_000;
-  while (!stdout.includes('\n') && child.exitCode === null && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  // Waits without expect.poll, so a room can be started in beforeAll too.
+  let timer: NodeJS.Timeout | undefined;
+  const served = await Promise.race([
+    new Promise<boolean>((resolve) => child.stdout!.on('data', () => stdout.includes('\n') && resolve(true))),
+    exited.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 30_000))),
+  ]);
+  clearTimeout(timer);
+  if (!served) {
+    kill();
+    throw new Error(`ce serve did not serve within 30 s, or exited first; stderr:\n${stderr}`);
   }
-  if (!stdout.includes('\n')) kill();
-  if (!stdout.includes('\n')) throw new Error(`ce serve exited before it served; stderr:\n${stderr}`);
   const line = JSON.parse(stdout.split('\n')[0]!) as { mcp_url: string; rest_url: string; pid: number };
   return {
     child,

@@ -7,6 +7,7 @@ import {
   StreamableHTTPClientTransport,
   type FetchLike,
   type JSONRPCMessage,
+  type Transport,
 } from '@modelcontextprotocol/client';
 import type { JsonRpcResponse, RawClientDispatch, V2RequestFraming } from '@modelcontextprotocol/ext-tasks/client';
 import { PROTOCOL_VERSION, TASKS } from './server.js';
@@ -96,12 +97,19 @@ export interface ConnectOptions {
 export const clientInfo = (name: string) => ({ name, version: '1.0.0' });
 
 /** A Client pinned to 2026-07-28 and connected (server/discover) with the participant's bearer token. */
-export async function connectClient(url: string, token: string, options: ConnectOptions): Promise<Client> {
+export function connectClient(url: string, token: string, options: ConnectOptions): Promise<Client> {
+  return connectClientOver(transportFor(url, token, options.recorder), options);
+}
+
+/** A Client pinned to 2026-07-28, connected (server/discover) over any transport (HTTP, or stdio to ce bridge). */
+export async function connectClientOver(
+  transport: Transport,
+  options: Omit<ConnectOptions, 'recorder'>,
+): Promise<Client> {
   const client = new Client(clientInfo(options.name), {
     versionNegotiation: { mode: { pin: PROTOCOL_VERSION } },
     ...(options.tasks ? { capabilities: { extensions: { [TASKS]: {} } } } : {}),
   });
-  const transport = transportFor(url, token, options.recorder);
   await client.connect(transport);
   const { onInbound } = options;
   if (onInbound) {
@@ -152,12 +160,20 @@ function errorFromHttpFailure(error: unknown, id: string): JsonRpcResponse | und
  * that derives MCP-Protocol-Version, Mcp-Method and Mcp-Name from the body's
  * _meta, one POST per request, answers matched by id.
  */
-export async function createRawDispatcher(
+export function createRawDispatcher(
   url: string,
   token: string,
   options: { name: string; recorder?: RecordingFetch },
 ): Promise<RawDispatcher> {
-  const transport = transportFor(url, token, options.recorder);
+  return rawDispatcherOver(transportFor(url, token, options.recorder), options);
+}
+
+/**
+ * The raw request path over any transport (HTTP, or stdio to ce bridge):
+ * JSON-RPC requests with ids of its own, answers matched by id. A request
+ * aborted by ext-tasks is cancelled with notifications/cancelled.
+ */
+export async function rawDispatcherOver(transport: Transport, options: { name: string }): Promise<RawDispatcher> {
   const pending = new Map<string | number, (response: JsonRpcResponse) => void>();
   transport.onmessage = (message: JSONRPCMessage) => {
     if (!('id' in message) || message.id === undefined || 'method' in message) return;
@@ -176,9 +192,10 @@ export async function createRawDispatcher(
     if (!isObject(request)) throw new TypeError('a request must be an object');
     const id = `${options.name}-raw-${++next}`;
     const answered = new Promise<JsonRpcResponse>((resolve) => pending.set(id, resolve));
+    const signal = dispatchOptions?.signal;
     try {
       await transport.send({ ...request, jsonrpc: '2.0', id } as JSONRPCMessage, {
-        ...(dispatchOptions?.signal ? { requestSignal: dispatchOptions.signal } : {}),
+        ...(signal ? { requestSignal: signal } : {}),
         ...(dispatchOptions?.context?.headers ? { headers: dispatchOptions.context.headers } : {}),
       });
     } catch (error) {
@@ -187,7 +204,23 @@ export async function createRawDispatcher(
       if (decoded) return decoded;
       throw error;
     }
-    return answered;
+    if (!signal) return answered;
+    // Over HTTP the aborted fetch ends the request; over stdio only a cancel notification does.
+    return new Promise<JsonRpcResponse>((resolve, reject) => {
+      const onAbort = () => {
+        pending.delete(id);
+        void transport
+          .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } } as JSONRPCMessage)
+          .catch(() => undefined);
+        reject(signal.reason);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      void answered.then((response) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(response);
+      });
+    });
   };
 
   const framing = v2Framing(options.name);

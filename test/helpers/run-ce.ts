@@ -16,12 +16,17 @@ export interface CeRun {
 /** A command line's words: split at spaces, a part in double quotes one word (`""` an empty one). */
 export const words = (line: string): string[] => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
 
-export function ce(args: string[], options: { cwd?: string } = {}): Promise<CeRun> {
+export function ce(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CeRun> {
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [CE_BIN, ...args],
-      { cwd: options.cwd, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      {
+        cwd: options.cwd,
+        timeout: 60_000,
+        maxBuffer: 16 * 1024 * 1024,
+        ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+      },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
           reject(new Error(`ce ${args.join(' ')} did not run: ${error.message}\n${stderr}`));
@@ -30,6 +35,8 @@ export function ce(args: string[], options: { cwd?: string } = {}): Promise<CeRu
         resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
       },
     );
+    // Nothing to read: a command that reads stdin (ce bridge) sees it end.
+    child.stdin?.end();
   });
 }
 
