@@ -1467,6 +1467,53 @@ export const toolCatalog = [
     },
   },
   {
+    name: 'session_get',
+    title: 'Who am I',
+    description: "The caller's participant, capabilities and session: what this session may do. Needs no capability.",
+    inputSchema: {
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      anyOf: [
+        {
+          type: 'object',
+          properties: {
+            participant: {
+              type: ['string', 'null'],
+            },
+            capabilities: {
+              type: 'array',
+              items: {
+                type: 'string',
+                enum: ['read', 'write', 'approve', 'admin'],
+              },
+            },
+            session: {
+              type: ['object', 'null'],
+            },
+          },
+          required: ['participant', 'capabilities', 'session'],
+        },
+        {
+          type: 'object',
+          properties: {
+            error: {},
+          },
+        },
+      ],
+    },
+    annotations: {
+      title: 'Who am I',
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
     name: 'session_list',
     title: 'List sessions',
     description: 'List sessions, newest first, never their tokens. Needs admin.',
@@ -1616,6 +1663,7 @@ export const toolOperations = {
   participant_list: 'listParticipants',
   participant_add: 'addParticipant',
   participant_remove: 'removeParticipant',
+  session_get: 'getSession',
   session_list: 'listSessions',
   session_create: 'createSession',
   session_revoke: 'revokeSession',

@@ -432,6 +432,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspace/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the caller is: its participant, capabilities and session
+         * @description Who the caller is and what it may do; takes nothing. Any session may ask, whatever its capabilities: a client (the room's page, say) offers only the actions the answer allows.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspace/sessions": {
         parameters: {
             query?: never;
@@ -1173,6 +1193,15 @@ export interface components {
         SessionCreateOutput: {
             session: components["schemas"]["Session"];
             token: string;
+        };
+        /**
+         * SessionGetOutput
+         * @description The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session.
+         */
+        SessionGetOutput: {
+            participant: components["schemas"]["ParticipantName"] | null;
+            capabilities: components["schemas"]["Capability"][];
+            session: components["schemas"]["Session"] | null;
         };
         /**
          * SessionListOutput
@@ -3067,6 +3096,53 @@ export interface operations {
                 };
             };
             /** @description No such record */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the caller is: its participant, capabilities and session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionGetOutput"];
+                };
+            };
+            /** @description The input does not match its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No valid session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
                     [name: string]: unknown;

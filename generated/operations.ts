@@ -1134,6 +1134,36 @@ export const operations = {
       options: [],
     },
   },
+  getSession: {
+    id: 'getSession',
+    summary: 'Who the caller is: its participant, capabilities and session',
+    engine: 'currentSession',
+    input: 'SessionGetInput',
+    output: 'SessionGetOutput',
+    changes: false,
+    actor: 'either',
+    mcp: {
+      tool: 'session_get',
+      title: 'Who am I',
+      description: "The caller's participant, capabilities and session: what this session may do. Needs no capability.",
+      destructive: false,
+      idempotent: true,
+    },
+    rest: {
+      method: 'GET',
+      path: '/workspace/session',
+      status: 200,
+      in: 'path',
+      pathParams: [],
+      queryParams: [],
+    },
+    cli: {
+      command: 'whoami',
+      example: 'ce whoami notes.md --participant alice',
+      arguments: [],
+      options: [],
+    },
+  },
   listSessions: {
     id: 'listSessions',
     summary: 'List sessions (admin)',
@@ -1296,6 +1326,7 @@ export interface OperationTypes {
   listParticipants: { input: T.ParticipantListInput; output: T.ParticipantListOutput };
   addParticipant: { input: T.ParticipantAddInput; output: T.ParticipantOutput };
   removeParticipant: { input: T.ParticipantRemoveInput; output: T.ParticipantOutput };
+  getSession: { input: T.SessionGetInput; output: T.SessionGetOutput };
   listSessions: { input: T.SessionListInput; output: T.SessionListOutput };
   createSession: { input: T.SessionCreateInput; output: T.SessionCreateOutput };
   revokeSession: { input: T.SessionRevokeInput; output: T.SessionOutput };

@@ -1179,6 +1179,24 @@ export interface SessionCreateOutput {
   token: string;
 }
 /**
+ * Who the caller is and what it may do; takes nothing. Any session may ask, whatever its capabilities: a client (the room's page, say) offers only the actions the answer allows.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "SessionGetInput".
+ */
+export interface SessionGetInput {}
+/**
+ * The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "SessionGetOutput".
+ */
+export interface SessionGetOutput {
+  participant: ParticipantName | null;
+  capabilities: Capability[];
+  session: Session | null;
+}
+/**
  * Lists sessions, optionally of one participant.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema

@@ -82,6 +82,8 @@ export declare const validateProposalOutput: ValidateFunction<T.ProposalOutput>;
 export declare const validateProposalRefInput: ValidateFunction<T.ProposalRefInput>;
 export declare const validateSessionCreateInput: ValidateFunction<T.SessionCreateInput>;
 export declare const validateSessionCreateOutput: ValidateFunction<T.SessionCreateOutput>;
+export declare const validateSessionGetInput: ValidateFunction<T.SessionGetInput>;
+export declare const validateSessionGetOutput: ValidateFunction<T.SessionGetOutput>;
 export declare const validateSessionListInput: ValidateFunction<T.SessionListInput>;
 export declare const validateSessionListOutput: ValidateFunction<T.SessionListOutput>;
 export declare const validateSessionOutput: ValidateFunction<T.SessionOutput>;

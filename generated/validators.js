@@ -26193,13 +26193,13 @@ function validate132(
 }
 validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListInput = validate134;
+export const validateSessionGetInput = validate134;
 const schema221 = {
-  title: "SessionListInput",
-  description: "Lists sessions, optionally of one participant.",
+  title: "SessionGetInput",
+  description:
+    "Who the caller is and what it may do; takes nothing. Any session may ask, whatever its capabilities: a client (the room's page, say) offers only the actions the answer allows.",
   type: "object",
-  properties: { participant: { title: "Participant", $ref: "#/$defs/ParticipantName" } },
-  required: [],
+  properties: {},
   additionalProperties: false,
 };
 
@@ -26210,6 +26210,426 @@ function validate134(
   let vErrors = null;
   let errors = 0;
   const evaluated0 = validate134.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/additionalProperties",
+        keyword: "additionalProperties",
+        params: { additionalProperty: key0 },
+        message: "must NOT have additional properties",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+  } else {
+    const err1 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err1];
+    } else {
+      vErrors.push(err1);
+    }
+    errors++;
+  }
+  validate134.errors = vErrors;
+  return errors === 0;
+}
+validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateSessionGetOutput = validate135;
+const schema222 = {
+  title: "SessionGetOutput",
+  description:
+    "The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session.",
+  type: "object",
+  properties: {
+    participant: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
+    capabilities: { type: "array", items: { $ref: "#/$defs/Capability" }, uniqueItems: true },
+    session: { anyOf: [{ $ref: "#/$defs/Session" }, { type: "null" }] },
+  },
+  required: ["participant", "capabilities", "session"],
+  additionalProperties: false,
+};
+
+function validate135(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate135.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.participant === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "participant" },
+        message: "must have required property '" + "participant" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.capabilities === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "capabilities" },
+        message: "must have required property '" + "capabilities" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.session === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "session" },
+        message: "must have required property '" + "session" + "'",
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "participant" || key0 === "capabilities" || key0 === "session")) {
+        const err3 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.participant !== undefined) {
+      let data0 = data.participant;
+      const _errs3 = errors;
+      let valid1 = false;
+      const _errs4 = errors;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 64) {
+          const err4 = {
+            instancePath: instancePath + "/participant",
+            schemaPath: "#/$defs/ParticipantName/maxLength",
+            keyword: "maxLength",
+            params: { limit: 64 },
+            message: "must NOT have more than 64 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err5 = {
+            instancePath: instancePath + "/participant",
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (!pattern4.test(data0)) {
+          const err6 = {
+            instancePath: instancePath + "/participant",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = {
+          instancePath: instancePath + "/participant",
+          schemaPath: "#/$defs/ParticipantName/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+      var _valid0 = _errs4 === errors;
+      valid1 = valid1 || _valid0;
+      const _errs7 = errors;
+      if (data0 !== null) {
+        const err8 = {
+          instancePath: instancePath + "/participant",
+          schemaPath: "#/properties/participant/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+      var _valid0 = _errs7 === errors;
+      valid1 = valid1 || _valid0;
+      if (!valid1) {
+        const err9 = {
+          instancePath: instancePath + "/participant",
+          schemaPath: "#/properties/participant/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      } else {
+        errors = _errs3;
+        if (vErrors !== null) {
+          if (_errs3) {
+            vErrors.length = _errs3;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+    if (data.capabilities !== undefined) {
+      let data1 = data.capabilities;
+      if (Array.isArray(data1)) {
+        const len0 = data1.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data2 = data1[i0];
+          if (typeof data2 !== "string") {
+            const err10 = {
+              instancePath: instancePath + "/capabilities/" + i0,
+              schemaPath: "#/$defs/Capability/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+            };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+          if (!(data2 === "read" || data2 === "write" || data2 === "approve" || data2 === "admin")) {
+            const err11 = {
+              instancePath: instancePath + "/capabilities/" + i0,
+              schemaPath: "#/$defs/Capability/enum",
+              keyword: "enum",
+              params: { allowedValues: schema38.enum },
+              message: "must be equal to one of the allowed values",
+            };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+        let i1 = data1.length;
+        let j0;
+        if (i1 > 1) {
+          outer0: for (; i1--;) {
+            for (j0 = i1; j0--;) {
+              if (func0(data1[i1], data1[j0])) {
+                const err12 = {
+                  instancePath: instancePath + "/capabilities",
+                  schemaPath: "#/properties/capabilities/uniqueItems",
+                  keyword: "uniqueItems",
+                  params: { i: i1, j: j0 },
+                  message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+                break outer0;
+              }
+            }
+          }
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/capabilities",
+          schemaPath: "#/properties/capabilities/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.session !== undefined) {
+      let data3 = data.session;
+      const _errs15 = errors;
+      let valid7 = false;
+      const _errs16 = errors;
+      if (
+        !validate62(data3, {
+          instancePath: instancePath + "/session",
+          parentData: data,
+          parentDataProperty: "session",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+        errors = vErrors.length;
+      }
+      var _valid1 = _errs16 === errors;
+      valid7 = valid7 || _valid1;
+      const _errs17 = errors;
+      if (data3 !== null) {
+        const err14 = {
+          instancePath: instancePath + "/session",
+          schemaPath: "#/properties/session/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+      var _valid1 = _errs17 === errors;
+      valid7 = valid7 || _valid1;
+      if (!valid7) {
+        const err15 = {
+          instancePath: instancePath + "/session",
+          schemaPath: "#/properties/session/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      } else {
+        errors = _errs15;
+        if (vErrors !== null) {
+          if (_errs15) {
+            vErrors.length = _errs15;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
+  } else {
+    const err16 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+    };
+    if (vErrors === null) {
+      vErrors = [err16];
+    } else {
+      vErrors.push(err16);
+    }
+    errors++;
+  }
+  validate135.errors = vErrors;
+  return errors === 0;
+}
+validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateSessionListInput = validate137;
+const schema225 = {
+  title: "SessionListInput",
+  description: "Lists sessions, optionally of one participant.",
+  type: "object",
+  properties: { participant: { title: "Participant", $ref: "#/$defs/ParticipantName" } },
+  required: [],
+  additionalProperties: false,
+};
+
+function validate137(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate137.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26313,13 +26733,13 @@ function validate134(
     }
     errors++;
   }
-  validate134.errors = vErrors;
+  validate137.errors = vErrors;
   return errors === 0;
 }
-validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListOutput = validate135;
-const schema223 = {
+export const validateSessionListOutput = validate138;
+const schema227 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -26328,13 +26748,13 @@ const schema223 = {
   additionalProperties: false,
 };
 
-function validate135(
+function validate138(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate135.evaluated;
+  const evaluated0 = validate138.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26423,13 +26843,13 @@ function validate135(
     }
     errors++;
   }
-  validate135.errors = vErrors;
+  validate138.errors = vErrors;
   return errors === 0;
 }
-validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate138.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionOutput = validate137;
-const schema224 = {
+export const validateSessionOutput = validate140;
+const schema228 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -26438,13 +26858,13 @@ const schema224 = {
   additionalProperties: false,
 };
 
-function validate137(
+function validate140(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate137.evaluated;
+  const evaluated0 = validate140.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26513,13 +26933,13 @@ function validate137(
     }
     errors++;
   }
-  validate137.errors = vErrors;
+  validate140.errors = vErrors;
   return errors === 0;
 }
-validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate140.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionRevokeInput = validate139;
-const schema225 = {
+export const validateSessionRevokeInput = validate142;
+const schema229 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
@@ -26528,13 +26948,13 @@ const schema225 = {
   additionalProperties: false,
 };
 
-function validate139(
+function validate142(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate139.evaluated;
+  const evaluated0 = validate142.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26638,13 +27058,13 @@ function validate139(
     }
     errors++;
   }
-  validate139.errors = vErrors;
+  validate142.errors = vErrors;
   return errors === 0;
 }
-validate139.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate142.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate140;
-const schema226 = {
+export const validateTaskCancelOutput = validate143;
+const schema230 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -26654,13 +27074,13 @@ const schema226 = {
   additionalProperties: false,
 };
 
-function validate140(
+function validate143(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate140.evaluated;
+  const evaluated0 = validate143.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26761,13 +27181,13 @@ function validate140(
     }
     errors++;
   }
-  validate140.errors = vErrors;
+  validate143.errors = vErrors;
   return errors === 0;
 }
-validate140.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate143.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate142;
-const schema227 = {
+export const validateTaskRefInput = validate145;
+const schema231 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -26784,13 +27204,13 @@ const schema227 = {
   additionalProperties: false,
 };
 
-function validate142(
+function validate145(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate142.evaluated;
+  const evaluated0 = validate145.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26894,13 +27314,13 @@ function validate142(
     }
     errors++;
   }
-  validate142.errors = vErrors;
+  validate145.errors = vErrors;
   return errors === 0;
 }
-validate142.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate145.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate143;
-const schema228 = {
+export const validateTaskUpdateInput = validate146;
+const schema232 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -26925,13 +27345,13 @@ const schema228 = {
   additionalProperties: false,
 };
 
-function validate143(
+function validate146(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate143.evaluated;
+  const evaluated0 = validate146.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27388,13 +27808,13 @@ function validate143(
     }
     errors++;
   }
-  validate143.errors = vErrors;
+  validate146.errors = vErrors;
   return errors === 0;
 }
-validate143.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate146.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate144;
-const schema231 = {
+export const validateTaskUpdateOutput = validate147;
+const schema235 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -27406,13 +27826,13 @@ const schema231 = {
   additionalProperties: false,
 };
 
-function validate144(
+function validate147(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate144.evaluated;
+  const evaluated0 = validate147.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27580,13 +28000,13 @@ function validate144(
     }
     errors++;
   }
-  validate144.errors = vErrors;
+  validate147.errors = vErrors;
   return errors === 0;
 }
-validate144.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate147.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryInput = validate146;
-const schema233 = {
+export const validateWorkspaceHistoryInput = validate149;
+const schema237 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -27599,13 +28019,13 @@ const schema233 = {
   additionalProperties: false,
 };
 
-function validate146(
+function validate149(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate146.evaluated;
+  const evaluated0 = validate149.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27732,13 +28152,13 @@ function validate146(
     }
     errors++;
   }
-  validate146.errors = vErrors;
+  validate149.errors = vErrors;
   return errors === 0;
 }
-validate146.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate149.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryOutput = validate147;
-const schema234 = {
+export const validateWorkspaceHistoryOutput = validate150;
+const schema238 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -27751,13 +28171,13 @@ const schema234 = {
   additionalProperties: false,
 };
 
-function validate147(
+function validate150(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate147.evaluated;
+  const evaluated0 = validate150.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27928,13 +28348,13 @@ function validate147(
     }
     errors++;
   }
-  validate147.errors = vErrors;
+  validate150.errors = vErrors;
   return errors === 0;
 }
-validate147.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate150.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceProposeInput = validate149;
-const schema235 = {
+export const validateWorkspaceProposeInput = validate152;
+const schema239 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -27963,13 +28383,13 @@ const schema235 = {
   ],
 };
 
-function validate149(
+function validate152(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate149.evaluated;
+  const evaluated0 = validate152.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28399,14 +28819,14 @@ function validate149(
       }
     }
   }
-  validate149.errors = vErrors;
+  validate152.errors = vErrors;
   evaluated0.props = props0;
   return errors === 0;
 }
-validate149.evaluated = { dynamicProps: true, dynamicItems: false };
+validate152.evaluated = { dynamicProps: true, dynamicItems: false };
 
-export const validateProblemDetails = validate150;
-const schema242 = {
+export const validateProblemDetails = validate153;
+const schema246 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -28442,13 +28862,13 @@ const schema242 = {
   required: ["type", "title", "status", "detail", "code"],
 };
 
-function validate150(
+function validate153(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate150.evaluated;
+  const evaluated0 = validate153.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28700,7 +29120,7 @@ function validate150(
           instancePath: instancePath + "/code",
           schemaPath: "#/properties/code/anyOf/1/enum",
           keyword: "enum",
-          params: { allowedValues: schema242.properties.code.anyOf[1].enum },
+          params: { allowedValues: schema246.properties.code.anyOf[1].enum },
           message: "must be equal to one of the allowed values",
         };
         if (vErrors === null) {
@@ -28908,10 +29328,10 @@ function validate150(
     }
     errors++;
   }
-  validate150.errors = vErrors;
+  validate153.errors = vErrors;
   return errors === 0;
 }
-validate150.evaluated = {
+validate153.evaluated = {
   props: {
     type: true,
     title: true,

@@ -5,6 +5,8 @@ import type {
   Session,
   SessionCreateInput,
   SessionCreateOutput,
+  SessionGetInput,
+  SessionGetOutput,
   SessionListInput,
   SessionListOutput,
   SessionOutput,
@@ -12,11 +14,12 @@ import type {
 } from '../../generated/types.js';
 import {
   validateSessionCreateInput,
+  validateSessionGetInput,
   validateSessionListInput,
   validateSessionRevokeInput,
 } from '../../generated/validators.js';
 import type { SessionRow } from '../store/rows.js';
-import { actorName, requireActorCapability, type Actor } from './access.js';
+import { actorName, LOCAL_OPERATOR, requireActorCapability, type Actor } from './access.js';
 import { checkInput } from './check-input.js';
 import { toTimestamp } from './clock.js';
 import { DomainError } from './errors.js';
@@ -89,6 +92,26 @@ export function revokeSession(room: Room, actor: Actor, input: SessionRevokeInpu
     });
     return { session: toSession({ ...row, revoked_at: now }) };
   });
+}
+
+const EVERY_CAPABILITY: Capability[] = ['read', 'write', 'approve', 'admin'];
+
+/**
+ * Who the caller is and what it may do. Any caller may ask, whatever its
+ * capabilities, so a client can offer only the actions the room would allow.
+ * The local operator has no participant and every capability; acting as a
+ * participant (no session row) it is that participant with what actAs gives.
+ */
+export function currentSession(room: Room, actor: Actor, input: SessionGetInput): SessionGetOutput {
+  checkInput(validateSessionGetInput, input);
+  if (actor === LOCAL_OPERATOR) return { participant: null, capabilities: EVERY_CAPABILITY, session: null };
+  const sessionId = (actor as { session_id?: unknown }).session_id;
+  const row = typeof sessionId === 'string' ? room.workspace.getSession(sessionId) : undefined;
+  return {
+    participant: actor.participant,
+    capabilities: [...actor.capabilities],
+    session: row ? toSession(row) : null,
+  };
 }
 
 /**

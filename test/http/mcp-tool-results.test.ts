@@ -223,6 +223,8 @@ describe.each([
     await refuse('carol', 'workspace_history', { limit: 0 }, 'invalid_input');
     await succeed('carol', 'workspace_read', {});
     await refuse('carol', 'workspace_read', { revision: 1 }, 'invalid_input');
+    await succeed('carol', 'session_get', {});
+    await refuse('carol', 'session_get', { participant: 'alice' }, 'invalid_input');
     await succeed('carol', 'handoff_list', { status: 'result_ready' });
     await refuse('carol', 'handoff_list', { status: 'maybe' }, 'invalid_input');
     await succeed('carol', 'proposal_list', { status: 'accepted' });

@@ -1284,6 +1284,31 @@ describe('GET /workspace/artifact (readArtifact)', () => {
   });
 });
 
+describe('GET /workspace/session (getSession)', () => {
+  const w = useWorld();
+
+  it('200: the session answers its participant, capabilities and session, whatever capabilities it has', async () => {
+    const carol = expectOk(await w.carol.GET('/workspace/session'), 'getSession');
+    expect(carol).toMatchObject({ participant: 'carol', session: { participant: 'carol', revoked_at: null } });
+    expect(carol.capabilities).toEqual(carol.session!.capabilities);
+    const noRead = expectOk(await w.noRead.GET('/workspace/session'), 'getSession');
+    expect(noRead.capabilities).not.toContain('read');
+  });
+
+  it('200: the operator has every capability and no participant; acting as one, read, write and approve', async () => {
+    expect(expectOk(await w.operator.GET('/workspace/session'), 'getSession')).toEqual({
+      participant: null,
+      capabilities: ['read', 'write', 'approve', 'admin'],
+      session: null,
+    });
+    expect(expectOk(await w.operatorAs('alice').GET('/workspace/session'), 'getSession')).toEqual({
+      participant: 'alice',
+      capabilities: ['read', 'write', 'approve'],
+      session: null,
+    });
+  });
+});
+
 describe('GET /workspace/history (listHistory)', () => {
   const w = useWorld();
 

@@ -34,6 +34,7 @@ export const renderers: Renderers = {
   listParticipants: r.participantList,
   addParticipant: r.participantAdded,
   removeParticipant: r.participantRemoved,
+  getSession: r.whoAmI,
   listSessions: r.sessionList,
   createSession: r.sessionCreated,
   revokeSession: r.sessionRevoked,

@@ -9,6 +9,7 @@ import type {
   ProposalListOutput,
   ProposalOutput,
   SessionCreateOutput,
+  SessionGetOutput,
   SessionListOutput,
   SessionOutput,
   WorkspaceHistoryOutput,
@@ -122,6 +123,15 @@ export function sessionCreated({ session, token }: SessionCreateOutput): string 
     'The token is shown only this once and the room keeps only its hash: store it now.',
     'Clients send it as Authorization: Bearer <token>.',
   ].join('\n');
+}
+
+export function whoAmI({ participant, capabilities, session }: SessionGetOutput): string {
+  return fields([
+    ['participant', participant ?? 'none: the local operator'],
+    ['capabilities', capabilities.join(',')],
+    ['session', session?.session_id ?? 'none'],
+    ...(session ? ([['expires', session.expires_at ?? 'never (until revoked)']] as [string, string][]) : []),
+  ]);
 }
 
 export function sessionList({ sessions }: SessionListOutput): string {
