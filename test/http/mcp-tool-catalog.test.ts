@@ -197,7 +197,8 @@ describe('input field labels', () => {
     for (const tool of tools) {
       const found = properties(tool.inputSchema, tool.name);
       // workspace_read and session_get take nothing.
-      if (tool.name !== 'workspace_read' && tool.name !== 'session_get') expect(found.length, tool.name).toBeGreaterThan(0);
+      if (tool.name !== 'workspace_read' && tool.name !== 'session_get')
+        expect(found.length, tool.name).toBeGreaterThan(0);
       const untitled = found.filter(([, property]) => typeof property.title !== 'string' || property.title === '');
       expect(untitled.map(([path]) => path)).toEqual([]);
     }
