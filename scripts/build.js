@@ -1,8 +1,10 @@
 // npm run build (and npm ci, through prepare): bundles the ce command line
 // and the npm start example into dist/ with esbuild. Code a command loads
 // only when it runs (the engine, the HTTP server) goes to chunks of its
-// own, so `ce --help` reads neither SQLite nor the validators.
-import { rmSync } from 'node:fs';
+// own, so `ce --help` reads neither SQLite nor the validators. The room's
+// page (page/) is a second build, for browsers: dist/page holds everything
+// the room serves at / and nothing is fetched from elsewhere.
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 rmSync('dist', { recursive: true, force: true }); // no chunk of an earlier build stays behind
@@ -19,3 +21,18 @@ await build({
   packages: 'external',
   logLevel: 'warning',
 });
+
+await build({
+  entryPoints: { room: 'page/room.ts' },
+  outdir: 'dist/page',
+  bundle: true, // markdown-it, diff and eventsource-parser go in room.js
+  format: 'esm',
+  platform: 'browser',
+  target: ['chrome120', 'firefox120', 'safari17'],
+  minify: true,
+  sourcemap: false,
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
+mkdirSync('dist/page', { recursive: true });
+for (const file of ['index.html', 'room.css', 'icon.svg']) copyFileSync(`page/${file}`, `dist/page/${file}`);

@@ -95,6 +95,7 @@ process.stdout.write(
     '',
     `  MCP URL:  ${serving.http.mcpUrl}`,
     `  REST:     ${serving.http.restUrl}    (reference: ${serving.http.baseUrl}/docs)`,
+    `  page:     ${serving.http.baseUrl}/#token=${tokens.you}    (the room's page, as "you")`,
     `  token:    ${tokens.you}    (participant "you": read, write, approve)`,
     `  agent:    ${tokens.agent}    (participant "agent": read, write)`,
     '',

@@ -1,12 +1,13 @@
 // ce: the command line of a Common Room. The operation commands are built
-// from the operation table (commands.ts); ce init and ce serve are the
-// operator's own. Every failure, commander's own included, ends in one
+// from the operation table (commands.ts); ce init, ce serve and ce open are
+// the operator's own. Every failure, commander's own included, ends in one
 // funnel (reportFailure).
 import { Command } from 'commander';
 import { backupCommands } from './backup.js';
 import { bridgeCommand } from './bridge-command.js';
 import { operationCommands } from './commands.js';
 import { reportFailure } from './output.js';
+import { openCommand } from './open.js';
 import { initCommand } from './room.js';
 import { serveCommand } from './serve.js';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: () => {} });
   initCommand(program);
   serveCommand(program);
+  openCommand(program);
   bridgeCommand(program);
   backupCommands(program);
   operationCommands(program);

@@ -165,7 +165,7 @@ function addressesOf(host: string, port: number, scheme: string): string[] {
 function announce(file: string, { room, http }: Serving, settings: ServeSettings): void {
   if (settings.json) {
     process.stdout.write(
-      `${JSON.stringify({ mcp_url: http.mcpUrl, rest_url: http.restUrl, artifact: path.resolve(file), sidecar: room.sidecar.path, pid: process.pid })}\n`,
+      `${JSON.stringify({ mcp_url: http.mcpUrl, rest_url: http.restUrl, page_url: `${http.baseUrl}/`, artifact: path.resolve(file), sidecar: room.sidecar.path, pid: process.pid })}\n`,
     );
   } else {
     process.stdout.write(
@@ -173,6 +173,7 @@ function announce(file: string, { room, http }: Serving, settings: ServeSettings
         `Common Room is serving ${path.basename(file)}`,
         `  MCP:     ${http.mcpUrl}`,
         `  REST:    ${http.restUrl}`,
+        `  page:    ${http.baseUrl}/ (sign in: ce open ${file} --participant NAME)`,
         `  sidecar: ${room.sidecar.path}`,
         'Stop it with Ctrl-C.',
         '',

@@ -12,6 +12,7 @@ import { checkOrigin } from './middleware/origin.js';
 import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
 import { restRouter } from './rest/router.js';
+import { addPageRoutes, defaultPageDir } from './page.js';
 
 export interface AppOptions {
   allowedOrigins?: readonly string[];
@@ -22,12 +23,15 @@ export interface AppOptions {
   keepAliveMs?: number;
   /** The local operator's key to the running room (see runtime-file.ts); none when null. */
   operatorToken?: string | null;
+  /** Where the built page is (dist/page of the package by default). */
+  pageDir?: string;
   /** Where unexpected errors are logged in full (stderr by default). */
   log?: (message: string) => void;
 }
 
 /**
- * The room's HTTP face: two surfaces, MCP on /mcp and REST everywhere else,
+ * The room's HTTP face: two surfaces, MCP on /mcp and REST everywhere else
+ * (with the room's page at /),
  * each a few small middlewares composed once, ending in its own error funnel
  * (JSON-RPC errors, or problem+json).
  */
@@ -56,6 +60,9 @@ export function createApp(room: Room, options: AppOptions = {}): { app: Koa; str
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = docs;
   });
+
+  // The room's page: the same REST and MCP as any client, with the token it was opened with.
+  addPageRoutes(rest, options.pageDir ?? defaultPageDir(), [asProblems]);
 
   app.use(answerUnroutedAsProblems);
   app.use(mcp.routes());

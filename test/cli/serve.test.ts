@@ -67,6 +67,7 @@ test('ce serve: one JSON line, MCP over HTTP, one writer, a graceful stop on SIG
   expect(started).toMatchObject({
     mcp_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/),
     rest_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/workspace$/),
+    page_url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/$/),
     pid: server.child.pid,
   });
 
@@ -155,6 +156,8 @@ test('npm start: a room on the bundled example, with a token that reads, writes 
     /^ {2}REST: +http:\/\/127\.0\.0\.1:\d+\/workspace +\(reference: http:\/\/127\.0\.0\.1:\d+\/docs\)$/,
   );
   const token = (await start.line(/^ {2}token:/)).trim().split(/\s+/)[1]!;
+  const page = await start.line(/^ {2}page:/);
+  expect(page).toContain(`${new URL(mcpUrl).origin}/#token=${token}`);
   const read = await rpc(mcpUrl, 'resources/read', { uri: 'workspace:///welcome.md' }, { token });
   expect(read.body.result.contents[0].text).toMatch(/^# Welcome to Common Room/);
   const proposed = await rpc(

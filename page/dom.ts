@@ -1,0 +1,76 @@
+// Building the page's elements: text always goes in as text nodes, never as
+// markup, so whatever a participant wrote shows as written.
+
+type Child = Node | string | number | null | undefined | false;
+type Props = Record<string, unknown>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') {
+      element.addEventListener(name.slice(2), value as EventListener);
+    } else if (name === 'class') {
+      element.className = String(value);
+    } else if (value === true) {
+      element.setAttribute(name, '');
+    } else {
+      element.setAttribute(name, String(value));
+    }
+  }
+  append(element, children);
+  return element;
+}
+
+function append(parent: Node, children: (Child | Child[])[]): void {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(
+      typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child,
+    );
+  }
+}
+
+/** One item of a list kept in place: its key, and a signature of everything it shows. */
+export interface Keyed {
+  key: string;
+  signature: string;
+  build(): HTMLElement;
+}
+
+/**
+ * Makes `container`'s children the items, in order, keeping the element of
+ * every item whose signature did not change: a half-filled form in it
+ * survives an update, and so does the focus.
+ */
+export function reconcile(container: HTMLElement, items: Keyed[]): void {
+  const existing = new Map<string, HTMLElement>();
+  for (const child of Array.from(container.children) as HTMLElement[]) {
+    if (child.dataset.key !== undefined) existing.set(child.dataset.key, child);
+  }
+  const wanted = items.map((item) => {
+    const old = existing.get(item.key);
+    if (old && old.dataset.signature === item.signature) return old;
+    const fresh = item.build();
+    fresh.dataset.key = item.key;
+    fresh.dataset.signature = item.signature;
+    return fresh;
+  });
+  const keep = new Set(wanted);
+  for (const child of Array.from(container.children)) if (!keep.has(child as HTMLElement)) child.remove();
+  wanted.forEach((element, index) => {
+    const at = container.children[index] ?? null;
+    if (at !== element) container.insertBefore(element, at);
+  });
+}
+
+/** A short local time for a timestamp. */
+export const when = (iso: string | null | undefined): string => {
+  if (!iso) return '';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+};

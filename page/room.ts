@@ -1,0 +1,237 @@
+// The room's page. It signs in with the session token from the address's
+// fragment (#token=..., as ce open prints it) or pasted in, keeps it in
+// sessionStorage only and takes it out of the address bar. Then it asks the
+// room who the session is (GET /workspace/session) and shows only the
+// actions that session may take; the room refuses the others anyway.
+import type {
+  ArtifactReadOutput,
+  Capability,
+  HandoffListOutput,
+  ProposalListOutput,
+  SessionGetOutput,
+  WorkspaceHistoryOutput,
+} from '../generated/types.js';
+import { isSignedOut, RoomApi } from './api.js';
+import type { PageContext } from './context.js';
+import { h } from './dom.js';
+import { startLive, type View } from './live.js';
+import { renderArtifact } from './views/artifact.js';
+import { createHandoffForm, GROUPS, renderHandoffs, type Group } from './views/handoffs.js';
+import { HISTORY_PAGE, HistoryPager } from './views/history.js';
+import { renderProposals } from './views/proposals.js';
+
+const TOKEN_KEY = 'commonroom.token';
+const SESSION_CHECK_MS = 15_000;
+
+const $ = (id: string): HTMLElement => document.getElementById(id)!;
+
+/** The token in the fragment, if any, moved to sessionStorage; the address and its history entry lose it. */
+function tokenFromAddress(): string | null {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const token = fragment.get('token');
+  if (location.hash) history.replaceState(null, '', `${location.pathname}${location.search}`);
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+function showSignIn(message: string): void {
+  $('room').hidden = true;
+  $('room').replaceChildren();
+  $('who').replaceChildren();
+  $('live').textContent = '';
+  $('sign-out').hidden = true;
+  $('sign-in').hidden = false;
+  $('sign-in-message').textContent = message;
+}
+
+const REFUSED =
+  'This session was not accepted: the token may be mistyped, expired or revoked. Ask for a new link (ce open FILE --participant NAME) or paste a token below.';
+
+let signedIn: { stop(): void } | null = null;
+
+function signOut(message: string): void {
+  signedIn?.stop();
+  signedIn = null;
+  sessionStorage.removeItem(TOKEN_KEY);
+  showSignIn(message);
+}
+
+async function signIn(token: string): Promise<void> {
+  const api = new RoomApi(token);
+  let me: SessionGetOutput;
+  try {
+    me = await api.rest<SessionGetOutput>('GET', '/workspace/session');
+  } catch (error) {
+    if (isSignedOut(error)) return signOut(REFUSED);
+    return showSignIn(`The room could not be reached (${(error as Error).message}). Reload the page to try again.`);
+  }
+  openRoom(api, me);
+}
+
+function openRoom(api: RoomApi, me: SessionGetOutput): void {
+  let stopped = false;
+  const refused = (error: unknown): boolean => {
+    if (!isSignedOut(error)) return false;
+    if (!stopped) signOut(REFUSED);
+    return true;
+  };
+
+  const can = (capability: Capability) => me.capabilities.includes(capability);
+  const context: PageContext = {
+    api,
+    me,
+    can,
+    async act({ control, status, run, changes, done }) {
+      (control as HTMLButtonElement).disabled = true;
+      status.textContent = '';
+      status.classList.remove('error');
+      try {
+        await run();
+        done?.();
+        for (const view of changes) refresh(view);
+      } catch (error) {
+        if (refused(error)) return;
+        status.textContent = (error as Error).message;
+        status.classList.add('error');
+      } finally {
+        (control as HTMLButtonElement).disabled = false;
+      }
+    },
+  };
+
+  // The room's sections, built fresh for this session.
+  const artifactSection = h('section', { id: 'artifact', 'aria-labelledby': 'artifact-heading', class: 'panel' });
+  const proposalList = h('ul', { class: 'cards', id: 'proposal-list' });
+  const noProposals = h('p', { class: 'meta' }, 'No open proposals.');
+  const proposalsSection = h(
+    'section',
+    { id: 'proposals', 'aria-labelledby': 'proposals-heading', class: 'panel' },
+    h('h2', { id: 'proposals-heading' }, 'Proposals'),
+    noProposals,
+    proposalList,
+  );
+  const groups = {} as Record<Group, { list: HTMLElement; empty: HTMLElement }>;
+  const handoffsSection = h(
+    'section',
+    { id: 'handoffs', 'aria-labelledby': 'handoffs-heading', class: 'panel' },
+    h('h2', { id: 'handoffs-heading' }, 'Handoffs'),
+    can('write') ? createHandoffForm(context) : null,
+    GROUPS.map((group) => {
+      const list = h('ul', { class: 'cards', id: `handoffs-${group.id}` });
+      const empty = h('p', { class: 'meta' }, 'none');
+      groups[group.id] = { list, empty };
+      return h(
+        'section',
+        { class: 'group', 'aria-labelledby': `group-${group.id}` },
+        h('h3', { id: `group-${group.id}` }, group.title),
+        empty,
+        list,
+      );
+    }),
+  );
+  const historySection = h('section', { id: 'history', 'aria-labelledby': 'history-heading', class: 'panel' });
+  const history = new HistoryPager(historySection, (after) =>
+    api.rest<WorkspaceHistoryOutput>('GET', `/workspace/history?after=${after}&limit=${HISTORY_PAGE}`),
+  );
+
+  $('sign-in').hidden = true;
+  const room = $('room');
+  room.replaceChildren(
+    h('div', { class: 'column main-column' }, artifactSection, proposalsSection),
+    h('div', { class: 'column side-column' }, handoffsSection, historySection),
+  );
+  if (!can('read')) {
+    room.replaceChildren(h('p', { class: 'notice' }, 'This session cannot read the room (it lacks read).'));
+  }
+  room.hidden = false;
+  $('who').textContent = `${me.participant ?? 'the local operator'} · ${me.capabilities.join(', ')}`;
+  $('sign-out').hidden = false;
+
+  let artifact: ArtifactReadOutput | null = null;
+  let proposals: ProposalListOutput['proposals'] = [];
+
+  const readers: Record<View, () => Promise<void>> = {
+    artifact: async () => {
+      artifact = await api.rest<ArtifactReadOutput>('GET', '/workspace/artifact');
+      renderArtifact(artifactSection, artifact);
+      document.title = `${artifact.name} · Common Room`;
+      // The diffs and whether a proposal is stale depend on the current revision.
+      renderProposals(proposalList, noProposals, context, proposals, artifact);
+    },
+    proposals: async () => {
+      proposals = (await api.rest<ProposalListOutput>('GET', '/workspace/proposals?limit=100')).proposals;
+      if (artifact) renderProposals(proposalList, noProposals, context, proposals, artifact);
+    },
+    handoffs: async () => {
+      const { handoffs } = await api.rest<HandoffListOutput>('GET', '/workspace/handoffs?limit=100');
+      renderHandoffs(groups, context, handoffs);
+    },
+    history: () => history.refresh(),
+  };
+
+  // One read of a view at a time; a change during a read reads it once more after.
+  const reading = new Map<View, Promise<void>>();
+  const again = new Set<View>();
+  function refresh(view: View): void {
+    if (stopped || !can('read')) return;
+    if (reading.has(view)) {
+      again.add(view);
+      return;
+    }
+    const read = readers[view]()
+      .catch((error: unknown) => {
+        if (refused(error)) return;
+        $('live').textContent = `could not read the ${view}: ${(error as Error).message}`;
+      })
+      .finally(() => {
+        reading.delete(view);
+        if (again.delete(view)) refresh(view);
+      });
+    reading.set(view, read);
+  }
+  const refreshAll = () => (['artifact', 'proposals', 'handoffs', 'history'] as const).forEach(refresh);
+
+  refreshAll();
+  const live = startLive(api, {
+    connected() {
+      $('live').textContent = 'Live';
+      $('live').dataset.state = 'live';
+      refreshAll();
+    },
+    changed: refresh,
+    disconnected(delayMs) {
+      $('live').textContent = `Reconnecting in ${Math.ceil(delayMs / 1000)} s…`;
+      $('live').dataset.state = 'reconnecting';
+    },
+    signedOut: () => signOut(REFUSED),
+  });
+  // A revoked session changes no view: ask who the session is now and then.
+  const check = setInterval(() => {
+    api.rest('GET', '/workspace/session').catch(refused);
+  }, SESSION_CHECK_MS);
+  signedIn = {
+    stop() {
+      stopped = true;
+      live.stop();
+      clearInterval(check);
+    },
+  };
+}
+
+function start(): void {
+  $('sign-in-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const field = $('sign-in-token') as HTMLInputElement;
+    const token = field.value.trim();
+    field.value = '';
+    if (!token) return;
+    sessionStorage.setItem(TOKEN_KEY, token);
+    void signIn(token);
+  });
+  $('sign-out').addEventListener('click', () => signOut('Signed out. Open a link from ce open, or paste a token.'));
+  const token = tokenFromAddress();
+  if (token) void signIn(token);
+  else showSignIn('Sign in with the link ce open prints (ce open FILE --participant NAME), or paste a session token.');
+}
+
+start();

@@ -1,0 +1,83 @@
+// Open proposals: author, summary and the change against the current
+// revision, with the decisions this session may take.
+import { structuredPatch } from 'diff';
+import type { ArtifactReadOutput, Proposal } from '../../generated/types.js';
+import type { PageContext } from '../context.js';
+import { h, reconcile, when } from '../dom.js';
+
+/** The proposal's change against the file as it is now, one line per element. */
+function diffLines(current: string, proposed: string): HTMLElement {
+  const patch = structuredPatch('current', 'proposed', current, proposed, '', '', { context: 2 });
+  const lines = patch.hunks.flatMap((hunk) => [
+    h('span', { class: 'diff-hunk' }, `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`),
+    ...hunk.lines.map((line) =>
+      h('span', { class: line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-del' : 'diff-same' }, line),
+    ),
+  ]);
+  if (lines.length === 0) lines.push(h('span', { class: 'diff-same' }, 'no change to the current text'));
+  return h('pre', { class: 'diff', 'aria-label': 'Change against the current revision' }, lines);
+}
+
+function proposalItem(context: PageContext, proposal: Proposal, artifact: ArtifactReadOutput): HTMLElement {
+  const current = artifact.revision.number;
+  const stale = proposal.base_revision !== current;
+  const status = h('p', { class: 'status', role: 'status' });
+  const mine = proposal.author === context.me.participant;
+  const decide = (label: string, path: string, className: string) => {
+    const button = h('button', { type: 'button', class: className }, label);
+    button.addEventListener('click', () =>
+      context.act({
+        control: button,
+        status,
+        run: () =>
+          context.api.rest('POST', `/workspace/proposals/${encodeURIComponent(proposal.proposal_id)}/${path}`, {}),
+        changes: path === 'approve' ? ['proposals', 'artifact', 'history'] : ['proposals', 'history'],
+      }),
+    );
+    return button;
+  };
+  const actions = [
+    context.can('approve') && !stale ? decide('Approve', 'approve', 'primary') : null,
+    context.can('approve') ? decide('Reject', 'reject', 'danger') : null,
+    mine && context.can('write') ? decide('Withdraw', 'withdraw', '') : null,
+  ].filter((button) => button !== null);
+  return h(
+    'li',
+    { class: 'card proposal', 'data-proposal-id': proposal.proposal_id },
+    h('p', { class: 'summary' }, proposal.summary || '(no summary)'),
+    h(
+      'p',
+      { class: 'meta' },
+      `by ${proposal.author} · against revision ${proposal.base_revision} · ${when(proposal.created_at)}`,
+    ),
+    stale
+      ? h(
+          'p',
+          { class: 'notice stale' },
+          `Based on revision ${proposal.base_revision}, but the file is at revision ${current} now: it cannot be accepted as it is. The author can propose it again against revision ${current}.`,
+        )
+      : null,
+    artifact.revision.utf8 === false ? null : diffLines(artifact.content, proposal.content),
+    actions.length > 0 ? h('div', { class: 'actions' }, actions) : null,
+    status,
+  );
+}
+
+export function renderProposals(
+  list: HTMLElement,
+  empty: HTMLElement,
+  context: PageContext,
+  proposals: Proposal[],
+  artifact: ArtifactReadOutput,
+): void {
+  const facts = `${artifact.revision.number}:${artifact.revision.hash}`;
+  reconcile(
+    list,
+    proposals.map((proposal) => ({
+      key: proposal.proposal_id,
+      signature: `${JSON.stringify(proposal)}|${facts}`,
+      build: () => proposalItem(context, proposal, artifact),
+    })),
+  );
+  empty.hidden = proposals.length > 0;
+}
