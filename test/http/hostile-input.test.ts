@@ -167,7 +167,7 @@ describe('bodies that are not JSON', () => {
 });
 
 describe('paths and methods', () => {
-  it.each(['/', '/nope', '/workspace', '/workspace/handoffs/x/y/z', '/workspace/%2e%2e/%2e%2e/etc/passwd'])(
+  it.each(['/nope', '/page', '/page/index.html', '/page/%2e%2e%2fpackage.json', '/workspace', '/workspace/handoffs/x/y/z', '/workspace/%2e%2e/%2e%2e/etc/passwd'])(
     'GET %s: 404 problem+json',
     async (pathname) => {
       const response = await fetch(`${s.http.baseUrl}${pathname}`, {
