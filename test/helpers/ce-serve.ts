@@ -3,8 +3,10 @@
 // signal. A test kills what it left running (onTestFinished(served.kill)).
 // Options choose the port (a restart on the same address), put node flags
 // before bin/ce.js (a preloaded fixture) and add to the child's environment.
+// roomOperator(file) is the local operator's REST door to the served room.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { readRuntimeFile } from '../../src/http/runtime-file.js';
 import { CE_BIN } from './run-ce.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -73,5 +75,50 @@ export async function ceServe(file: string, options: CeServeOptions = {}): Promi
       return exited;
     },
     kill,
+  };
+}
+
+/** The local operator's REST door to a served room: its runtime file's address and operator token. */
+export interface RoomOperator {
+  baseUrl: string;
+  mcpUrl: string;
+  /** One REST call as the operator, or as `participant` (the Commonroom-Participant header). */
+  rest(method: string, pathname: string, body?: unknown, participant?: string): Promise<{ status: number; body: any }>;
+  addParticipant(name: string): Promise<void>;
+  /** A new session's token. */
+  session(participant: string, capabilities: string[]): Promise<string>;
+}
+
+export function roomOperator(file: string): RoomOperator {
+  const info = readRuntimeFile(file);
+  if (!info) throw new Error(`no room process serves ${file}`);
+  const rest: RoomOperator['rest'] = async (method, pathname, body, participant) => {
+    const response = await fetch(new URL(pathname, info.base_url), {
+      method,
+      headers: {
+        authorization: `Bearer ${info.operator_token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(participant !== undefined ? { 'commonroom-participant': encodeURIComponent(participant) } : {}),
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+  const ok = async (answer: Promise<{ status: number; body: any }>) => {
+    const { status, body } = await answer;
+    if (status >= 300) throw new Error(`the room refused: ${status} ${JSON.stringify(body)}`);
+    return body;
+  };
+  return {
+    baseUrl: info.base_url,
+    mcpUrl: info.mcp_url,
+    rest,
+    async addParticipant(name) {
+      await ok(rest('POST', '/workspace/participants', { name }));
+    },
+    async session(participant, capabilities) {
+      return (await ok(rest('POST', '/workspace/sessions', { participant, capabilities }))).token as string;
+    },
   };
 }

@@ -87,7 +87,7 @@ describe('a page that was never built', () => {
   it('GET /: 503 saying the page was not built and how to build it', async () => {
     const response = await get(unbuilt, '/');
     expect(response.status).toBe(503);
-    const problem = await response.json();
+    const problem = (await response.json()) as { detail: string };
     expect(problem).toMatchObject({ status: 503, code: 'unavailable' });
     expect(problem.detail).toMatch(/^the room's page was not built \(no index\.html in .+\): run npm run build$/);
   });

@@ -1,0 +1,454 @@
+// The room's page in a real browser (Debian chromium through playwright-core)
+// against a real `ce serve`: signing in, the artifact, live updates from
+// another participant over MCP, decisions taken on the page reaching the
+// file and the task, what a session without approve sees, hostile text, and
+// a reconnect after the room restarts. Every page is watched: all its
+// requests go to the room's own origin, and nothing is logged as an error.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ceServe, roomOperator, type RoomOperator, type ServedRoom } from '../helpers/ce-serve.js';
+import { launchChromium, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { rpc } from '../helpers/server.js';
+
+const NOTES = `# Field notes
+
+Some **bold** text and a [link](https://example.org/).
+
+| left | right |
+|:-----|------:|
+| a    | 1     |
+`;
+
+let dir: string;
+let file: string;
+let served: ServedRoom;
+let room: RoomOperator;
+let browser: Browser;
+const tokens: Record<string, string> = {};
+const pages: WatchedPage[] = [];
+/** Console errors a test expects (the room was stopped on purpose). */
+let expectedErrors: RegExp | null = null;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ce-page-'));
+  file = path.join(dir, 'notes.md');
+  writeFileSync(file, NOTES);
+  served = await ceServe(file);
+  room = roomOperator(file);
+  for (const name of ['alice', 'bob', 'carol']) await room.addParticipant(name);
+  tokens.alice = await room.session('alice', ['read', 'write', 'approve']);
+  tokens.bob = await room.session('bob', ['read', 'write']);
+  tokens.carol = await room.session('carol', ['read', 'write']);
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await served?.stop();
+});
+
+afterEach(async () => {
+  const origin = new URL(room.baseUrl).origin;
+  for (const watched of pages.splice(0)) {
+    await watched.close();
+    expect(watched.requests.filter((url) => new URL(url).origin !== origin)).toEqual([]);
+    expect(watched.errors.filter((text) => !expectedErrors?.test(text))).toEqual([]);
+    expect(watched.dialogs).toEqual([]);
+  }
+  expectedErrors = null;
+});
+
+async function open(token: string | null, options: Parameters<typeof watchedPage>[1] = {}): Promise<WatchedPage> {
+  const watched = await watchedPage(browser, options);
+  pages.push(watched);
+  await watched.page.goto(token === null ? `${room.baseUrl}/` : `${room.baseUrl}/#token=${token}`);
+  return watched;
+}
+
+/** Signed in and listening: the room said it is live. */
+async function live(page: Page): Promise<void> {
+  await page.locator('#live[data-state="live"]').waitFor({ timeout: 10_000 });
+}
+
+/** A tool call over MCP as `who`; its structuredContent. */
+async function tool(who: string, name: string, args: Record<string, unknown>): Promise<any> {
+  const answer = await rpc(room.mcpUrl, 'tools/call', { name, arguments: args }, { token: tokens[who]! });
+  const result = answer.body.result;
+  if (!result || result.isError) throw new Error(`${name} was refused: ${JSON.stringify(answer.body)}`);
+  return result.structuredContent;
+}
+
+const revision = async (): Promise<number> => (await tool('bob', 'workspace_read', {})).revision.number;
+const fileText = () => readFileSync(file, 'utf8');
+
+describe('signing in', () => {
+  it('by the fragment: the token leaves the address bar and its history entry, and the artifact renders', async () => {
+    const { page, screenshot } = await open(tokens.alice!);
+    await live(page);
+    expect(page.url()).toBe(`${room.baseUrl}/`);
+    expect(await page.evaluate('location.hash')).toBe('');
+    expect(await page.evaluate("sessionStorage.getItem('commonroom.token')")).toBe(tokens.alice);
+    await expect.poll(() => page.locator('#who').textContent()).toBe('alice · read, write, approve');
+    await expect.poll(() => page.locator('#artifact-body h1').textContent()).toBe('Field notes');
+    expect(await page.locator('#artifact-body strong').textContent()).toBe('bold');
+    expect(await page.locator('#artifact-body a').getAttribute('href')).toBe('https://example.org/');
+    // The table's alignment is a class: the policy allows no style attribute.
+    expect(await page.locator('#artifact-body th').first().getAttribute('class')).toBe('align-left');
+    expect(await page.locator('#artifact-body [style]').count()).toBe(0);
+    expect(await page.locator('#artifact-heading').textContent()).toBe('notes.md');
+    expect(await page.locator('#artifact-revision').textContent()).toMatch(/^Revision \d+ · /);
+    await screenshot('signed-in');
+  });
+
+  it('a reload keeps the session (sessionStorage); signing out forgets it', async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    await page.reload();
+    await live(page);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('#sign-in').waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('commonroom.token')")).toBeNull();
+    expect(await page.locator('#room').isHidden()).toBe(true);
+  });
+
+  it('a bad token shows the sign-in message and nothing of the room', async () => {
+    const { page, screenshot } = await open('cr_not-a-session');
+    await page.locator('#sign-in').waitFor();
+    expect(await page.locator('#sign-in-message').textContent()).toMatch(/^This session was not accepted/);
+    expect(await page.locator('#room').isHidden()).toBe(true);
+    expect(await page.locator('#room').innerHTML()).toBe('');
+    expect(await page.locator('body').textContent()).not.toContain('Field notes');
+    expect(page.url()).toBe(`${room.baseUrl}/`);
+    await screenshot('signed-out');
+    // The browser logs the refused GET /workspace/session itself; the page logs nothing.
+    expectedErrors = /status of 401/;
+  }, 20_000);
+
+  it('with no token, a token pasted in the field signs in, by keyboard alone', async () => {
+    const { page } = await open(null);
+    await page.locator('#sign-in').waitFor();
+    await page.locator('#sign-in-token').focus();
+    await page.keyboard.type(tokens.alice!);
+    await page.keyboard.press('Enter');
+    await live(page);
+    await expect.poll(() => page.locator('#artifact-body h1').textContent()).toBe('Field notes');
+  });
+
+  it('a session revoked while the page is open: the page signs out and shows nothing of the room', async () => {
+    const token = await room.session('alice', ['read', 'write', 'approve']);
+    const { page } = await open(token);
+    await live(page);
+    const sessions = await room.rest('GET', '/workspace/sessions?participant=alice');
+    const id = sessions.body.sessions.find((s: { revoked_at: string | null }) => s.revoked_at === null).session_id;
+    // The newest session is this page's.
+    expect((await room.rest('DELETE', `/workspace/sessions/${id}`)).status).toBe(200);
+    await tool('bob', 'handoff_create', { summary: 'Anything, so the page reads again' });
+    await page.locator('#sign-in').waitFor({ timeout: 5_000 });
+    expect(await page.locator('#room').innerHTML()).toBe('');
+    expect(await page.evaluate("sessionStorage.getItem('commonroom.token')")).toBeNull();
+    // The page's last reads were refused: the console names the 401s, nothing else.
+    expectedErrors = /status of 401/;
+  });
+});
+
+describe('live, with another participant over MCP', () => {
+  it('a handoff and a proposal made over MCP appear within a second, with no reload', async () => {
+    const { page, screenshot } = await open(tokens.alice!);
+    await live(page);
+    await page.evaluate('window.sameDocument = true');
+    const before = Date.now();
+    const { handoff } = await tool('bob', 'handoff_create', { summary: 'Check the figures', assignee: 'alice' });
+    await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor({ timeout: 1_000 });
+    expect(Date.now() - before).toBeLessThan(1_000);
+    const item = page.locator(`[data-handoff-id="${handoff.handoff_id}"]`);
+    expect(await item.locator('.summary').textContent()).toBe('Check the figures');
+    expect(await item.locator('.meta').first().textContent()).toMatch(/^open · from bob · to alice · /);
+    expect(await page.locator('#handoffs-open').locator(`[data-handoff-id="${handoff.handoff_id}"]`).count()).toBe(1);
+
+    const proposedAt = Date.now();
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: await revision(),
+      content: `${fileText()}\nA line from bob.\n`,
+      summary: 'Add a line',
+    });
+    const card = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`);
+    await card.waitFor({ timeout: 1_000 });
+    expect(Date.now() - proposedAt).toBeLessThan(1_000);
+    expect(await card.locator('.summary').textContent()).toBe('Add a line');
+    expect(await card.locator('.diff-add').allTextContents()).toContain('+A line from bob.');
+    expect(await page.evaluate('window.sameDocument')).toBe(true);
+    await screenshot('live-handoff-and-proposal');
+  });
+
+  it('approving a proposal on the page writes the file on disk; the page shows the new revision', async () => {
+    const { page, screenshot } = await open(tokens.alice!);
+    await live(page);
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: await revision(),
+      content: `${fileText()}\nApproved on the page.\n`,
+      summary: 'Approve me',
+    });
+    const card = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`);
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(fileText).toContain('Approved on the page.');
+    await card.waitFor({ state: 'detached' });
+    await expect
+      .poll(() => page.locator('#artifact-revision').textContent())
+      .toMatch(/changed by bob, approved by alice/);
+    expect(await page.locator('#artifact-body').textContent()).toContain('Approved on the page.');
+    await screenshot('proposal-approved');
+  });
+
+  it('a stale proposal says why it cannot be accepted and offers no Approve; its author may withdraw it', async () => {
+    const base = await revision();
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const mine = await tool('alice', 'workspace_propose', {
+      base_revision: base,
+      content: `${fileText()}\nAlice's own.\n`,
+      summary: 'Mine',
+    });
+    const theirs = await tool('bob', 'workspace_propose', {
+      base_revision: base,
+      content: `${fileText()}\nBob's first.\n`,
+      summary: 'First',
+    });
+    await tool('alice', 'proposal_approve', { proposal_id: theirs.proposal.proposal_id });
+    const card = page.locator(`[data-proposal-id="${mine.proposal.proposal_id}"]`);
+    await expect
+      .poll(() => card.locator('.stale').textContent())
+      .toBe(
+        `Based on revision ${base}, but the file is at revision ${base + 1} now: it cannot be accepted as it is. The author can propose it again against revision ${base + 1}.`,
+      );
+    expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await card.getByRole('button', { name: 'Withdraw' }).click();
+    await card.waitFor({ state: 'detached' });
+    const withdrawn = await tool('bob', 'proposal_get', { proposal_id: mine.proposal.proposal_id });
+    expect(withdrawn.proposal).toMatchObject({ status: 'withdrawn', decided_by: 'alice' });
+  });
+});
+
+describe('handoffs on the page', () => {
+  it('created with the form, answered by the owner with a form from the request schema: the task works again', async () => {
+    const { page, screenshot } = await open(tokens.alice!);
+    await live(page);
+    await page.locator('#new-summary').fill('Proofread the intro');
+    await page.locator('#new-assignee').fill('bob');
+    await page.getByRole('button', { name: 'Create handoff' }).click();
+    // The form is cleared as soon as the room accepted it.
+    await expect.poll(() => page.locator('#new-summary').inputValue()).toBe('');
+    const { handoffs } = await tool('bob', 'handoff_list', { status: 'open' });
+    const handoff = handoffs.find((h: { summary: string }) => h.summary === 'Proofread the intro');
+    expect(handoff).toMatchObject({ owner: 'alice', assignee: 'bob' });
+
+    await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
+    await tool('bob', 'handoff_request_input', {
+      handoff_id: handoff.handoff_id,
+      message: 'Which spelling?',
+      requested_schema: {
+        type: 'object',
+        properties: {
+          spelling: { type: 'string', title: 'Spelling', enum: ['British', 'American'] },
+          words: { type: 'integer', title: 'Word limit' },
+          oxford: { type: 'boolean', title: 'Oxford comma' },
+        },
+        required: ['spelling'],
+      },
+    });
+    const item = page.locator('#handoffs-input_required').locator(`[data-handoff-id="${handoff.handoff_id}"]`);
+    await item.waitFor({ timeout: 2_000 });
+    expect((await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id })).task.status).toBe('input_required');
+    const form = item.getByRole('form', { name: 'Answer: Which spelling?' });
+    await form.getByLabel('Spelling (required)').selectOption('British');
+    await form.getByLabel('Word limit').fill('300');
+    await form.getByLabel('Oxford comma').check();
+    await screenshot('input-request');
+    await form.getByRole('button', { name: 'Send answer' }).click();
+    await page
+      .locator('#handoffs-accepted')
+      .locator(`[data-handoff-id="${handoff.handoff_id}"]`)
+      .waitFor({ timeout: 2_000 });
+    const after = await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id });
+    expect(after.task.status).toBe('working');
+    expect(after.handoff.inputs[0].response).toEqual({
+      action: 'accept',
+      content: { spelling: 'British', words: 300, oxford: true },
+    });
+  });
+
+  it('a result is approved on the page; an open handoff is cancelled by its owner', async () => {
+    const { page, screenshot } = await open(tokens.alice!);
+    await live(page);
+    const { handoff } = await tool('alice', 'handoff_create', { summary: 'Summarise the notes', assignee: 'bob' });
+    await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
+    await tool('bob', 'handoff_complete', {
+      handoff_id: handoff.handoff_id,
+      result: { content: [{ type: 'text', text: 'Three findings, all minor.' }] },
+    });
+    const ready = page.locator('#handoffs-result_ready').locator(`[data-handoff-id="${handoff.handoff_id}"]`);
+    await ready.waitFor({ timeout: 2_000 });
+    expect(await ready.locator('.result pre').textContent()).toBe('Three findings, all minor.');
+    await screenshot('result-ready');
+    await ready.getByRole('button', { name: 'Approve result' }).click();
+    const decided = page.locator('#handoffs-decided').locator(`[data-handoff-id="${handoff.handoff_id}"]`);
+    await decided.waitFor({ timeout: 2_000 });
+    expect(await decided.textContent()).toContain('approved by alice');
+    expect((await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id })).handoff.status).toBe('approved');
+
+    const other = (await tool('alice', 'handoff_create', { summary: 'Never mind' })).handoff;
+    const open_ = page.locator('#handoffs-open').locator(`[data-handoff-id="${other.handoff_id}"]`);
+    await open_.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('#handoffs-decided').locator(`[data-handoff-id="${other.handoff_id}"]`).waitFor();
+    expect((await tool('alice', 'handoff_get', { handoff_id: other.handoff_id })).task.status).toBe('cancelled');
+  });
+
+  it('a half-filled form survives an update of the handoffs around it', async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    await page.locator('#new-summary').fill('Half written');
+    const { handoff } = await tool('bob', 'handoff_create', { summary: 'Meanwhile, elsewhere' });
+    await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor();
+    expect(await page.locator('#new-summary').inputValue()).toBe('Half written');
+  });
+});
+
+describe('a session without approve', () => {
+  it('sees no Approve or Reject button, and the room refuses the approval anyway (403)', async () => {
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: await revision(),
+      content: `${fileText()}\nFor carol to see.\n`,
+      summary: 'Carol cannot approve this',
+    });
+    const { handoff } = await tool('carol', 'handoff_create', { summary: 'Carol asks', assignee: 'bob' });
+    await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
+    await tool('bob', 'handoff_complete', {
+      handoff_id: handoff.handoff_id,
+      result: { content: [{ type: 'text', text: 'Done for carol' }] },
+    });
+    const { page, screenshot } = await open(tokens.carol!);
+    await live(page);
+    const card = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`);
+    await card.waitFor();
+    const ready = page.locator(`[data-handoff-id="${handoff.handoff_id}"]`);
+    await ready.waitFor();
+    expect(await page.locator('#who').textContent()).toBe('carol · read, write');
+    for (const name of ['Approve', 'Reject', 'Approve result', 'Reject result']) {
+      expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+    }
+    expect(await ready.textContent()).toContain('Done for carol');
+    await screenshot('without-approve');
+
+    const refused = await page.evaluate(
+      async ([id, token]) => {
+        const response = await fetch(`/workspace/proposals/${id}/approve`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
+        return { status: response.status, body: await response.json() };
+      },
+      [proposal.proposal_id, tokens.carol!],
+    );
+    expect(refused).toMatchObject({ status: 403, body: { code: 'forbidden' } });
+    expect((await tool('bob', 'proposal_get', { proposal_id: proposal.proposal_id })).proposal.status).toBe('open');
+    // The page's own refused request is logged by the browser as a failed resource.
+    expectedErrors = /status of 403/;
+  });
+});
+
+describe('hostile text', () => {
+  const HOSTILE = `<img src=x onerror="window.ran=1;alert(1)"> <script>window.ran=2</script> ![pic](/page/x.png) [js](javascript:alert(3))`;
+
+  it('in a summary and in the artifact shows as text and runs nothing', async () => {
+    const { page, requests, screenshot } = await open(tokens.alice!);
+    await live(page);
+    const { handoff } = await tool('bob', 'handoff_create', { summary: HOSTILE });
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: await revision(),
+      content: `# Hostile\n\n${HOSTILE}\n`,
+      summary: HOSTILE,
+    });
+    await tool('alice', 'proposal_approve', { proposal_id: proposal.proposal_id });
+    await expect.poll(() => page.locator('#artifact-body h1').textContent()).toBe('Hostile');
+    const item = page.locator(`[data-handoff-id="${handoff.handoff_id}"] .summary`);
+    expect(await item.textContent()).toBe(HOSTILE);
+    const body = page.locator('#artifact-body');
+    expect(await body.textContent()).toContain('<img src=x onerror="window.ran=1;alert(1)">');
+    expect(await body.textContent()).toContain('<script>window.ran=2</script>');
+    expect(await page.locator('#room img, #room script').count()).toBe(0);
+    // A Markdown image is a link, never loaded; a javascript: link is not a link.
+    expect(await body.locator('a.image-link').getAttribute('href')).toBe('/page/x.png');
+    expect(await body.locator('a[href^="javascript"]').count()).toBe(0);
+    await page.waitForTimeout(200);
+    expect(await page.evaluate('window.ran')).toBeUndefined();
+    expect(requests.filter((url) => /\/x(\.png)?$/.test(url))).toEqual([]);
+    await screenshot('hostile-text');
+  });
+});
+
+describe('reading', () => {
+  it('at 400 px in a dark system theme: one column, no horizontal scroll, dark colours', async () => {
+    const { page, screenshot } = await open(tokens.alice!, { colorScheme: 'dark', width: 400, height: 900 });
+    await live(page);
+    await page.locator('[data-handoff-id]').first().waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(400);
+    expect(await page.evaluate('getComputedStyle(document.documentElement).backgroundColor')).toBe('rgb(13, 17, 23)');
+    const artifact = await page.locator('#artifact').boundingBox();
+    const handoffs = await page.locator('#handoffs').boundingBox();
+    expect(handoffs!.y).toBeGreaterThan(artifact!.y + artifact!.height - 1);
+    await screenshot('narrow-dark');
+  });
+
+  it('history by pages of 20, moved through by keyboard', async () => {
+    // Enough decisions for two pages and more.
+    for (let i = 0; i < 22; i++) {
+      const { proposal } = await tool('bob', 'workspace_propose', {
+        base_revision: await revision(),
+        content: `# Draft ${i}\n`,
+      });
+      await tool('alice', 'proposal_reject', { proposal_id: proposal.proposal_id, note: `no ${i}` });
+    }
+    const { page, screenshot } = await open(tokens.alice!);
+    await live(page);
+    await expect.poll(() => page.locator('#history-list li').count()).toBe(20);
+    expect(await page.locator('#history-list li').first().textContent()).toMatch(
+      /revision 1: the file as the room found it/,
+    );
+    expect(await page.locator('#history-earlier').isDisabled()).toBe(true);
+    await page.locator('#history-later').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#history-page').textContent()).toBe('page 2');
+    const firstOfPage2 = await page.locator('#history-list li').first().getAttribute('data-entry-id');
+    expect(Number(firstOfPage2)).toBeGreaterThan(20);
+    await screenshot('history-page-2');
+    await page.locator('#history-earlier').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#history-page').textContent()).toBe('page 1');
+  });
+});
+
+describe('the room restarts', () => {
+  it('the page reconnects to the room on the same port, reads everything again and stays live', async () => {
+    const { page, screenshot } = await open(tokens.alice!);
+    await live(page);
+    const port = Number(new URL(room.baseUrl).port);
+    await served.stop();
+    await page.locator('#live[data-state="reconnecting"]').waitFor({ timeout: 5_000 });
+    await screenshot('reconnecting');
+    // Meanwhile the file changes: the page must read it again once back.
+    writeFileSync(file, '# Changed while the room was down\n');
+    served = await ceServe(file, { port });
+    room = roomOperator(file);
+    await live(page);
+    await expect
+      .poll(() => page.locator('#artifact-body h1').textContent(), { timeout: 5_000 })
+      .toBe('Changed while the room was down');
+    const { handoff } = await tool('bob', 'handoff_create', { summary: 'After the restart' });
+    await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor({ timeout: 1_000 });
+    // While the room was down the browser logged the refused connections.
+    expectedErrors = /ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|ERR_INCOMPLETE_CHUNKED_ENCODING/;
+  }, 60_000);
+});
