@@ -39,8 +39,10 @@ describe('every operation on every door', () => {
         }
       }
     }
-    // The protocol endpoint (every method, to refuse the others) and the document itself are not operations.
-    const own = (route: string) => /^\S+ \/mcp$/.test(route) || route === 'GET /openapi.json' || route === 'GET /docs';
+    // The protocol endpoint (every method, to refuse the others), the document itself and the room's
+    // page (files, which call the operations like any client) are not operations.
+    const own = (route: string) =>
+      /^\S+ \/mcp$/.test(route) || ['GET /openapi.json', 'GET /docs', 'GET /', 'GET /page/{name}'].includes(route);
     const wanted = table.map((op) => `${op.rest.method} ${op.rest.path}`);
     expect([...served].filter((route) => !own(route)).sort()).toEqual(wanted.sort());
     const documented = Object.entries(openapi.paths).flatMap(([path, methods]) =>
@@ -49,12 +51,12 @@ describe('every operation on every door', () => {
     expect(documented.sort()).toEqual(wanted.sort());
   });
 
-  it('ce: the operation commands are exactly the table’s; init, serve, bridge, backup and restore are the operator’s own', () => {
+  it('ce: the operation commands are exactly the table’s; init, serve, open, bridge, backup and restore are the operator’s own', () => {
     const leaves = (command: Command, prefix: string[] = []): string[] =>
       command.commands.flatMap((child) =>
         child.commands.length > 0 ? leaves(child, [...prefix, child.name()]) : [[...prefix, child.name()].join(' ')],
       );
-    const own = new Set(['init', 'serve', 'bridge', 'backup', 'restore']);
+    const own = new Set(['init', 'serve', 'open', 'bridge', 'backup', 'restore']);
     const commands = leaves(buildProgram()).filter((name) => !own.has(name));
     expect(commands.sort()).toEqual(table.map((op) => op.cli.command).sort());
   });

@@ -51,11 +51,22 @@ test('bin/ce.js runs the bundle, and every package the bundle loads is a run-tim
   for (const tool of ['tsx', 'esbuild', 'typescript', 'vitest']) expect(pkg.dependencies).not.toHaveProperty(tool);
 });
 
-test('npm pack takes bin/, dist/ and the example, and nothing of the sources or tests', () => {
+test('npm pack takes bin/, dist/ (the room page too) and the example, and nothing of the sources or tests', () => {
   const [packed] = JSON.parse(
     execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
   ) as [{ files: { path: string }[] }];
   const files = packed.files.map((file) => file.path);
-  expect(files).toEqual(expect.arrayContaining(['bin/ce.js', 'dist/ce.js', 'dist/start-example.js', 'package.json']));
-  expect(files.filter((file) => /^(src|test|scripts|schemas|bench)\//.test(file))).toEqual([]);
+  expect(files).toEqual(
+    expect.arrayContaining([
+      'bin/ce.js',
+      'dist/ce.js',
+      'dist/start-example.js',
+      'dist/page/index.html',
+      'dist/page/room.js',
+      'dist/page/room.css',
+      'dist/page/icon.svg',
+      'package.json',
+    ]),
+  );
+  expect(files.filter((file) => /^(src|test|scripts|schemas|bench|page)\//.test(file))).toEqual([]);
 });
