@@ -323,6 +323,9 @@ describe.concurrent('the same answer with and without ce serve', () => {
       refused('not_found', 'participant list {dir}/other.md'),
       ok('session list {file}'),
       refused('invalid_input', 'session list {file} --participant "no one"'),
+      ok('whoami {file}'),
+      ok('whoami {file} --participant alice'),
+      refused('not_found', 'whoami {file} --participant nobody'),
     );
 
     // The 33rd active task is refused, naming the limit; there is room again once one is cancelled.

@@ -3,6 +3,14 @@
 import { restRoutes } from '../../generated/operations.js';
 import type { WireAnswer, WireRequest } from './wire.js';
 
+/** The room's page: the files GET / and /page/... answer, and their types. */
+const PAGE_FILES: Record<string, string> = {
+  '/': 'text/html; charset=utf-8',
+  '/page/room.js': 'text/javascript; charset=utf-8',
+  '/page/room.css': 'text/css; charset=utf-8',
+  '/page/icon.svg': 'image/svg+xml',
+};
+
 /** What a case expects beyond the rules every answer keeps. */
 export type Expectation =
   /** Only the general rules; not one of `notStatus`, and no detail matching `notDetail`. */
@@ -203,6 +211,13 @@ export function checkAnswer(request: WireRequest, answer: WireAnswer, expected: 
     parsed();
   } else if (/^text\/html\b/i.test(contentType) && request.method === 'GET' && pathname === '/docs') {
     kind = 'html';
+  } else if (request.method === 'GET' && PAGE_FILES[pathname] !== undefined) {
+    // The room's page: its files, each with its own type and the page's policy.
+    kind = 'html';
+    if (contentType !== PAGE_FILES[pathname]) broken(`${pathname} must be ${PAGE_FILES[pathname]}`);
+    if (!/^default-src 'self';/.test(String(headers['content-security-policy'] ?? ''))) {
+      broken(`${pathname} must carry the page's Content-Security-Policy`);
+    }
   } else {
     return broken(
       `an answer that is neither JSON-RPC, problem+json, JSON, nor a stream (content-type ${contentType || 'none'})`,
@@ -301,7 +316,7 @@ export function checkAnswer(request: WireRequest, answer: WireAnswer, expected: 
       break;
     }
     case 'html':
-      if (status !== 200) broken('/docs answers 200');
+      if (status !== 200) broken(`${pathname} answers 200`);
       break;
   }
 

@@ -651,12 +651,14 @@ export function restCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
   );
 }
 
-/** Paths that are no route, under any method: 404. The documents the room serves, with other methods: 405. */
+/**
+ * Paths that are no route, under any method: 404. The documents the room
+ * serves and the room's page, with other methods: 405.
+ */
 export function otherPathCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
   const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE', 'HEAD', 'OPTIONS');
   const unknownPath = fc.oneof(
     fc.constantFrom(
-      '/',
       '/workspace',
       '/workspace/',
       '/workspace/handoff',
@@ -671,12 +673,15 @@ export function otherPathCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
       '/workspace/artifact/x',
       '/openapi.yaml',
       '/docs/x',
+      '/page',
+      '/page/',
+      '/page/../package.json',
       '//workspace/handoffs',
       '/workspace//handoffs',
     ),
     fc
       .stringMatching(/^\/[a-z0-9._~-]{1,12}(\/[a-z0-9._~%-]{1,12}){0,3}$/)
-      .filter((p) => !/^\/(mcp|docs|openapi\.json|workspace)(\/|$)/i.test(p)),
+      .filter((p) => !/^\/(mcp|docs|openapi\.json|workspace|page)(\/|$)/i.test(p)),
   );
   const token = fc.constantFrom(world.tokens.alice, world.refused.revoked, '');
   return fc.oneof(
@@ -686,11 +691,18 @@ export function otherPathCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
         caseOf(
           'a path that is no route',
           { method: m, path, headers: t ? [['authorization', `Bearer ${t}`]] : [] },
-          path === '/' ? { is: 'any' } : problem(404, 'not_found'),
+          problem(404, 'not_found'),
         ),
       ),
+    // A file of the page's folder that is not the page's, or none at all.
     fc
-      .tuple(fc.constantFrom('/openapi.json', '/docs'), fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'HEAD'))
+      .constantFrom('/page/index.html', '/page/room.js.map', '/page/room.js.LEGAL.txt', '/page/x')
+      .map((path) => caseOf('not a file of the page', { method: 'GET', path, headers: [] }, problem(404, 'not_found'))),
+    fc
+      .tuple(
+        fc.constantFrom('/openapi.json', '/docs', '/', '/page/room.js', '/page/room.css', '/page/icon.svg'),
+        fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'HEAD'),
+      )
       .map(([path, m]) =>
         caseOf(
           `${m} ${path}`,
