@@ -27,7 +27,9 @@ export interface Serving {
   stop(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+/** Addresses only this machine reaches: localhost, ::1 and all of 127.0.0.0/8. */
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 
 /** Opens the room for writing and serves it until stop(). */
 export async function startServing(file: string, settings: ServeSettings): Promise<Serving> {
@@ -179,7 +181,7 @@ function announce(file: string, { room, http }: Serving, settings: ServeSettings
       ].join('\n'),
     );
   }
-  if (LOOPBACK.has(settings.host)) return;
+  if (isLoopback(settings.host)) return;
   const scheme = settings.tls ? 'https' : 'http';
   const port = Number(new URL(http.baseUrl).port);
   const others = addressesOf(settings.host, port, scheme);
