@@ -359,6 +359,23 @@ describe('a session without approve', () => {
   });
 });
 
+describe('a session that only reads', () => {
+  it('sees the room and no action at all: no form to ask for work, no Accept, Cancel, Withdraw or decision', async () => {
+    await room.addParticipant('dana');
+    const token = await room.session('dana', ['read']);
+    const { handoff } = await tool('bob', 'handoff_create', { summary: 'Open to anyone' });
+    const { page } = await open(token);
+    await live(page);
+    await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor();
+    await page.locator('[data-proposal-id]').first().waitFor();
+    expect(await page.locator('#who').textContent()).toBe('dana · read');
+    expect(await page.locator('#create-handoff').count()).toBe(0);
+    // Only the history's pages remain to press.
+    expect(await page.locator('#room button').allTextContents()).toEqual(['Earlier', 'Later']);
+    expect(await page.locator('#room form').count()).toBe(0);
+  });
+});
+
 describe('hostile text', () => {
   const HOSTILE = `<img src=x onerror="window.ran=1;alert(1)"> <script>window.ran=2</script> ![pic](/page/x.png) [js](javascript:alert(3))`;
 
