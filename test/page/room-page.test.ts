@@ -404,6 +404,23 @@ describe('hostile text', () => {
     expect(requests.filter((url) => /\/x(\.png)?$/.test(url))).toEqual([]);
     await screenshot('hostile-text');
   });
+
+  it('no string but markdown-it output becomes HTML: the page enforces Trusted Types', async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const outcome = await page.evaluate(`(() => {
+      try {
+        document.body.insertAdjacentHTML('beforeend', '<b id="smuggled">x</b>');
+        return 'inserted';
+      } catch (error) {
+        return error.name;
+      }
+    })()`);
+    expect(outcome).toBe('TypeError');
+    expect(await page.locator('#smuggled').count()).toBe(0);
+    // Refused by the policy, which the browser reports on the console.
+    expectedErrors = /TrustedHTML/;
+  });
 });
 
 describe('reading', () => {
