@@ -167,16 +167,21 @@ describe('bodies that are not JSON', () => {
 });
 
 describe('paths and methods', () => {
-  it.each(['/nope', '/page', '/page/index.html', '/page/%2e%2e%2fpackage.json', '/workspace', '/workspace/handoffs/x/y/z', '/workspace/%2e%2e/%2e%2e/etc/passwd'])(
-    'GET %s: 404 problem+json',
-    async (pathname) => {
-      const response = await fetch(`${s.http.baseUrl}${pathname}`, {
-        headers: { authorization: `Bearer ${s.tokens.alice}` },
-      });
-      const r = { status: response.status, headers: response.headers, body: await response.json() };
-      expectProblemBody(r, 404, 'not_found');
-    },
-  );
+  it.each([
+    '/nope',
+    '/page',
+    '/page/index.html',
+    '/page/%2e%2e%2fpackage.json',
+    '/workspace',
+    '/workspace/handoffs/x/y/z',
+    '/workspace/%2e%2e/%2e%2e/etc/passwd',
+  ])('GET %s: 404 problem+json', async (pathname) => {
+    const response = await fetch(`${s.http.baseUrl}${pathname}`, {
+      headers: { authorization: `Bearer ${s.tokens.alice}` },
+    });
+    const r = { status: response.status, headers: response.headers, body: await response.json() };
+    expectProblemBody(r, 404, 'not_found');
+  });
 
   it.each([
     ['PUT', '/workspace/handoffs', 'GET, HEAD, POST'],
