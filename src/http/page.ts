@@ -4,7 +4,8 @@
 // token it was opened with. Its policy lets it load only the room's own
 // files, and turn only markdown-it's output into HTML (a Trusted Types
 // policy named room-markdown).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Router from '@koa/router';
@@ -54,9 +55,12 @@ function pageHeaders(ctx: Koa.Context): void {
 
 /** Serves the page from `dir`; a page never built is 503, saying how to build it. */
 export function addPageRoutes(router: Router, dir: string, before: readonly Koa.Middleware[]): void {
-  const send = (ctx: Koa.Context, name: string, type: string): void => {
-    const file = path.join(dir, name);
-    if (!existsSync(file)) {
+  const send = async (ctx: Koa.Context, name: string, type: string): Promise<void> => {
+    let body: Buffer;
+    try {
+      body = await readFile(path.join(dir, name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       throw new Refusal(
         503,
         'unavailable',
@@ -66,13 +70,13 @@ export function addPageRoutes(router: Router, dir: string, before: readonly Koa.
     }
     pageHeaders(ctx);
     ctx.type = type;
-    ctx.body = readFileSync(file);
+    ctx.body = body;
   };
   router.get('/', ...before, (ctx) => send(ctx, 'index.html', 'text/html; charset=utf-8'));
   router.get('/page/:name', ...before, (ctx) => {
     const name = String(ctx.params.name);
     const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
     if (type === undefined) throw new Refusal(404, 'not_found', `no route GET ${ctx.path}`, -32601);
-    send(ctx, name, type);
+    return send(ctx, name, type);
   });
 }
