@@ -203,7 +203,7 @@ describe('proposals', () => {
       room,
       () => proposeChange(room, alice, { base_revision: 1, content: 'x'.repeat(1024 * 1024) }),
       'too_large',
-      /1048576 bytes/,
+      /524288 bytes/,
     );
     expectRefused(
       room,
