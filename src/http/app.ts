@@ -7,6 +7,7 @@ import { renderDocs } from './docs.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
+import { resourceUris } from './mcp/resources.js';
 import { StreamRegistry } from './mcp/streams.js';
 import { checkOrigin } from './middleware/origin.js';
 import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
@@ -34,7 +35,13 @@ export interface AppOptions {
 export function createApp(room: Room, options: AppOptions = {}): { app: Koa; streams: StreamRegistry } {
   const app = new Koa();
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
-  const streams = new StreamRegistry(options.maxStreamsPerSession, options.maxStreamQueue, options.keepAliveMs);
+  const streams = new StreamRegistry(
+    room.bus,
+    resourceUris(room),
+    options.maxStreamsPerSession,
+    options.maxStreamQueue,
+    options.keepAliveMs,
+  );
   const origin = checkOrigin(options.allowedOrigins ?? []);
   const body = readJsonBody(options.maxBodyBytes ?? MAX_BODY_BYTES);
 
