@@ -36,6 +36,7 @@ test('changes that arrive together share one commit; a refused one rolls back al
   const log: string[] = [];
   await s.room.commits.settled(); // the expiry sweep the room ran as it started
   s.room.commits.onCommitted((size) => log.push(`commit of ${size}`));
+  const published = s.room.bus.subscribe();
   const release = s.room.commits.hold();
 
   const answers = new Map<string, RawResponse>();
@@ -59,6 +60,7 @@ test('changes that arrive together share one commit; a refused one rolls back al
   await expect.poll(() => s!.room.commits.waiting, { timeout: 15_000 }).toBe(6);
   expect(onDisk(artifact, 'batch ')).toEqual([]);
   expect(log).toEqual([]);
+  expect(published.pending).toBe(0); // events are published after the commit, never before
 
   release();
   await Promise.all(sent);
@@ -67,6 +69,8 @@ test('changes that arrive together share one commit; a refused one rolls back al
   expect(log[0]).toBe('commit of 5');
   expect(log.slice(1).sort()).toEqual([...names, 'refused'].map((name) => `answer ${name}`).sort());
   for (const name of [...names, 'refused']) expect(seenOnDisk.get(name), name).toEqual(names);
+  expect(published.pending).toBe(5);
+  published.close();
 
   for (const name of names) {
     const body = answers.get(name)!.body;
@@ -121,4 +125,28 @@ test('a room that is not served commits each change before it returns', () => {
   } finally {
     room.close();
   }
+});
+
+test('when SQLite ends the whole batch, none of its changes is acknowledged or published', async () => {
+  s = await startTestServer();
+  await s.room.commits.settled(); // the expiry sweep the room ran as it started
+  const { room } = s;
+  const published = room.bus.subscribe();
+  const release = room.commits.hold();
+  change(room, ({ now }) => room.store.insertParticipant({ name: 'kept-for-now', created_at: now }));
+  const settled = room.commits.settled();
+  // A change during which SQLite rolls the whole transaction back (as a full disk can).
+  expect(() => change(room, () => room.store.db.exec('ROLLBACK'))).toThrow();
+  await expect(settled).rejects.toThrow();
+  release();
+  expect(room.commits.waiting).toBe(0);
+  expect(published.pending).toBe(0);
+  const db = new Database(sidecarPath(s.artifact), { readonly: true, fileMustExist: true });
+  const row = db.prepare('SELECT name FROM participants WHERE name = ?').get('kept-for-now');
+  db.close();
+  expect(row).toBeUndefined();
+  // The room goes on: the next change starts a batch of its own.
+  change(room, ({ now }) => room.store.insertParticipant({ name: 'next', created_at: now }));
+  await room.commits.settled();
+  published.close();
 });
