@@ -150,3 +150,17 @@ test('when SQLite ends the whole batch, none of its changes is acknowledged or p
   await room.commits.settled();
   published.close();
 });
+
+test('two creations with one idempotency key in one batch make one handoff; the second is the replay', async () => {
+  s = await startTestServer();
+  await s.room.commits.settled(); // the expiry sweep the room ran as it started
+  const release = s.room.commits.hold();
+  const args = { summary: 'batch once', assignee: 'bob', idempotency_key: 'same-key' };
+  const sent = [callTool(s, 'alice', 'handoff_create', args), callTool(s, 'alice', 'handoff_create', args)];
+  await expect.poll(() => s!.room.commits.waiting, { timeout: 15_000 }).toBe(2);
+  release();
+  const [first, second] = (await Promise.all(sent)).map((r) => r.body.result.structuredContent);
+  expect(second.handoff.handoff_id).toBe(first.handoff.handoff_id);
+  expect([first.replayed, second.replayed].sort()).toEqual([false, true]);
+  expect(onDisk(s.artifact, 'batch once')).toEqual(['batch once']);
+});
