@@ -168,3 +168,7 @@ export const taskView = (room: Room, row: TaskRow): DetailedTask =>
 /** The task when the caller is its owner or assignee; a task id alone is not authorization. */
 export const canSeeTask = (caller: Caller, task: TaskRow): boolean =>
   task.owner === caller.participant || task.assignee === caller.participant;
+
+/** The participants who may see a task (those for whom canSeeTask holds): its owner and its assignee. */
+export const taskViewers = (task: { owner: string; assignee: string | null }): string[] =>
+  task.assignee === null || task.assignee === task.owner ? [task.owner] : [task.owner, task.assignee];

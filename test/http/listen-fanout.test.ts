@@ -3,9 +3,9 @@
 // byte what serializing it for that stream would give; and who may see a
 // task is decided once per change, whatever the number of streams.
 import { describe, expect, test } from 'vitest';
-import type { RoomChange } from '../../src/engine/index.js';
+import { taskViewers, type RoomChange } from '../../src/engine/index.js';
 import { frameTemplate, spliceFrame, sseFrame } from '../../src/http/mcp/frames.js';
-import { ListenFanout, taskViewers, type FrameSink } from '../../src/http/mcp/listen-fanout.js';
+import { ListenFanout, type FrameSink } from '../../src/http/mcp/listen-fanout.js';
 
 const SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
 

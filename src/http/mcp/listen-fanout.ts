@@ -7,7 +7,7 @@
 // its backpressure: a full socket queues the stream's frames, a queue that
 // overflows drops the stream as lagging (nothing is replayed).
 import type { BusSink, CloseReason } from '../../bus/bus.js';
-import type { RoomChange, RoomView } from '../../engine/index.js';
+import { taskViewers, type RoomChange, type RoomView } from '../../engine/index.js';
 import { frameTemplate, spliceFrame, type FrameTemplate } from './frames.js';
 import { META } from './protocol.js';
 import { viewsChangedBy } from './resources.js';
@@ -26,10 +26,6 @@ export interface FrameSink {
   sendFrame(frame: string): boolean;
   drained(): Promise<void>;
 }
-
-/** Who may see a task: its owner and its assignee (canSeeTask in the engine). */
-export const taskViewers = (task: NonNullable<RoomChange['task']>): string[] =>
-  task.assignee === null || task.assignee === task.owner ? [task.owner] : [task.owner, task.assignee];
 
 export class ListenMember {
   /** The subscription id as JSON, spliced into each frame. */
