@@ -2,10 +2,12 @@
 // serialized once with the stream's subscription id spliced in, byte for
 // byte what serializing it for that stream would give; and who may see a
 // task is decided once per change, whatever the number of streams.
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { taskViewers, type RoomChange } from '../../src/engine/index.js';
 import { frameTemplate, spliceFrame, sseFrame } from '../../src/http/mcp/frames.js';
 import { ListenFanout, type FrameSink } from '../../src/http/mcp/listen-fanout.js';
+import { createHandoff, isMethod, listen, nextFrame, textResult, toolOk, type Wire } from '../helpers/mcp-wire.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
 
@@ -151,5 +153,36 @@ describe('ListenFanout', () => {
     expect(sink.writes).toHaveLength(1); // the first filled the socket; two waited; the fourth overflowed
     expect(reasons).toEqual(['lagging']);
     expect(fanout.size).toBe(0);
+  });
+});
+
+describe('over real HTTP', () => {
+  let s: TestServer | undefined;
+  afterEach(async () => {
+    await s?.stop();
+    s = undefined;
+  });
+
+  test('streams on one task each get the notification with their own subscription id; others see nothing', async () => {
+    s = await startTestServer();
+    const { handoffId, taskId } = await createHandoff(s, 'alice', { summary: 'fan out', assignee: 'bob' });
+    const ids = [7, 'a "quoted" \\ id\n', 'listen-3'];
+    const owners = await Promise.all(ids.map((id) => listen(s!, 'alice', { taskIds: [taskId] }, { tasks: true, id })));
+    for (const client of owners) await nextFrame(client, isMethod('notifications/subscriptions/acknowledged'), 'ack');
+    // carol cannot see the task: her listen acknowledges no task ids.
+    const carol = await listen(s, 'carol', { taskIds: [taskId] }, { tasks: true, id: 'carol' });
+    const ack = await nextFrame(carol, isMethod('notifications/subscriptions/acknowledged'), 'carol ack');
+    expect(ack.params.notifications.taskIds).toEqual([]);
+
+    await toolOk(s, 'bob', 'handoff_accept', { handoff_id: handoffId });
+    await toolOk(s, 'bob', 'handoff_complete', { handoff_id: handoffId, result: textResult('done') });
+    const completed = (frame: Wire) => frame?.method === 'notifications/tasks' && frame.params.status === 'completed';
+    for (const [i, client] of owners.entries()) {
+      const frame = await nextFrame(client, completed, `completion on stream ${i}`);
+      expect(frame.params.taskId).toBe(taskId);
+      expect(frame.params._meta).toEqual({ [SUBSCRIPTION]: ids[i] });
+    }
+    expect(carol.frames.filter(isMethod('notifications/tasks'))).toEqual([]);
+    for (const client of [...owners, carol]) client.abort();
   });
 });
