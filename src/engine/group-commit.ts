@@ -49,12 +49,13 @@ export class GroupCommit<C> {
   }
 
   /**
-   * Runs `body` (a better-sqlite3 transaction function) as one change. Alone,
-   * it is its own transaction and its changes are published at once; grouped,
-   * it is a savepoint of the open batch. `alone` commits that batch at once
-   * (a write to the artifact file must find its pending write on disk).
+   * Runs `body` (a better-sqlite3 transaction function) as one change. When
+   * the room does not group, it is its own transaction and its changes are
+   * published at once; grouped, it is a savepoint of the open batch.
+   * `commitNow` commits that batch before returning (a write to the artifact
+   * file must find its pending write on disk).
    */
-  run<T>(body: () => { result: T; changes: C[] }, alone = false): T {
+  run<T>(body: () => { result: T; changes: C[] }, commitNow = false): T {
     if (!this.grouping) {
       const { result, changes } = body();
       this.publish(changes);
@@ -72,7 +73,7 @@ export class GroupCommit<C> {
     }
     batch.changes.push(...outcome.changes);
     batch.size += 1;
-    if (alone || batch.size >= MAX_BATCH) this.commit();
+    if (commitNow || batch.size >= MAX_BATCH) this.commit();
     return outcome.result;
   }
 
