@@ -141,8 +141,8 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
       },
     });
     // Snapshots are taken at the end of the transaction: what subscribers
-    // see is exactly what was committed.
-    const changes = eventIds.map((id) => snapshot(room, id));
+    // see is exactly what was committed. With no subscriber, none is read.
+    const changes = room.bus.size > 0 ? eventIds.map((id) => snapshot(room, id)) : [];
     return { result, changes };
   });
   return room.commits.run(() => run.immediate(), options.durableNow === true);
