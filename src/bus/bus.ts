@@ -89,8 +89,22 @@ export class Subscription<T> implements AsyncIterable<T> {
   }
 }
 
+/**
+ * A subscriber that takes every message at publish time and does its own
+ * routing (the listen streams, src/http/mcp/listen-fanout.ts): one call per
+ * message for all the streams it serves, instead of one per stream.
+ */
+export interface BusSink<T> {
+  /** Called at publish time; never blocks. */
+  deliver(message: T): void;
+  /** The streams it serves, counted as subscribers. */
+  readonly size: number;
+  closeAll(reason: CloseReason): void;
+}
+
 export class Bus<T> {
   private readonly subscribers = new Set<Subscription<T>>();
+  private readonly sinks = new Set<BusSink<T>>();
 
   subscribe(options: SubscribeOptions<T> = {}): Subscription<T> {
     const subscription = new Subscription<T>(this, options.maxQueue ?? DEFAULT_MAX_QUEUE, options.filter);
@@ -100,6 +114,21 @@ export class Bus<T> {
 
   publish(message: T): void {
     for (const subscriber of [...this.subscribers]) subscriber.offer(message);
+    for (const sink of this.sinks) {
+      try {
+        sink.deliver(message);
+      } catch {
+        sink.closeAll('closed'); // a broken sink ends its own streams, never the writer
+      }
+    }
+  }
+
+  attach(sink: BusSink<T>): void {
+    this.sinks.add(sink);
+  }
+
+  detach(sink: BusSink<T>): void {
+    this.sinks.delete(sink);
   }
 
   /** @internal used by Subscription.close */
@@ -107,12 +136,16 @@ export class Bus<T> {
     this.subscribers.delete(subscription);
   }
 
+  /** Live subscribers, the streams of each sink included. */
   get size(): number {
-    return this.subscribers.size;
+    let n = this.subscribers.size;
+    for (const sink of this.sinks) n += sink.size;
+    return n;
   }
 
   /** Ends every subscription, e.g. when the room process stops. */
   closeAll(reason: CloseReason = 'shutdown'): void {
     for (const subscriber of [...this.subscribers]) subscriber.close(reason);
+    for (const sink of [...this.sinks]) sink.closeAll(reason);
   }
 }

@@ -8,6 +8,7 @@ import { WorkspaceStore } from '../store/workspace-store.js';
 import type { HandoffRow, TaskRow } from '../store/rows.js';
 import { systemClock, type Clock } from './clock.js';
 import { DomainError } from './errors.js';
+import { GroupCommit } from './group-commit.js';
 import { EVENT_RING_SIZE } from './limits.js';
 import { requireTextFile } from './artifact/text.js';
 import { ProgressPacer } from './handoffs/progress-pacer.js';
@@ -30,6 +31,8 @@ export interface Room {
   readonly bus: Bus<RoomChange>;
   /** Progress reports waiting for their task's next commit (see report-progress.ts). */
   readonly progress: ProgressPacer;
+  /** How changes reach the disk: one commit each, or shared by a turn's changes in a served room. */
+  readonly commits: GroupCommit<RoomChange>;
   close(): void;
 }
 
@@ -57,6 +60,9 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   if (sidecar.writable) removeLeftoverTempFiles(artifactPath);
   const bus = new Bus<RoomChange>();
   const progress = new ProgressPacer();
+  const commits = new GroupCommit<RoomChange>(sidecar.db, (changes) => {
+    for (const item of changes) bus.publish(item);
+  });
   const room: Room = {
     artifactPath,
     sidecar,
@@ -65,6 +71,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
     clock,
     bus,
     progress,
+    commits,
     close() {
       // A report that waits is committed while the room can still write it.
       for (const report of progress.takeAll()) {
@@ -74,6 +81,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
           if (!(error instanceof DomainError)) throw error; // its task moved on: nothing left to report
         }
       }
+      commits.stop();
       bus.closeAll('shutdown');
       sidecar.close();
     },
@@ -95,11 +103,22 @@ export interface Change {
   record(event: RecordedEvent): void;
 }
 
+export interface ChangeOptions {
+  /**
+   * Committed before `change` returns, with whatever shares its batch: the
+   * room is about to do something outside SQLite (write the artifact file)
+   * that must find this change on disk.
+   */
+  durableNow?: boolean;
+}
+
 /**
- * Runs one state change as one SQLite transaction with its events, then
- * publishes what changed. Publishing happens after commit and never waits.
+ * Runs one state change as one SQLite transaction with its events (a
+ * savepoint of the open batch when the room groups commits, see
+ * group-commit.ts), then publishes what changed. Publishing happens after
+ * commit and never waits.
  */
-export function change<T>(room: Room, apply: (change: Change) => T): T {
+export function change<T>(room: Room, apply: (change: Change) => T, options: ChangeOptions = {}): T {
   if (!room.sidecar.writable) {
     throw new DomainError('locked', 'the room is open for reading only; state changes go through the writer');
   }
@@ -122,13 +141,11 @@ export function change<T>(room: Room, apply: (change: Change) => T): T {
       },
     });
     // Snapshots are taken at the end of the transaction: what subscribers
-    // see is exactly what was committed.
-    const changes = eventIds.map((id) => snapshot(room, id));
+    // see is exactly what was committed. With no subscriber, none is read.
+    const changes = room.bus.size > 0 ? eventIds.map((id) => snapshot(room, id)) : [];
     return { result, changes };
   });
-  const { result, changes } = run.immediate();
-  for (const item of changes) room.bus.publish(item);
-  return result;
+  return room.commits.run(() => run.immediate(), options.durableNow === true);
 }
 
 function snapshot(room: Room, eventId: number): RoomChange {
@@ -151,3 +168,7 @@ export const taskView = (room: Room, row: TaskRow): DetailedTask =>
 /** The task when the caller is its owner or assignee; a task id alone is not authorization. */
 export const canSeeTask = (caller: Caller, task: TaskRow): boolean =>
   task.owner === caller.participant || task.assignee === caller.participant;
+
+/** The participants who may see a task (those for whom canSeeTask holds): its owner and its assignee. */
+export const taskViewers = (task: { owner: string; assignee: string | null }): string[] =>
+  task.assignee === null || task.assignee === task.owner ? [task.owner] : [task.owner, task.assignee];

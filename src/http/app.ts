@@ -7,6 +7,7 @@ import { renderDocs } from './docs.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
+import { resourceUris } from './mcp/resources.js';
 import { StreamRegistry } from './mcp/streams.js';
 import { checkOrigin } from './middleware/origin.js';
 import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
@@ -38,20 +39,35 @@ export interface AppOptions {
 export function createApp(room: Room, options: AppOptions = {}): { app: Koa; streams: StreamRegistry } {
   const app = new Koa();
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
-  const streams = new StreamRegistry(options.maxStreamsPerSession, options.maxStreamQueue, options.keepAliveMs);
+  const streams = new StreamRegistry(
+    room.bus,
+    resourceUris(room),
+    options.maxStreamsPerSession,
+    options.maxStreamQueue,
+    options.keepAliveMs,
+  );
   const origin = checkOrigin(options.allowedOrigins ?? []);
   const body = readJsonBody(options.maxBodyBytes ?? MAX_BODY_BYTES);
+
+  // Acknowledged means on disk: an answer leaves once the commit holding what it saw is done (group-commit.ts).
+  const durable: Koa.Middleware = async (_ctx, next) => {
+    try {
+      await next();
+    } finally {
+      await room.commits.settled();
+    }
+  };
 
   const operatorToken = options.operatorToken ?? null;
   const mcp = new Router();
   const asJsonRpc = answerErrorsAsJsonRpc(log);
   const caller = mcpCaller(room, operatorToken);
-  mcp.post('/mcp', asJsonRpc, origin, body, mcpEndpoint(room, streams, caller));
+  mcp.post('/mcp', asJsonRpc, origin, body, durable, mcpEndpoint(room, streams, caller));
   mcp.get('/mcp', asJsonRpc, origin, legacyResourceStream(room, streams, caller));
   mcp.all('/mcp', asJsonRpc, mcpMethodNotAllowed);
 
   const asProblems = answerErrorsAsProblems(log);
-  const rest = restRouter(room, requestActor(room, operatorToken), [asProblems, origin, body]);
+  const rest = restRouter(room, requestActor(room, operatorToken), [asProblems, origin, body, durable]);
   rest.get('/openapi.json', asProblems, origin, (ctx) => {
     ctx.body = openapi;
   });

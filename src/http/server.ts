@@ -31,7 +31,7 @@ export function localAddress(host: string): string {
 
 /**
  * Serves a room opened for writing: the HTTP app, the expiry sweep and the
- * artifact watcher. close() ends every stream gracefully (a listen gets its
+ * artifact watcher; changes share commits while it serves (group-commit.ts). close() ends every stream gracefully (a listen gets its
  * final response), then stops listening.
  */
 export async function serveRoom(room: Room, options: ServeOptions = {}): Promise<RoomServer> {
@@ -46,6 +46,8 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
+  // The served room lets the changes of one turn of the event loop share a commit.
+  room.commits.start();
   const stopSweeper = startExpirySweeper(room);
   const stopWatcher = watchArtifact(room, (error) =>
     process.stderr.write(`ce: watching the artifact: ${String(error)}\n`),
@@ -73,6 +75,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
         stopWatcher();
         removeRuntimeFile(room.artifactPath);
         await streams.closeAll();
+        room.commits.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Every stream has had its last word: a connection still open (a
         // client's spare keep-alive socket, say) must not hold up the exit.

@@ -11,6 +11,9 @@
 // anything else → the write never happened (or an outside edit replaced it)
 // and the pending write is dropped, the proposal still open. Only bytes that
 // match nothing the room wrote become an outside edit.
+//
+// In a room that groups commits (group-commit.ts) each of these steps still
+// commits before the room goes on: `durableNow` commits the batch it joins.
 import type { EventType } from '../../../generated/types.js';
 import type { PendingWriteRow, ProposalRow, RevisionRow } from '../../store/rows.js';
 import { appendHistory } from '../history.js';
@@ -66,11 +69,15 @@ export function recordAcceptedWrite(room: Room, write: PendingWriteRow, record: 
 export function settlePendingWrite(room: Room, diskHash: string): void {
   const write = room.workspace.getPendingWrite();
   if (!write) return;
-  change(room, ({ record }) => {
-    const proposal = room.workspace.getProposal(write.proposal_id);
-    const current = room.workspace.currentRevision();
-    const reached = write.hash === diskHash && proposal?.status === 'open' && current?.number === write.base_revision;
-    if (reached) recordAcceptedWrite(room, write, record);
-    else room.workspace.deletePendingWrite();
-  });
+  change(
+    room,
+    ({ record }) => {
+      const proposal = room.workspace.getProposal(write.proposal_id);
+      const current = room.workspace.currentRevision();
+      const reached = write.hash === diskHash && proposal?.status === 'open' && current?.number === write.base_revision;
+      if (reached) recordAcceptedWrite(room, write, record);
+      else room.workspace.deletePendingWrite();
+    },
+    { durableNow: true },
+  );
 }

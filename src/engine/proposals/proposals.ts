@@ -30,6 +30,9 @@ import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
 import { recordAcceptedWrite } from './accepted-write.js';
 
+/** Each step of an accepted write is on disk before the next one (accepted-write.ts), batch or not. */
+const DURABLE_NOW = { durableNow: true } as const;
+
 const newProposalId = (): string => `pr_${randomBytes(12).toString('base64url')}`;
 
 /** The change a proposal makes: a unified diff of its base revision's text against its content. */
@@ -153,43 +156,47 @@ export function approveProposal(room: Room, actor: Actor, input: ProposalDecisio
   const caller = requireParticipant(actor, 'approve');
   syncArtifact(room); // an outside edit since the proposal makes its base stale
   // (1) The pending write, committed before the file is touched.
-  const { write, bytes } = change(room, ({ now }) => {
-    const row = loadProposal(room, args.proposal_id);
-    requireOpen(row);
-    const current = currentRevision(room);
-    if (typeof current.content !== 'string') {
-      const decoded = decodeArtifact(current.content);
-      throw notTextNow(room, 'problem' in decoded ? decoded.problem : 'not text');
-    }
-    if (row.base_revision !== current.number) {
-      throw new DomainError(
-        'conflict',
-        `proposal ${row.id} is based on revision ${row.base_revision}, but the artifact is at revision ${current.number}; propose again against it`,
-        { base_revision: row.base_revision, current_revision: current.number },
-      );
-    }
-    const bytes = Buffer.from(row.content, 'utf8');
-    const write = {
-      proposal_id: row.id,
-      approver: caller.participant,
-      note: args.note ?? null,
-      base_revision: current.number,
-      hash: hashBytes(bytes),
-      size: bytes.length,
-      at: now,
-    };
-    room.workspace.insertPendingWrite(write);
-    return { write, bytes };
-  });
+  const { write, bytes } = change(
+    room,
+    ({ now }) => {
+      const row = loadProposal(room, args.proposal_id);
+      requireOpen(row);
+      const current = currentRevision(room);
+      if (typeof current.content !== 'string') {
+        const decoded = decodeArtifact(current.content);
+        throw notTextNow(room, 'problem' in decoded ? decoded.problem : 'not text');
+      }
+      if (row.base_revision !== current.number) {
+        throw new DomainError(
+          'conflict',
+          `proposal ${row.id} is based on revision ${row.base_revision}, but the artifact is at revision ${current.number}; propose again against it`,
+          { base_revision: row.base_revision, current_revision: current.number },
+        );
+      }
+      const bytes = Buffer.from(row.content, 'utf8');
+      const write = {
+        proposal_id: row.id,
+        approver: caller.participant,
+        note: args.note ?? null,
+        base_revision: current.number,
+        hash: hashBytes(bytes),
+        size: bytes.length,
+        at: now,
+      };
+      room.workspace.insertPendingWrite(write);
+      return { write, bytes };
+    },
+    DURABLE_NOW,
+  );
   // (2) The file.
   try {
     writeArtifactFileAtomically(room.artifactPath, bytes);
   } catch (error) {
-    change(room, () => room.workspace.deletePendingWrite());
+    change(room, () => room.workspace.deletePendingWrite(), DURABLE_NOW);
     throw couldNotWrite(room, error);
   }
   // (3) The revision, the decision and the event.
-  const decided = change(room, ({ record }) => recordAcceptedWrite(room, write, record));
+  const decided = change(room, ({ record }) => recordAcceptedWrite(room, write, record), DURABLE_NOW);
   return output(room, decided);
 }
 

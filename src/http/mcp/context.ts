@@ -1,5 +1,6 @@
 import type { Caller } from '../../../generated/types.js';
-import type { Room, RoomChange } from '../../engine/index.js';
+import type { Room } from '../../engine/index.js';
+import type { ListenWatch } from './listen-fanout.js';
 import type { RequestId } from './protocol.js';
 import type { StreamRegistry } from './streams.js';
 
@@ -15,13 +16,12 @@ export interface McpRequestContext {
 
 /**
  * A handler's answer that is a stream (subscriptions/listen): what to send
- * first, which changes to take and the frames each becomes. The endpoint
- * opens the SSE response; the handler never touches it.
+ * first and what the stream follows. The endpoint opens the SSE response;
+ * the handler never touches it.
  */
 export class StreamReply {
   constructor(
     readonly first: unknown,
-    readonly filter: (change: RoomChange) => boolean,
-    readonly render: (change: RoomChange) => unknown[],
+    readonly watch: ListenWatch,
   ) {}
 }

@@ -129,15 +129,13 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry, callerOf: (ctx:
     const result = handler({ room, caller, tasksDeclared, requestId: message.id, streams }, params);
     if (result instanceof StreamReply) {
       ctx.respond = false;
-      streams.open({
+      streams.openListen({
         req: ctx.req,
         res: ctx.res,
         sessionId: caller.session_id,
         requestId: message.id,
-        bus: room.bus,
-        filter: result.filter,
+        watch: result.watch,
         first: result.first,
-        render: result.render,
       });
       return;
     }

@@ -27,8 +27,6 @@ export function legacyResourceStream(room: Room, streams: StreamRegistry, caller
       req: ctx.req,
       res: ctx.res,
       sessionId,
-      requestId: null,
-      bus: room.bus,
       filter: (change) => render(change).length > 0,
       render,
     });

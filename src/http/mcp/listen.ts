@@ -1,9 +1,10 @@
-// subscriptions/listen: what a listen acknowledges and which changes become
-// which frames. The endpoint opens the stream (StreamReply).
-import { getTask, type RoomChange } from '../../engine/index.js';
+// subscriptions/listen: what a listen acknowledges and so follows. The
+// endpoint opens the stream (StreamReply); listen-fanout.ts turns changes
+// into its frames.
+import { getTask } from '../../engine/index.js';
 import { StreamReply, type McpRequestContext } from './context.js';
 import { META } from './protocol.js';
-import { readableUris, resourceUris, viewsChangedBy } from './resources.js';
+import { readableUris } from './resources.js';
 import { missingTasksExtension } from './tasks.js';
 
 interface ListenParams {
@@ -16,7 +17,6 @@ export function listen(
 ) {
   if (notifications.taskIds !== undefined && !tasksDeclared) throw missingTasksExtension();
   streams.checkRoom(caller.session_id);
-  const uris = resourceUris(room);
   const readable = readableUris(room, caller);
   // The acknowledgement holds only what will be sent.
   const resourceSubscriptions = (notifications.resourceSubscriptions ?? []).filter((uri) => readable.has(uri));
@@ -32,32 +32,16 @@ export function listen(
     ...(resourceSubscriptions.length > 0 ? { resourceSubscriptions } : {}),
     ...(notifications.taskIds !== undefined ? { taskIds } : {}),
   };
-  const watchedViews = new Set(resourceSubscriptions.map((uri) => readable.get(uri)!));
-  const watchedTasks = new Set(taskIds);
-  const subscriptionMeta = { [META.subscriptionId]: requestId };
-  const changedViews = (change: RoomChange) => viewsChangedBy(change.event.type).filter((v) => watchedViews.has(v));
-  const watchedTask = (change: RoomChange) => change.task !== null && watchedTasks.has(change.task.detailed.taskId);
   return new StreamReply(
     {
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
-      params: { notifications: acknowledged, _meta: subscriptionMeta },
+      params: { notifications: acknowledged, _meta: { [META.subscriptionId]: requestId } },
     },
-    (change) => watchedTask(change) || changedViews(change).length > 0,
-    (change) => {
-      const frames: unknown[] = changedViews(change).map((view) => ({
-        jsonrpc: '2.0',
-        method: 'notifications/resources/updated',
-        params: { uri: uris[view], _meta: subscriptionMeta },
-      }));
-      if (watchedTask(change)) {
-        frames.push({
-          jsonrpc: '2.0',
-          method: 'notifications/tasks',
-          params: { ...change.task!.detailed, _meta: subscriptionMeta },
-        });
-      }
-      return frames;
+    {
+      participant: caller.participant,
+      taskIds: new Set(taskIds),
+      views: new Set(resourceSubscriptions.map((uri) => readable.get(uri)!)),
     },
   );
 }

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { sseFrame } from './frames.js';
 
 export const KEEP_ALIVE_MS = 15_000;
 
@@ -40,8 +41,13 @@ export class SseStream {
 
   /** False when the socket's buffer is full: wait for `drained()` before sending more. */
   send(message: unknown): boolean {
+    return this.sendFrame(sseFrame(message));
+  }
+
+  /** Frames already serialized (frames.ts); false as for `send`. */
+  sendFrame(frames: string): boolean {
     if (this.closed) return true;
-    return this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    return this.res.write(frames);
   }
 
   drained(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Bus, Subscription } from '../../bus/bus.js';
-import type { RoomChange } from '../../engine/index.js';
+import type { Bus, CloseReason } from '../../bus/bus.js';
+import type { RoomChange, RoomView } from '../../engine/index.js';
+import { ListenFanout, type ListenWatch } from './listen-fanout.js';
 import { META, McpError, RPC, resultMeta, type RequestId } from './protocol.js';
 import { KEEP_ALIVE_MS, SseStream } from './sse.js';
 import { DEFAULT_MAX_QUEUE } from '../../bus/bus.js';
@@ -9,29 +10,33 @@ export const DEFAULT_MAX_STREAMS_PER_SESSION = 1024;
 
 interface OpenStream {
   sessionId: string;
+  /** The listen request's id; null for a GET /mcp stream. */
   requestId: RequestId | null;
   sse: SseStream;
-  subscription: Subscription<RoomChange>;
-  /** Whether the server ends it with a final JSON-RPC response (listen) or just closes (GET /mcp). */
-  listen: boolean;
+  close(reason?: CloseReason): void;
 }
 
 /**
- * Every live stream of the room process: subscriptions/listen responses and
- * legacy GET /mcp streams. Each is one bus subscription; closing the stream
- * ends the subscription and frees it.
+ * Every live stream of the room process: subscriptions/listen responses,
+ * fed by one fan-out on the bus (listen-fanout.ts), and legacy GET /mcp
+ * streams, each one bus subscription. Closing a stream frees its place.
  */
 export class StreamRegistry {
   private readonly streams = new Set<OpenStream>();
   /** Legacy resources/subscribe: URIs per session. */
   readonly legacySubscriptions = new Map<string, Set<string>>();
+  private readonly fanout: ListenFanout;
 
   constructor(
+    private readonly bus: Bus<RoomChange>,
+    uris: Record<RoomView, string>,
     readonly maxPerSession = DEFAULT_MAX_STREAMS_PER_SESSION,
     /** Changes a stream may have waiting before it counts as lagging. */
     readonly maxQueue = DEFAULT_MAX_QUEUE,
     readonly keepAliveMs = KEEP_ALIVE_MS,
-  ) {}
+  ) {
+    this.fanout = new ListenFanout({ uris, maxQueue });
+  }
 
   countFor(sessionId: string): number {
     let n = 0;
@@ -50,31 +55,69 @@ export class StreamRegistry {
   }
 
   /**
-   * Opens an SSE response fed by a bus subscription. `render` turns a change
-   * into the frames this stream sends (none when it is not for it).
+   * Opens a subscriptions/listen response: `first` (the acknowledgement),
+   * then the notifications of what `watch` follows, until the client closes
+   * it or cancels the request, it lags, or the room stops (then it gets its
+   * final response).
+   */
+  openListen(options: {
+    req: IncomingMessage;
+    res: ServerResponse;
+    sessionId: string;
+    requestId: RequestId;
+    watch: ListenWatch;
+    first: unknown;
+  }): void {
+    const sse = new SseStream(options.res, this.keepAliveMs);
+    const { requestId } = options;
+    const member = this.fanout.add(requestId, options.watch, sse, (reason) => {
+      if (reason === 'shutdown') {
+        // Ending on purpose: the listen request gets its response first.
+        sse.send({
+          jsonrpc: '2.0',
+          id: requestId,
+          result: { resultType: 'complete', _meta: { ...resultMeta(), [META.subscriptionId]: requestId } },
+        });
+      }
+      this.streams.delete(stream);
+      if (this.fanout.size === 0) this.bus.detach(this.fanout);
+      sse.end();
+    });
+    const stream: OpenStream = {
+      sessionId: options.sessionId,
+      requestId,
+      sse,
+      close: (reason) => member.close(reason),
+    };
+    this.streams.add(stream);
+    this.bus.attach(this.fanout);
+    sse.send(options.first);
+    options.req.on('close', () => member.close());
+    options.res.on('close', () => member.close());
+  }
+
+  /**
+   * Opens a legacy GET /mcp SSE response fed by its own bus subscription.
+   * `render` turns a change into the frames this stream sends (none when it
+   * is not for it).
    */
   open(options: {
     req: IncomingMessage;
     res: ServerResponse;
     sessionId: string;
-    requestId: RequestId | null;
-    bus: Bus<RoomChange>;
     /** Which changes this stream takes from the bus (checked when they are published). */
     filter: (change: RoomChange) => boolean;
-    first?: unknown;
     render: (change: RoomChange) => unknown[];
   }): void {
     const sse = new SseStream(options.res, this.keepAliveMs);
-    const subscription = options.bus.subscribe({ filter: options.filter, maxQueue: this.maxQueue });
+    const subscription = this.bus.subscribe({ filter: options.filter, maxQueue: this.maxQueue });
     const stream: OpenStream = {
       sessionId: options.sessionId,
-      requestId: options.requestId,
+      requestId: null,
       sse,
-      subscription,
-      listen: options.requestId !== null,
+      close: (reason) => subscription.close(reason),
     };
     this.streams.add(stream);
-    if (options.first !== undefined) sse.send(options.first);
     const finish = () => {
       this.streams.delete(stream);
       subscription.close();
@@ -82,17 +125,7 @@ export class StreamRegistry {
     };
     options.req.on('close', finish);
     options.res.on('close', finish);
-    subscription.onClose((reason) => {
-      if (reason === 'shutdown' && stream.listen) {
-        // Ending on purpose: the listen request gets its response first.
-        sse.send({
-          jsonrpc: '2.0',
-          id: stream.requestId,
-          result: { resultType: 'complete', _meta: { ...resultMeta(), [META.subscriptionId]: stream.requestId } },
-        });
-      }
-      finish();
-    });
+    subscription.onClose(finish);
     void (async () => {
       for await (const change of subscription) {
         let room = true;
@@ -107,7 +140,7 @@ export class StreamRegistry {
   cancel(sessionId: string, requestId: RequestId): boolean {
     for (const stream of this.streams) {
       if (stream.sessionId === sessionId && stream.requestId === requestId) {
-        stream.subscription.close();
+        stream.close();
         return true;
       }
     }
@@ -121,7 +154,7 @@ export class StreamRegistry {
   async closeAll(): Promise<void> {
     const streams = [...this.streams];
     const flushed = streams.map((stream) => stream.sse.finished);
-    for (const stream of streams) stream.subscription.close('shutdown');
+    for (const stream of streams) stream.close('shutdown');
     await Promise.all(flushed);
   }
 

@@ -1,0 +1,201 @@
+// Live delivery to subscriptions/listen streams, with no work per stream that
+// does not get the change. Streams are indexed by the task they watch (and,
+// under it, by the participant whose session opened them) and by the views
+// they watch. For each committed change: who may see its task is decided
+// once; each notification is serialized once (frames.ts) and every stream
+// that gets it has its subscription id spliced in. Writes to a socket keep
+// its backpressure: a full socket queues the stream's frames, a queue that
+// overflows drops the stream as lagging (nothing is replayed).
+import type { BusSink, CloseReason } from '../../bus/bus.js';
+import { taskViewers, type RoomChange, type RoomView } from '../../engine/index.js';
+import { frameTemplate, spliceFrame, type FrameTemplate } from './frames.js';
+import { META } from './protocol.js';
+import { viewsChangedBy } from './resources.js';
+
+/** What one listen stream follows, as its acknowledgement said. */
+export interface ListenWatch {
+  /** The participant whose session listens: a task's notifications go only to those who may see it. */
+  participant: string;
+  taskIds: ReadonlySet<string>;
+  views: ReadonlySet<RoomView>;
+}
+
+/** Where a listen stream's frames go (an SseStream). */
+export interface FrameSink {
+  /** False when the socket's buffer is full: wait for `drained()` before sending more. */
+  sendFrame(frame: string): boolean;
+  drained(): Promise<void>;
+}
+
+export class ListenMember {
+  /** The subscription id as JSON, spliced into each frame. */
+  readonly idJson: string;
+  private readonly queue: string[] = [];
+  private waitingForDrain = false;
+  closed = false;
+
+  constructor(
+    readonly subscriptionId: string | number,
+    readonly watch: ListenWatch,
+    readonly sink: FrameSink,
+    private readonly fanout: ListenFanout,
+    /** Called once when the stream leaves the fan-out, with why. */
+    readonly onClose: (reason: CloseReason) => void,
+  ) {
+    this.idJson = JSON.stringify(subscriptionId);
+  }
+
+  /** Sends a change's frames now, or queues them behind a full socket. */
+  deliver(frames: string): void {
+    if (this.closed) return;
+    if (this.waitingForDrain) {
+      if (this.queue.length >= this.fanout.maxQueue) this.close('lagging');
+      else this.queue.push(frames);
+      return;
+    }
+    if (!this.sink.sendFrame(frames)) this.waitForDrain();
+  }
+
+  close(reason: CloseReason = 'closed'): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.queue.length = 0; // a dropped or closed stream loses what it had not sent: nothing is replayed
+    this.fanout.remove(this);
+    this.onClose(reason);
+  }
+
+  private waitForDrain(): void {
+    this.waitingForDrain = true;
+    void this.sink.drained().then(() => {
+      this.waitingForDrain = false;
+      while (!this.closed && this.queue.length > 0) {
+        if (!this.sink.sendFrame(this.queue.shift()!)) return this.waitForDrain();
+      }
+    });
+  }
+}
+
+export interface ListenFanoutOptions {
+  /** The URI of each view, for notifications/resources/updated. */
+  uris: Record<RoomView, string>;
+  /** Changes a stream may have waiting behind a full socket before it is dropped as lagging. */
+  maxQueue: number;
+  /** Who may see a task; decided once per change. */
+  viewers?: (task: NonNullable<RoomChange['task']>) => string[];
+}
+
+export class ListenFanout implements BusSink<RoomChange> {
+  readonly maxQueue: number;
+  private readonly uris: Record<RoomView, string>;
+  private readonly viewers: (task: NonNullable<RoomChange['task']>) => string[];
+  private readonly members = new Set<ListenMember>();
+  /** task id → participant → the streams of that participant watching the task. */
+  private readonly byTask = new Map<string, Map<string, Set<ListenMember>>>();
+  private readonly byView = new Map<RoomView, Set<ListenMember>>();
+  /** The resources/updated frame of each view, the same for every change. */
+  private readonly viewFrames = new Map<RoomView, FrameTemplate>();
+
+  constructor(options: ListenFanoutOptions) {
+    this.uris = options.uris;
+    this.maxQueue = options.maxQueue;
+    this.viewers = options.viewers ?? taskViewers;
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  add(
+    subscriptionId: string | number,
+    watch: ListenWatch,
+    sink: FrameSink,
+    onClose: (reason: CloseReason) => void,
+  ): ListenMember {
+    const member = new ListenMember(subscriptionId, watch, sink, this, onClose);
+    this.members.add(member);
+    for (const taskId of watch.taskIds) {
+      let byParticipant = this.byTask.get(taskId);
+      if (!byParticipant) this.byTask.set(taskId, (byParticipant = new Map()));
+      let streams = byParticipant.get(watch.participant);
+      if (!streams) byParticipant.set(watch.participant, (streams = new Set()));
+      streams.add(member);
+    }
+    for (const view of watch.views) {
+      let streams = this.byView.get(view);
+      if (!streams) this.byView.set(view, (streams = new Set()));
+      streams.add(member);
+    }
+    return member;
+  }
+
+  /** @internal used by ListenMember.close */
+  remove(member: ListenMember): void {
+    if (!this.members.delete(member)) return;
+    for (const taskId of member.watch.taskIds) {
+      const byParticipant = this.byTask.get(taskId);
+      const streams = byParticipant?.get(member.watch.participant);
+      streams?.delete(member);
+      if (streams?.size === 0) byParticipant!.delete(member.watch.participant);
+      if (byParticipant?.size === 0) this.byTask.delete(taskId);
+    }
+    for (const view of member.watch.views) {
+      const streams = this.byView.get(view);
+      streams?.delete(member);
+      if (streams?.size === 0) this.byView.delete(view);
+    }
+  }
+
+  /** One committed change to every stream that follows it (the bus calls this at publish time). */
+  deliver(change: RoomChange): void {
+    // Each part: the streams that get one notification, and its frame. In the
+    // order a stream sends them: the views it watches, then the task.
+    const parts: [ReadonlySet<ListenMember>, FrameTemplate][] = [];
+    for (const view of viewsChangedBy(change.event.type)) {
+      const streams = this.byView.get(view);
+      if (streams && streams.size > 0) parts.push([streams, this.viewFrame(view)]);
+    }
+    const task = change.task;
+    const watching = task ? this.byTask.get(task.detailed.taskId) : undefined;
+    if (task && watching) {
+      let frame: FrameTemplate | undefined;
+      for (const participant of this.viewers(task)) {
+        const streams = watching.get(participant);
+        if (!streams || streams.size === 0) continue;
+        frame ??= frameTemplate((id) => ({
+          jsonrpc: '2.0',
+          method: 'notifications/tasks',
+          params: { ...task.detailed, _meta: { [META.subscriptionId]: id } },
+        }));
+        parts.push([streams, frame]);
+      }
+    }
+    if (parts.length === 1) {
+      const [streams, frame] = parts[0]!;
+      for (const member of [...streams]) member.deliver(spliceFrame(frame, member.idJson));
+      return;
+    }
+    if (parts.length === 0) return;
+    const frames = new Map<ListenMember, string>();
+    for (const [streams, frame] of parts) {
+      for (const member of streams) frames.set(member, (frames.get(member) ?? '') + spliceFrame(frame, member.idJson));
+    }
+    for (const [member, text] of frames) member.deliver(text);
+  }
+
+  closeAll(reason: CloseReason): void {
+    for (const member of [...this.members]) member.close(reason);
+  }
+
+  private viewFrame(view: RoomView): FrameTemplate {
+    let frame = this.viewFrames.get(view);
+    if (!frame) {
+      frame = frameTemplate((id) => ({
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { uri: this.uris[view], _meta: { [META.subscriptionId]: id } },
+      }));
+      this.viewFrames.set(view, frame);
+    }
+    return frame;
+  }
+}

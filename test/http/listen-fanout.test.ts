@@ -1,0 +1,188 @@
+// The listen fan-out's two promises: a stream's frame is the notification
+// serialized once with the stream's subscription id spliced in, byte for
+// byte what serializing it for that stream would give; and who may see a
+// task is decided once per change, whatever the number of streams.
+import { afterEach, describe, expect, test } from 'vitest';
+import { taskViewers, type RoomChange } from '../../src/engine/index.js';
+import { frameTemplate, spliceFrame, sseFrame } from '../../src/http/mcp/frames.js';
+import { ListenFanout, type FrameSink } from '../../src/http/mcp/listen-fanout.js';
+import { createHandoff, isMethod, listen, nextFrame, textResult, toolOk, type Wire } from '../helpers/mcp-wire.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
+
+const ids: (string | number)[] = [
+  0,
+  7,
+  -12,
+  1.5,
+  1e21,
+  Number.MAX_SAFE_INTEGER,
+  '',
+  'listen-1',
+  'a "quoted" id with a \\ backslash',
+  'line\nbreak\ttab\rreturn',
+  '\u0000\u001f control',
+  '\u2028\u2029 separators',
+  'é ü 😀 \ud800 lone surrogate',
+  '</script><!--',
+];
+
+const uris = {
+  artifact: 'workspace:///room.md',
+  handoffs: 'workspace:///.room/handoffs',
+  proposals: 'workspace:///.room/proposals',
+  history: 'workspace:///.room/history',
+};
+
+function taskChange(taskId: string, owner: string, assignee: string | null, message = 'halfway'): RoomChange {
+  return {
+    event: { type: 'task.progress' },
+    handoff: null,
+    task: {
+      detailed: { taskId, status: 'working', statusMessage: message, createdAt: '2026-12-03T00:00:00Z' },
+      owner,
+      assignee,
+    },
+  } as unknown as RoomChange;
+}
+
+const taskNotification = (change: RoomChange, id: unknown) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/tasks',
+  params: { ...change.task!.detailed, _meta: { [SUBSCRIPTION]: id } },
+});
+
+/** A socket that takes every frame (or none once `full`). */
+function recordingSink(): FrameSink & { writes: string[]; full: boolean } {
+  return {
+    writes: [],
+    full: false,
+    sendFrame(frame) {
+      this.writes.push(frame);
+      return !this.full;
+    },
+    drained: () => new Promise(() => {}),
+  };
+}
+
+describe('frames spliced from one serialization', () => {
+  const change = taskChange('task_1', 'alice', 'bob', 'text "with" \\ escapes, \n newlines and ce-subscription-id');
+  test.each(ids.map((id) => [JSON.stringify(id), id]))('id %s: the same bytes as JSON.stringify', (_name, id) => {
+    const template = frameTemplate((placeholder) => taskNotification(change, placeholder));
+    const spliced = spliceFrame(template, JSON.stringify(id));
+    expect(spliced).toBe(sseFrame(taskNotification(change, id)));
+    expect(spliced).toBe(`event: message\ndata: ${JSON.stringify(taskNotification(change, id))}\n\n`);
+  });
+
+  test('a template takes its id exactly once', () => {
+    expect(() => frameTemplate(() => ({ no: 'id' }))).toThrow();
+    expect(() => frameTemplate((id) => ({ a: id, b: id }))).toThrow();
+  });
+});
+
+describe('ListenFanout', () => {
+  test('decides who may see a task once per change, and each stream gets its own id', () => {
+    let decided = 0;
+    const fanout = new ListenFanout({
+      uris,
+      maxQueue: 10,
+      viewers: (task) => {
+        decided += 1;
+        return taskViewers(task);
+      },
+    });
+    const watch = (participant: string, taskId: string) => ({
+      participant,
+      taskIds: new Set([taskId]),
+      views: new Set<never>(),
+    });
+    const owners = Array.from({ length: 100 }, (_, i) => ({ id: i % 2 ? `alice-${i}` : i, sink: recordingSink() }));
+    for (const { id, sink } of owners) fanout.add(id, watch('alice', 'task_1'), sink, () => {});
+    const assignee = { id: 'bob-1', sink: recordingSink() };
+    fanout.add(assignee.id, watch('bob', 'task_1'), assignee.sink, () => {});
+    const others = Array.from({ length: 50 }, (_, i) => recordingSink());
+    others.forEach((sink, i) => fanout.add(`mallory-${i}`, watch('mallory', 'task_1'), sink, () => {}));
+    const elsewhere = recordingSink();
+    fanout.add('alice-elsewhere', watch('alice', 'task_2'), elsewhere, () => {});
+    expect(fanout.size).toBe(152);
+
+    const change = taskChange('task_1', 'alice', 'bob');
+    fanout.deliver(change);
+    expect(decided).toBe(1);
+    for (const { id, sink } of [...owners, assignee]) {
+      expect(sink.writes).toEqual([sseFrame(taskNotification(change, id))]);
+    }
+    for (const sink of [...others, elsewhere]) expect(sink.writes).toEqual([]);
+
+    // Before the task has an assignee, only its owner sees it.
+    fanout.deliver(taskChange('task_1', 'alice', null));
+    expect(decided).toBe(2);
+    expect(assignee.sink.writes).toHaveLength(1);
+    expect(owners[0]!.sink.writes).toHaveLength(2);
+  });
+
+  test('a stream watching views and the task gets their frames in one write, views first', () => {
+    const fanout = new ListenFanout({ uris, maxQueue: 10 });
+    const sink = recordingSink();
+    fanout.add(
+      'both',
+      { participant: 'alice', taskIds: new Set(['task_1']), views: new Set(['handoffs']) },
+      sink,
+      () => {},
+    );
+    const change = taskChange('task_1', 'alice', null);
+    fanout.deliver(change);
+    const updated = {
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri: uris.handoffs, _meta: { [SUBSCRIPTION]: 'both' } },
+    };
+    expect(sink.writes).toEqual([sseFrame(updated) + sseFrame(taskNotification(change, 'both'))]);
+  });
+
+  test('behind a full socket frames wait; past the queue the stream is dropped as lagging', () => {
+    const fanout = new ListenFanout({ uris, maxQueue: 2 });
+    const sink = recordingSink();
+    const reasons: string[] = [];
+    fanout.add(1, { participant: 'alice', taskIds: new Set(['task_1']), views: new Set() }, sink, (reason) =>
+      reasons.push(reason),
+    );
+    sink.full = true;
+    for (let i = 0; i < 4; i++) fanout.deliver(taskChange('task_1', 'alice', null, `report ${i}`));
+    expect(sink.writes).toHaveLength(1); // the first filled the socket; two waited; the fourth overflowed
+    expect(reasons).toEqual(['lagging']);
+    expect(fanout.size).toBe(0);
+  });
+});
+
+describe('over real HTTP', () => {
+  let s: TestServer | undefined;
+  afterEach(async () => {
+    await s?.stop();
+    s = undefined;
+  });
+
+  test('streams on one task each get the notification with their own subscription id; others see nothing', async () => {
+    s = await startTestServer();
+    const { handoffId, taskId } = await createHandoff(s, 'alice', { summary: 'fan out', assignee: 'bob' });
+    const ids = [7, 'a "quoted" \\ id\n', 'listen-3'];
+    const owners = await Promise.all(ids.map((id) => listen(s!, 'alice', { taskIds: [taskId] }, { tasks: true, id })));
+    for (const client of owners) await nextFrame(client, isMethod('notifications/subscriptions/acknowledged'), 'ack');
+    // carol cannot see the task: her listen acknowledges no task ids.
+    const carol = await listen(s, 'carol', { taskIds: [taskId] }, { tasks: true, id: 'carol' });
+    const ack = await nextFrame(carol, isMethod('notifications/subscriptions/acknowledged'), 'carol ack');
+    expect(ack.params.notifications.taskIds).toEqual([]);
+
+    await toolOk(s, 'bob', 'handoff_accept', { handoff_id: handoffId });
+    await toolOk(s, 'bob', 'handoff_complete', { handoff_id: handoffId, result: textResult('done') });
+    const completed = (frame: Wire) => frame?.method === 'notifications/tasks' && frame.params.status === 'completed';
+    for (const [i, client] of owners.entries()) {
+      const frame = await nextFrame(client, completed, `completion on stream ${i}`);
+      expect(frame.params.taskId).toBe(taskId);
+      expect(frame.params._meta).toEqual({ [SUBSCRIPTION]: ids[i] });
+    }
+    expect(carol.frames.filter(isMethod('notifications/tasks'))).toEqual([]);
+    for (const client of [...owners, carol]) client.abort();
+  });
+});
