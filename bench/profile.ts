@@ -21,20 +21,34 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** Self time per function and per part (our code by folder, each package, node itself). */
+const nameOf = ({ callFrame: { functionName, url, lineNumber } }: ProfileNode): string => {
+  const file = url.replace(/^file:\/\//, '');
+  return `${functionName || '(anonymous)'} ${file ? `${path.relative(root, file)}:${lineNumber + 1}` : '(native)'}`;
+};
+
+/**
+ * Self time per function and per part (our code by file, each package, node
+ * itself), and total time per function (itself and what it calls).
+ */
 export function summarize(profile: { nodes: ProfileNode[] }): {
   functions: [string, number][];
   parts: [string, number][];
+  inclusive: [string, number][];
 } {
   const total = profile.nodes.reduce((sum, node) => sum + node.hitCount, 0);
   const byFunction = new Map<string, number>();
   const byPart = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const parent = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
   for (const node of profile.nodes) {
     if (node.hitCount === 0) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const names = new Set<string>();
+    for (let at: ProfileNode | undefined = node; at; at = parent.get(at.id)) names.add(nameOf(at));
+    for (const name of names) inclusive.set(name, (inclusive.get(name) ?? 0) + node.hitCount);
+    const { functionName, url } = node.callFrame;
     const file = url.replace(/^file:\/\//, '');
-    const where = file ? `${path.relative(root, file)}:${lineNumber + 1}` : '(native)';
-    const name = `${functionName || '(anonymous)'} ${where}`;
+    const name = nameOf(node);
     byFunction.set(name, (byFunction.get(name) ?? 0) + node.hitCount);
     const part = !file
       ? functionName.startsWith('(')
@@ -49,7 +63,7 @@ export function summarize(profile: { nodes: ProfileNode[] }): {
   }
   const share = (map: Map<string, number>) =>
     [...map].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, (100 * v) / total] as [string, number]);
-  return { functions: share(byFunction), parts: share(byPart) };
+  return { functions: share(byFunction), parts: share(byPart), inclusive: share(inclusive) };
 }
 
 pinSelfToLoadCore();
@@ -89,12 +103,16 @@ try {
         name.includes(`.${served.child.pid}.`),
     );
   if (!file) throw new Error(`no profile of pid ${served.child.pid} in ${profiles}`);
-  const { functions, parts } = summarize(JSON.parse(readFileSync(file, 'utf8')));
+  const { functions, parts, inclusive } = summarize(JSON.parse(readFileSync(file, 'utf8')));
   console.log(
     `tasks/get: ${result.perSecond.toFixed(0)}/s over ${SECONDS} s (${result.non2xx} non-2xx); profile ${path.relative(root, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
   );
   console.log('\nself time by part:');
   for (const [part, pct] of parts.slice(0, 20)) console.log(`${pct.toFixed(1).padStart(6)} %  ${part}`);
+  console.log('\ntotal time by function (itself and what it calls):');
+  for (const [name, pct] of inclusive.filter(([name]) => !name.startsWith('(root)')).slice(0, 60)) {
+    console.log(`${pct.toFixed(1).padStart(6)} %  ${name}`);
+  }
   console.log('\nself time by function:');
   for (const [name, pct] of functions.slice(0, 40)) console.log(`${pct.toFixed(1).padStart(6)} %  ${name}`);
 } finally {
