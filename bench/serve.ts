@@ -22,8 +22,9 @@ import {
   firstLine,
   pinSelfToLoadCore,
   pinning,
+  probed,
+  probeMemory,
   program,
-  rssBytes,
   runToEnd,
   shown,
   spawnNode,
@@ -85,9 +86,12 @@ const originOf = (url: string): string => new URL(url).origin;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Opens STREAMS streams, measures the idle server, then times one frame to all of them. */
-async function fanOut(server: Served, config: ListenersConfig): Promise<{ ms: number; bytesPerStream: number }> {
-  await sleep(300);
-  const before = rssBytes(server.child.pid!);
+async function fanOut(
+  server: Served,
+  memoryFile: string,
+  config: ListenersConfig,
+): Promise<{ ms: number; bytesPerStream: number }> {
+  const before = (await probeMemory(server.child, memoryFile)).rss;
   const worker = spawnNode('load', [program('listeners-worker'), JSON.stringify(config)]);
   let stderr = '';
   worker.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -109,7 +113,7 @@ async function fanOut(server: Served, config: ListenersConfig): Promise<{ ms: nu
   };
   await next(); // ready: every stream open and acknowledged
   await sleep(1000); // idle
-  const after = rssBytes(server.child.pid!);
+  const after = (await probeMemory(server.child, memoryFile)).rss;
   worker.stdin!.write('go\n');
   const { ms } = (await next()) as { ms: number };
   await new Promise((resolve) => (worker.exitCode === null ? worker.once('exit', resolve) : resolve(null)));
@@ -163,17 +167,21 @@ try {
   const cold = makeRoom(dir, 'cold');
   const largeCounts = roomCounts(large.file);
 
-  const serve = async (args: string[]) => {
-    const served = await startServer(args);
+  const serve = async (args: string[], env: Record<string, string> = {}) => {
+    const served = await startServer(args, env);
     servers.push(served);
     return served;
   };
-  const room = await serve([ce, 'serve', main.file, '--port', '0', '--json']);
+  const roomMemory = path.join(dir, 'room-memory.json');
+  const sseMemory = path.join(dir, 'sse-memory.json');
+  const roomProbe = probed(roomMemory);
+  const sseProbe = probed(sseMemory);
+  const room = await serve([...roomProbe.args, ce, 'serve', main.file, '--port', '0', '--json'], roomProbe.env);
   const emptyRoom = await serve([ce, 'serve', empty.file, '--port', '0', '--json']);
   const largeRoom = await serve([ce, 'serve', large.file, '--port', '0', '--json']);
   const koa = await serve([program('koa-sqlite'), path.join(dir, 'koa.db')]);
   const sdk = await serve([program('mcp-sdk')]);
-  const sse = await serve([program('sse-broadcast')]);
+  const sse = await serve([...sseProbe.args, program('sse-broadcast')], sseProbe.env);
   const roomOrigin = originOf(room.line.mcp_url);
   const koaOrigin = `http://127.0.0.1:${koa.line.port}`;
   const sdkOrigin = `http://127.0.0.1:${sdk.line.port}`;
@@ -219,7 +227,7 @@ try {
     await cancelLeftovers(roomOrigin, main);
 
     // Fan-out: the bare SSE broadcast, then listens on one task until it completes.
-    const anchorFan = await fanOut(sse, {
+    const anchorFan = await fanOut(sse, sseMemory, {
       origin: sseOrigin,
       count: STREAMS,
       open: { method: 'GET', path: '/stream', headers: {} },
@@ -243,7 +251,7 @@ try {
       handoff_id: handoffId,
       result: { content: [{ type: 'text', text: 'Done' }] },
     });
-    const roomFan = await fanOut(room, {
+    const roomFan = await fanOut(room, roomMemory, {
       origin: roomOrigin,
       count: STREAMS,
       open: { method: 'POST', path: '/mcp', ...listenRequest },
@@ -322,7 +330,7 @@ try {
       met(figures.fanOut <= 1.5),
     ],
     [
-      'memory per idle listen stream (resident memory of `ce serve`, before and after)',
+      'memory per idle listen stream (resident memory of `ce serve` after a full collection, before and after)',
       `${figures.memory.toFixed(1)} KiB`,
       '≤ 32 KiB',
       '28 KiB',
@@ -363,7 +371,7 @@ ${table}
 
 - Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json'])}\` (three rooms: the main one, an empty one, one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
 - Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
-- Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame. Memory per stream is the server's resident memory (\`/proc/PID/status\` VmRSS) after the streams sat idle for 1 s, less before they opened, over ${STREAMS.toLocaleString('en')}.
+- Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame. Memory per stream is the server's resident memory after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file).
 - First answer: \`ce serve\` on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address.
 
 </details>

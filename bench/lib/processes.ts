@@ -2,10 +2,11 @@
 // servers on one core, load on the other, when the machine has two or more
 // and taskset is there; unpinned otherwise, and the report says so.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { root } from '../report.js';
 
@@ -29,6 +30,7 @@ export async function buildPrograms(): Promise<void> {
       'sse-broadcast': path.join(root, 'bench/anchors/sse-broadcast.ts'),
       'load-worker': path.join(root, 'bench/lib/load-worker.ts'),
       'listeners-worker': path.join(root, 'bench/lib/listeners-worker.ts'),
+      'memory-probe': path.join(root, 'bench/lib/memory-probe.ts'),
     },
     outdir: out,
     bundle: true,
@@ -43,10 +45,37 @@ export async function buildPrograms(): Promise<void> {
 export const program = (name: string): string => path.join(out, `${name}.js`);
 
 /** `node ARGS`, pinned to `core` when pinning is on. */
-export function spawnNode(core: 'server' | 'load', args: string[], options: { cwd?: string } = {}): ChildProcess {
+export function spawnNode(
+  core: 'server' | 'load',
+  args: string[],
+  options: { env?: Record<string, string> } = {},
+): ChildProcess {
   const command = pinning ? 'taskset' : process.execPath;
   const argv = pinning ? ['-c', pinning[core], process.execPath, ...args] : args;
-  return spawn(command, argv, { cwd: options.cwd ?? root, stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(command, argv, { cwd: root, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Node flags that let the bench ask a server for its memory after a full collection (memory-probe.ts). */
+export const probed = (file: string): { args: string[]; env: Record<string, string> } => ({
+  args: ['--expose-gc', '--import', pathToFileURL(program('memory-probe')).href],
+  env: { BENCH_MEMORY_FILE: file },
+});
+
+/** The server's memory after a full collection. */
+export async function probeMemory(child: ChildProcess, file: string): Promise<NodeJS.MemoryUsage> {
+  rmSync(file, { force: true });
+  child.kill('SIGUSR2');
+  for (let waited = 0; waited < 5000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (existsSync(file)) {
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as NodeJS.MemoryUsage;
+      } catch {
+        // still being written
+      }
+    }
+  }
+  throw new Error('the server did not report its memory');
 }
 
 /** How a spawned program is written in the report. */
@@ -61,8 +90,8 @@ export interface Served {
 }
 
 /** Starts a server that prints one JSON line once it listens. */
-export async function startServer(args: string[]): Promise<Served> {
-  const child = spawnNode('server', args);
+export async function startServer(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const child = spawnNode('server', args, { env });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const line = await firstLine(child, () => stderr);
@@ -102,11 +131,4 @@ export function runToEnd<T>(core: 'server' | 'load', args: string[]): Promise<T>
       resolve(JSON.parse(stdout.trim().split('\n').pop()!) as T);
     });
   });
-}
-
-/** Resident memory of a process, in bytes (Linux). */
-export function rssBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
-  return Number(kib ?? 0) * 1024;
 }
