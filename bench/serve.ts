@@ -51,8 +51,11 @@ interface Round {
   writeRefused: number;
   sseMs: number;
   listenMs: number;
+  /** JavaScript heap and external memory per stream, after a full collection. */
   sseBytesPerStream: number;
   listenBytesPerStream: number;
+  /** Resident memory per stream, after a full collection (the allocator may keep or return pages: noisy). */
+  listenRssPerStream: number;
   emptyRead: number;
   largeRead: number;
   firstAnswerMs: number;
@@ -90,8 +93,8 @@ async function fanOut(
   server: Served,
   memoryFile: string,
   config: ListenersConfig,
-): Promise<{ ms: number; bytesPerStream: number }> {
-  const before = (await probeMemory(server.child, memoryFile)).rss;
+): Promise<{ ms: number; bytesPerStream: number; rssPerStream: number }> {
+  const before = await probeMemory(server.child, memoryFile);
   const worker = spawnNode('load', [program('listeners-worker'), JSON.stringify(config)]);
   let stderr = '';
   worker.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -113,11 +116,16 @@ async function fanOut(
   };
   await next(); // ready: every stream open and acknowledged
   await sleep(1000); // idle
-  const after = (await probeMemory(server.child, memoryFile)).rss;
+  const after = await probeMemory(server.child, memoryFile);
   worker.stdin!.write('go\n');
   const { ms } = (await next()) as { ms: number };
   await new Promise((resolve) => (worker.exitCode === null ? worker.once('exit', resolve) : resolve(null)));
-  return { ms, bytesPerStream: (after - before) / config.count };
+  const held = (m: NodeJS.MemoryUsage) => m.heapUsed + m.external;
+  return {
+    ms,
+    bytesPerStream: (held(after) - held(before)) / config.count,
+    rssPerStream: (after.rss - before.rss) / config.count,
+  };
 }
 
 /** Cancels alice's open handoffs a write round left between create and cancel (at most 32 may be active). */
@@ -277,6 +285,7 @@ try {
       listenMs: roomFan.ms,
       sseBytesPerStream: anchorFan.bytesPerStream,
       listenBytesPerStream: roomFan.bytesPerStream,
+      listenRssPerStream: roomFan.rssPerStream,
       emptyRead,
       largeRead,
       firstAnswerMs,
@@ -330,7 +339,7 @@ try {
       met(figures.fanOut <= 1.5),
     ],
     [
-      'memory per idle listen stream (resident memory of `ce serve` after a full collection, before and after)',
+      'memory per idle listen stream (JavaScript heap and external memory of `ce serve` after a full collection, before and after)',
       `${figures.memory.toFixed(1)} KiB`,
       '≤ 32 KiB',
       '28 KiB',
@@ -371,19 +380,19 @@ ${table}
 
 - Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json'])}\` (three rooms: the main one, an empty one, one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
 - Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
-- Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame. Memory per stream is the server's resident memory after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file).
+- Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame. Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
 - First answer: \`ce serve\` on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address.
 
 </details>
 
 <details><summary>Every round</summary>
 
-| round | tasks/get /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | empty room /s | large room /s | first answer ms |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| round | tasks/get /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | empty room /s | large room /s | first answer ms |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rounds
   .map(
     (r, i) =>
-      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${rate(r.emptyRead)} | ${rate(r.largeRead)} | ${r.firstAnswerMs.toFixed(0)} |`,
+      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${rate(r.emptyRead)} | ${rate(r.largeRead)} | ${r.firstAnswerMs.toFixed(0)} |`,
   )
   .join('\n')}
 
