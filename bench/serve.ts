@@ -86,6 +86,16 @@ async function rpc(origin: string, request: { headers: Record<string, string>; b
 }
 
 const originOf = (url: string): string => new URL(url).origin;
+
+/** Runs both, the first one first in even rounds and the second first in odd ones: drift favours neither. */
+async function inTurn<A, B>(round: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+  if (round % 2 === 0) {
+    const first = await a();
+    return [first, await b()];
+  }
+  const second = await b();
+  return [await a(), second];
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Opens STREAMS streams, measures the idle server, then times one frame to all of them. */
@@ -220,57 +230,78 @@ try {
 
   const rounds: Round[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    // Reads: the anchor, the room, the other anchor.
-    const koaRate = await readRate(koaOrigin, scenarios.koa, 'anchor (a)');
-    const roomRead = await readRate(roomOrigin, scenarios.room, 'tasks/get');
-    const sdkRate = await readRate(sdkOrigin, scenarios.sdk, 'anchor (b)');
-
-    // Durable writes: the bare loop on the server core, then 16 clients writing through MCP.
-    const loop = await runToEnd<{ perSecond: number }>('server', [
-      program('sqlite-loop'),
-      path.join(dir, `loop-${round}.db`),
-      String(SECONDS),
-    ]);
-    const writes = await load(roomOrigin, scenarios.writes, WRITE_CONNECTIONS);
-    await cancelLeftovers(roomOrigin, main);
-
-    // Fan-out: the bare SSE broadcast, then listens on one task until it completes.
-    const anchorFan = await fanOut(sse, sseMemory, {
-      origin: sseOrigin,
-      count: STREAMS,
-      open: { method: 'GET', path: '/stream', headers: {} },
-      openedWhen: ': open',
-      trigger: { method: 'POST', path: '/broadcast', headers: {} },
-      frameWhen: 'notifications/tasks',
-    });
-    const made = await rpc(
-      roomOrigin,
-      toolCall(main.alice, 'handoff_create', { summary: 'Listened to', assignee: 'bob' }),
+    // Reads: an anchor, the room, the other anchor (which one first alternates).
+    const [koaRate, [roomRead, sdkRate]] = await inTurn(
+      round,
+      () => readRate(koaOrigin, scenarios.koa, 'anchor (a)'),
+      () =>
+        inTurn(
+          round,
+          () => readRate(roomOrigin, scenarios.room, 'tasks/get'),
+          () => readRate(sdkOrigin, scenarios.sdk, 'anchor (b)'),
+        ),
     );
-    const handoffId = made.structuredContent.handoff.handoff_id as string;
-    const taskId = made.structuredContent.handoff.task_id as string;
-    await rpc(roomOrigin, toolCall(main.bob, 'handoff_accept', { handoff_id: handoffId }));
-    const listenRequest = mcpPost(
-      'subscriptions/listen',
-      { notifications: { taskIds: [taskId] } },
-      { token: main.listeners[round]!, tasks: true },
+
+    // Durable writes: the bare loop on the server core, and 16 clients writing through MCP.
+    const [loop, writes] = await inTurn(
+      round,
+      () =>
+        runToEnd<{ perSecond: number }>('server', [
+          program('sqlite-loop'),
+          path.join(dir, `loop-${round}.db`),
+          String(SECONDS),
+        ]),
+      async () => {
+        const result = await load(roomOrigin, scenarios.writes, WRITE_CONNECTIONS);
+        await cancelLeftovers(roomOrigin, main);
+        return result;
+      },
     );
-    const complete = toolCall(main.bob, 'handoff_complete', {
-      handoff_id: handoffId,
-      result: { content: [{ type: 'text', text: 'Done' }] },
-    });
-    const roomFan = await fanOut(room, roomMemory, {
-      origin: roomOrigin,
-      count: STREAMS,
-      open: { method: 'POST', path: '/mcp', ...listenRequest },
-      openedWhen: 'notifications/subscriptions/acknowledged',
-      trigger: { method: 'POST', path: '/mcp', ...complete },
-      frameWhen: 'notifications/tasks',
-    });
+
+    // Fan-out: the bare SSE broadcast, and listens on one task until it completes.
+    const anchorFanOut = () =>
+      fanOut(sse, sseMemory, {
+        origin: sseOrigin,
+        count: STREAMS,
+        open: { method: 'GET', path: '/stream', headers: {} },
+        openedWhen: ': open',
+        trigger: { method: 'POST', path: '/broadcast', headers: {} },
+        frameWhen: 'notifications/tasks',
+      });
+    const roomFanOut = async () => {
+      const made = await rpc(
+        roomOrigin,
+        toolCall(main.alice, 'handoff_create', { summary: 'Listened to', assignee: 'bob' }),
+      );
+      const handoffId = made.structuredContent.handoff.handoff_id as string;
+      const taskId = made.structuredContent.handoff.task_id as string;
+      await rpc(roomOrigin, toolCall(main.bob, 'handoff_accept', { handoff_id: handoffId }));
+      const listenRequest = mcpPost(
+        'subscriptions/listen',
+        { notifications: { taskIds: [taskId] } },
+        { token: main.listeners[round]!, tasks: true },
+      );
+      const complete = toolCall(main.bob, 'handoff_complete', {
+        handoff_id: handoffId,
+        result: { content: [{ type: 'text', text: 'Done' }] },
+      });
+      return fanOut(room, roomMemory, {
+        origin: roomOrigin,
+        count: STREAMS,
+        open: { method: 'POST', path: '/mcp', ...listenRequest },
+        openedWhen: 'notifications/subscriptions/acknowledged',
+        trigger: { method: 'POST', path: '/mcp', ...complete },
+        frameWhen: 'notifications/tasks',
+      });
+    };
+    const [anchorFan, roomFan] = await inTurn(round, anchorFanOut, roomFanOut);
 
     // Scale: the same read in an empty room and in one with 10,000 handoffs.
-    const emptyRead = await readRate(originOf(emptyRoom.line.mcp_url), scenarios.empty, 'tasks/get (empty room)');
-    const largeRead = await readRate(originOf(largeRoom.line.mcp_url), scenarios.large, 'tasks/get (large room)');
+    const [emptyRead, largeRead] = await inTurn(
+      round,
+      () => readRate(originOf(emptyRoom.line.mcp_url), scenarios.empty, 'tasks/get (empty room)'),
+      () => readRate(originOf(largeRoom.line.mcp_url), scenarios.large, 'tasks/get (large room)'),
+    );
 
     const firstAnswerMs = await firstAnswer(cold);
 
@@ -372,7 +403,7 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}. ${ROUNDS} rounds of ${SE
     pinning
       ? `servers pinned to core ${pinning.server} and the load generator (autocannon, its own process) to core ${pinning.load} with \`taskset\``
       : 'not pinned (fewer than two cores, or no taskset)'
-  }. Each figure is the median of the per-round ratios; each round runs the anchor and the room one after the other.
+  }. Each figure is the median of the per-round ratios; each round runs the anchor and the room one after the other, the anchor first in odd rounds and the room first in even ones (for reads: (a), the room, (b), then (b), the room, (a)).
 
 ${table}
 
