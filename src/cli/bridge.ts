@@ -6,7 +6,7 @@
 import { createInterface } from 'node:readline';
 import { createParser } from 'eventsource-parser';
 import { OutsideJsonError, parseOutsideJson } from '../outside-json.js';
-import { bodyText, failureCode, RoomNotReached, sendToRoom } from './room-http.js';
+import { bodyText, certificateTrouble, failureCode, RoomNotReached, sendToRoom } from './room-http.js';
 
 /** Where to send, and as whom: worked out again for every request (a local room may have restarted elsewhere). */
 export interface BridgeTarget {
@@ -158,7 +158,12 @@ export class Bridge {
       if (id === null || abort.signal.aborted) return; // cancelled by the client, or stdin closed
       const code = failureCode(error);
       const where = target.url.origin;
-      if (error instanceof RoomNotReached) {
+      const untrusted = error instanceof RoomNotReached ? certificateTrouble(error) : null;
+      if (untrusted !== null) {
+        this.error(id, -32603, `the room at ${where} was not reached: ${untrusted}; nothing was sent`, {
+          reason: code ?? 'certificate',
+        });
+      } else if (error instanceof RoomNotReached) {
         this.error(
           id,
           -32603,

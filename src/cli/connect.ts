@@ -1,5 +1,6 @@
 // How ce reaches a room by its address (--url), from this machine or
 // another: the room's endpoint, the session token, a private CA.
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { failureCode } from './room-http.js';
@@ -38,11 +39,18 @@ function givenToken(tokenFile: string | undefined): string {
 /** A CA certificate file (--ca), read once. */
 export function caFile(file: string | undefined): Buffer | undefined {
   if (file === undefined) return undefined;
+  let pem: Buffer;
   try {
-    return readFileSync(file);
+    pem = readFileSync(file);
   } catch (error) {
     throw new InvalidArgumentError(`--ca: cannot read ${file} (${failureCode(error) ?? error})`);
   }
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw new InvalidArgumentError(`--ca: ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  }
+  return pem;
 }
 
 /** The room's MCP endpoint from what a person types: a base URL, or the /mcp URL itself. */

@@ -7,7 +7,7 @@ import type { Operation } from '../../generated/operations.js';
 import type { DomainErrorCode } from '../../generated/types.js';
 import { DomainError } from '../engine/errors.js';
 import { parseOutsideJson } from '../outside-json.js';
-import { bodyText, failureCode, RoomNotReached, sendToRoom } from './room-http.js';
+import { bodyText, certificateTrouble, failureCode, RoomNotReached, sendToRoom } from './room-http.js';
 
 /** Long enough for any one operation; a stopped (SIGSTOP) process must not hang ce for ever. */
 const TIMEOUT_MS = 30_000;
@@ -80,7 +80,9 @@ export function roomClient(address: RoomAddress): RoomClient {
         if (error instanceof RoomNotReached) {
           if (error.code === 'ECONNREFUSED') throw new RoomNotListening(`nothing listens at ${address.baseUrl}`);
           // Refused before anything was sent: the certificate, the name, the network.
-          throw new DomainError('unavailable', `cannot reach ${address.name} (${describe(error)}); nothing was sent`, {
+          const certificate = certificateTrouble(error);
+          const why = certificate !== null ? `: ${certificate}` : ` (${describe(error)})`;
+          throw new DomainError('unavailable', `cannot reach ${address.name}${why}; nothing was sent`, {
             reason: error.code ?? 'unreachable',
           });
         }
@@ -91,7 +93,13 @@ export function roomClient(address: RoomAddress): RoomClient {
       }
       const answer = parse(text);
       if (status >= 200 && status < 300) return answer;
-      if (type.startsWith('application/problem+json') && isProblem(answer)) throw domainError(answer);
+      if (type.startsWith('application/problem+json') && isProblem(answer)) {
+        if (answer.code === 'unauthorized') {
+          // The room does not say which, on purpose; the person can still act on it.
+          throw new DomainError('unauthorized', `${address.name} refused the token: it is unknown, expired or revoked`);
+        }
+        throw domainError(answer);
+      }
       throw new Error(`${address.name} answered ${status}: ${text.slice(0, 200)}`);
     },
   };

@@ -64,6 +64,28 @@ export class RoomNotReached extends Error {
   }
 }
 
+/** TLS verification codes that mean the room's certificate chain is not one ce trusts. */
+const UNTRUSTED_CERTIFICATE = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
+]);
+
+/** Why no connection was made, said so a person can act on it; null when it is not the room's certificate. */
+export function certificateTrouble(error: RoomNotReached): string | null {
+  const code = error.code ?? '';
+  if (UNTRUSTED_CERTIFICATE.has(code)) {
+    return `its certificate is not signed by a CA ce trusts (${code}); give the room's CA certificate with --ca FILE`;
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `its certificate is not for this address (${code})`;
+  if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return `its certificate is not valid now (${code})`;
+  if (code === 'CERT_NOT_PINNED') return error.message;
+  return null;
+}
+
 /** Sends one request; resolves with the response once its head arrives (its body is still to be read). */
 export function sendToRoom(url: URL, request: RoomRequest): Promise<IncomingMessage> {
   const secure = url.protocol === 'https:';

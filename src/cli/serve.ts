@@ -27,7 +27,9 @@ export interface Serving {
   stop(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+/** Addresses only this machine reaches: localhost, ::1 and all of 127.0.0.0/8. */
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 
 /** Opens the room for writing and serves it until stop(). */
 export async function startServing(file: string, settings: ServeSettings): Promise<Serving> {
@@ -154,12 +156,39 @@ function tlsOf({ tlsCert, tlsKey }: ServeOptions): { tls?: { cert: Buffer; key: 
 }
 
 /** The URLs other machines may use for a room bound to an unspecified address: one per interface. */
-function addressesOf(host: string, port: number, scheme: string): string[] {
+function addressesOf(
+  host: string,
+  port: number,
+  scheme: string,
+  interfaces: ReturnType<typeof networkInterfaces>,
+): string[] {
   if (host !== '0.0.0.0' && host !== '::') return [];
-  return Object.values(networkInterfaces())
+  return Object.values(interfaces)
     .flat()
     .filter((net) => net && !net.internal && (host === '::' || net.family === 'IPv4'))
     .map((net) => `${scheme}://${net!.family === 'IPv6' ? `[${net!.address}]` : net!.address}:${port}`);
+}
+
+/** What ce serve says on stderr about who can reach the room: nothing on loopback. */
+export function exposureWarnings(
+  settings: Pick<ServeSettings, 'host' | 'tls' | 'allowOrigin'>,
+  port: number,
+  interfaces: ReturnType<typeof networkInterfaces> = networkInterfaces(),
+): string[] {
+  if (isLoopback(settings.host)) return [];
+  const others = addressesOf(settings.host, port, settings.tls ? 'https' : 'http', interfaces);
+  return [
+    `listening on ${settings.host}, beyond loopback: other machines can reach this room`,
+    ...(others.length > 0 ? [`from another machine: ${others.map((base) => `${base}/mcp`).join(', ')}`] : []),
+    ...(settings.tls
+      ? []
+      : [
+          'without TLS, session tokens travel in clear: serve HTTPS with --tls-cert and --tls-key, or put a TLS proxy in front',
+        ]),
+    ...(settings.allowOrigin.length === 0
+      ? ['browsers from other origins are refused until --allow-origin names them']
+      : []),
+  ];
 }
 
 function announce(file: string, { room, http }: Serving, settings: ServeSettings): void {
@@ -179,19 +208,7 @@ function announce(file: string, { room, http }: Serving, settings: ServeSettings
       ].join('\n'),
     );
   }
-  if (LOOPBACK.has(settings.host)) return;
-  const scheme = settings.tls ? 'https' : 'http';
-  const port = Number(new URL(http.baseUrl).port);
-  const others = addressesOf(settings.host, port, scheme);
-  const warn = (line: string) => process.stderr.write(`ce: ${line}\n`);
-  warn(`listening on ${settings.host}, beyond loopback: other machines can reach this room`);
-  if (others.length > 0) warn(`from another machine: ${others.map((base) => `${base}/mcp`).join(', ')}`);
-  if (!settings.tls) {
-    warn(
-      'without TLS, session tokens travel in clear: serve HTTPS with --tls-cert and --tls-key, or put a TLS proxy in front',
-    );
-  }
-  if (settings.allowOrigin.length === 0) {
-    warn('browsers from other origins are refused until --allow-origin names them');
+  for (const line of exposureWarnings(settings, Number(new URL(http.baseUrl).port))) {
+    process.stderr.write(`ce: ${line}\n`);
   }
 }

@@ -201,9 +201,9 @@ describe('proposals', () => {
     );
     expectRefused(
       room,
-      () => proposeChange(room, alice, { base_revision: 1, content: 'x'.repeat(1024 * 1024) }),
+      () => proposeChange(room, alice, { base_revision: 1, content: 'x'.repeat(512 * 1024 + 1) }),
       'too_large',
-      /1048576 bytes/,
+      /^content must NOT be larger than 524288 bytes/,
     );
     expectRefused(
       room,

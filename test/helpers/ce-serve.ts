@@ -31,10 +31,21 @@ export interface CeServeOptions {
   env?: Record<string, string>;
   /** The port to listen on (a restart on the same address); any free one by default. */
   port?: number;
+  /** More options of ce serve: `['--host', '127.0.0.2', '--tls-cert', cert, '--tls-key', key]`. */
+  args?: string[];
 }
 
 export async function ceServe(file: string, options: CeServeOptions = {}): Promise<ServedRoom> {
-  const args = [...(options.nodeArgs ?? []), CE_BIN, 'serve', file, '--port', String(options.port ?? 0), '--json'];
+  const args = [
+    ...(options.nodeArgs ?? []),
+    CE_BIN,
+    'serve',
+    file,
+    '--port',
+    String(options.port ?? 0),
+    '--json',
+    ...(options.args ?? []),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: repo,
     env: { ...process.env, ...options.env },
