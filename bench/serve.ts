@@ -12,7 +12,7 @@
 //
 // BENCH_ROUNDS (5) and BENCH_SECONDS (5, per load run) make a quick run possible.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ListenersConfig } from './lib/listeners-worker.js';
 import type { LoadConfig, LoadResult, LoadScenario } from './lib/load-worker.js';
@@ -173,6 +173,8 @@ async function firstAnswer(room: BenchRoom): Promise<number> {
 }
 
 pinSelfToLoadCore();
+// Other programs on the machine share both cores: the report says how busy it was.
+const loadAtStart = loadavg()[0]!;
 console.log(`building the anchors and workers; ${ROUNDS} rounds of ${SECONDS} s per load run`);
 await buildPrograms();
 const dir = mkdtempSync(path.join(tmpdir(), 'ce-bench-'));
@@ -399,7 +401,7 @@ ${rows.map((row) => `| ${row.join(' | ')} |`).join('\n')}`;
   const kib = (n: number) => (n / 1024).toFixed(1);
   const body = `## ce serve beside its anchors (\`npm run bench\`)
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}. ${ROUNDS} rounds of ${SECONDS} s per load run; ${
+${new Date().toISOString().slice(0, 10)}, ${machine()}, load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end (other programs share the cores; the ratios are what to read). ${ROUNDS} rounds of ${SECONDS} s per load run; ${
     pinning
       ? `servers pinned to core ${pinning.server} and the load generator (autocannon, its own process) to core ${pinning.load} with \`taskset\``
       : 'not pinned (fewer than two cores, or no taskset)'
