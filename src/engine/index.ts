@@ -18,7 +18,15 @@ export { approveHandoff, rejectHandoff } from './handoffs/decide-handoff.js';
 export { cancelTask } from './handoffs/cancel-task.js';
 export { getTask, getHandoff, handoffEvents, listHandoffs } from './handoffs/read-handoffs.js';
 export { sweepExpiredTasks, startExpirySweeper, SWEEP_INTERVAL_MS, type SweepReport } from './handoffs/expire-tasks.js';
-export { createSession, currentSession, listSessions, revokeSession, authenticate } from './sessions.js';
+export {
+  createSession,
+  currentSession,
+  listSessions,
+  revokeSession,
+  authenticate,
+  authenticateTokenHash,
+  hashToken,
+} from './sessions.js';
 export { readArtifact, syncArtifact, watchArtifact } from './artifact/artifact.js';
 export {
   proposeChange,

@@ -18,6 +18,7 @@ import { checkInput } from './check-input.js';
 import { toTimestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import { change, type Room } from './room.js';
+import { forgetSessions } from './session-cache.js';
 
 const toParticipant = (row: ParticipantRow): Participant => ({
   name: row.name,
@@ -77,6 +78,7 @@ export function removeParticipant(room: Room, actor: Actor, input: ParticipantRe
       throw new DomainError('not_found', `${args.name} is not a participant of this room`);
     }
     const revoked = room.workspace.revokeSessionsOf(args.name, now);
+    forgetSessions(room);
     record({
       type: 'participant.removed',
       actor: actorName(actor),

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type {
   Caller,
   Capability,
@@ -25,11 +25,16 @@ import { toTimestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import { isParticipant } from './participants.js';
 import { change, type Room } from './room.js';
+import { cachedSession, cacheSession, forgetSession, forgetSessions } from './session-cache.js';
 
 /** 256 random bits. Only its SHA-256 is stored: a high-entropy token needs no slow hash. */
-const newToken = (): string => `cr_${randomBytes(32).toString('base64url')}`;
-const newSessionId = (): string => `se_${randomBytes(9).toString('base64url')}`;
-export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+const newToken = (): string => `cr_${crypto.randomBytes(32).toString('base64url')}`;
+const newSessionId = (): string => `se_${crypto.randomBytes(9).toString('base64url')}`;
+/** SHA-256 in hex; crypto.hash (Node 20.12 and later) makes no Hash object, which every request would pay for. */
+export const hashToken: (token: string) => string =
+  typeof crypto.hash === 'function'
+    ? (token) => crypto.hash('sha256', token, 'hex')
+    : (token) => crypto.createHash('sha256').update(token, 'utf8').digest('hex');
 
 const toSession = (row: SessionRow): Session => ({
   session_id: row.id,
@@ -83,6 +88,7 @@ export function revokeSession(room: Room, actor: Actor, input: SessionRevokeInpu
     if (!row) throw new DomainError('not_found', `unknown session ${args.session_id}`);
     if (row.revoked_at !== null) throw new DomainError('conflict', `session ${row.id} is already revoked`);
     room.workspace.revokeSession(row.id, now);
+    forgetSession(room, row.token_hash); // refused from the next request on, even if this change rolled back
     record({
       type: 'session.revoked',
       actor: actorName(actor),
@@ -114,17 +120,39 @@ export function currentSession(room: Room, actor: Actor, input: SessionGetInput)
   };
 }
 
+/** Every refusal reads the same, so a token's state is not revealed. Made when needed: an error's stack costs. */
+const refused = () =>
+  new DomainError('unauthorized', 'a valid session token is required (Authorization: Bearer <token>)');
+
 /**
  * The caller a bearer token stands for, checked on every request: a revoked
  * or expired session, or a removed participant, is refused from then on.
- * Every refusal reads the same, so a token's state is not revealed.
+ * The writer keeps the sessions it has checked (session-cache.ts): revoking
+ * and removing forget them at once, and expiry is checked on every use.
  */
 export function authenticate(room: Room, token: string | undefined): Caller & { session_id: string } {
-  const refused = new DomainError('unauthorized', 'a valid session token is required (Authorization: Bearer <token>)');
-  if (!token) throw refused;
-  const row = room.workspace.getSessionByTokenHash(hashToken(token));
-  if (!row || row.revoked_at !== null) throw refused;
-  if (row.expires_at !== null && row.expires_at <= room.clock.now()) throw refused;
-  if (!isParticipant(room, row.participant)) throw refused;
-  return { participant: row.participant, capabilities: JSON.parse(row.capabilities_json), session_id: row.id };
+  if (!token) throw refused();
+  return authenticateTokenHash(room, hashToken(token));
+}
+
+/** authenticate, for a door that has already hashed the token (to compare it with the operator's). */
+export function authenticateTokenHash(room: Room, tokenHash: string): Caller & { session_id: string } {
+  const cached = cachedSession(room, tokenHash);
+  if (cached) {
+    if (cached.expiresAt === null || cached.expiresAt > room.clock.now()) return cached.caller;
+    forgetSession(room, tokenHash);
+    throw refused();
+  }
+  const row = room.workspace.getSessionByTokenHash(tokenHash);
+  if (!row || row.revoked_at !== null) throw refused();
+  if (row.expires_at !== null && row.expires_at <= room.clock.now()) throw refused();
+  if (!isParticipant(room, row.participant)) throw refused();
+  // Frozen: the same caller answers every request of this session while it is kept.
+  const caller = Object.freeze({
+    participant: row.participant,
+    capabilities: Object.freeze(JSON.parse(row.capabilities_json)) as Capability[],
+    session_id: row.id,
+  });
+  cacheSession(room, tokenHash, { caller, expiresAt: row.expires_at });
+  return caller;
 }

@@ -3,7 +3,6 @@ import Koa from 'koa';
 import type { Room } from '../engine/index.js';
 import openapi from '../../generated/openapi.json' with { type: 'json' };
 import { mcpCaller, requestActor } from './authenticate.js';
-import { renderDocs } from './docs.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
@@ -71,10 +70,13 @@ export function createApp(room: Room, options: AppOptions = {}): { app: Koa; str
   rest.get('/openapi.json', asProblems, origin, (ctx) => {
     ctx.body = openapi;
   });
-  const docs = renderDocs(openapi);
-  rest.get('/docs', asProblems, origin, (ctx) => {
+  // Rendered at its first request: markdown-it and the rendering stay out of the room's start.
+  let docs: Promise<string> | undefined;
+  rest.get('/docs', asProblems, origin, async (ctx) => {
+    docs ??= import('./docs.js').then(({ renderDocs }) => renderDocs(openapi));
+    const page = await docs;
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = docs;
+    ctx.body = page;
   });
 
   // The room's page: the same REST and MCP as any client, with the token it was opened with.

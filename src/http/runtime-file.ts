@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseOutsideJson } from '../outside-json.js';
 import { sidecarPath } from '../store/sidecar.js';
@@ -53,8 +53,3 @@ export function readRuntimeFile(artifactPath: string): RuntimeInfo | null {
   }
   return info;
 }
-
-const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-
-/** Compares without leaking, through timing, how much of a token matched. */
-export const sameToken = (given: string, expected: string): boolean => timingSafeEqual(digest(given), digest(expected));

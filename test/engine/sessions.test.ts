@@ -138,3 +138,46 @@ test('sessions and participants: bad input and duplicates', () => {
   expectRefused(room, () => addParticipant(room, LOCAL_OPERATOR, { name: '-bad' }), 'invalid_input', /name must match/);
   expectRefused(room, () => listSessions(room, caller('alice', ['read']), {}), 'forbidden', /admin/);
 });
+
+test('a session the room has already let in is refused at once when revoked, expired or its participant removed', () => {
+  const revoked = createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read'] });
+  const expiring = createSession(room, LOCAL_OPERATOR, {
+    participant: 'bob',
+    capabilities: ['read'],
+    expires_in_seconds: 60,
+  });
+  const removed = createSession(room, LOCAL_OPERATOR, { participant: 'carol', capabilities: ['read'] });
+  const kept = createSession(room, LOCAL_OPERATOR, { participant: 'dave', capabilities: ['read', 'approve'] });
+  // Each let in twice: the second answer is the one the room kept.
+  for (const { token } of [revoked, expiring, removed, kept]) {
+    expect(authenticate(room, token)).toEqual(authenticate(room, token));
+  }
+
+  revokeSession(room, LOCAL_OPERATOR, { session_id: revoked.session.session_id });
+  expectRefused(room, () => authenticate(room, revoked.token), 'unauthorized', /valid session token/);
+
+  t.clock.advance(59_999);
+  expect(authenticate(room, expiring.token).participant).toBe('bob');
+  t.clock.advance(1);
+  expectRefused(room, () => authenticate(room, expiring.token), 'unauthorized', /valid session token/);
+
+  removeParticipant(room, LOCAL_OPERATOR, { name: 'carol' });
+  expectRefused(room, () => authenticate(room, removed.token), 'unauthorized', /valid session token/);
+
+  expect(authenticate(room, kept.token)).toEqual({
+    participant: 'dave',
+    capabilities: ['read', 'approve'],
+    session_id: kept.session.session_id,
+  });
+});
+
+test('more sessions than the room keeps in memory all still authenticate, and a revoked one among them does not', () => {
+  const sessions = Array.from({ length: 1100 }, () =>
+    createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read'] }),
+  );
+  for (const { token } of sessions) expect(authenticate(room, token).participant).toBe('alice');
+  for (const { token, session } of sessions) expect(authenticate(room, token).session_id).toBe(session.session_id);
+  revokeSession(room, LOCAL_OPERATOR, { session_id: sessions[1099]!.session.session_id });
+  expectRefused(room, () => authenticate(room, sessions[1099]!.token), 'unauthorized', /valid session token/);
+  expect(authenticate(room, sessions[0]!.token).participant).toBe('alice');
+});

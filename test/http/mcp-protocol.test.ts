@@ -309,6 +309,20 @@ describe('transport headers and protocol version', () => {
     expect401(await rpc(url, 'server/discover', {}, { token: s.tokens.bob }));
   });
 
+  it('answers 401 at once to a session that was let in a moment ago and has since expired', async () => {
+    const { token } = createSession(s.room, LOCAL_OPERATOR, {
+      participant: 'alice',
+      capabilities: ['read'],
+      expires_in_seconds: 60,
+    });
+    expect((await rpc(url, 'server/discover', {}, { token })).status).toBe(200);
+    expect((await rpc(url, 'server/discover', {}, { token })).status).toBe(200);
+    s.clock.advance(60_000);
+    const r = await rpc(url, 'server/discover', {}, { token });
+    expect(r.status, JSON.stringify(r.body)).toBe(401);
+    expect(r.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+  });
+
   it('answers a notification POST with 202 and no body', async () => {
     const r = await post(
       url,

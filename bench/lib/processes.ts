@@ -1,0 +1,134 @@
+// Building the bench's own programs (anchors and workers) and running them:
+// servers on one core, load on the other, when the machine has two or more
+// and taskset is there; unpinned otherwise, and the report says so.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { root } from '../report.js';
+
+/** Where the built anchors and workers go: inside node_modules, so their packages resolve. */
+const out = path.join(root, 'node_modules', '.cache', 'ce-bench');
+
+export const pinning: { server: string; load: string } | null =
+  cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0 ? { server: '0', load: '1' } : null;
+
+/** Pins this process (all its threads) to the load core: what it runs itself is client work. */
+export function pinSelfToLoadCore(): void {
+  if (pinning) spawnSync('taskset', ['-a', '-p', '-c', pinning.load, String(process.pid)], { stdio: 'ignore' });
+}
+
+export async function buildPrograms(): Promise<void> {
+  await build({
+    entryPoints: {
+      'koa-sqlite': path.join(root, 'bench/anchors/koa-sqlite.ts'),
+      'mcp-sdk': path.join(root, 'bench/anchors/mcp-sdk.ts'),
+      'sqlite-loop': path.join(root, 'bench/anchors/sqlite-loop.ts'),
+      'sse-broadcast': path.join(root, 'bench/anchors/sse-broadcast.ts'),
+      'load-worker': path.join(root, 'bench/lib/load-worker.ts'),
+      'listeners-worker': path.join(root, 'bench/lib/listeners-worker.ts'),
+      'memory-probe': path.join(root, 'bench/lib/memory-probe.ts'),
+    },
+    outdir: out,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+}
+
+export const program = (name: string): string => path.join(out, `${name}.js`);
+
+/** `node ARGS`, pinned to `core` when pinning is on. */
+export function spawnNode(
+  core: 'server' | 'load',
+  args: string[],
+  options: { env?: Record<string, string> } = {},
+): ChildProcess {
+  const command = pinning ? 'taskset' : process.execPath;
+  const argv = pinning ? ['-c', pinning[core], process.execPath, ...args] : args;
+  return spawn(command, argv, { cwd: root, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
+/** Node flags that let the bench ask a server for its memory after a full collection (memory-probe.ts). */
+export const probed = (file: string): { args: string[]; env: Record<string, string> } => ({
+  args: ['--expose-gc', '--import', pathToFileURL(program('memory-probe')).href],
+  env: { BENCH_MEMORY_FILE: file },
+});
+
+/** The server's memory after a full collection. */
+export async function probeMemory(child: ChildProcess, file: string): Promise<NodeJS.MemoryUsage> {
+  rmSync(file, { force: true });
+  child.kill('SIGUSR2');
+  for (let waited = 0; waited < 5000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (existsSync(file)) {
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as NodeJS.MemoryUsage;
+      } catch {
+        // still being written
+      }
+    }
+  }
+  throw new Error('the server did not report its memory');
+}
+
+/** How a spawned program is written in the report. */
+export const shown = (core: 'server' | 'load', args: string[]): string =>
+  `${pinning ? `taskset -c ${pinning[core]} ` : ''}node ${args.map((a) => path.relative(root, a) || a).join(' ')}`;
+
+export interface Served {
+  child: ChildProcess;
+  /** The first line the server printed, parsed. */
+  line: Record<string, any>;
+  stop(): Promise<void>;
+}
+
+/** Starts a server that prints one JSON line once it listens. */
+export async function startServer(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const child = spawnNode('server', args, { env });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const line = await firstLine(child, () => stderr);
+  return {
+    child,
+    line: JSON.parse(line) as Record<string, any>,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export function firstLine(child: ChildProcess, stderr: () => string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => {
+      lines.close();
+      resolve(line);
+    });
+    child.once('exit', (code) => reject(new Error(`exited (${code}) before its first line: ${stderr()}`)));
+  });
+}
+
+/** Runs a program to its end; its last stdout line is JSON. */
+export function runToEnd<T>(core: 'server' | 'load', args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawnNode(core, args);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`node ${args.join(' ')} exited ${code}: ${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop()!) as T);
+    });
+  });
+}

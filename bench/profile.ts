@@ -1,0 +1,120 @@
+// Where ce serve spends its time answering tasks/get: runs the compiled
+// build (dist/) under `node --cpu-prof`, loads it with autocannon on the
+// other core, and prints the functions with the most self time, and the
+// share of each part of the stack (`npm run bench:profile`).
+// PROFILE_SECONDS (10) sets the load's length; the profile is kept in .tmp/.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { LoadConfig, LoadResult } from './lib/load-worker.js';
+import { taskGet } from './lib/mcp.js';
+import { buildPrograms, pinSelfToLoadCore, program, runToEnd, startServer } from './lib/processes.js';
+import { makeRoom } from './lib/rooms.js';
+import { root } from './report.js';
+
+const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount: number;
+  children?: number[];
+}
+
+const nameOf = ({ callFrame: { functionName, url, lineNumber } }: ProfileNode): string => {
+  const file = url.replace(/^file:\/\//, '');
+  return `${functionName || '(anonymous)'} ${file ? `${path.relative(root, file)}:${lineNumber + 1}` : '(native)'}`;
+};
+
+/**
+ * Self time per function and per part (our code by file, each package, node
+ * itself), and total time per function (itself and what it calls).
+ */
+export function summarize(profile: { nodes: ProfileNode[] }): {
+  functions: [string, number][];
+  parts: [string, number][];
+  inclusive: [string, number][];
+} {
+  const total = profile.nodes.reduce((sum, node) => sum + node.hitCount, 0);
+  const byFunction = new Map<string, number>();
+  const byPart = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const parent = new Map<number, ProfileNode>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
+  for (const node of profile.nodes) {
+    if (node.hitCount === 0) continue;
+    const names = new Set<string>();
+    for (let at: ProfileNode | undefined = node; at; at = parent.get(at.id)) names.add(nameOf(at));
+    for (const name of names) inclusive.set(name, (inclusive.get(name) ?? 0) + node.hitCount);
+    const { functionName, url } = node.callFrame;
+    const file = url.replace(/^file:\/\//, '');
+    const name = nameOf(node);
+    byFunction.set(name, (byFunction.get(name) ?? 0) + node.hitCount);
+    const part = !file
+      ? functionName.startsWith('(')
+        ? functionName
+        : '(native)'
+      : file.includes('node_modules/')
+        ? `package ${/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)![1]}`
+        : file.startsWith('node:')
+          ? 'node internals'
+          : path.relative(root, file);
+    byPart.set(part, (byPart.get(part) ?? 0) + node.hitCount);
+  }
+  const share = (map: Map<string, number>) =>
+    [...map].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, (100 * v) / total] as [string, number]);
+  return { functions: share(byFunction), parts: share(byPart), inclusive: share(inclusive) };
+}
+
+pinSelfToLoadCore();
+await buildPrograms();
+const dir = mkdtempSync(path.join(tmpdir(), 'ce-profile-'));
+const profiles = path.join(root, '.tmp', 'profiles');
+mkdirSync(profiles, { recursive: true });
+try {
+  const room = makeRoom(dir, 'main');
+  const started = Date.now();
+  const served = await startServer([
+    '--cpu-prof',
+    `--cpu-prof-dir=${profiles}`,
+    path.join(root, 'bin', 'ce.js'),
+    'serve',
+    room.file,
+    '--port',
+    '0',
+    '--json',
+  ]);
+  const origin = new URL(served.line.mcp_url).origin;
+  const config: LoadConfig = {
+    origin,
+    seconds: SECONDS,
+    connections: 10,
+    scenario: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(room.alice, room.taskId) },
+  };
+  const result = await runToEnd<LoadResult>('load', [program('load-worker'), JSON.stringify(config)]);
+  await served.stop();
+  const file = readdirSync(profiles)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => path.join(profiles, name))
+    .find(
+      (name) =>
+        Number(/\.(\d+)\.\d+\.cpuprofile$/.exec(name)?.[1] ?? 0) >= 0 &&
+        readFileSync(name).length > 0 &&
+        name.includes(`.${served.child.pid}.`),
+    );
+  if (!file) throw new Error(`no profile of pid ${served.child.pid} in ${profiles}`);
+  const { functions, parts, inclusive } = summarize(JSON.parse(readFileSync(file, 'utf8')));
+  console.log(
+    `tasks/get: ${result.perSecond.toFixed(0)}/s over ${SECONDS} s (${result.non2xx} non-2xx); profile ${path.relative(root, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+  );
+  console.log('\nself time by part:');
+  for (const [part, pct] of parts.slice(0, 20)) console.log(`${pct.toFixed(1).padStart(6)} %  ${part}`);
+  console.log('\ntotal time by function (itself and what it calls):');
+  for (const [name, pct] of inclusive.filter(([name]) => !name.startsWith('(root)')).slice(0, 60)) {
+    console.log(`${pct.toFixed(1).padStart(6)} %  ${name}`);
+  }
+  console.log('\nself time by function:');
+  for (const [name, pct] of functions.slice(0, 40)) console.log(`${pct.toFixed(1).padStart(6)} %  ${name}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,438 @@
+// ce serve beside its anchors, in one run (`npm run bench`): every figure a
+// median of per-round ratios to an anchor measured in the same round, the
+// servers pinned to one core and the load generator to the other.
+//
+//   tasks/get over MCP        ÷ (a) Koa + @koa/router + better-sqlite3 point read
+//   tasks/get over MCP        ÷ (b) the official MCP SDK v2 server, one trivial tool
+//   durable writes over MCP   ÷ (c) a bare better-sqlite3 loop of one-row transactions
+//   1,000 listens, last frame ÷ (d) bare node:http SSE broadcast to 1,000 streams
+//   memory per idle listen stream
+//   tasks/get, 10,000 handoffs and 2,000 events ÷ the same in an empty room
+//   ce serve's first answer after it starts
+//
+// BENCH_ROUNDS (5) and BENCH_SECONDS (5, per load run) make a quick run possible.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ListenersConfig } from './lib/listeners-worker.js';
+import type { LoadConfig, LoadResult, LoadScenario } from './lib/load-worker.js';
+import { mcpPost, taskGet, toolCall } from './lib/mcp.js';
+import {
+  buildPrograms,
+  firstLine,
+  pinSelfToLoadCore,
+  pinning,
+  probed,
+  probeMemory,
+  program,
+  runToEnd,
+  shown,
+  spawnNode,
+  startServer,
+  type Served,
+} from './lib/processes.js';
+import { makeRoom, roomCounts, type BenchRoom } from './lib/rooms.js';
+import { machine, median, root, writeSection } from './report.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const READ_CONNECTIONS = 10;
+const WRITE_CONNECTIONS = 16;
+const STREAMS = 1000;
+const SCALE_HANDOFFS = 10_000;
+const ce = path.join(root, 'bin', 'ce.js');
+
+interface Round {
+  koa: number;
+  sdk: number;
+  roomRead: number;
+  loop: number;
+  roomWrite: number;
+  writeRefused: number;
+  sseMs: number;
+  listenMs: number;
+  /** JavaScript heap and external memory per stream, after a full collection. */
+  sseBytesPerStream: number;
+  listenBytesPerStream: number;
+  /** Resident memory per stream, after a full collection (the allocator may keep or return pages: noisy). */
+  listenRssPerStream: number;
+  emptyRead: number;
+  largeRead: number;
+  firstAnswerMs: number;
+}
+
+const load = (origin: string, scenario: LoadScenario, connections = READ_CONNECTIONS, seconds = SECONDS) =>
+  runToEnd<LoadResult>('load', [
+    program('load-worker'),
+    JSON.stringify({ origin, seconds, connections, scenario } satisfies LoadConfig),
+  ]);
+
+/** A read load that must be answered with 2xx only: a refused request measures nothing. */
+async function readRate(origin: string, scenario: LoadScenario, what: string): Promise<number> {
+  const result = await load(origin, scenario);
+  if (result.non2xx > 0 || result.errors > 0 || result.total === 0) {
+    throw new Error(`${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors of ${result.total}`);
+  }
+  return result.perSecond;
+}
+
+async function rpc(origin: string, request: { headers: Record<string, string>; body: string }): Promise<any> {
+  const response = await fetch(`${origin}/mcp`, { method: 'POST', headers: request.headers, body: request.body });
+  const body = (await response.json()) as any;
+  if (response.status !== 200 || body.error || body.result?.isError) {
+    throw new Error(`MCP request refused (${response.status}): ${JSON.stringify(body)}`);
+  }
+  return body.result;
+}
+
+const originOf = (url: string): string => new URL(url).origin;
+
+/** Runs both, the first one first in even rounds and the second first in odd ones: drift favours neither. */
+async function inTurn<A, B>(round: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+  if (round % 2 === 0) {
+    const first = await a();
+    return [first, await b()];
+  }
+  const second = await b();
+  return [await a(), second];
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Opens STREAMS streams, measures the idle server, then times one frame to all of them. */
+async function fanOut(
+  server: Served,
+  memoryFile: string,
+  config: ListenersConfig,
+): Promise<{ ms: number; bytesPerStream: number; rssPerStream: number }> {
+  const before = await probeMemory(server.child, memoryFile);
+  const worker = spawnNode('load', [program('listeners-worker'), JSON.stringify(config)]);
+  let stderr = '';
+  worker.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const lines: string[] = [];
+  let wake: () => void = () => {};
+  worker.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    lines.push(...chunk.split('\n').filter(Boolean));
+    wake();
+  });
+  const next = async (): Promise<any> => {
+    while (lines.length === 0) {
+      if (worker.exitCode !== null) throw new Error(`listeners exited: ${stderr}`);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 200);
+      });
+    }
+    return JSON.parse(lines.shift()!);
+  };
+  await next(); // ready: every stream open and acknowledged
+  await sleep(1000); // idle
+  const after = await probeMemory(server.child, memoryFile);
+  worker.stdin!.write('go\n');
+  const { ms } = (await next()) as { ms: number };
+  await new Promise((resolve) => (worker.exitCode === null ? worker.once('exit', resolve) : resolve(null)));
+  const held = (m: NodeJS.MemoryUsage) => m.heapUsed + m.external;
+  return {
+    ms,
+    bytesPerStream: (held(after) - held(before)) / config.count,
+    rssPerStream: (after.rss - before.rss) / config.count,
+  };
+}
+
+/** Cancels alice's open handoffs a write round left between create and cancel (at most 32 may be active). */
+async function cancelLeftovers(origin: string, room: BenchRoom): Promise<void> {
+  for (;;) {
+    const { structuredContent } = await rpc(
+      origin,
+      toolCall(room.alice, 'handoff_list', { status: 'open', limit: 100 }),
+    );
+    const open = (structuredContent.handoffs as { task_id: string }[]).filter((h) => h.task_id !== room.taskId);
+    if (open.length === 0) return;
+    for (const handoff of open) {
+      await rpc(
+        origin,
+        mcpPost('tasks/cancel', { taskId: handoff.task_id }, { token: room.alice, name: handoff.task_id, tasks: true }),
+      );
+    }
+  }
+}
+
+/** Spawn to first answered tasks/get of a ce serve on a room no one serves yet. */
+async function firstAnswer(room: BenchRoom): Promise<number> {
+  const started = performance.now();
+  const child = spawnNode('server', [ce, 'serve', room.file, '--port', '0', '--json']);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const line = JSON.parse(await firstLine(child, () => stderr)) as { mcp_url: string };
+  await rpc(originOf(line.mcp_url), taskGet(room.alice, room.taskId));
+  const ms = performance.now() - started;
+  await new Promise((resolve) => {
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+  return ms;
+}
+
+pinSelfToLoadCore();
+// Other programs on the machine share both cores: the report says how busy it was.
+const loadAtStart = loadavg()[0]!;
+console.log(`building the anchors and workers; ${ROUNDS} rounds of ${SECONDS} s per load run`);
+await buildPrograms();
+const dir = mkdtempSync(path.join(tmpdir(), 'ce-bench-'));
+const servers: Served[] = [];
+try {
+  console.log('seeding rooms (the scale room has 10,000 handoffs)');
+  const main = makeRoom(dir, 'main', { listenerSessions: ROUNDS + 1 });
+  const empty = makeRoom(dir, 'empty');
+  const large = makeRoom(dir, 'large', { handoffs: SCALE_HANDOFFS });
+  const cold = makeRoom(dir, 'cold');
+  const largeCounts = roomCounts(large.file);
+
+  const serve = async (args: string[], env: Record<string, string> = {}) => {
+    const served = await startServer(args, env);
+    servers.push(served);
+    return served;
+  };
+  const roomMemory = path.join(dir, 'room-memory.json');
+  const sseMemory = path.join(dir, 'sse-memory.json');
+  const roomProbe = probed(roomMemory);
+  const sseProbe = probed(sseMemory);
+  const room = await serve([...roomProbe.args, ce, 'serve', main.file, '--port', '0', '--json'], roomProbe.env);
+  const emptyRoom = await serve([ce, 'serve', empty.file, '--port', '0', '--json']);
+  const largeRoom = await serve([ce, 'serve', large.file, '--port', '0', '--json']);
+  const koa = await serve([program('koa-sqlite'), path.join(dir, 'koa.db')]);
+  const sdk = await serve([program('mcp-sdk')]);
+  const sse = await serve([...sseProbe.args, program('sse-broadcast')], sseProbe.env);
+  const roomOrigin = originOf(room.line.mcp_url);
+  const koaOrigin = `http://127.0.0.1:${koa.line.port}`;
+  const sdkOrigin = `http://127.0.0.1:${sdk.line.port}`;
+  const sseOrigin = `http://127.0.0.1:${sse.line.port}`;
+
+  const scenarios = {
+    koa: { kind: 'fixed', method: 'GET', path: '/tasks/ta_bench' },
+    sdk: { kind: 'fixed', method: 'POST', path: '/mcp', request: toolCall('anything', 'ping', {}) },
+    room: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(main.alice, main.taskId) },
+    empty: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(empty.alice, empty.taskId) },
+    large: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(large.alice, large.taskId) },
+    writes: { kind: 'create-cancel', token: main.alice },
+  } satisfies Record<string, LoadScenario>;
+
+  // Each request answered as it should before anything is timed.
+  await rpc(roomOrigin, taskGet(main.alice, main.taskId));
+  await rpc(sdkOrigin, toolCall('anything', 'ping', {}));
+  console.log('warming up');
+  for (const [origin, scenario] of [
+    [koaOrigin, scenarios.koa],
+    [roomOrigin, scenarios.room],
+    [sdkOrigin, scenarios.sdk],
+    [originOf(emptyRoom.line.mcp_url), scenarios.empty],
+    [originOf(largeRoom.line.mcp_url), scenarios.large],
+  ] as const) {
+    await load(origin, scenario, READ_CONNECTIONS, 1);
+  }
+
+  const rounds: Round[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // Reads: an anchor, the room, the other anchor (which one first alternates).
+    const [koaRate, [roomRead, sdkRate]] = await inTurn(
+      round,
+      () => readRate(koaOrigin, scenarios.koa, 'anchor (a)'),
+      () =>
+        inTurn(
+          round,
+          () => readRate(roomOrigin, scenarios.room, 'tasks/get'),
+          () => readRate(sdkOrigin, scenarios.sdk, 'anchor (b)'),
+        ),
+    );
+
+    // Durable writes: the bare loop on the server core, and 16 clients writing through MCP.
+    const [loop, writes] = await inTurn(
+      round,
+      () =>
+        runToEnd<{ perSecond: number }>('server', [
+          program('sqlite-loop'),
+          path.join(dir, `loop-${round}.db`),
+          String(SECONDS),
+        ]),
+      async () => {
+        const result = await load(roomOrigin, scenarios.writes, WRITE_CONNECTIONS);
+        await cancelLeftovers(roomOrigin, main);
+        return result;
+      },
+    );
+
+    // Fan-out: the bare SSE broadcast, and listens on one task until it completes.
+    const anchorFanOut = () =>
+      fanOut(sse, sseMemory, {
+        origin: sseOrigin,
+        count: STREAMS,
+        open: { method: 'GET', path: '/stream', headers: {} },
+        openedWhen: ': open',
+        trigger: { method: 'POST', path: '/broadcast', headers: {} },
+        frameWhen: 'notifications/tasks',
+      });
+    const roomFanOut = async () => {
+      const made = await rpc(
+        roomOrigin,
+        toolCall(main.alice, 'handoff_create', { summary: 'Listened to', assignee: 'bob' }),
+      );
+      const handoffId = made.structuredContent.handoff.handoff_id as string;
+      const taskId = made.structuredContent.handoff.task_id as string;
+      await rpc(roomOrigin, toolCall(main.bob, 'handoff_accept', { handoff_id: handoffId }));
+      const listenRequest = mcpPost(
+        'subscriptions/listen',
+        { notifications: { taskIds: [taskId] } },
+        { token: main.listeners[round]!, tasks: true },
+      );
+      const complete = toolCall(main.bob, 'handoff_complete', {
+        handoff_id: handoffId,
+        result: { content: [{ type: 'text', text: 'Done' }] },
+      });
+      return fanOut(room, roomMemory, {
+        origin: roomOrigin,
+        count: STREAMS,
+        open: { method: 'POST', path: '/mcp', ...listenRequest },
+        openedWhen: 'notifications/subscriptions/acknowledged',
+        trigger: { method: 'POST', path: '/mcp', ...complete },
+        frameWhen: 'notifications/tasks',
+      });
+    };
+    const [anchorFan, roomFan] = await inTurn(round, anchorFanOut, roomFanOut);
+
+    // Scale: the same read in an empty room and in one with 10,000 handoffs.
+    const [emptyRead, largeRead] = await inTurn(
+      round,
+      () => readRate(originOf(emptyRoom.line.mcp_url), scenarios.empty, 'tasks/get (empty room)'),
+      () => readRate(originOf(largeRoom.line.mcp_url), scenarios.large, 'tasks/get (large room)'),
+    );
+
+    const firstAnswerMs = await firstAnswer(cold);
+
+    const r: Round = {
+      koa: koaRate,
+      sdk: sdkRate,
+      roomRead,
+      loop: loop.perSecond,
+      roomWrite: writes.perSecond,
+      writeRefused: writes.refused + writes.non2xx + writes.errors,
+      sseMs: anchorFan.ms,
+      listenMs: roomFan.ms,
+      sseBytesPerStream: anchorFan.bytesPerStream,
+      listenBytesPerStream: roomFan.bytesPerStream,
+      listenRssPerStream: roomFan.rssPerStream,
+      emptyRead,
+      largeRead,
+      firstAnswerMs,
+    };
+    rounds.push(r);
+    console.log(
+      `round ${round + 1}/${ROUNDS}: tasks/get ${r.roomRead.toFixed(0)}/s, (a) ${r.koa.toFixed(0)}/s, (b) ${r.sdk.toFixed(0)}/s; ` +
+        `writes ${r.roomWrite.toFixed(0)}/s, (c) ${r.loop.toFixed(0)}/s; fan-out ${r.listenMs.toFixed(1)} ms, (d) ${r.sseMs.toFixed(1)} ms; ` +
+        `${(r.listenBytesPerStream / 1024).toFixed(1)} KiB/stream; scale ${r.largeRead.toFixed(0)} vs ${r.emptyRead.toFixed(0)}/s; first answer ${r.firstAnswerMs.toFixed(0)} ms`,
+    );
+  }
+
+  const med = (f: (r: Round) => number) => median(rounds.map(f));
+  const figures = {
+    readA: med((r) => r.roomRead / r.koa),
+    readB: med((r) => r.roomRead / r.sdk),
+    writes: med((r) => r.roomWrite / r.loop),
+    fanOut: med((r) => r.listenMs / r.sseMs),
+    memory: med((r) => r.listenBytesPerStream) / 1024,
+    scale: med((r) => r.largeRead / r.emptyRead),
+    firstAnswer: med((r) => r.firstAnswerMs),
+  };
+  const met = (ok: boolean) => (ok ? 'yes' : '**no**');
+  const rows = [
+    [
+      '`tasks/get` over MCP (auth, headers, validation, SQLite read) ÷ (a) Koa + @koa/router + better-sqlite3 point read',
+      figures.readA.toFixed(2),
+      '≥ 0.75',
+      '0.36',
+      met(figures.readA >= 0.75),
+    ],
+    [
+      'the same ÷ (b) the official MCP SDK v2 server with one trivial tool',
+      `${figures.readB.toFixed(1)} ×`,
+      '≥ 6 ×',
+      '4.5 ×',
+      met(figures.readB >= 6),
+    ],
+    [
+      `durable writes over MCP (\`handoff_create\` then \`tasks/cancel\`, ${WRITE_CONNECTIONS} concurrent clients) ÷ (c) a bare better-sqlite3 loop of one-row transactions, WAL, \`synchronous=FULL\``,
+      figures.writes.toFixed(2),
+      '≥ 1.0',
+      '0.46',
+      met(figures.writes >= 1),
+    ],
+    [
+      `${STREAMS.toLocaleString('en')} \`subscriptions/listen\` streams on one task: last \`notifications/tasks\` after the completing call ÷ (d) bare \`node:http\` SSE broadcast to ${STREAMS.toLocaleString('en')} streams`,
+      `${figures.fanOut.toFixed(2)} ×`,
+      '≤ 1.5 ×',
+      '2.63 ×',
+      met(figures.fanOut <= 1.5),
+    ],
+    [
+      'memory per idle listen stream (JavaScript heap and external memory of `ce serve` after a full collection, before and after)',
+      `${figures.memory.toFixed(1)} KiB`,
+      '≤ 32 KiB',
+      '28 KiB',
+      met(figures.memory <= 32),
+    ],
+    [
+      `\`tasks/get\` in a room with ${largeCounts.handoffs.toLocaleString('en')} handoffs and ${largeCounts.events.toLocaleString('en')} events ÷ the same in an empty room`,
+      figures.scale.toFixed(2),
+      '≥ 0.90',
+      '',
+      met(figures.scale >= 0.9),
+    ],
+    [
+      '`ce serve`: from start to its first answered request (`tasks/get`)',
+      `${figures.firstAnswer.toFixed(0)} ms`,
+      '≤ 300 ms',
+      '',
+      met(figures.firstAnswer <= 300),
+    ],
+  ];
+  const table = `| what | today | goal | was | met |
+| --- | --- | --- | --- | --- |
+${rows.map((row) => `| ${row.join(' | ')} |`).join('\n')}`;
+  const rate = (n: number) => n.toFixed(0);
+  const ms = (n: number) => n.toFixed(1);
+  const kib = (n: number) => (n / 1024).toFixed(1);
+  const body = `## ce serve beside its anchors (\`npm run bench\`)
+
+${new Date().toISOString().slice(0, 10)}, ${machine()}, load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end (other programs share the cores; the ratios are what to read). ${ROUNDS} rounds of ${SECONDS} s per load run; ${
+    pinning
+      ? `servers pinned to core ${pinning.server} and the load generator (autocannon, its own process) to core ${pinning.load} with \`taskset\``
+      : 'not pinned (fewer than two cores, or no taskset)'
+  }. Each figure is the median of the per-round ratios; each round runs the anchor and the room one after the other, the anchor first in odd rounds and the room first in even ones (for reads: (a), the room, (b), then (b), the room, (a)).
+
+${table}
+
+<details><summary>How it runs</summary>
+
+- Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json'])}\` (three rooms: the main one, an empty one, one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
+- Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
+- Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame. Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
+- First answer: \`ce serve\` on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address.
+
+</details>
+
+<details><summary>Every round</summary>
+
+| round | tasks/get /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | empty room /s | large room /s | first answer ms |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${rounds
+  .map(
+    (r, i) =>
+      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${rate(r.emptyRead)} | ${rate(r.largeRead)} | ${r.firstAnswerMs.toFixed(0)} |`,
+  )
+  .join('\n')}
+
+</details>`;
+  writeSection('serve', body);
+  console.log(`\n${table}\n\nwritten to BENCHMARKS.md`);
+} finally {
+  await Promise.all(servers.map((s) => s.stop()));
+  rmSync(dir, { recursive: true, force: true });
+}
