@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import contentType from 'content-type';
 import type Koa from 'koa';
 import getRawBody from 'raw-body';
@@ -30,24 +31,63 @@ function isJsonType(header: string): boolean {
 }
 
 /**
+ * How much of a refused body the room reads and drops so that the client
+ * gets its 413: closing a connection while the client still sends makes the
+ * client's system reset it, and the answer is often lost with it. Beyond
+ * this, or after DISCARD_MS, the room closes anyway.
+ */
+const DISCARD_BYTES = 16 * 1024 * 1024;
+const DISCARD_MS = 5_000;
+
+/** Reads and drops the rest of a request body; true when it ended within `maxBytes` and DISCARD_MS. */
+function discardRest(req: IncomingMessage, maxBytes: number): Promise<boolean> {
+  if (req.readableEnded) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = (ended: boolean) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onFailure).off('close', onFailure);
+      if (!ended) req.pause();
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) done(false);
+    };
+    const onEnd = () => done(true);
+    const onFailure = () => done(false);
+    const timer = setTimeout(() => done(false), DISCARD_MS);
+    req.on('data', onData).once('end', onEnd).once('error', onFailure).once('close', onFailure);
+    req.resume();
+  });
+}
+
+/**
  * Reads a request body into ctx.state.body: refused over the limit (413,
  * before anything is parsed), when it is not JSON by its content type
  * (415), not UTF-8 or not valid JSON, or holding a prototype key (400).
  * No body leaves ctx.state.body undefined.
  */
 export function readJsonBody(limit = MAX_BODY_BYTES): Koa.Middleware {
-  // The rest of the body is never read, so the connection cannot carry another request: it closes after the answer.
-  const tooLarge = () =>
-    new Refusal(413, 'too_large', `the request body is larger than ${limit} bytes`, RPC_INVALID_REQUEST, {
-      Connection: 'close',
-    });
+  const tooLarge = (drained: boolean) =>
+    new Refusal(
+      413,
+      'too_large',
+      `the request body is larger than ${limit} bytes`,
+      RPC_INVALID_REQUEST,
+      // A body not read to its end leaves the connection unable to carry another request.
+      drained ? {} : { Connection: 'close' },
+    );
   return async (ctx, next) => {
-    if (Number(ctx.get('content-length') || 0) > limit) throw tooLarge();
+    const declared = Number(ctx.get('content-length') || 0);
+    if (declared > limit) throw tooLarge(declared <= DISCARD_BYTES && (await discardRest(ctx.req, DISCARD_BYTES)));
     let raw: Buffer;
     try {
       raw = await getRawBody(ctx.req, { limit });
     } catch (error) {
-      if ((error as { type?: string }).type === 'entity.too.large') throw tooLarge();
+      if ((error as { type?: string }).type === 'entity.too.large') {
+        throw tooLarge(await discardRest(ctx.req, DISCARD_BYTES - limit));
+      }
       throw new Refusal(400, 'invalid_input', 'the request body could not be read', RPC_INVALID_REQUEST);
     }
     if (raw.length > 0) {
