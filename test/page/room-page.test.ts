@@ -229,6 +229,24 @@ describe('live, with another participant over MCP', () => {
     const withdrawn = await tool('bob', 'proposal_get', { proposal_id: mine.proposal.proposal_id });
     expect(withdrawn.proposal).toMatchObject({ status: 'withdrawn', decided_by: 'alice' });
   });
+  it('a proposal rejected on the page with a note: the note is recorded with the decision', async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: await revision(),
+      content: `${fileText()}\nNot this one.\n`,
+      summary: 'Reject me',
+    });
+    const card = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`);
+    await card.getByLabel('Note (optional)').fill('Say it in the intro instead');
+    await card.getByRole('button', { name: 'Reject' }).click();
+    await card.waitFor({ state: 'detached' });
+    expect((await tool('bob', 'proposal_get', { proposal_id: proposal.proposal_id })).proposal).toMatchObject({
+      status: 'rejected',
+      decided_by: 'alice',
+      note: 'Say it in the intro instead',
+    });
+  });
 });
 
 describe('handoffs on the page', () => {
