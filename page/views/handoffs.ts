@@ -277,6 +277,9 @@ function numberField(id: string, name: string, label: string, hint: string) {
  */
 function assigneeTools(context: PageContext, handoff: Handoff): HTMLElement {
   const hid = handoff.handoff_id;
+  // The progress the card shows now, and a report the room said would be shown shortly.
+  let shown = handoff.progress?.at ?? null;
+  let waiting: { message: string; before: string | null } | null = null;
   const path = `/workspace/handoffs/${encodeURIComponent(hid)}`;
 
   // Report progress: message (required, at most 500), progress and total.
@@ -319,6 +322,7 @@ function assigneeTools(context: PageContext, handoff: Handoff): HTMLElement {
     if (progress !== undefined) body.progress = progress;
     if (of !== undefined) body.total = of;
     let answer: HandoffProgressOutput | null = null;
+    const before = shown;
     void context.act({
       control: report,
       status: progressStatus,
@@ -330,6 +334,7 @@ function assigneeTools(context: PageContext, handoff: Handoff): HTMLElement {
         // The total is how much there is to do: it stays for the next report.
         message.value = '';
         done.input.value = '';
+        waiting = answer?.committed ? null : { message: String(body.message), before };
         progressStatus.textContent = answer?.committed
           ? 'Reported.'
           : 'Reported; the room shows one report a second per task, so this one will be shown within a second.';
@@ -429,7 +434,7 @@ function assigneeTools(context: PageContext, handoff: Handoff): HTMLElement {
     });
   });
 
-  return h(
+  const section = h(
     'section',
     { class: 'assignee', 'aria-label': 'Your work on this handoff' },
     h('h4', {}, 'Your work on this handoff'),
@@ -438,7 +443,20 @@ function assigneeTools(context: PageContext, handoff: Handoff): HTMLElement {
     h('details', { class: 'more' }, h('summary', {}, 'Ask the owner…'), askForm),
     h('details', { class: 'more' }, h('summary', {}, 'Report failure…'), failForm),
   );
+  // A report that waited says so no longer once the room shows it.
+  followers.set(section, (next) => {
+    const progress = next.progress;
+    if (waiting && progress && progress.message === waiting.message && progress.at !== waiting.before) {
+      waiting = null;
+      progressStatus.textContent = 'Reported.';
+    }
+    shown = progress?.at ?? null;
+  });
+  return section;
 }
+
+/** The kept parts of cards that follow the handoff as it changes. */
+const followers = new WeakMap<Element, (handoff: Handoff) => void>();
 
 /**
  * The card's parts, each kept while what it shows stays the same: a
@@ -489,6 +507,7 @@ function updateCard(context: PageContext, card: HTMLElement, handoff: Handoff): 
     card,
     parts.filter((part): part is Keyed => part !== null),
   );
+  for (const part of Array.from(card.children)) followers.get(part)?.(handoff);
 }
 
 /** The form that asks for work: summary, assignee, constraints. */

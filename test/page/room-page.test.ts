@@ -387,6 +387,8 @@ describe('the assignee on the page', () => {
       .poll(() => theirs.locator('.progress').textContent(), { timeout: 2_500 })
       .toBe('bob: Chapter 3 (3 of 5)');
     await expect.poll(() => mine.locator('.progress').textContent()).toBe('bob: Chapter 3 (3 of 5)');
+    // Shown now: the page says so.
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Reported.');
     expect(await owner.page.evaluate('window.sameDocument')).toBe(true);
     expect(await mine.getByLabel('Result (required)').inputValue()).toBe('Half of the result');
     await screenshot('assignee-progress');
