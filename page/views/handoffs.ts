@@ -197,10 +197,10 @@ function handoffActions(context: PageContext, handoff: Handoff): HTMLElement | n
   const me = context.me.participant;
   const status = h('p', { class: 'status', role: 'status' });
   const id = encodeURIComponent(handoff.handoff_id);
-  const button = (label: string, className: string, run: () => Promise<unknown>, done?: () => void) => {
+  const button = (label: string, className: string, run: () => Promise<unknown>) => {
     const element = h('button', { type: 'button', class: className }, label);
     element.addEventListener('click', () =>
-      context.act({ control: element, status, run, changes: ['handoffs', 'history'], ...(done ? { done } : {}) }),
+      context.act({ control: element, status, run, changes: ['handoffs', 'history'] }),
     );
     return element;
   };
@@ -242,7 +242,7 @@ function handoffActions(context: PageContext, handoff: Handoff): HTMLElement | n
 }
 
 /** Whether this session is the assignee of the handoff while its task works, and may write. */
-export function isWorkingAssignee(context: PageContext, handoff: Handoff): boolean {
+function isWorkingAssignee(context: PageContext, handoff: Handoff): boolean {
   return (
     context.me.participant !== null &&
     handoff.assignee === context.me.participant &&
