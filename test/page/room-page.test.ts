@@ -403,10 +403,16 @@ describe('the assignee on the page', () => {
     const { page } = await open(tokens.bob!);
     await live(page);
     const mine = card(page, 'accepted', handoff.handoff_id);
-    await mine.getByText('Complete…').click();
+    // By keyboard: the disclosure opens with Enter, the form sends with its button.
+    await mine.getByText('Complete…').focus();
+    await page.keyboard.press('Enter');
     const form = mine.getByRole('form', { name: 'Complete' });
-    await form.getByLabel('Result (required)').fill('Chapter 4 in three lines.\nLine two.');
-    await form.getByRole('button', { name: 'Complete' }).click();
+    await form.getByLabel('Result (required)').focus();
+    await page.keyboard.type('Chapter 4 in three lines.');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Line two.');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
     await card(page, 'result_ready', handoff.handoff_id).waitFor({ timeout: 2_000 });
     const got = await tool('alice', 'handoff_get', { handoff_id: handoff.handoff_id });
     expect(got.handoff.status).toBe('result_ready');
