@@ -40,12 +40,18 @@ export interface Keyed {
   key: string;
   signature: string;
   build(): HTMLElement;
+  /**
+   * Brings the item's element up to date in place, when given: the element
+   * (and whatever part of it the update keeps, a half-filled form say) stays.
+   * Without it a changed item is built afresh.
+   */
+  update?(element: HTMLElement): void;
 }
 
 /**
  * Makes `container`'s children the items, in order, keeping the element of
- * every item whose signature did not change: a half-filled form in it
- * survives an update, and so does the focus.
+ * every item whose signature did not change (or that updates itself in
+ * place): a half-filled form in it survives an update, and so does the focus.
  */
 export function reconcile(container: HTMLElement, items: Keyed[]): void {
   const existing = new Map<string, HTMLElement>();
@@ -55,6 +61,11 @@ export function reconcile(container: HTMLElement, items: Keyed[]): void {
   const wanted = items.map((item) => {
     const old = existing.get(item.key);
     if (old && old.dataset.signature === item.signature) return old;
+    if (old && item.update) {
+      item.update(old);
+      old.dataset.signature = item.signature;
+      return old;
+    }
     const fresh = item.build();
     fresh.dataset.key = item.key;
     fresh.dataset.signature = item.signature;

@@ -1,6 +1,6 @@
 // Handoffs grouped by where they stand, each with the actions this session
 // may take on it, and the form that asks for work.
-import type { Handoff, HandoffInput } from '../../generated/types.js';
+import type { Handoff, HandoffInput, HandoffProgressOutput, Progress } from '../../generated/types.js';
 import type { PageContext } from '../context.js';
 import { h, reconcile, when, type Keyed } from '../dom.js';
 
@@ -12,6 +12,9 @@ export const GROUPS = [
   { id: 'decided', title: 'Decided' },
 ] as const;
 export type Group = (typeof GROUPS)[number]['id'];
+
+/** The JSON-RPC code of a failure the assignee reports (as ce handoff-complete --error-message sends). */
+const JSONRPC_INTERNAL_ERROR = -32603;
 
 const pendingInputs = (handoff: Handoff): HandoffInput[] => handoff.inputs.filter((input) => input.response === null);
 
@@ -158,7 +161,39 @@ function inputItem(context: PageContext, handoff: Handoff, input: HandoffInput):
   );
 }
 
-function handoffItem(context: PageContext, handoff: Handoff): HTMLElement {
+/** " (2 of 5)", " (2 done)" or nothing, as the assignee gave the numbers. */
+function progressFigures(progress: Progress): string {
+  if (progress.total) return ` (${progress.progress ?? 0} of ${progress.total})`;
+  return progress.progress === undefined ? '' : ` (${progress.progress} done)`;
+}
+
+/** What the card says of the handoff: summary, who and when, progress, result, decision. */
+function handoffInfo(handoff: Handoff): HTMLElement {
+  const result = resultText(handoff);
+  const decision = handoff.decision;
+  const progress = handoff.progress;
+  return h(
+    'div',
+    { class: 'info' },
+    h('p', { class: 'summary' }, handoff.summary),
+    h(
+      'p',
+      { class: 'meta' },
+      `${STATUS_WORDS[handoff.status]} · from ${handoff.owner} · to ${handoff.assignee ?? 'anyone with write'} · ${when(handoff.created_at)}`,
+    ),
+    handoff.constraints ? h('p', { class: 'constraints' }, handoff.constraints) : null,
+    progress
+      ? h('p', { class: 'meta progress' }, `${progress.by}: ${progress.message}${progressFigures(progress)}`)
+      : null,
+    result !== null ? h('div', { class: 'result' }, h('strong', {}, 'Result'), h('pre', {}, result)) : null,
+    decision
+      ? h('p', { class: 'meta' }, `${decision.decision} by ${decision.by}${decision.note ? `: ${decision.note}` : ''}`)
+      : null,
+  );
+}
+
+/** The buttons this session may press on the handoff, each answered beside them. */
+function handoffActions(context: PageContext, handoff: Handoff): HTMLElement | null {
   const me = context.me.participant;
   const status = h('p', { class: 'status', role: 'status' });
   const id = encodeURIComponent(handoff.handoff_id);
@@ -170,6 +205,7 @@ function handoffItem(context: PageContext, handoff: Handoff): HTMLElement {
     return element;
   };
   const actions: HTMLElement[] = [];
+  let note: HTMLElement | null = null;
   if (
     handoff.status === 'open' &&
     context.can('write') &&
@@ -179,9 +215,21 @@ function handoffItem(context: PageContext, handoff: Handoff): HTMLElement {
     actions.push(button('Accept', 'primary', () => context.api.rest('POST', `/workspace/handoffs/${id}/accept`, {})));
   }
   if (handoff.status === 'result_ready' && context.can('approve')) {
+    const noteId = `decision-note-${handoff.handoff_id}`;
+    const noteField = h('input', { id: noteId, name: 'note', maxlength: 2000, autocomplete: 'off' });
+    note = h(
+      'div',
+      { class: 'field' },
+      h('label', { for: noteId }, 'Note (optional)'),
+      noteField,
+      h('small', { class: 'hint' }, 'recorded with your decision, for the assignee to read'),
+    );
+    const decision = () => (noteField.value.trim() ? { note: noteField.value.trim() } : {});
     actions.push(
-      button('Approve result', 'primary', () => context.api.rest('POST', `/workspace/handoffs/${id}/approve`, {})),
-      button('Reject result', 'danger', () => context.api.rest('POST', `/workspace/handoffs/${id}/reject`, {})),
+      button('Approve result', 'primary', () =>
+        context.api.rest('POST', `/workspace/handoffs/${id}/approve`, decision()),
+      ),
+      button('Reject result', 'danger', () => context.api.rest('POST', `/workspace/handoffs/${id}/reject`, decision())),
     );
   }
   if ((handoff.status === 'open' || handoff.status === 'accepted') && handoff.owner === me && context.can('write')) {
@@ -189,39 +237,277 @@ function handoffItem(context: PageContext, handoff: Handoff): HTMLElement {
       button('Cancel', '', () => context.api.rest('POST', '/workspace/task/cancel', { task_id: handoff.task_id })),
     );
   }
-  const result = resultText(handoff);
-  const decision = handoff.decision;
-  return h(
-    'li',
-    { class: 'card handoff', 'data-handoff-id': handoff.handoff_id, 'data-status': handoff.status },
-    h('p', { class: 'summary' }, handoff.summary),
-    h(
-      'p',
-      { class: 'meta' },
-      `${STATUS_WORDS[handoff.status]} · from ${handoff.owner} · to ${handoff.assignee ?? 'anyone with write'} · ${when(handoff.created_at)}`,
-    ),
-    handoff.constraints ? h('p', { class: 'constraints' }, handoff.constraints) : null,
-    handoff.progress
-      ? h(
-          'p',
-          { class: 'meta' },
-          `${handoff.progress.by}: ${handoff.progress.message}${handoff.progress.total ? ` (${handoff.progress.progress ?? 0} of ${handoff.progress.total})` : ''}`,
-        )
-      : null,
-    result !== null ? h('div', { class: 'result' }, h('strong', {}, 'Result'), h('pre', {}, result)) : null,
-    decision
-      ? h('p', { class: 'meta' }, `${decision.decision} by ${decision.by}${decision.note ? `: ${decision.note}` : ''}`)
-      : null,
-    handoff.inputs.length > 0
-      ? h(
-          'ul',
-          { class: 'inputs', 'aria-label': 'Input requests' },
-          handoff.inputs.map((input) => inputItem(context, handoff, input)),
-        )
-      : null,
-    actions.length > 0 ? h('div', { class: 'actions' }, actions) : null,
-    status,
+  if (actions.length === 0) return null;
+  return h('div', { class: 'decide' }, note, h('div', { class: 'actions' }, actions), status);
+}
+
+/** Whether this session is the assignee of the handoff while its task works, and may write. */
+function isWorkingAssignee(context: PageContext, handoff: Handoff): boolean {
+  return (
+    context.me.participant !== null &&
+    handoff.assignee === context.me.participant &&
+    groupOf(handoff) === 'accepted' &&
+    context.can('write')
   );
+}
+
+/** A numeric field of the progress form; empty reads as undefined. */
+function numberField(id: string, name: string, label: string, hint: string) {
+  const input = h('input', {
+    id,
+    name,
+    type: 'number',
+    min: 0,
+    step: 'any',
+    inputmode: 'decimal',
+    autocomplete: 'off',
+  });
+  return {
+    input,
+    element: h('div', { class: 'field' }, h('label', { for: id }, label), input, h('small', { class: 'hint' }, hint)),
+    read: () => (input.value === '' ? undefined : Number(input.value)),
+  };
+}
+
+/**
+ * The assignee's work on an accepted handoff whose task is working: report
+ * progress, ask the owner, complete with a text result, or report failure.
+ * Built once per card and kept while the handoff stays so, so a half-written
+ * result survives the progress reports around it.
+ */
+function assigneeTools(context: PageContext, handoff: Handoff): HTMLElement {
+  const hid = handoff.handoff_id;
+  // The progress the card shows now, and a report the room said would be shown shortly.
+  let shown = handoff.progress?.at ?? null;
+  let waiting: { message: string; before: string | null } | null = null;
+  const path = `/workspace/handoffs/${encodeURIComponent(hid)}`;
+
+  // Report progress: message (required, at most 500), progress and total.
+  const progressStatus = h('p', { class: 'status', role: 'status' });
+  const message = h('input', {
+    id: `progress-message-${hid}`,
+    name: 'message',
+    required: true,
+    maxlength: 500,
+    autocomplete: 'off',
+  });
+  const done = numberField(`progress-done-${hid}`, 'progress', 'Done', 'so far');
+  const total = numberField(`progress-total-${hid}`, 'total', 'Total', 'to do in all');
+  const report = h('button', { type: 'submit', class: 'primary' }, 'Report progress');
+  const progressForm = h(
+    'form',
+    { class: 'progress-form', 'aria-label': 'Report progress' },
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: message.id }, 'What you are doing now (required)'),
+      message,
+      h('small', { class: 'hint' }, `at most 500 characters; ${handoff.owner} sees it live`),
+    ),
+    h('div', { class: 'numbers' }, done.element, total.element),
+    h('div', { class: 'actions' }, report),
+    progressStatus,
+  );
+  progressForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const body: Record<string, unknown> = { message: message.value };
+    const progress = done.read();
+    const of = total.read();
+    if (of !== undefined && !(of > 0)) {
+      progressStatus.textContent = 'The total must be more than 0.';
+      progressStatus.classList.add('error');
+      total.input.focus();
+      return;
+    }
+    if (progress !== undefined) body.progress = progress;
+    if (of !== undefined) body.total = of;
+    let answer: HandoffProgressOutput | null = null;
+    const before = shown;
+    void context.act({
+      control: report,
+      status: progressStatus,
+      run: async () => {
+        answer = await context.api.rest<HandoffProgressOutput>('POST', `${path}/progress`, body);
+      },
+      changes: ['handoffs'],
+      done: () => {
+        // The total is how much there is to do: it stays for the next report.
+        message.value = '';
+        done.input.value = '';
+        waiting = answer?.committed ? null : { message: String(body.message), before };
+        progressStatus.textContent = answer?.committed
+          ? 'Reported.'
+          : 'Reported; the room shows one report a second per task, so this one will be shown within a second.';
+      },
+    });
+  });
+
+  // Ask the owner: a message; the owner answers in one text field.
+  const askStatus = h('p', { class: 'status', role: 'status' });
+  const question = h('textarea', {
+    id: `ask-message-${hid}`,
+    name: 'message',
+    required: true,
+    rows: 2,
+    maxlength: 8000,
+  });
+  const ask = h('button', { type: 'submit' }, 'Ask the owner');
+  const askForm = h(
+    'form',
+    { class: 'ask-form', 'aria-label': 'Ask the owner' },
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: question.id }, `Question for ${handoff.owner} (required)`),
+      question,
+    ),
+    h('small', { class: 'hint' }, 'the task waits for the answer (input required)'),
+    h('div', { class: 'actions' }, ask),
+    askStatus,
+  );
+  askForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void context.act({
+      control: ask,
+      status: askStatus,
+      run: () => context.api.rest('POST', `${path}/input-requests`, { message: question.value }),
+      changes: ['handoffs'],
+      done: () => askForm.reset(),
+    });
+  });
+
+  // Complete with a text result: a CallToolResult with one text block.
+  const completeStatus = h('p', { class: 'status', role: 'status' });
+  const resultField = h('textarea', { id: `result-text-${hid}`, name: 'result', required: true, rows: 4 });
+  const complete = h('button', { type: 'submit', class: 'primary' }, 'Complete');
+  const completeForm = h(
+    'form',
+    { class: 'complete-form', 'aria-label': 'Complete' },
+    h('div', { class: 'field' }, h('label', { for: resultField.id }, 'Result (required)'), resultField),
+    h('small', { class: 'hint' }, 'the result goes to an approver to decide'),
+    h('div', { class: 'actions' }, complete),
+    completeStatus,
+  );
+  completeForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void context.act({
+      control: complete,
+      status: completeStatus,
+      run: () =>
+        context.api.rest('POST', `${path}/complete`, {
+          result: { content: [{ type: 'text', text: resultField.value }] },
+        }),
+      changes: ['handoffs'],
+      done: () => completeForm.reset(),
+    });
+  });
+
+  // Report failure: the task fails with this message, the handoff is cancelled.
+  const failStatus = h('p', { class: 'status', role: 'status' });
+  const errorField = h('input', {
+    id: `error-message-${hid}`,
+    name: 'error',
+    required: true,
+    maxlength: 8000,
+    autocomplete: 'off',
+  });
+  const fail = h('button', { type: 'submit', class: 'danger' }, 'Report failure');
+  const failForm = h(
+    'form',
+    { class: 'fail-form', 'aria-label': 'Report failure' },
+    h('div', { class: 'field' }, h('label', { for: errorField.id }, 'What went wrong (required)'), errorField),
+    h('small', { class: 'hint' }, 'the task fails and the handoff is cancelled'),
+    h('div', { class: 'actions' }, fail),
+    failStatus,
+  );
+  failForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void context.act({
+      control: fail,
+      status: failStatus,
+      run: () =>
+        context.api.rest('POST', `${path}/complete`, {
+          error: { code: JSONRPC_INTERNAL_ERROR, message: errorField.value },
+        }),
+      changes: ['handoffs'],
+      done: () => failForm.reset(),
+    });
+  });
+
+  const section = h(
+    'section',
+    { class: 'assignee', 'aria-label': 'Your work on this handoff' },
+    h('h4', {}, 'Your work on this handoff'),
+    progressForm,
+    h('details', { class: 'more' }, h('summary', {}, 'Complete…'), completeForm),
+    h('details', { class: 'more' }, h('summary', {}, 'Ask the owner…'), askForm),
+    h('details', { class: 'more' }, h('summary', {}, 'Report failure…'), failForm),
+  );
+  // A report that waited says so no longer once the room shows it.
+  followers.set(section, (next) => {
+    const progress = next.progress;
+    if (waiting && progress && progress.message === waiting.message && progress.at !== waiting.before) {
+      waiting = null;
+      progressStatus.textContent = 'Reported.';
+    }
+    shown = progress?.at ?? null;
+  });
+  return section;
+}
+
+/** The kept parts of cards that follow the handoff as it changes. */
+const followers = new WeakMap<Element, (handoff: Handoff) => void>();
+
+/**
+ * The card's parts, each kept while what it shows stays the same: a
+ * progress report changes the information, not the assignee's forms.
+ */
+function updateCard(context: PageContext, card: HTMLElement, handoff: Handoff): void {
+  const who = `${context.me.participant}|${context.me.capabilities.join(',')}`;
+  card.dataset.status = handoff.status;
+  const parts: (Keyed | null)[] = [
+    {
+      key: 'info',
+      signature: JSON.stringify([
+        handoff.summary,
+        handoff.status,
+        handoff.owner,
+        handoff.assignee,
+        handoff.created_at,
+        handoff.constraints,
+        handoff.progress,
+        handoff.result,
+        handoff.error,
+        handoff.decision,
+      ]),
+      build: () => handoffInfo(handoff),
+    },
+    handoff.inputs.length > 0
+      ? {
+          key: 'inputs',
+          signature: `${JSON.stringify([handoff.inputs, handoff.owner])}|${who}`,
+          build: () =>
+            h(
+              'ul',
+              { class: 'inputs', 'aria-label': 'Input requests' },
+              handoff.inputs.map((input) => inputItem(context, handoff, input)),
+            ),
+        }
+      : null,
+    isWorkingAssignee(context, handoff)
+      ? { key: 'assignee', signature: `${handoff.owner}|${who}`, build: () => assigneeTools(context, handoff) }
+      : null,
+    {
+      key: 'actions',
+      signature: `${JSON.stringify([handoff.status, handoff.owner, handoff.assignee, handoff.task_id])}|${who}`,
+      build: () => handoffActions(context, handoff) ?? h('div', { class: 'decide', hidden: true }),
+    },
+  ];
+  reconcile(
+    card,
+    parts.filter((part): part is Keyed => part !== null),
+  );
+  for (const part of Array.from(card.children)) followers.get(part)?.(handoff);
 }
 
 /** The form that asks for work: summary, assignee, constraints. */
@@ -275,7 +561,12 @@ export function renderHandoffs(
       .map((handoff) => ({
         key: handoff.handoff_id,
         signature: `${JSON.stringify(handoff)}|${who}`,
-        build: () => handoffItem(context, handoff),
+        build: () => {
+          const card = h('li', { class: 'card handoff', 'data-handoff-id': handoff.handoff_id });
+          updateCard(context, card, handoff);
+          return card;
+        },
+        update: (card: HTMLElement) => updateCard(context, card, handoff),
       }));
     reconcile(lists[group.id].list, items);
     lists[group.id].empty.hidden = items.length > 0;

@@ -23,17 +23,27 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
   const stale = proposal.base_revision !== current;
   const status = h('p', { class: 'status', role: 'status' });
   const mine = proposal.author === context.me.participant;
+  // An approver's note, recorded with the decision (Approve or Reject).
+  const noteId = `proposal-note-${proposal.proposal_id}`;
+  const noteField = context.can('approve')
+    ? h('input', { id: noteId, name: 'note', maxlength: 2000, autocomplete: 'off' })
+    : null;
   const decide = (label: string, path: string, className: string) => {
     const button = h('button', { type: 'button', class: className }, label);
-    button.addEventListener('click', () =>
-      context.act({
+    button.addEventListener('click', () => {
+      const note = path === 'withdraw' ? '' : (noteField?.value.trim() ?? '');
+      void context.act({
         control: button,
         status,
         run: () =>
-          context.api.rest('POST', `/workspace/proposals/${encodeURIComponent(proposal.proposal_id)}/${path}`, {}),
+          context.api.rest(
+            'POST',
+            `/workspace/proposals/${encodeURIComponent(proposal.proposal_id)}/${path}`,
+            note ? { note } : {},
+          ),
         changes: path === 'approve' ? ['proposals', 'artifact', 'history'] : ['proposals', 'history'],
-      }),
-    );
+      });
+    });
     return button;
   };
   const actions = [
@@ -58,6 +68,15 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
         )
       : null,
     artifact.revision.utf8 === false ? null : diffLines(artifact.content, proposal.content),
+    noteField
+      ? h(
+          'div',
+          { class: 'field' },
+          h('label', { for: noteId }, 'Note (optional)'),
+          noteField,
+          h('small', { class: 'hint' }, 'recorded with your decision, for the author to read'),
+        )
+      : null,
     actions.length > 0 ? h('div', { class: 'actions' }, actions) : null,
     status,
   );

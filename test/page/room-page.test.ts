@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ceServe, roomOperator, type RoomOperator, type ServedRoom } from '../helpers/ce-serve.js';
-import { launchChromium, watchedPage, type WatchedPage } from '../helpers/browser.js';
+import { launchChromium, SCREENSHOTS, watchedPage, type WatchedPage } from '../helpers/browser.js';
 import { rpc } from '../helpers/server.js';
 
 const NOTES = `# Field notes
@@ -229,6 +229,24 @@ describe('live, with another participant over MCP', () => {
     const withdrawn = await tool('bob', 'proposal_get', { proposal_id: mine.proposal.proposal_id });
     expect(withdrawn.proposal).toMatchObject({ status: 'withdrawn', decided_by: 'alice' });
   });
+  it('a proposal rejected on the page with a note: the note is recorded with the decision', async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: await revision(),
+      content: `${fileText()}\nNot this one.\n`,
+      summary: 'Reject me',
+    });
+    const card = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`);
+    await card.getByLabel('Note (optional)').fill('Say it in the intro instead');
+    await card.getByRole('button', { name: 'Reject' }).click();
+    await card.waitFor({ state: 'detached' });
+    expect((await tool('bob', 'proposal_get', { proposal_id: proposal.proposal_id })).proposal).toMatchObject({
+      status: 'rejected',
+      decided_by: 'alice',
+      note: 'Say it in the intro instead',
+    });
+  });
 });
 
 describe('handoffs on the page', () => {
@@ -312,6 +330,194 @@ describe('handoffs on the page', () => {
     const { handoff } = await tool('bob', 'handoff_create', { summary: 'Meanwhile, elsewhere' });
     await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor();
     expect(await page.locator('#new-summary').inputValue()).toBe('Half written');
+  });
+});
+
+describe('the assignee on the page', () => {
+  /** alice's handoff to bob, accepted by bob over MCP: its task is working. */
+  async function working(summary: string): Promise<{ handoff_id: string; task_id: string }> {
+    const { handoff } = await tool('alice', 'handoff_create', { summary, assignee: 'bob' });
+    await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
+    return handoff;
+  }
+  const card = (page: Page, group: string, handoffId: string) =>
+    page.locator(`#handoffs-${group}`).locator(`[data-handoff-id="${handoffId}"]`);
+
+  it('reports progress by keyboard; the owner sees it in tasks/get and on their page live, a paced report within a second', async () => {
+    const handoff = await working('Translate the guide');
+    const owner = await open(tokens.alice!);
+    await live(owner.page);
+    await owner.page.evaluate('window.sameDocument = true');
+    const { page, screenshot } = await open(tokens.bob!);
+    await live(page);
+    const mine = card(page, 'accepted', handoff.handoff_id);
+    const form = mine.getByRole('form', { name: 'Report progress' });
+    await form.waitFor();
+
+    // A half-written result survives the progress reports around it.
+    await mine.getByText('Complete…').click();
+    await mine.getByLabel('Result (required)').fill('Half of the result');
+
+    await form.getByLabel('What you are doing now (required)').focus();
+    await page.keyboard.type('Chapter 2');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('2');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('5');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Reported.');
+    // Cleared as the room accepted it; the total stays for the next report.
+    expect(await form.getByLabel('What you are doing now (required)').inputValue()).toBe('');
+    expect(await form.getByLabel('Total').inputValue()).toBe('5');
+
+    const got = await rpc(room.mcpUrl, 'tasks/get', { taskId: handoff.task_id }, { token: tokens.alice!, tasks: true });
+    expect(got.body.result).toMatchObject({ status: 'working', statusMessage: 'Chapter 2' });
+    const read = await room.rest('GET', `/workspace/handoffs/${handoff.handoff_id}`);
+    expect(read.body.handoff.progress).toMatchObject({ message: 'Chapter 2', progress: 2, total: 5, by: 'bob' });
+    const theirs = card(owner.page, 'accepted', handoff.handoff_id);
+    await expect.poll(() => theirs.locator('.progress').textContent()).toBe('bob: Chapter 2 (2 of 5)');
+    await expect.poll(() => mine.locator('.progress').textContent()).toBe('bob: Chapter 2 (2 of 5)');
+
+    // A second report within the second waits: the page says it will be shown shortly, and it is.
+    await form.getByLabel('What you are doing now (required)').fill('Chapter 3');
+    await form.getByLabel('Done').fill('3');
+    await form.getByRole('button', { name: 'Report progress' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toMatch(/will be shown within a second/);
+    await expect
+      .poll(() => theirs.locator('.progress').textContent(), { timeout: 2_500 })
+      .toBe('bob: Chapter 3 (3 of 5)');
+    await expect.poll(() => mine.locator('.progress').textContent()).toBe('bob: Chapter 3 (3 of 5)');
+    // Shown now: the page says so.
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Reported.');
+    expect(await owner.page.evaluate('window.sameDocument')).toBe(true);
+    expect(await mine.getByLabel('Result (required)').inputValue()).toBe('Half of the result');
+    await screenshot('assignee-progress');
+    await owner.screenshot('owner-sees-progress');
+    await rpc(room.mcpUrl, 'tasks/cancel', { taskId: handoff.task_id }, { token: tokens.alice!, tasks: true });
+  });
+
+  it("completes with a text result: result ready, and the owner's page shows it with Approve; a note goes with the rejection", async () => {
+    const handoff = await working('Summarise chapter 4');
+    const owner = await open(tokens.alice!);
+    await live(owner.page);
+    const { page } = await open(tokens.bob!);
+    await live(page);
+    const mine = card(page, 'accepted', handoff.handoff_id);
+    // By keyboard: the disclosure opens with Enter, the form sends with its button.
+    await mine.getByText('Complete…').focus();
+    await page.keyboard.press('Enter');
+    const form = mine.getByRole('form', { name: 'Complete' });
+    await form.getByLabel('Result (required)').focus();
+    await page.keyboard.type('Chapter 4 in three lines.');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Line two.');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await card(page, 'result_ready', handoff.handoff_id).waitFor({ timeout: 2_000 });
+    const got = await tool('alice', 'handoff_get', { handoff_id: handoff.handoff_id });
+    expect(got.handoff.status).toBe('result_ready');
+    expect(got.task.status).toBe('completed');
+    expect(got.handoff.result).toEqual({ content: [{ type: 'text', text: 'Chapter 4 in three lines.\nLine two.' }] });
+    // bob has no approve: the result is there, with nothing for him to press.
+    expect(await card(page, 'result_ready', handoff.handoff_id).locator('form, button').count()).toBe(0);
+
+    const ready = card(owner.page, 'result_ready', handoff.handoff_id);
+    await ready.waitFor({ timeout: 2_000 });
+    expect(await ready.locator('.result pre').textContent()).toBe('Chapter 4 in three lines.\nLine two.');
+    expect(await ready.getByRole('button', { name: 'Approve result' }).count()).toBe(1);
+    await owner.screenshot('owner-sees-result');
+    await ready.getByLabel('Note (optional)').fill('Needs the dates');
+    await ready.getByRole('button', { name: 'Reject result' }).click();
+    const decided = card(owner.page, 'decided', handoff.handoff_id);
+    await decided.waitFor({ timeout: 2_000 });
+    expect(await decided.textContent()).toContain('rejected by alice: Needs the dates');
+    expect((await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id })).handoff.decision).toMatchObject({
+      decision: 'rejected',
+      by: 'alice',
+      note: 'Needs the dates',
+    });
+  });
+
+  it("asks the owner: the owner's page shows the answer form, and the answer puts the task back to work", async () => {
+    const handoff = await working('Pick the examples');
+    const owner = await open(tokens.alice!);
+    await live(owner.page);
+    const { page, screenshot } = await open(tokens.bob!);
+    await live(page);
+    const mine = card(page, 'accepted', handoff.handoff_id);
+    await mine.getByText('Ask the owner…').click();
+    const form = mine.getByRole('form', { name: 'Ask the owner' });
+    await form.getByLabel('Question for alice (required)').fill('Two examples or three?');
+    await screenshot('assignee-asks');
+    await form.getByRole('button', { name: 'Ask the owner' }).click();
+    // bob's card moves to input required, and offers no tools while the task waits.
+    const waiting = card(page, 'input_required', handoff.handoff_id);
+    await waiting.waitFor({ timeout: 2_000 });
+    expect(await waiting.getByRole('form').count()).toBe(0);
+    expect(await waiting.textContent()).toContain('waiting for alice to answer');
+    expect((await tool('alice', 'handoff_get', { handoff_id: handoff.handoff_id })).task.status).toBe('input_required');
+
+    const answer = card(owner.page, 'input_required', handoff.handoff_id).getByRole('form', {
+      name: 'Answer: Two examples or three?',
+    });
+    await answer.waitFor({ timeout: 2_000 });
+    await answer.getByLabel('answer (required)').fill('Three');
+    await answer.getByRole('button', { name: 'Send answer' }).click();
+    // Back to work: bob's page offers the tools again.
+    await card(page, 'accepted', handoff.handoff_id)
+      .getByRole('form', { name: 'Report progress' })
+      .waitFor({ timeout: 2_000 });
+    const after = await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id });
+    expect(after.task.status).toBe('working');
+    expect(after.handoff.inputs[0].response).toEqual({ action: 'accept', content: { answer: 'Three' } });
+  });
+
+  it('reports failure: the task fails and the handoff is cancelled with the message', async () => {
+    const handoff = await working('Find the original');
+    const { page } = await open(tokens.bob!);
+    await live(page);
+    const mine = card(page, 'accepted', handoff.handoff_id);
+    await mine.getByText('Report failure…').click();
+    const form = mine.getByRole('form', { name: 'Report failure' });
+    await form.getByLabel('What went wrong (required)').fill('The archive is gone');
+    await form.getByRole('button', { name: 'Report failure' }).click();
+    const decided = card(page, 'decided', handoff.handoff_id);
+    await decided.waitFor({ timeout: 2_000 });
+    expect(await decided.locator('.result pre').textContent()).toBe('failed: The archive is gone');
+    const got = await tool('alice', 'handoff_get', { handoff_id: handoff.handoff_id });
+    expect(got.handoff).toMatchObject({ status: 'cancelled', error: { code: -32603, message: 'The archive is gone' } });
+    expect(got.task.status).toBe('failed');
+  });
+
+  it('nobody but the assignee with write sees these forms: not the owner, another writer, or the assignee reading only', async () => {
+    const handoff = await working('Only for bob');
+    const bobReads = await room.session('bob', ['read']);
+    for (const [who, token] of [
+      ['alice', tokens.alice!],
+      ['carol', tokens.carol!],
+      ['bob reading', bobReads],
+    ] as const) {
+      const { page } = await open(token);
+      await live(page);
+      const theirs = card(page, 'accepted', handoff.handoff_id);
+      await theirs.waitFor();
+      for (const name of ['Report progress', 'Complete', 'Ask the owner', 'Report failure']) {
+        expect(await theirs.getByRole('form', { name }).count(), `${who}: ${name}`).toBe(0);
+      }
+      expect(await theirs.locator('.assignee, details').count(), who).toBe(0);
+    }
+  });
+
+  it("at 400 px: the assignee's forms fit without a horizontal scroll", async () => {
+    const handoff = await working('Narrow work');
+    const { page, screenshot } = await open(tokens.bob!, { colorScheme: 'dark', width: 400, height: 900 });
+    await live(page);
+    const mine = card(page, 'accepted', handoff.handoff_id);
+    await mine.getByRole('form', { name: 'Report progress' }).waitFor();
+    for (const more of ['Complete…', 'Ask the owner…', 'Report failure…']) await mine.getByText(more).click();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(400);
+    await screenshot('assignee-narrow-dark');
+    await mine.screenshot({ path: path.join(SCREENSHOTS, 'assignee-card-narrow-dark.png') });
   });
 });
 
