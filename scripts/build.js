@@ -18,7 +18,11 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  // Dependencies go in the bundle too: a start then reads a few files, not
+  // hundreds resolved one by one. SQLite's native addon stays outside.
+  external: ['better-sqlite3'],
+  // CommonJS dependencies call require(); an ES module has none of its own.
+  banner: { js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);" },
   logLevel: 'warning',
 });
 
