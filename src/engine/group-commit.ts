@@ -85,6 +85,11 @@ export class GroupCommit<C> {
     return this.batch?.settled ?? Promise.resolve();
   }
 
+  /** Resolves when no batch is open: what is read then is on disk. */
+  async idle(): Promise<void> {
+    while (this.batch) await this.batch.settled;
+  }
+
   /** Changes run in the open batch, refused ones included, whose answers wait for its commit. */
   get waiting(): number {
     return this.batch?.ran ?? 0;

@@ -4,10 +4,10 @@
 // connection to the sidecar shows what is on disk when each answer arrives.
 import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
-import { change, DomainError, openRoom } from '../../src/engine/index.js';
+import { change, createHandoff, DomainError, openRoom } from '../../src/engine/index.js';
 import { sidecarPath } from '../../src/store/sidecar.js';
-import { callTool, type RawResponse } from '../helpers/mcp-wire.js';
-import { makeRoom, type TestRoom } from '../helpers/room.js';
+import { callTool, isMethod, listen, nextFrame, type RawResponse } from '../helpers/mcp-wire.js';
+import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 let s: TestServer | undefined;
@@ -163,4 +163,31 @@ test('two creations with one idempotency key in one batch make one handoff; the 
   expect(second.handoff.handoff_id).toBe(first.handoff.handoff_id);
   expect([first.replayed, second.replayed].sort()).toEqual([false, true]);
   expect(onDisk(s.artifact, 'batch once')).toEqual(['batch once']);
+});
+
+test('a listen that arrives while a batch is open reads and is acknowledged once that batch is on disk', async () => {
+  s = await startTestServer();
+  await s.room.commits.settled();
+  const release = s.room.commits.hold();
+  // A task made in the open batch: not on disk yet.
+  const made = createHandoff(s.room, caller('alice'), { summary: 'held task', assignee: 'bob' });
+  expect(s.room.commits.waiting).toBe(1);
+  let onDiskAtAck: string[] | undefined;
+  const opened = listen(s, 'alice', { taskIds: [made.handoff.task_id] }, { tasks: true, id: 'held' }).then(
+    async (stream) => {
+      await nextFrame(stream, isMethod('notifications/subscriptions/acknowledged'), 'the acknowledgement');
+      onDiskAtAck = onDisk(s!.artifact, 'held ');
+      return stream;
+    },
+  );
+  // The listen waits for the batch: nothing has come back while it is held.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(onDiskAtAck).toBeUndefined();
+  expect(onDisk(s.artifact, 'held ')).toEqual([]);
+
+  release();
+  const stream = await opened;
+  expect(onDiskAtAck).toEqual(['held task']);
+  expect(stream.frames[0].params.notifications).toEqual({ taskIds: [made.handoff.task_id] });
+  stream.abort();
 });

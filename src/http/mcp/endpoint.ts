@@ -125,6 +125,8 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry, callerOf: (ctx:
     const tasksDeclared = capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
     if (entry.requiresExtension === TASKS_EXTENSION && !tasksDeclared) throw missingTasksExtension();
 
+    // A listen's acknowledgement leaves at once and says what it read: it reads with no batch open, so that is on disk.
+    if (message.method === 'subscriptions/listen') await room.commits.idle();
     const handler = handlers[entry.handler] as (c: unknown, p: unknown) => unknown;
     const result = handler({ room, caller, tasksDeclared, requestId: message.id, streams }, params);
     if (result instanceof StreamReply) {
