@@ -5,14 +5,13 @@
 // a desktop (DISPLAY or WAYLAND_DISPLAY) it opens the address too.
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
+import capability from '../../schemas/domain/capability.json' with { type: 'json' };
 import { operations, type Operation } from '../../generated/operations.js';
 import type { Session, SessionCreateOutput } from '../../generated/types.js';
 import { command, capabilityList, durationSeconds, FILE_ARGUMENT } from './options.js';
 import { answer, CommandFailure, fields } from './output.js';
 import { requireFile } from './room.js';
 import { findRoomProcess } from './remote.js';
-
-const CAPABILITIES = ['read', 'write', 'approve', 'admin'] as const;
 
 export interface OpenOutput {
   url: string;
@@ -36,11 +35,12 @@ export function openCommand(program: Command): void {
   command(program, 'open', "sign a participant in to the room's page: a new session and the page's address")
     .argument(...FILE_ARGUMENT)
     .requiredOption('--participant <name>', 'the participant the page acts as')
-    .option('--caps <capabilities>', 'comma-separated: read, write, approve, admin', capabilityList(CAPABILITIES), [
-      'read',
-      'write',
-      'approve',
-    ])
+    .option(
+      '--caps <capabilities>',
+      `comma-separated: ${capability.enum.join(', ')}`,
+      capabilityList(capability.enum),
+      ['read', 'write', 'approve'],
+    )
     .option(
       '--expires-in <duration>',
       'lifetime: seconds, or N with s, m, h or d (15m, 12h, 30d)',

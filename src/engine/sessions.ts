@@ -1,4 +1,5 @@
 import * as crypto from 'node:crypto';
+import capability from '../../schemas/domain/capability.json' with { type: 'json' };
 import type {
   Caller,
   Capability,
@@ -100,7 +101,7 @@ export function revokeSession(room: Room, actor: Actor, input: SessionRevokeInpu
   });
 }
 
-const EVERY_CAPABILITY: Capability[] = ['read', 'write', 'approve', 'admin'];
+const EVERY_CAPABILITY = capability.enum as Capability[];
 
 /**
  * Who the caller is and what it may do. Any caller may ask, whatever its
