@@ -4,21 +4,14 @@
 // file), and the Tasks requester of ext-tasks gets its raw request path from
 // a second bridge. A real `ce serve` answers; other participants act over
 // plain HTTP.
-import type { CallToolResult, Client, JSONRPCMessage, SubscriptionFilter } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import {
   createApplicationInputHandler,
   createTaskSessionFromClient,
   resultFromTaskOutcome,
   type TaskEnabledSession,
 } from '@modelcontextprotocol/ext-tasks/client';
-import {
-  CreateTaskResultV2Schema,
-  GetTaskResultV2Schema,
-  TaskStatusNotificationV2Schema,
-  UpdateTaskResultV2Schema,
-  contributeTaskFilterV2,
-  readAcceptedTaskIdsV2,
-} from '@modelcontextprotocol/ext-tasks/core/v2';
+import { CreateTaskResultV2Schema, TaskStatusNotificationV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { HandoffTaskOutput } from '../../generated/types.js';
 import {
@@ -38,11 +31,18 @@ import {
   v2Framing,
   type RawDispatcher,
 } from '../helpers/mcp-clients.js';
+import {
+  acknowledgedTaskIds,
+  bobsResult,
+  call,
+  HANDOFF_ID_META,
+  taskFilter,
+  wholeHandoff,
+} from '../helpers/interop.js';
 import { PROTOCOL_VERSION, TASKS, rpc } from '../helpers/server.js';
 
 type Who = 'alice' | 'bob';
 
-const HANDOFF_ID_META = 'commonroom/handoff_id';
 const HANDOFFS_URI = 'workspace:///.room/handoffs';
 
 let room: PreparedRoom;
@@ -82,30 +82,6 @@ async function overHttp(who: Who, name: string, args: Record<string, unknown>): 
     isError: false,
   });
   return body.result.structuredContent;
-}
-
-/** A tool call that must succeed; its structuredContent. */
-async function call<T = any>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  expect(result.isError ?? false, `${name} refused: ${JSON.stringify(result.structuredContent)}`).toBe(false);
-  return result.structuredContent as T;
-}
-
-const bobsResult = (text: string): CallToolResult => ({
-  content: [{ type: 'text', text }],
-  structuredContent: { verdict: 'ok', notes: [text] },
-});
-
-const taskFilter = (taskIds: string[], more: SubscriptionFilter = {}): SubscriptionFilter =>
-  ({ ...more, ...contributeTaskFilterV2({}, taskIds).notifications }) as SubscriptionFilter;
-
-/** The task ids a listen's acknowledgement honoured, read from the raw frame (the Client drops taskIds). */
-function acknowledgedTaskIds(inbound: JSONRPCMessage[]): string[] | undefined {
-  const ack = inbound.find(
-    (m): m is Extract<JSONRPCMessage, { method: string }> =>
-      'method' in m && m.method === 'notifications/subscriptions/acknowledged',
-  );
-  return ack ? [...readAcceptedTaskIdsV2(ack.params)] : undefined;
 }
 
 describe.each([
@@ -162,63 +138,7 @@ describe.each([
     const alice = await client('alice');
     const bob = await client('bob');
 
-    // alice creates through the Tasks extension path: a CreateTaskResult.
-    const createdResult = resultOf(
-      await rawAlice.request('tools/call', {
-        name: 'handoff_create',
-        arguments: { summary: 'Check the numbers in section 2', assignee: 'bob' },
-      }),
-    );
-    const { taskId, status } = CreateTaskResultV2Schema.parse(createdResult);
-    expect(status).toBe('working');
-    const handoffId = (createdResult._meta as Record<string, unknown>)[HANDOFF_ID_META] as string;
-    expect(handoffId).toEqual(expect.any(String));
-
-    const accepted = await call<HandoffTaskOutput>(bob, 'handoff_accept', { handoff_id: handoffId });
-    expect(accepted.handoff).toMatchObject({ status: 'accepted', assignee: 'bob', task_id: taskId });
-    const asked = await call<{ key: string; task: { status: string } }>(bob, 'handoff_request_input', {
-      handoff_id: handoffId,
-      message: 'Which year should the totals cover?',
-    });
-    expect(asked.task.status).toBe('input_required');
-
-    // alice sees the request in tasks/get and answers with tasks/update.
-    const waiting = GetTaskResultV2Schema.parse(resultOf(await rawAlice.request('tasks/get', { taskId })));
-    if (waiting.status !== 'input_required') throw new Error(`expected input_required, got ${waiting.status}`);
-    expect(waiting.inputRequests[asked.key]).toMatchObject({
-      method: 'elicitation/create',
-      params: { mode: 'form', message: 'Which year should the totals cover?' },
-    });
-    const updated = resultOf(
-      await rawAlice.request('tasks/update', {
-        taskId,
-        inputResponses: { [asked.key]: { action: 'accept', content: { answer: '2025' } } },
-      }),
-    );
-    expect(UpdateTaskResultV2Schema.parse(updated)).toMatchObject({ resultType: 'complete' });
-
-    const seen = await call<HandoffTaskOutput>(bob, 'handoff_get', { handoff_id: handoffId });
-    expect(seen.handoff.inputs).toEqual([
-      expect.objectContaining({
-        key: asked.key,
-        response: { action: 'accept', content: { answer: '2025' } },
-        answered_by: 'alice',
-      }),
-    ]);
-    expect(seen.task).toMatchObject({ status: 'working' });
-
-    const result = bobsResult('Totals checked for 2025.');
-    const completed = await call(bob, 'handoff_complete', { handoff_id: handoffId, result });
-    expect(completed).toMatchObject({ handoff: { status: 'result_ready' }, already_completed: false });
-    const done = GetTaskResultV2Schema.parse(resultOf(await rawAlice.request('tasks/get', { taskId })));
-    if (done.status !== 'completed') throw new Error(`expected completed, got ${done.status}`);
-    expect(done.result).toMatchObject({ ...result, resultType: 'complete' });
-
-    const approved = await call(alice, 'handoff_approve', { handoff_id: handoffId, note: 'Looks right' });
-    expect(approved.handoff).toMatchObject({
-      status: 'approved',
-      decision: expect.objectContaining({ decision: 'approved', by: 'alice', note: 'Looks right' }),
-    });
+    await wholeHandoff({ owner: rawAlice, assignee: bob, approver: alice, approverName: 'alice' });
   });
 
   test('the Tasks requester of ext-tasks: a task, tasks/get, an input round trip, cancel', async () => {

@@ -1,12 +1,7 @@
 // The room driven by the official MCP packages, unmodified, over real HTTP:
 // @modelcontextprotocol/client 2.x pinned to 2026-07-28, and the Tasks
 // requester of @modelcontextprotocol/ext-tasks. PRODUCT.md §8 goal 1.
-import {
-  Client,
-  type CallToolResult,
-  type JSONRPCMessage,
-  type SubscriptionFilter,
-} from '@modelcontextprotocol/client';
+import { Client, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import {
   createApplicationInputHandler,
   createTaskSessionFromClient,
@@ -19,9 +14,6 @@ import {
   CreateTaskResultV2Schema,
   GetTaskResultV2Schema,
   TaskStatusNotificationV2Schema,
-  UpdateTaskResultV2Schema,
-  contributeTaskFilterV2,
-  readAcceptedTaskIdsV2,
 } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { toolCatalog } from '../../generated/mcp.js';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -36,34 +28,20 @@ import {
   v2Framing,
   type RawDispatcher,
 } from '../helpers/mcp-clients.js';
+import {
+  acknowledgedTaskIds,
+  bobsResult,
+  call,
+  HANDOFF_ID_META,
+  taskFilter,
+  wholeHandoff,
+} from '../helpers/interop.js';
 import { PROTOCOL_VERSION, TASKS, startTestServer, type TestServer } from '../helpers/server.js';
 
 type Who = keyof TestServer['tokens'];
 
-/** The domain tools of PRODUCT.md §5. */
 /** Every tool of the operation table. */
 const TOOLS = toolCatalog.map((tool) => tool.name);
-
-const HANDOFF_ID_META = 'commonroom/handoff_id';
-
-/**
- * The listen filter for task ids. contributeTaskFilterV2 builds the listen
- * params ({notifications: {taskIds}}); Client.listen takes the inner filter.
- */
-const taskFilter = (taskIds: string[]): SubscriptionFilter =>
-  contributeTaskFilterV2({}, taskIds).notifications as SubscriptionFilter;
-
-/**
- * The task ids a listen's acknowledgement honoured, read from the raw frame
- * (the Client's honoredFilter drops keys its core schema does not know, taskIds among them).
- */
-function acknowledgedTaskIds(inbound: JSONRPCMessage[]): string[] | undefined {
-  const ack = inbound.find(
-    (m): m is Extract<JSONRPCMessage, { method: string }> =>
-      'method' in m && m.method === 'notifications/subscriptions/acknowledged',
-  );
-  return ack ? [...readAcceptedTaskIdsV2(ack.params)] : undefined;
-}
 
 let server: TestServer;
 let recorder: RecordingFetch;
@@ -127,25 +105,6 @@ async function taskSession(
   return { session, client: sessionClient };
 }
 
-/** A tool call that must succeed; its structuredContent. */
-async function call<T = Record<string, unknown>>(c: Client, name: string, args: Record<string, unknown>): Promise<T> {
-  const result = (await c.callTool({ name, arguments: args })) as CallToolResult;
-  expect(
-    result.isError ?? false,
-    `${name} refused: ${JSON.stringify(result.structuredContent ?? result.content)}`,
-  ).toBe(false);
-  expect(result.structuredContent, `${name} carries its object in structuredContent`).toBeDefined();
-  // The same object as JSON text in content (PRODUCT.md §4).
-  const text = result.content.find((block) => block.type === 'text');
-  expect(text && 'text' in text ? JSON.parse(text.text) : undefined).toEqual(result.structuredContent);
-  return result.structuredContent as T;
-}
-
-const bobsResult = (text: string): CallToolResult => ({
-  content: [{ type: 'text', text }],
-  structuredContent: { verdict: 'ok', notes: [text] },
-});
-
 describe('the SDK Client pinned to 2026-07-28', () => {
   test('connects through server/discover and lists every tool of the operation table with its schemas and annotations', async () => {
     const alice = await client('alice');
@@ -197,81 +156,13 @@ describe('the SDK Client pinned to 2026-07-28', () => {
     const bob = await client('bob');
     const dave = await client('dave');
 
-    // alice creates through the Tasks extension path: a CreateTaskResult.
-    const createdResult = resultOf(
-      await rawAlice.request('tools/call', {
-        name: 'handoff_create',
-        arguments: { summary: 'Check the numbers in section 2', assignee: 'bob' },
-      }),
-    );
-    const created = CreateTaskResultV2Schema.parse(createdResult);
-    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
-    const taskId = created.taskId;
-    const handoffId = (createdResult._meta as Record<string, unknown> | undefined)?.[HANDOFF_ID_META] as string;
-    expect(handoffId).toEqual(expect.any(String));
-
-    // bob accepts: the task stays working.
-    const accepted = await call<HandoffTaskOutput>(bob, 'handoff_accept', { handoff_id: handoffId });
-    expect(accepted.handoff).toMatchObject({ status: 'accepted', assignee: 'bob', task_id: taskId });
-    expect(accepted.task).toMatchObject({ taskId, status: 'working' });
-
-    // bob asks alice for input.
-    const asked = await call<{ key: string; task: { status: string } }>(bob, 'handoff_request_input', {
-      handoff_id: handoffId,
-      message: 'Which year should the totals cover?',
+    const { taskId, done } = await wholeHandoff({
+      owner: rawAlice,
+      assignee: bob,
+      approver: dave,
+      approverName: 'dave',
     });
-    expect(asked.task.status).toBe('input_required');
-
-    // alice sees the request in tasks/get and answers with tasks/update.
-    const waiting = GetTaskResultV2Schema.parse(resultOf(await rawAlice.request('tasks/get', { taskId })));
-    expect(waiting.status).toBe('input_required');
-    if (waiting.status !== 'input_required') throw new Error('unreachable');
-    expect(waiting.inputRequests[asked.key]).toMatchObject({
-      method: 'elicitation/create',
-      params: { mode: 'form', message: 'Which year should the totals cover?' },
-    });
-    const updated = resultOf(
-      await rawAlice.request('tasks/update', {
-        taskId,
-        inputResponses: { [asked.key]: { action: 'accept', content: { answer: '2025' } } },
-      }),
-    );
-    expect(UpdateTaskResultV2Schema.parse(updated)).toMatchObject({ resultType: 'complete' });
-
-    // bob reads the answer with handoff_get; the task is working again.
-    const seen = await call<HandoffTaskOutput>(bob, 'handoff_get', { handoff_id: handoffId });
-    expect(seen.handoff.inputs).toEqual([
-      expect.objectContaining({
-        key: asked.key,
-        response: { action: 'accept', content: { answer: '2025' } },
-        answered_by: 'alice',
-      }),
-    ]);
-    expect(seen.task).toMatchObject({ status: 'working' });
-
-    // bob completes with a CallToolResult.
-    const result = bobsResult('Totals checked for 2025.');
-    const completed = await call<HandoffTaskOutput & { already_completed: boolean }>(bob, 'handoff_complete', {
-      handoff_id: handoffId,
-      result,
-    });
-    expect(completed).toMatchObject({ handoff: { status: 'result_ready' }, already_completed: false });
-
-    // alice polls tasks/get to completed: the result is bob's CallToolResult.
-    const done = GetTaskResultV2Schema.parse(resultOf(await rawAlice.request('tasks/get', { taskId })));
-    expect(done.status).toBe('completed');
-    if (done.status !== 'completed') throw new Error('unreachable');
-    expect(done.result).toMatchObject({ ...result, resultType: 'complete' });
-
-    // dave approves; the decision is on the handoff and the task is untouched.
-    const approved = await call<{ handoff: { status: string; decision: unknown } }>(dave, 'handoff_approve', {
-      handoff_id: handoffId,
-      note: 'Looks right',
-    });
-    expect(approved.handoff).toMatchObject({
-      status: 'approved',
-      decision: expect.objectContaining({ note: 'Looks right' }),
-    });
+    // The approval leaves the task untouched.
     const after = GetTaskResultV2Schema.parse(resultOf(await rawAlice.request('tasks/get', { taskId })));
     expect(after).toMatchObject({ status: 'completed', lastUpdatedAt: done.lastUpdatedAt });
 
