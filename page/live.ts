@@ -65,9 +65,11 @@ export function startLive(api: RoomApi, handlers: LiveHandlers): { stop(): void 
     if (response.status === 401) throw new RoomError(401, 'unauthorized', 'the session was not accepted');
     if (!response.ok || !response.body)
       throw new RoomError(response.status, 'listen_refused', 'the listen was refused');
+    // The room ends a listen with an error answer when its session ends (revoked, expired, removed).
+    let sessionEnded = false;
     const parser = createParser({
       onEvent(event) {
-        let message: { method?: string; params?: { uri?: string } };
+        let message: { method?: string; params?: { uri?: string }; error?: { data?: { reason?: string } } };
         try {
           message = JSON.parse(event.data);
         } catch {
@@ -79,6 +81,8 @@ export function startLive(api: RoomApi, handlers: LiveHandlers): { stop(): void 
         } else if (message.method === 'notifications/resources/updated' && message.params?.uri) {
           const view = views.get(message.params.uri);
           if (view) handlers.changed(view);
+        } else if (message.error?.data?.reason === 'session_ended') {
+          sessionEnded = true;
         }
       },
     });
@@ -86,12 +90,13 @@ export function startLive(api: RoomApi, handlers: LiveHandlers): { stop(): void 
     try {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) return;
+        if (done) break;
         parser.feed(value);
       }
     } catch {
       // The connection broke: the loop reconnects.
     }
+    if (sessionEnded) throw new RoomError(401, 'unauthorized', 'the session ended');
   }
 
   void (async () => {

@@ -37,7 +37,7 @@ if (process.env.PORT !== undefined) {
     process.exit(2);
   }
 }
-const settings: ServeSettings = { host: '127.0.0.1', port, allowOrigin: [], json: false };
+const settings: ServeSettings = { host: '127.0.0.1', port, allowOrigin: [], allowHost: [], json: false };
 let serving;
 try {
   serving = await startServing(file, settings);

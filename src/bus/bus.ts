@@ -4,7 +4,8 @@
  * whose queue is full has fallen behind and is dropped with a reason; it
  * recovers by reading the sidecar, since nothing is replayed.
  */
-export type CloseReason = 'closed' | 'lagging' | 'shutdown';
+/** Why a subscription ended: its reader left, it fell behind, the room stops, or its session ended (revoked, expired, removed). */
+export type CloseReason = 'closed' | 'lagging' | 'shutdown' | 'session_ended';
 
 export interface SubscribeOptions<T> {
   /** Messages that may wait in the queue before the subscriber is dropped. */

@@ -5,10 +5,12 @@ import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { DEFAULT_MAX_STREAMS } from '../http/mcp/streams.js';
 import type { Room } from '../engine/index.js';
 import type { RoomServer } from '../http/server.js';
 import { loadEngine, openForWriting } from './executor.js';
-import { command, FILE_ARGUMENT, list, portNumber } from './options.js';
+import { parseAllowedHost } from '../http/middleware/room-names.js';
+import { command, FILE_ARGUMENT, list, portNumber, wholeNumber } from './options.js';
 import { CommandFailure } from './output.js';
 import { notTextNote, requireFile } from './room.js';
 
@@ -16,6 +18,10 @@ export interface ServeSettings {
   host: string;
   port: number;
   allowOrigin: string[];
+  /** More names the room answers to (Host): `NAME` for any port, or `NAME:PORT`. */
+  allowHost: string[];
+  /** Open streams the room holds at once; the default when undefined. */
+  maxStreams?: number;
   json: boolean;
   /** HTTPS with this certificate chain and key (PEM). */
   tls?: { cert: Buffer; key: Buffer };
@@ -48,6 +54,8 @@ export async function startServing(file: string, settings: ServeSettings): Promi
       host: settings.host,
       port: settings.port,
       allowedOrigins: settings.allowOrigin,
+      allowedHosts: settings.allowHost,
+      ...(settings.maxStreams === undefined ? {} : { maxStreams: settings.maxStreams }),
       ...(settings.tls ? { tls: settings.tls } : {}),
     }).catch((error: unknown) => {
       throw cannotListen(error, settings);
@@ -105,7 +113,24 @@ export function serveCommand(program: Command): void {
     .argument(...FILE_ARGUMENT)
     .option('--host <host>', 'address to bind; beyond loopback is an explicit choice', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', portNumber, 7420)
-    .option('--allow-origin <origins>', 'comma-separated browser origins allowed besides the room’s own', '')
+    .option(
+      '--allow-origin <origins>',
+      'browser origins allowed besides the room’s own names (comma-separated; repeatable)',
+      collect,
+      [] as string[],
+    )
+    .option(
+      '--allow-host <name>',
+      'another name the room answers to in Host, as NAME (any port) or NAME:PORT, e.g. behind a proxy (comma-separated; repeatable)',
+      collectHosts,
+      [] as string[],
+    )
+    .option(
+      '--max-streams <n>',
+      'open streams (listens, GET /mcp, pages) the room holds at once, all sessions together',
+      positive('--max-streams'),
+      DEFAULT_MAX_STREAMS,
+    )
     .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM, the chain after it)')
     .option('--tls-key <file>', 'the private key (PEM) of --tls-cert')
     .addHelpText(
@@ -116,7 +141,9 @@ export function serveCommand(program: Command): void {
       const settings: ServeSettings = {
         host: options.host,
         port: options.port,
-        allowOrigin: options.allowOrigin ? list(options.allowOrigin) : [],
+        allowOrigin: options.allowOrigin,
+        allowHost: options.allowHost,
+        maxStreams: options.maxStreams,
         json: options.json ?? false,
         ...tlsOf(options),
       };
@@ -131,11 +158,41 @@ export function serveCommand(program: Command): void {
 interface ServeOptions {
   host: string;
   port: number;
-  allowOrigin: string;
+  allowOrigin: string[];
+  allowHost: string[];
+  maxStreams: number;
   json?: boolean;
   tlsCert?: string;
   tlsKey?: string;
 }
+
+/** A repeatable flag whose values may each be a comma-separated list. */
+function collect(text: string, previous: string[]): string[] {
+  return [...previous, ...list(text).filter((item) => item !== '')];
+}
+
+/** --allow-host values: host names or addresses, with a port or not; anything else is a usage error. */
+function collectHosts(text: string, previous: string[]): string[] {
+  const hosts = list(text).filter((item) => item !== '');
+  for (const host of hosts) {
+    if (parseAllowedHost(host) === null) {
+      throw new InvalidArgumentError(
+        `--allow-host: ${JSON.stringify(host)} is not a host name; give NAME or NAME:PORT (no scheme, no path), e.g. rooms.example.net`,
+      );
+    }
+  }
+  return [...previous, ...hosts];
+}
+
+/** A whole number of at least 1. */
+const positive = (flag: string) => {
+  const whole = wholeNumber(flag);
+  return (text: string): number => {
+    const n = whole(text);
+    if (n < 1) throw new InvalidArgumentError(`${flag} must be at least 1 (got "${text}")`);
+    return n;
+  };
+};
 
 /** The certificate and key, both or neither; a file that cannot be read is a usage error naming its flag. */
 function tlsOf({ tlsCert, tlsKey }: ServeOptions): { tls?: { cert: Buffer; key: Buffer } } {

@@ -26,6 +26,8 @@ export {
   authenticate,
   authenticateTokenHash,
   hashToken,
+  sessionExpiresAt,
+  sessionsEndedBy,
 } from './sessions.js';
 export { readArtifact, syncArtifact, watchArtifact } from './artifact/artifact.js';
 export {

@@ -3,6 +3,7 @@ import capability from '../../schemas/domain/capability.json' with { type: 'json
 import type {
   Caller,
   Capability,
+  Event,
   Session,
   SessionCreateInput,
   SessionCreateOutput,
@@ -156,4 +157,23 @@ export function authenticateTokenHash(room: Room, tokenHash: string): Caller & {
   });
   cacheSession(room, tokenHash, { caller, expiresAt: row.expires_at });
   return caller;
+}
+
+/**
+ * Which live sessions a committed event ends: one session (revoked), or
+ * every session of a participant (removed). Streams a session holds close on
+ * it (src/http/mcp/streams.ts); its requests are refused from then on anyway.
+ */
+export function sessionsEndedBy(event: Event): { session_id: string } | { participant: string } | null {
+  const payload = event.payload as Record<string, unknown>;
+  if (event.type === 'session.revoked' && typeof payload.session_id === 'string') {
+    return { session_id: payload.session_id };
+  }
+  if (event.type === 'participant.removed' && typeof payload.name === 'string') return { participant: payload.name };
+  return null;
+}
+
+/** When a session expires (ms since the epoch), or null when it does not; undefined when there is no such session. */
+export function sessionExpiresAt(room: Room, sessionId: string): number | null | undefined {
+  return room.workspace.getSession(sessionId)?.expires_at;
 }

@@ -7,17 +7,26 @@ import { mcpEndpoint } from './mcp/endpoint.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
 import { resourceUris } from './mcp/resources.js';
-import { StreamRegistry } from './mcp/streams.js';
-import { checkOrigin } from './middleware/origin.js';
+import { StreamRegistry, type StreamLimits } from './mcp/streams.js';
 import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
+import { checkOrigin, hostRefusal, RoomNames } from './middleware/room-names.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
 import { restRouter } from './rest/router.js';
 import { addPageRoutes, defaultPageDir } from './page.js';
 
 export interface AppOptions {
+  /** The address the room binds; one of its names (Host). */
+  host?: string;
+  /** --allow-host: more names the room answers to (`NAME` for any port, or `NAME:PORT`). */
+  allowedHosts?: readonly string[];
+  /** --allow-origin: browser origins allowed besides the room's own names. */
   allowedOrigins?: readonly string[];
+  /** With an unspecified bind address: this machine's addresses, names of the room too. */
+  interfaceAddresses?: readonly string[];
   maxBodyBytes?: number;
   maxStreamsPerSession?: number;
+  /** Open streams the room holds at once, all sessions together. */
+  maxStreams?: number;
   /** Changes a live stream may have waiting before it is dropped as lagging. */
   maxStreamQueue?: number;
   keepAliveMs?: number;
@@ -30,22 +39,43 @@ export interface AppOptions {
 }
 
 /**
- * The room's HTTP face: two surfaces, MCP on /mcp and REST everywhere else
- * (with the room's page at /),
- * each a few small middlewares composed once, ending in its own error funnel
- * (JSON-RPC errors, or problem+json).
+ * Headers every answer carries: never sniffed as another type, and never
+ * stored by a cache (answers hold tokens and room content; the page's own
+ * files say otherwise for themselves).
  */
-export function createApp(room: Room, options: AppOptions = {}): { app: Koa; streams: StreamRegistry } {
+const baseHeaders: Koa.Middleware = async (ctx, next) => {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', 'no-store');
+  await next();
+};
+
+/**
+ * The room's HTTP face: two surfaces, MCP on /mcp and REST everywhere else
+ * (with the room's page at /), each a few small middlewares composed once,
+ * ending in its own error funnel (JSON-RPC errors, or problem+json). Every
+ * request must name the room in Host, and is authenticated before its body
+ * is read.
+ */
+export function createApp(
+  room: Room,
+  options: AppOptions = {},
+): { app: Koa; streams: StreamRegistry; names: RoomNames } {
   const app = new Koa();
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
-  const streams = new StreamRegistry(
-    room.bus,
-    resourceUris(room),
-    options.maxStreamsPerSession,
-    options.maxStreamQueue,
-    options.keepAliveMs,
-  );
-  const origin = checkOrigin(options.allowedOrigins ?? []);
+  const limits: StreamLimits = {
+    ...(options.maxStreamsPerSession === undefined ? {} : { maxPerSession: options.maxStreamsPerSession }),
+    ...(options.maxStreams === undefined ? {} : { maxStreams: options.maxStreams }),
+    ...(options.maxStreamQueue === undefined ? {} : { maxQueue: options.maxStreamQueue }),
+    ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+  };
+  const streams = new StreamRegistry(room.bus, resourceUris(room), () => room.clock.now(), limits);
+  const names = new RoomNames({
+    bindHost: options.host ?? '127.0.0.1',
+    allowHosts: options.allowedHosts ?? [],
+    allowOrigins: options.allowedOrigins ?? [],
+    interfaceAddresses: options.interfaceAddresses ?? [],
+  });
+  const origin = checkOrigin(names);
   const body = readJsonBody(options.maxBodyBytes ?? MAX_BODY_BYTES);
 
   // Acknowledged means on disk: an answer leaves once the commit holding what it saw is done (group-commit.ts).
@@ -61,30 +91,49 @@ export function createApp(room: Room, options: AppOptions = {}): { app: Koa; str
   const mcp = new Router();
   const asJsonRpc = answerErrorsAsJsonRpc(log);
   const caller = mcpCaller(room, operatorToken);
-  mcp.post('/mcp', asJsonRpc, origin, body, durable, mcpEndpoint(room, streams, caller));
-  mcp.get('/mcp', asJsonRpc, origin, legacyResourceStream(room, streams, caller));
+  const mcpAuthenticated: Koa.Middleware = async (ctx, next) => {
+    ctx.state.caller = caller(ctx);
+    await next();
+  };
+  mcp.post('/mcp', asJsonRpc, origin, mcpAuthenticated, body, durable, mcpEndpoint(room, streams, caller));
+  mcp.get('/mcp', asJsonRpc, origin, mcpAuthenticated, legacyResourceStream(room, streams));
   mcp.all('/mcp', asJsonRpc, mcpMethodNotAllowed);
 
   const asProblems = answerErrorsAsProblems(log);
-  const rest = restRouter(room, requestActor(room, operatorToken), [asProblems, origin, body, durable]);
+  const actor = requestActor(room, operatorToken);
+  const restAuthenticated: Koa.Middleware = async (ctx, next) => {
+    ctx.state.actor = actor(ctx);
+    await next();
+  };
+  const rest = restRouter(room, [asProblems, origin, restAuthenticated, body, durable]);
   rest.get('/openapi.json', asProblems, origin, (ctx) => {
     ctx.body = openapi;
   });
   // Rendered at its first request: markdown-it and the rendering stay out of the room's start.
-  let docs: Promise<string> | undefined;
+  let docs: Promise<{ html: string; policy: string }> | undefined;
   rest.get('/docs', asProblems, origin, async (ctx) => {
     docs ??= import('./docs.js').then(({ renderDocs }) => renderDocs(openapi));
-    const page = await docs;
+    const { html, policy } = await docs;
+    ctx.set('Content-Security-Policy', policy);
+    ctx.set('Referrer-Policy', 'no-referrer');
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = page;
+    ctx.body = html;
   });
 
   // The room's page: the same REST and MCP as any client, with the token it was opened with.
   addPageRoutes(rest, options.pageDir ?? defaultPageDir(), [asProblems]);
 
+  app.use(baseHeaders);
+  // Before anything else, authentication included: a name that is not the room's is refused on every route.
+  app.use((ctx, next) => {
+    const refusal = hostRefusal(names, ctx);
+    if (refusal === null) return next();
+    const funnel = ctx.path === '/mcp' ? asJsonRpc : asProblems;
+    return funnel(ctx, () => Promise.reject(refusal));
+  });
   app.use(answerUnroutedAsProblems);
   app.use(mcp.routes());
   app.use(rest.routes());
   app.use(rest.allowedMethods());
-  return { app, streams };
+  return { app, streams, names };
 }

@@ -66,3 +66,4 @@ export function mcpCaller(room: Room, operatorToken: string | null) {
     return 'session_id' in who ? (who as McpCaller) : { ...who, session_id: `operator:${who.participant}` };
   };
 }
+

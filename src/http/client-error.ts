@@ -26,7 +26,7 @@ export function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPack
   // An answer to HEAD has no body, even when the rest of the request could not be read.
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
   socket.end(
-    'HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\n' +
+    'HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
   );
 }

@@ -2,6 +2,7 @@
 // generated OpenAPI document. No scripts, no CDN: the room serves it whole.
 // Descriptions are Markdown, rendered with raw HTML off: text in a schema
 // never becomes markup.
+import { createHash } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
 
 type Json = Record<string, any>;
@@ -80,7 +81,31 @@ function renderSchema(name: string, schema: Json): string {
 </section>`;
 }
 
-export function renderDocs(openapi: Json): string {
+const STYLE = `
+body { font: 15px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 60rem; padding: 1rem 2rem; color: #1b1f24; }
+code { font: 13px ui-monospace, monospace; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; width: 100%; }
+th, td { border-bottom: 1px solid #d6dbe1; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+.operation, .schema { border-top: 1px solid #aab2bd; padding-top: .25rem; }
+.method { display: inline-block; min-width: 4.5rem; padding: 0 .4rem; border-radius: 4px; color: #fff; font-size: 13px; text-align: center; }
+.get { background: #1f6feb; } .post { background: #1a7f37; } .delete { background: #cf222e; }
+`;
+
+/** The page's policy: nothing but its own inline style, found by its hash; no script, no frame, no form. */
+const POLICY = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The page, and the Content-Security-Policy it is served with. */
+export function renderDocs(openapi: Json): { html: string; policy: string } {
+  return { html: renderHtml(openapi), policy: POLICY };
+}
+
+function renderHtml(openapi: Json): string {
   const operations = Object.entries(openapi.paths as Record<string, Record<string, Json>>).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({ path, method, op })),
   );
@@ -92,15 +117,7 @@ export function renderDocs(openapi: Json): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(openapi.info.title)}</title>
-<style>
-body { font: 15px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 60rem; padding: 1rem 2rem; color: #1b1f24; }
-code { font: 13px ui-monospace, monospace; }
-table { border-collapse: collapse; margin: .5rem 0 1rem; width: 100%; }
-th, td { border-bottom: 1px solid #d6dbe1; padding: .25rem .5rem; text-align: left; vertical-align: top; }
-.operation, .schema { border-top: 1px solid #aab2bd; padding-top: .25rem; }
-.method { display: inline-block; min-width: 4.5rem; padding: 0 .4rem; border-radius: 4px; color: #fff; font-size: 13px; text-align: center; }
-.get { background: #1f6feb; } .post { background: #1a7f37; } .delete { background: #cf222e; }
-</style>
+<style>${STYLE}</style>
 </head>
 <body>
 <h1>${escape(openapi.info.title)} <small>${escape(openapi.info.version)}</small></h1>

@@ -48,7 +48,6 @@ export const defaultPageDir = (): string => path.join(packageRoot(), 'dist', 'pa
 
 function pageHeaders(ctx: Koa.Context): void {
   ctx.set('Content-Security-Policy', PAGE_POLICY);
-  ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-cache');
 }

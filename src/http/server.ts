@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
 import { createApp, type AppOptions } from './app.js';
 import { answerUnparsableRequest } from './client-error.js';
@@ -17,7 +18,6 @@ export interface RoomServer {
 }
 
 export interface ServeOptions extends AppOptions {
-  host?: string;
   port?: number;
   /** Serve HTTPS with this certificate chain and key (PEM). */
   tls?: { cert: Buffer; key: Buffer };
@@ -29,6 +29,15 @@ export function localAddress(host: string): string {
   return reachable.includes(':') ? `[${reachable}]` : reachable;
 }
 
+/** This machine's own addresses, for a room bound to an unspecified one (0.0.0.0: IPv4 only; `::`: all). */
+function ownAddresses(host: string): string[] {
+  if (host !== '0.0.0.0' && host !== '::') return [];
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((net) => net !== undefined && (host === '::' || net.family === 'IPv4'))
+    .map((net) => net!.address);
+}
+
 /**
  * Serves a room opened for writing: the HTTP app, the expiry sweep and the
  * artifact watcher; changes share commits while it serves (group-commit.ts). close() ends every stream gracefully (a listen gets its
@@ -36,12 +45,17 @@ export function localAddress(host: string): string {
  */
 export async function serveRoom(room: Room, options: ServeOptions = {}): Promise<RoomServer> {
   const operatorToken = newOperatorToken();
-  const { app, streams } = createApp(room, { ...options, operatorToken });
+  const host = options.host ?? '127.0.0.1';
+  const { app, streams, names } = createApp(room, {
+    ...options,
+    host,
+    interfaceAddresses: options.interfaceAddresses ?? ownAddresses(host),
+    operatorToken,
+  });
   const server = options.tls
     ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, app.callback())
     : createServer(app.callback());
   server.on('clientError', answerUnparsableRequest);
-  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
@@ -53,6 +67,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     process.stderr.write(`ce: watching the artifact: ${String(error)}\n`),
   );
   const { port } = server.address() as AddressInfo;
+  names.listening(port, options.tls ? 'https' : 'http');
   const baseUrl = `${options.tls ? 'https' : 'http'}://${localAddress(host)}:${port}`;
   writeRuntimeFile(room.artifactPath, {
     pid: process.pid,

@@ -17,7 +17,7 @@ import {
   type Line,
   type PreparedRoom,
 } from '../helpers/ce-bridge.js';
-import { ceServe, type ServedRoom } from '../helpers/ce-serve.js';
+import { ceServe, roomOperator, type ServedRoom } from '../helpers/ce-serve.js';
 import { eventually } from '../helpers/mcp-clients.js';
 import { ce, failedWith } from '../helpers/run-ce.js';
 import { rpc } from '../helpers/server.js';
@@ -186,6 +186,24 @@ test('every line on stdout is a JSON-RPC message: bad lines, bad requests, liste
   }
   expect(errorOf(messages, 'listen-1')).toEqual([]);
   expect(errorOf(messages, 'listen-2')).toEqual([]);
+});
+
+test('a session revoked while its listen runs through the bridge: the host gets the listen’s error answer, and the bridge goes on', async () => {
+  const op = roomOperator(room.file);
+  await op.addParticipant('erin');
+  const created = await op.rest('POST', '/workspace/sessions', { participant: 'erin', capabilities: ['read'] });
+  const erin = bridge(bridgeByUrl(served.mcpUrl, created.body.token));
+  erin.send(request('listen', 'subscriptions/listen', { notifications: { resourceSubscriptions: [HANDOFFS_URI] } }));
+  await erin.next('the acknowledgement', (m) => m.method === 'notifications/subscriptions/acknowledged');
+  expect((await op.rest('DELETE', `/workspace/sessions/${created.body.session.session_id}`)).status).toBe(200);
+  const ended = await erin.answer('listen');
+  expect(ended.error).toMatchObject({ code: -32600, data: { reason: 'session_ended' } });
+  expect(ended.error.message).toMatch(/session of this stream ended/);
+  // The bridge still answers: the room refuses the revoked token from now on.
+  erin.send(request(1, 'server/discover'));
+  expect((await erin.answer(1)).error).toMatchObject({ code: -32600, message: expect.stringMatching(/token/) });
+  expect(await erin.end()).toBe(0);
+  expect(jsonRpcLines(erin.stdout()).filter((m) => m.method === 'notifications/resources/updated')).toEqual([]);
 });
 
 test('errors of the bridge itself are JSON-RPC answers too: a refused token, a room that is not there', async () => {

@@ -116,6 +116,14 @@ test('ce serve stops on SIGINT too, and refuses bad options', async () => {
     /^ce: --port must be a port number from 0 to 65535, 0 for any free one \(got "abc"\)$/m,
   );
   failedWith(await ce(['serve', path.join(dir, 'missing.md')]), 1, /does not exist/);
+  failedWith(
+    await ce(['serve', file, '--allow-host', 'https://rooms.example.net/']),
+    2,
+    /^ce: --allow-host: "https:\/\/rooms\.example\.net\/" is not a host name; give NAME or NAME:PORT \(no scheme, no path\)/m,
+  );
+  failedWith(await ce(['serve', file, '--allow-host', 'rooms.example.net:99999']), 2, /--allow-host: "rooms/);
+  failedWith(await ce(['serve', file, '--max-streams', '0']), 2, /^ce: --max-streams must be at least 1 \(got "0"\)$/m);
+  failedWith(await ce(['serve', file, '--max-streams', 'many']), 2, /^ce: --max-streams must be a whole number/m);
 });
 
 test('a port that is taken is said so, with what to do; PORT=abc npm start names PORT', async () => {

@@ -55,16 +55,19 @@ export const NOT_JSON_MEDIA_TYPES = [
   '=?base64?YXBwbGljYXRpb24vanNvbg==?=',
 ];
 
-/** Origins other than the room's own: refused with 403. */
+/**
+ * Origins that are not one of the room's names (127.0.0.1, localhost, [::1]
+ * with its port): refused with 403. `http://localhost:PORT` is the room too.
+ */
 export const foreignOrigins = (world: FuzzWorld): string[] => {
   const own = new URL(world.ownOrigin);
   return [
     'http://evil.example',
     'null',
-    `https://${own.host}`,
-    `http://localhost:${own.port}`,
+    `http://${own.hostname}.evil.example:${own.port}`,
     `${world.ownOrigin}.evil.example`,
     `http://${own.hostname}:${Number(own.port) + 1}`,
+    `http://localhost:${Number(own.port) + 1}`,
   ];
 };
 

@@ -154,6 +154,25 @@ describe('ListenFanout', () => {
     expect(reasons).toEqual(['lagging']);
     expect(fanout.size).toBe(0);
   });
+
+  test('a stream whose session ended gets nothing: it is closed at the delivery that finds it so', () => {
+    const fanout = new ListenFanout({ uris, maxQueue: 10 });
+    const ended = recordingSink();
+    const live = recordingSink();
+    const reasons: string[] = [];
+    let holds = true;
+    const watch = { participant: 'alice', taskIds: new Set(['task_1']), views: new Set(['handoffs'] as const) };
+    fanout.add('ended', watch, ended, (reason) => reasons.push(reason), () => holds);
+    fanout.add('live', watch, live, () => {});
+    fanout.deliver(taskChange('task_1', 'alice', null, 'before'));
+    holds = false;
+    fanout.deliver(taskChange('task_1', 'alice', null, 'after'));
+    expect(ended.writes).toHaveLength(1);
+    expect(ended.writes[0]).toContain('before');
+    expect(live.writes).toHaveLength(2);
+    expect(reasons).toEqual(['session_ended']);
+    expect(fanout.size).toBe(1);
+  });
 });
 
 describe('over real HTTP', () => {

@@ -462,7 +462,11 @@ describe('error responses', () => {
             method: 'initialize',
             params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
           },
-          { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${s.tokens.alice}`,
+          },
         ),
       'UnsupportedProtocolVersionError',
       null,

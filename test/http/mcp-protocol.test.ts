@@ -90,7 +90,11 @@ describe('transport headers and protocol version', () => {
         method: 'initialize',
         params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1.0.0' } },
       },
-      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${s.tokens.alice}`,
+      },
     );
     const error = expectRpcError(r, 400, -32022, new RegExp(PROTOCOL_VERSION));
     expect(error.data).toMatchObject({ supported: [PROTOCOL_VERSION] });

@@ -29,12 +29,12 @@ function connection(): Promise<{ socket: Socket; received: () => string; closed:
 }
 
 const head = (path: string, length: number | 'chunked') =>
-  `POST ${path} HTTP/1.1\r\nHost: room\r\nAuthorization: Bearer ${s.tokens.alice}\r\nContent-Type: application/json\r\n` +
+  `POST ${path} HTTP/1.1\r\nHost: ${new URL(s.http.baseUrl).host}\r\nAuthorization: Bearer ${s.tokens.alice}\r\nContent-Type: application/json\r\n` +
   (length === 'chunked' ? 'Transfer-Encoding: chunked\r\n' : `Content-Length: ${length}\r\n`) +
   '\r\n';
 
 const artifactRead = () =>
-  `GET /workspace/artifact HTTP/1.1\r\nHost: room\r\nAuthorization: Bearer ${s.tokens.alice}\r\n\r\n`;
+  `GET /workspace/artifact HTTP/1.1\r\nHost: ${new URL(s.http.baseUrl).host}\r\nAuthorization: Bearer ${s.tokens.alice}\r\n\r\n`;
 
 /** Writes all of it, as fast as the socket takes it; resolves whether or not the room read it all. */
 function sendAll(socket: Socket, chunks: Buffer[]): Promise<void> {

@@ -152,6 +152,20 @@ describe('signing in', () => {
     // The page's last reads were refused: the console names the 401s, nothing else.
     expectedErrors = /status of 401/;
   });
+
+  it('a session revoked while nothing else happens: the room ends the page’s stream and the page signs out', async () => {
+    const token = await room.session('alice', ['read']);
+    const { page } = await open(token);
+    await live(page);
+    const sessions = await room.rest('GET', '/workspace/sessions?participant=alice');
+    const id = sessions.body.sessions.find((s: { revoked_at: string | null }) => s.revoked_at === null).session_id;
+    expect((await room.rest('DELETE', `/workspace/sessions/${id}`)).status).toBe(200);
+    await page.locator('#sign-in').waitFor({ timeout: 5_000 });
+    expect(await page.locator('#sign-in-message').textContent()).toMatch(/^This session was not accepted/);
+    expect(await page.locator('#room').innerHTML()).toBe('');
+    expect(await page.evaluate("sessionStorage.getItem('commonroom.token')")).toBeNull();
+    expectedErrors = /status of 401/;
+  });
 });
 
 describe('live, with another participant over MCP', () => {

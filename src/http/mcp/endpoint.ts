@@ -17,7 +17,7 @@ import {
   TASKS_EXTENSION,
   type RequestId,
 } from './protocol.js';
-import type { StreamRegistry } from './streams.js';
+import { streamOwner, type StreamRegistry } from './streams.js';
 
 interface JsonRpcMessage {
   jsonrpc: '2.0';
@@ -67,11 +67,13 @@ function checkVersion(headers: Koa.Context['headers']): void {
 
 /**
  * POST /mcp: one JSON-RPC message per request (Streamable HTTP, MCP
- * 2026-07-28, stateless). This layer only parses, checks headers and
- * versions, and sends; the generated dispatch table names the handler.
+ * 2026-07-28, stateless), from a caller already authenticated
+ * (ctx.state.caller). This layer only parses, checks headers and versions,
+ * and sends; the generated dispatch table names the handler.
  */
 export function mcpEndpoint(room: Room, streams: StreamRegistry, callerOf: (ctx: Koa.Context) => McpCaller) {
   return async (ctx: Koa.Context): Promise<void> => {
+    let caller = ctx.state.caller as McpCaller;
     const message = jsonRpcMessage(ctx.state.body);
     setRpcId(ctx, message.id ?? null);
     const params = message.params ?? {};
@@ -90,7 +92,6 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry, callerOf: (ctx:
       );
     }
     checkVersion(ctx.headers);
-    const caller = callerOf(ctx);
 
     if (message.id === undefined) {
       // A notification: only cancelling a listen means anything here.
@@ -125,8 +126,12 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry, callerOf: (ctx:
     const tasksDeclared = capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
     if (entry.requiresExtension === TASKS_EXTENSION && !tasksDeclared) throw missingTasksExtension();
 
-    // A listen's acknowledgement leaves at once and says what it read: it reads with no batch open, so that is on disk.
-    if (message.method === 'subscriptions/listen') await room.commits.idle();
+    if (message.method === 'subscriptions/listen') {
+      // A listen's acknowledgement leaves at once and says what it read: it reads with no batch open, so that is on disk.
+      await room.commits.idle();
+      // The session may have ended meanwhile: a stream is opened only for a session that holds now.
+      caller = callerOf(ctx);
+    }
     const handler = handlers[entry.handler] as (c: unknown, p: unknown) => unknown;
     const result = handler({ room, caller, tasksDeclared, requestId: message.id, streams }, params);
     if (result instanceof StreamReply) {
@@ -134,7 +139,7 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry, callerOf: (ctx:
       streams.openListen({
         req: ctx.req,
         res: ctx.res,
-        sessionId: caller.session_id,
+        owner: streamOwner(room, caller),
         requestId: message.id,
         watch: result.watch,
         first: result.first,

@@ -2,16 +2,17 @@ import type Koa from 'koa';
 import type { Room, RoomChange } from '../../engine/index.js';
 import type { McpCaller } from '../authenticate.js';
 import { resourceUris, viewsChangedBy } from './resources.js';
-import type { StreamRegistry } from './streams.js';
+import { streamOwner, type StreamRegistry } from './streams.js';
 
 /**
  * GET /mcp: the SSE stream of notifications/resources/updated for the URIs
  * this session subscribed to with resources/subscribe. Kept for clients that
  * already use it; it never carries task notifications.
  */
-export function legacyResourceStream(room: Room, streams: StreamRegistry, callerOf: (ctx: Koa.Context) => McpCaller) {
+export function legacyResourceStream(room: Room, streams: StreamRegistry) {
   return async (ctx: Koa.Context): Promise<void> => {
-    const sessionId = callerOf(ctx).session_id;
+    const caller = ctx.state.caller as McpCaller;
+    const sessionId = caller.session_id;
     streams.checkRoom(sessionId);
     const uris = resourceUris(room);
     const render = (change: RoomChange): unknown[] => {
@@ -26,7 +27,7 @@ export function legacyResourceStream(room: Room, streams: StreamRegistry, caller
     streams.open({
       req: ctx.req,
       res: ctx.res,
-      sessionId,
+      owner: streamOwner(room, caller),
       filter: (change) => render(change).length > 0,
       render,
     });

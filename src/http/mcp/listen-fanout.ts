@@ -41,6 +41,8 @@ export class ListenMember {
     private readonly fanout: ListenFanout,
     /** Called once when the stream leaves the fan-out, with why. */
     readonly onClose: (reason: CloseReason) => void,
+    /** Whether the session that opened the stream still holds: asked before every delivery. */
+    private readonly live: () => boolean = () => true,
   ) {
     this.idJson = JSON.stringify(subscriptionId);
   }
@@ -48,6 +50,8 @@ export class ListenMember {
   /** Sends a change's frames now, or queues them behind a full socket. */
   deliver(frames: string): void {
     if (this.closed) return;
+    // A session that ended gets nothing more, even before the room has closed its streams.
+    if (!this.live()) return this.close('session_ended');
     if (this.waitingForDrain) {
       if (this.queue.length >= this.fanout.maxQueue) this.close('lagging');
       else this.queue.push(frames);
@@ -110,8 +114,9 @@ export class ListenFanout implements BusSink<RoomChange> {
     watch: ListenWatch,
     sink: FrameSink,
     onClose: (reason: CloseReason) => void,
+    live?: () => boolean,
   ): ListenMember {
-    const member = new ListenMember(subscriptionId, watch, sink, this, onClose);
+    const member = new ListenMember(subscriptionId, watch, sink, this, onClose, live);
     this.members.add(member);
     for (const taskId of watch.taskIds) {
       let byParticipant = this.byTask.get(taskId);

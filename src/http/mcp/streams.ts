@@ -1,50 +1,124 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Bus, CloseReason } from '../../bus/bus.js';
-import type { RoomChange, RoomView } from '../../engine/index.js';
+import type { Bus, BusSink, CloseReason } from '../../bus/bus.js';
+import { sessionExpiresAt, sessionsEndedBy, type Room, type RoomChange, type RoomView } from '../../engine/index.js';
+import type { McpCaller } from '../authenticate.js';
+import { Refusal } from '../refusal.js';
 import { ListenFanout, type ListenWatch } from './listen-fanout.js';
 import { META, McpError, RPC, resultMeta, type RequestId } from './protocol.js';
 import { KEEP_ALIVE_MS, SseStream } from './sse.js';
 import { DEFAULT_MAX_QUEUE } from '../../bus/bus.js';
 
 export const DEFAULT_MAX_STREAMS_PER_SESSION = 1024;
+export const DEFAULT_MAX_STREAMS = 10_000;
+/** How often streams are checked for a session that expired while nothing was delivered. */
+export const EXPIRY_CHECK_MS = 1000;
+/** What a client refused for the room's stream cap is told to wait, in seconds. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** The session a stream belongs to: checked at every delivery, not only when the stream opened. */
+export interface StreamOwner {
+  /** A session's id, or `operator:NAME` for the local operator acting as NAME. */
+  sessionId: string;
+  participant: string;
+  /** When the session expires, on the room's clock; null when it does not. */
+  expiresAt: number | null;
+}
+
+/** Whose a stream is, and until when: the operator acting as a participant has no session row and no expiry. */
+export function streamOwner(room: Room, caller: McpCaller): StreamOwner {
+  const operator = caller.session_id.startsWith('operator:');
+  return {
+    sessionId: caller.session_id,
+    participant: caller.participant,
+    expiresAt: operator ? null : (sessionExpiresAt(room, caller.session_id) ?? null),
+  };
+}
 
 interface OpenStream {
-  sessionId: string;
+  owner: StreamOwner;
   /** The listen request's id; null for a GET /mcp stream. */
   requestId: RequestId | null;
   sse: SseStream;
   close(reason?: CloseReason): void;
 }
 
+export interface StreamLimits {
+  maxPerSession?: number;
+  /** Streams the whole room may hold at once. */
+  maxStreams?: number;
+  /** Changes a stream may have waiting before it counts as lagging. */
+  maxQueue?: number;
+  keepAliveMs?: number;
+}
+
+/** The final answer of a listen whose session ended: no room data, only why the stream closes. */
+const sessionEnded = (requestId: RequestId) => ({
+  jsonrpc: '2.0',
+  id: requestId,
+  error: {
+    code: RPC.invalidRequest,
+    message: 'the session of this stream ended (revoked, expired, or its participant removed); the stream is closed',
+    data: { reason: 'session_ended' },
+  },
+});
+
 /**
  * Every live stream of the room process: subscriptions/listen responses,
  * fed by one fan-out on the bus (listen-fanout.ts), and legacy GET /mcp
  * streams, each one bus subscription. Closing a stream frees its place.
+ * A session ends everywhere at once: its revocation or its participant's
+ * removal closes its streams as the change is published, and its expiry
+ * within EXPIRY_CHECK_MS; a stream never delivers for a session that ended.
  */
 export class StreamRegistry {
   private readonly streams = new Set<OpenStream>();
   /** Legacy resources/subscribe: URIs per session. */
   readonly legacySubscriptions = new Map<string, Set<string>>();
   private readonly fanout: ListenFanout;
+  private expiryCheck: NodeJS.Timeout | null = null;
+  readonly maxPerSession: number;
+  readonly maxStreams: number;
+  readonly maxQueue: number;
+  readonly keepAliveMs: number;
 
   constructor(
     private readonly bus: Bus<RoomChange>,
     uris: Record<RoomView, string>,
-    readonly maxPerSession = DEFAULT_MAX_STREAMS_PER_SESSION,
-    /** Changes a stream may have waiting before it counts as lagging. */
-    readonly maxQueue = DEFAULT_MAX_QUEUE,
-    readonly keepAliveMs = KEEP_ALIVE_MS,
+    /** The room's clock, which session expiries are on. */
+    private readonly now: () => number,
+    limits: StreamLimits = {},
   ) {
-    this.fanout = new ListenFanout({ uris, maxQueue });
+    this.maxPerSession = limits.maxPerSession ?? DEFAULT_MAX_STREAMS_PER_SESSION;
+    this.maxStreams = limits.maxStreams ?? DEFAULT_MAX_STREAMS;
+    this.maxQueue = limits.maxQueue ?? DEFAULT_MAX_QUEUE;
+    this.keepAliveMs = limits.keepAliveMs ?? KEEP_ALIVE_MS;
+    this.fanout = new ListenFanout({ uris, maxQueue: this.maxQueue });
+    // Sees every change before the streams do (sinks are called in the order attached); holds no stream itself.
+    const sessionWatch: BusSink<RoomChange> = {
+      size: 0,
+      deliver: (change) => this.endSessionsOf(change),
+      closeAll: () => {},
+    };
+    bus.attach(sessionWatch);
   }
 
   countFor(sessionId: string): number {
     let n = 0;
-    for (const stream of this.streams) if (stream.sessionId === sessionId) n++;
+    for (const stream of this.streams) if (stream.owner.sessionId === sessionId) n++;
     return n;
   }
 
+  /** Refuses a new stream past the room's cap (503, try again later) or the session's (429, close one first). */
   checkRoom(sessionId: string): void {
+    if (this.streams.size >= this.maxStreams) {
+      throw new Refusal(
+        503,
+        'unavailable',
+        `the room holds ${this.maxStreams} open streams, the most it serves at once; try again later`,
+        RPC.unavailable,
+        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      );
+    }
     if (this.countFor(sessionId) >= this.maxPerSession) {
       throw new McpError(
         429,
@@ -57,39 +131,42 @@ export class StreamRegistry {
   /**
    * Opens a subscriptions/listen response: `first` (the acknowledgement),
    * then the notifications of what `watch` follows, until the client closes
-   * it or cancels the request, it lags, or the room stops (then it gets its
-   * final response).
+   * it or cancels the request, it lags, its session ends (then it gets an
+   * error answer), or the room stops (then it gets its final response).
    */
   openListen(options: {
     req: IncomingMessage;
     res: ServerResponse;
-    sessionId: string;
+    owner: StreamOwner;
     requestId: RequestId;
     watch: ListenWatch;
     first: unknown;
   }): void {
     const sse = new SseStream(options.res, this.keepAliveMs);
-    const { requestId } = options;
-    const member = this.fanout.add(requestId, options.watch, sse, (reason) => {
-      if (reason === 'shutdown') {
-        // Ending on purpose: the listen request gets its response first.
-        sse.send({
-          jsonrpc: '2.0',
-          id: requestId,
-          result: { resultType: 'complete', _meta: { ...resultMeta(), [META.subscriptionId]: requestId } },
-        });
-      }
-      this.streams.delete(stream);
-      if (this.fanout.size === 0) this.bus.detach(this.fanout);
-      sse.end();
-    });
-    const stream: OpenStream = {
-      sessionId: options.sessionId,
+    const { requestId, owner } = options;
+    const member = this.fanout.add(
       requestId,
+      options.watch,
       sse,
-      close: (reason) => member.close(reason),
-    };
-    this.streams.add(stream);
+      (reason) => {
+        if (reason === 'shutdown') {
+          // Ending on purpose: the listen request gets its response first.
+          sse.send({
+            jsonrpc: '2.0',
+            id: requestId,
+            result: { resultType: 'complete', _meta: { ...resultMeta(), [META.subscriptionId]: requestId } },
+          });
+        } else if (reason === 'session_ended') {
+          sse.send(sessionEnded(requestId));
+        }
+        this.forget(stream);
+        if (this.fanout.size === 0) this.bus.detach(this.fanout);
+        sse.end();
+      },
+      () => this.isLive(owner),
+    );
+    const stream: OpenStream = { owner, requestId, sse, close: (reason) => member.close(reason) };
+    this.remember(stream);
     this.bus.attach(this.fanout);
     sse.send(options.first);
     options.req.on('close', () => member.close());
@@ -104,22 +181,26 @@ export class StreamRegistry {
   open(options: {
     req: IncomingMessage;
     res: ServerResponse;
-    sessionId: string;
+    owner: StreamOwner;
     /** Which changes this stream takes from the bus (checked when they are published). */
     filter: (change: RoomChange) => boolean;
     render: (change: RoomChange) => unknown[];
   }): void {
+    const { owner } = options;
     const sse = new SseStream(options.res, this.keepAliveMs);
-    const subscription = this.bus.subscribe({ filter: options.filter, maxQueue: this.maxQueue });
-    const stream: OpenStream = {
-      sessionId: options.sessionId,
-      requestId: null,
-      sse,
-      close: (reason) => subscription.close(reason),
-    };
-    this.streams.add(stream);
+    const subscription = this.bus.subscribe({
+      // A session that ended takes nothing more; the stream closes with it.
+      filter: (change) => {
+        if (this.isLive(owner)) return options.filter(change);
+        subscription.close('session_ended');
+        return false;
+      },
+      maxQueue: this.maxQueue,
+    });
+    const stream: OpenStream = { owner, requestId: null, sse, close: (reason) => subscription.close(reason) };
+    this.remember(stream);
     const finish = () => {
-      this.streams.delete(stream);
+      this.forget(stream);
       subscription.close();
       sse.end();
     };
@@ -128,6 +209,7 @@ export class StreamRegistry {
     subscription.onClose(finish);
     void (async () => {
       for await (const change of subscription) {
+        if (sse.closed) return; // closed with changes still queued: they are not sent
         let room = true;
         for (const frame of options.render(change)) room = sse.send(frame) && room;
         // A full socket: stop taking changes until it drains; meanwhile the bus queue fills.
@@ -139,7 +221,7 @@ export class StreamRegistry {
   /** notifications/cancelled for a listen request ends that stream. */
   cancel(sessionId: string, requestId: RequestId): boolean {
     for (const stream of this.streams) {
-      if (stream.sessionId === sessionId && stream.requestId === requestId) {
+      if (stream.owner.sessionId === sessionId && stream.requestId === requestId) {
         stream.close();
         return true;
       }
@@ -160,5 +242,39 @@ export class StreamRegistry {
 
   get size(): number {
     return this.streams.size;
+  }
+
+  private isLive(owner: StreamOwner): boolean {
+    return owner.expiresAt === null || owner.expiresAt > this.now();
+  }
+
+  /** A revocation or a participant's removal, as it is published: the streams of what it ended close now. */
+  private endSessionsOf(change: RoomChange): void {
+    const ended = sessionsEndedBy(change.event);
+    if (ended === null) return;
+    for (const stream of [...this.streams]) {
+      const { owner } = stream;
+      if ('session_id' in ended ? owner.sessionId === ended.session_id : owner.participant === ended.participant) {
+        // Expired at once: any delivery still on its way to this stream finds it ended.
+        owner.expiresAt = Number.NEGATIVE_INFINITY;
+        stream.close('session_ended');
+      }
+    }
+  }
+
+  private remember(stream: OpenStream): void {
+    this.streams.add(stream);
+    // Expiry needs no request to notice it: while streams are open, they are checked every second.
+    this.expiryCheck ??= setInterval(() => {
+      for (const open of [...this.streams]) if (!this.isLive(open.owner)) open.close('session_ended');
+    }, EXPIRY_CHECK_MS).unref();
+  }
+
+  private forget(stream: OpenStream): void {
+    this.streams.delete(stream);
+    if (this.streams.size === 0 && this.expiryCheck !== null) {
+      clearInterval(this.expiryCheck);
+      this.expiryCheck = null;
+    }
   }
 }

@@ -77,8 +77,11 @@ function locationOf(template: string, output: unknown): string {
   });
 }
 
-/** REST under /workspace: a route for every operation of the table, each one engine call. */
-export function restRouter(room: Room, authenticate: (ctx: Koa.Context) => Actor, before: readonly Koa.Middleware[]) {
+/**
+ * REST under /workspace: a route for every operation of the table, each one
+ * engine call, as the actor `before` authenticated (ctx.state.actor).
+ */
+export function restRouter(room: Room, before: readonly Koa.Middleware[]) {
   const router = new Router();
   for (const operation of Object.values(operations) as Operation[]) {
     const route = operation.rest;
@@ -90,7 +93,7 @@ export function restRouter(room: Room, authenticate: (ctx: Koa.Context) => Actor
         ...before,
         (ctx) => {
           try {
-            const output = run(room, authenticate(ctx), inputOf(ctx, operation));
+            const output = run(room, ctx.state.actor as Actor, inputOf(ctx, operation));
             ctx.status = route.status;
             if ('location' in route) ctx.set('Location', locationOf(route.location, output));
             ctx.body = output;

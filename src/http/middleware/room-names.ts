@@ -1,0 +1,130 @@
+// The names a room answers to. A web page elsewhere can rebind its own name
+// to 127.0.0.1 (DNS rebinding): the browser then sends the page's name as
+// Host, and the request's Origin agrees with it. So Host must be one of the
+// room's own names, and Origin is compared with those names, never with
+// the request's own Host.
+import type Koa from 'koa';
+import { Refusal } from '../refusal.js';
+
+const RPC_INVALID_REQUEST = -32600;
+
+export interface RoomNamesOptions {
+  /** The address the room binds (--host). */
+  bindHost: string;
+  /** --allow-host: `NAME` (any port) or `NAME:PORT`. */
+  allowHosts?: readonly string[];
+  /** --allow-origin: whole origins allowed besides the room's names. */
+  allowOrigins?: readonly string[];
+  /** With an unspecified bind address (0.0.0.0, ::): this machine's own addresses, reachable as they are. */
+  interfaceAddresses?: readonly string[];
+}
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+
+/** An address as it stands in a Host header: IPv6 in brackets, lower case. */
+const asHostName = (address: string): string => {
+  const name = address.toLowerCase();
+  return name.includes(':') && !name.startsWith('[') ? `[${name}]` : name;
+};
+
+/** `name:port`, `[v6]:port` or `name` → its name and port (null when none is given). */
+function splitHost(host: string): { name: string; port: string | null } {
+  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host);
+  return match ? { name: match[1]!, port: match[2] ?? null } : { name: host, port: null };
+}
+
+/**
+ * What --allow-host accepts: a DNS name or an IP address, optionally with a
+ * port; never a scheme, a path or a wildcard. Returns the normalised entry,
+ * or null when it is not one.
+ */
+export function parseAllowedHost(text: string): string | null {
+  const host = text.trim().toLowerCase();
+  const { name, port } = splitHost(host);
+  const dnsName = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9])?)*$/;
+  const ipv6 = /^\[[0-9a-f:.]+\]$/;
+  if (!dnsName.test(name) && !ipv6.test(name)) return null;
+  if (port !== null && (Number(port) < 1 || Number(port) > 65535)) return null;
+  return host;
+}
+
+export class RoomNames {
+  /** Host values allowed exactly (`name:port`). */
+  private readonly exact = new Set<string>();
+  /** Names allowed with any port (--allow-host NAME). */
+  private readonly anyPort = new Set<string>();
+  private readonly origins: Set<string>;
+
+  constructor(private readonly options: RoomNamesOptions) {
+    this.origins = new Set((options.allowOrigins ?? []).map((origin) => origin.replace(/\/$/, '')));
+    for (const entry of options.allowHosts ?? []) {
+      const host = parseAllowedHost(entry);
+      if (host === null) throw new Error(`not a host name: ${entry}`);
+      if (splitHost(host).port === null) this.anyPort.add(host);
+      else this.exact.add(host);
+    }
+  }
+
+  /** Called once the room listens: its own names are those of its port. */
+  listening(port: number, scheme: 'http' | 'https'): void {
+    const bind = asHostName(this.options.bindHost);
+    const names = new Set(LOOPBACK_NAMES);
+    if (WILDCARD.has(bind)) for (const address of this.options.interfaceAddresses ?? []) names.add(asHostName(address));
+    else names.add(bind);
+    const defaultPort = scheme === 'https' ? 443 : 80;
+    for (const name of names) {
+      this.exact.add(`${name}:${port}`);
+      // A client leaves the port out of Host when it is the scheme's own.
+      if (port === defaultPort) this.exact.add(name);
+    }
+  }
+
+  hostAllowed(host: string): boolean {
+    const value = host.toLowerCase();
+    return this.exact.has(value) || this.anyPort.has(splitHost(value).name);
+  }
+
+  /** An origin named by --allow-origin, or one whose host is a name of this room. */
+  originAllowed(origin: string): boolean {
+    if (this.origins.has(origin)) return true;
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false; // `null`, or not an origin at all
+    }
+    return (url.protocol === 'http:' || url.protocol === 'https:') && this.hostAllowed(url.host);
+  }
+
+}
+
+/** Host must name this room: anything else is refused before authentication, whatever the route. */
+export function hostRefusal(names: RoomNames, ctx: Koa.Context): Refusal | null {
+  const host = ctx.get('host');
+  if (host !== '' && names.hostAllowed(host)) return null;
+  return new Refusal(
+    403,
+    'forbidden',
+    host === ''
+      ? 'the request has no Host header; it must name this room'
+      : `the Host header names ${host}, which is not a name of this room; ce serve --allow-host NAME adds one`,
+    RPC_INVALID_REQUEST,
+  );
+}
+
+/** Browsers send Origin; a page elsewhere must not drive the room through a user's browser. No Origin is allowed. */
+export function checkOrigin(names: RoomNames): Koa.Middleware {
+  return async (ctx, next) => {
+    const origin = ctx.get('origin');
+    if (origin && !names.originAllowed(origin)) {
+      throw new Refusal(
+        403,
+        'forbidden',
+        `origin ${origin} is not allowed: it is not a name of this room; ce serve --allow-origin ${origin} allows it`,
+        RPC_INVALID_REQUEST,
+      );
+    }
+    await next();
+  };
+}
