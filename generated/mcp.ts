@@ -881,6 +881,7 @@ export const toolCatalog = [
                       'proposal.rejected',
                       'proposal.withdrawn',
                       'artifact.external_edit',
+                      'settings.updated',
                     ],
                   },
                   at: {},

@@ -496,6 +496,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspace/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the room's settings (admin)
+         * @description The room's settings; takes nothing. Needs admin, or the local operator.
+         */
+        get: operations["getSettings"];
+        put?: never;
+        /**
+         * Change the room's settings (admin)
+         * @description Replaces the settings named (each a whole list; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.
+         */
+        post: operations["updateSettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -729,7 +753,7 @@ export interface components {
          * @description What changed. One event is written per state change, in the same transaction.
          * @enum {string}
          */
-        EventType: "handoff.created" | "handoff.accepted" | "task.input_required" | "task.input_received" | "task.progress" | "handoff.result_ready" | "task.failed" | "handoff.approved" | "handoff.rejected" | "handoff.cancelled" | "task.expired" | "participant.added" | "participant.removed" | "session.created" | "session.revoked" | "proposal.created" | "proposal.accepted" | "proposal.rejected" | "proposal.withdrawn" | "artifact.external_edit";
+        EventType: "handoff.created" | "handoff.accepted" | "task.input_required" | "task.input_received" | "task.progress" | "handoff.result_ready" | "task.failed" | "handoff.approved" | "handoff.rejected" | "handoff.cancelled" | "task.expired" | "participant.added" | "participant.removed" | "session.created" | "session.revoked" | "proposal.created" | "proposal.accepted" | "proposal.rejected" | "proposal.withdrawn" | "artifact.external_edit" | "settings.updated";
         /**
          * Handoff
          * @description Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.
@@ -932,6 +956,11 @@ export interface components {
             handoff_id: string | null;
             note: components["schemas"]["Note"] | null;
         };
+        /**
+         * HostName
+         * @description A name the room answers to in the Host header: a DNS name or an IP address (IPv6 in brackets), alone (any port) or with `:PORT` (that port only). No scheme, no path, no wildcard; compared ignoring case.
+         */
+        HostName: string;
         /**
          * IdempotencyKey
          * @description A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.
@@ -1160,6 +1189,22 @@ export interface components {
          */
         RevisionNumber: number;
         /**
+         * RoomSettings
+         * @description How the room process serves the room, kept in the sidecar. A running room applies a change at once; what `ce serve` is given on its command line (`--allow-host`, `--allow-origin`) counts besides these.
+         */
+        RoomSettings: {
+            /**
+             * Allowed host names
+             * @description Names the room answers to in Host besides its own (127.0.0.1, localhost, [::1] with its port, and its bind address), like `ce serve --allow-host`.
+             */
+            allowed_hosts: components["schemas"]["HostName"][];
+            /**
+             * Allowed origins
+             * @description Browser origins allowed besides the room's own names, like `ce serve --allow-origin`.
+             */
+            allowed_origins: components["schemas"]["WebOrigin"][];
+        };
+        /**
          * Session
          * @description A bearer token bound to one participant and a set of capabilities; the only authorization in the room. The token itself is shown once at creation and stored only as a hash, so it never appears here.
          */
@@ -1218,6 +1263,29 @@ export interface components {
             session: components["schemas"]["Session"];
         };
         /**
+         * SettingsOutput
+         * @description The room's settings.
+         */
+        SettingsOutput: {
+            settings: components["schemas"]["RoomSettings"];
+        };
+        /**
+         * SettingsUpdateInput
+         * @description Replaces the settings named (each a whole list; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.
+         */
+        SettingsUpdateInput: {
+            /**
+             * Allowed host names
+             * @description The whole list of names the room answers to in Host besides its own.
+             */
+            allowed_hosts?: components["schemas"]["HostName"][];
+            /**
+             * Allowed origins
+             * @description The whole list of browser origins allowed besides the room's own names.
+             */
+            allowed_origins?: components["schemas"]["WebOrigin"][];
+        };
+        /**
          * Summary
          * @description What the work is, in at most 2,000 Unicode code points.
          */
@@ -1270,6 +1338,11 @@ export interface components {
          * @description An instant as an ISO 8601 UTC string with milliseconds.
          */
         Timestamp: string;
+        /**
+         * WebOrigin
+         * @description A browser origin, as a browser sends it in the Origin header: `http://` or `https://`, a host name, and a port when it is not the scheme's own. No path.
+         */
+        WebOrigin: string;
         /**
          * WorkspaceHistoryOutput
          * @description A page of history; pass next_after to read on. has_more is false on the last page.
@@ -3349,6 +3422,140 @@ export interface operations {
             };
             /** @description Already done */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Read the room's settings (admin) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsOutput"];
+                };
+            };
+            /** @description The input does not match its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No valid session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session lacks the capability */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such record, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettingsUpdateInput"];
+            };
+        };
+        responses: {
+            /** @description Change the room's settings (admin) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettingsOutput"];
+                };
+            };
+            /** @description The input does not match its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No valid session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session lacks the capability, or the caller is the wrong participant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such record, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a result is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

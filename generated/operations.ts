@@ -1296,6 +1296,75 @@ export const operations = {
       options: [],
     },
   },
+  getSettings: {
+    id: 'getSettings',
+    summary: "Read the room's settings (admin)",
+    engine: 'getSettings',
+    input: 'SettingsGetInput',
+    output: 'SettingsOutput',
+    changes: false,
+    actor: 'operator',
+    mcp: {
+      none: "the room's network settings are the operator's to set, over REST or ce; no agent needs them in tools/list",
+    },
+    rest: {
+      method: 'GET',
+      path: '/workspace/settings',
+      status: 200,
+      in: 'path',
+      pathParams: [],
+      queryParams: [],
+    },
+    cli: {
+      command: 'settings',
+      example: 'ce settings notes.md',
+      arguments: [],
+      options: [],
+    },
+  },
+  updateSettings: {
+    id: 'updateSettings',
+    summary: "Change the room's settings (admin)",
+    engine: 'updateSettings',
+    input: 'SettingsUpdateInput',
+    output: 'SettingsOutput',
+    changes: true,
+    actor: 'operator',
+    mcp: {
+      none: "the room's network settings are the operator's to set, over REST or ce; no agent needs them in tools/list",
+    },
+    rest: {
+      method: 'POST',
+      path: '/workspace/settings',
+      status: 200,
+      in: 'body',
+      pathParams: [],
+      queryParams: [],
+    },
+    cli: {
+      command: 'settings-update',
+      example: 'ce settings-update notes.md --allow-host rooms.example.net --allow-origin https://rooms.example.net',
+      arguments: [],
+      options: [
+        {
+          flags: '--allow-host <names>',
+          field: 'allowed_hosts',
+          as: 'list',
+          required: false,
+          description:
+            'the whole list of host names the room answers to besides its own, NAME or NAME:PORT (comma-separated, repeatable; "" clears it)',
+        },
+        {
+          flags: '--allow-origin <origins>',
+          field: 'allowed_origins',
+          as: 'list',
+          required: false,
+          description:
+            'the whole list of browser origins allowed besides the room\'s own names (comma-separated, repeatable; "" clears it)',
+        },
+      ],
+    },
+  },
 } as const;
 
 export type OperationId = keyof typeof operations;
@@ -1330,6 +1399,8 @@ export interface OperationTypes {
   listSessions: { input: T.SessionListInput; output: T.SessionListOutput };
   createSession: { input: T.SessionCreateInput; output: T.SessionCreateOutput };
   revokeSession: { input: T.SessionRevokeInput; output: T.SessionOutput };
+  getSettings: { input: T.SettingsGetInput; output: T.SettingsOutput };
+  updateSettings: { input: T.SettingsUpdateInput; output: T.SettingsOutput };
 }
 
 /** Every REST route as a list: each operation's binding with its id. */

@@ -154,7 +154,8 @@ export type EventType =
   | "proposal.accepted"
   | "proposal.rejected"
   | "proposal.withdrawn"
-  | "artifact.external_edit";
+  | "artifact.external_edit"
+  | "settings.updated";
 /**
  * The key of an input request, unique over the task's lifetime.
  *
@@ -191,12 +192,26 @@ export type IdempotencyKey = string;
  */
 export type RevisionNumber = number;
 /**
+ * A name the room answers to in the Host header: a DNS name or an IP address (IPv6 in brackets), alone (any port) or with `:PORT` (that port only). No scheme, no path, no wildcard; compared ignoring case.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "HostName".
+ */
+export type HostName = string;
+/**
  * open → accepted | rejected | withdrawn.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "ProposalStatus".
  */
 export type ProposalStatus = "open" | "accepted" | "rejected" | "withdrawn";
+/**
+ * A browser origin, as a browser sends it in the Origin header: `http://` or `https://`, a host name, and a port when it is not the scheme's own. No path.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "WebOrigin".
+ */
+export type WebOrigin = string;
 /**
  * MCP Tasks statuses. working → input_required → working → completed; failed and cancelled are terminal too.
  *
@@ -611,6 +626,26 @@ export interface Proposal {
   decided_at: Timestamp | null;
   note: Note | null;
   revision: RevisionNumber | null;
+}
+/**
+ * How the room process serves the room, kept in the sidecar. A running room applies a change at once; what `ce serve` is given on its command line (`--allow-host`, `--allow-origin`) counts besides these.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "RoomSettings".
+ */
+export interface RoomSettings {
+  /**
+   * Names the room answers to in Host besides its own (127.0.0.1, localhost, [::1] with its port, and its bind address), like `ce serve --allow-host`.
+   *
+   * @maxItems 64
+   */
+  allowed_hosts: HostName[];
+  /**
+   * Browser origins allowed besides the room's own names, like `ce serve --allow-origin`.
+   *
+   * @maxItems 64
+   */
+  allowed_origins: WebOrigin[];
 }
 /**
  * A bearer token bound to one participant and a set of capabilities; the only authorization in the room. The token itself is shown once at creation and stored only as a hash, so it never appears here.
@@ -1231,6 +1266,42 @@ export interface SessionOutput {
  */
 export interface SessionRevokeInput {
   session_id: string;
+}
+/**
+ * The room's settings; takes nothing. Needs admin, or the local operator.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "SettingsGetInput".
+ */
+export interface SettingsGetInput {}
+/**
+ * Replaces the settings named (each a whole list; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "SettingsUpdateInput".
+ */
+export interface SettingsUpdateInput {
+  /**
+   * The whole list of names the room answers to in Host besides its own.
+   *
+   * @maxItems 64
+   */
+  allowed_hosts?: HostName[];
+  /**
+   * The whole list of browser origins allowed besides the room's own names.
+   *
+   * @maxItems 64
+   */
+  allowed_origins?: WebOrigin[];
+}
+/**
+ * The room's settings.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "SettingsOutput".
+ */
+export interface SettingsOutput {
+  settings: RoomSettings;
 }
 /**
  * The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.

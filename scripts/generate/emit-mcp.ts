@@ -2,7 +2,7 @@
 // of schemas/mcp/*.params.json) and tools/list (from the operation table).
 import prettier from 'prettier';
 import { compactSchema, HEADER, leanInputSchema, standaloneSchema, type Json } from './schema-tools.js';
-import { isTool, type Operation, type ToolBinding } from './table.js';
+import { isTasksMethod, isTool, type Operation, type ToolBinding } from './table.js';
 
 /**
  * A tool's outputSchema: its output, compact, or ToolError for a refused
@@ -88,7 +88,7 @@ export function emitMcp(bundle: Json, operations: Operation[]): Promise<string> 
     `export const taskTools = ${JSON.stringify(toolOps.filter((op) => (op.mcp as ToolBinding).runs_as_task).map((op) => (op.mcp as ToolBinding).tool))} as const;`,
     `export type TaskToolName = (typeof taskTools)[number];`,
     `/** The operation each Tasks method runs. */`,
-    `export const tasksMethodOperations = ${JSON.stringify(Object.fromEntries(operations.filter((op) => !isTool(op.mcp)).map((op) => [(op.mcp as { method: string }).method, op.id])), null, 2)} as const;`,
+    `export const tasksMethodOperations = ${JSON.stringify(Object.fromEntries(operations.filter((op) => isTasksMethod(op.mcp)).map((op) => [(op.mcp as { method: string }).method, op.id])), null, 2)} as const;`,
     ``,
   ].join('\n');
   return prettier.format(code, { parser: 'typescript', printWidth: 120, singleQuote: true });

@@ -18,6 +18,11 @@ export interface TasksMethodBinding {
   method: 'tasks/get' | 'tasks/update' | 'tasks/cancel';
 }
 
+/** An operation of the operator's that is on REST and ce only; why it is not on MCP. */
+export interface NoMcpBinding {
+  none: string;
+}
+
 export interface RestBinding {
   method: 'get' | 'post' | 'delete';
   path: string;
@@ -52,7 +57,7 @@ export interface Operation {
   output: string;
   changes: boolean;
   actor: Actor;
-  mcp: ToolBinding | TasksMethodBinding;
+  mcp: ToolBinding | TasksMethodBinding | NoMcpBinding;
   rest: RestBinding;
   cli: CliBinding;
 }
@@ -62,6 +67,7 @@ export interface OperationTable {
 }
 
 export const isTool = (binding: Operation['mcp']): binding is ToolBinding => 'tool' in binding;
+export const isTasksMethod = (binding: Operation['mcp']): binding is TasksMethodBinding => 'method' in binding;
 
 /** The table's shape, names that exist and are used once, and fields that the input schema has. */
 export function checkTable(table: OperationTable, shape: Json, defs: Record<string, Json>): void {
@@ -85,7 +91,7 @@ export function checkTable(table: OperationTable, shape: Json, defs: Record<stri
   );
   once(
     'MCP binding',
-    ops.map((op) => (isTool(op.mcp) ? op.mcp.tool : op.mcp.method)),
+    ops.flatMap((op) => (isTool(op.mcp) ? [op.mcp.tool] : isTasksMethod(op.mcp) ? [op.mcp.method] : [])),
   );
   once(
     'REST route',

@@ -34,6 +34,15 @@ export function parserOf(option: CliOption): ((text: string, previous: unknown) 
         };
       case 'artifact_uris':
         return (text, previous) => [...((previous as unknown[] | undefined) ?? []), { uri: text }];
+      case 'list':
+        // Repeatable, each a comma-separated list; `--flag ""` alone gives the empty list.
+        return (text, previous) => [
+          ...((previous as string[] | undefined) ?? []),
+          ...text
+            .split(',')
+            .map((item) => item.trim())
+            .filter((item) => item !== ''),
+        ];
       default:
         return undefined; // converted once every flag is known (see fieldValue)
     }

@@ -39,3 +39,4 @@ export {
   listProposals,
 } from './proposals/proposals.js';
 export { workspaceHistory } from './history.js';
+export { getSettings, roomSettings, updateSettings } from './settings.js';

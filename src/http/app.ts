@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { Room } from '../engine/index.js';
+import { roomSettings, type Room } from '../engine/index.js';
 import openapi from '../../generated/openapi.json' with { type: 'json' };
 import { mcpCaller, requestActor } from './authenticate.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
@@ -74,6 +74,7 @@ export function createApp(
     allowHosts: options.allowedHosts ?? [],
     allowOrigins: options.allowedOrigins ?? [],
     interfaceAddresses: options.interfaceAddresses ?? [],
+    settings: () => roomSettings(room),
   });
   const origin = checkOrigin(names);
   const body = readJsonBody(options.maxBodyBytes ?? MAX_BODY_BYTES);

@@ -186,6 +186,20 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE handoffs ADD COLUMN progress_json TEXT;
     `,
   },
+  {
+    version: 5,
+    name: 'room settings',
+    sql: `
+      -- How the room process serves the room (schemas/domain/room-settings.json),
+      -- one row a setting; a setting with no row has its default.
+      CREATE TABLE settings (
+        key TEXT PRIMARY KEY,
+        value_json TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        updated_by TEXT
+      );
+    `,
+  },
 ];
 
 export function migrate(db: Database, now: number): number[] {

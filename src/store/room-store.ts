@@ -15,6 +15,12 @@ function prepareStatements(db: Database) {
     getParticipant: p('SELECT name, created_at, removed_at FROM participants WHERE name = ?'),
     listParticipants: p('SELECT name, created_at, removed_at FROM participants ORDER BY name'),
 
+    listSettings: p('SELECT key, value_json FROM settings ORDER BY key'),
+    putSetting: p(`INSERT INTO settings (key, value_json, updated_at, updated_by)
+        VALUES (@key, @value_json, @updated_at, @updated_by)
+        ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at,
+          updated_by = excluded.updated_by`),
+
     insertHandoff: p(`INSERT INTO handoffs (id, task_id, status, summary, constraints, owner, assignee, artifacts_json,
           idempotency_key, correlation_id, result_json, error_json, decision_json, progress_json, created_at, updated_at,
           accepted_at, completed_at, cancelled_at, events_pruned_through)
@@ -96,6 +102,15 @@ export class RoomStore {
   }
   listParticipants(): ParticipantRow[] {
     return this.s.listParticipants.all() as ParticipantRow[];
+  }
+
+  /** Each setting that has a row, its value as JSON text. */
+  listSettings(): { key: string; value_json: string }[] {
+    return this.s.listSettings.all() as { key: string; value_json: string }[];
+  }
+
+  putSetting(row: { key: string; value_json: string; updated_at: number; updated_by: string | null }): void {
+    this.s.putSetting.run(row);
   }
 
   insertHandoff(row: HandoffRow): void {

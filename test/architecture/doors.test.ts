@@ -1,6 +1,7 @@
 // Every operation of the table is on every door, and nothing else is: an
 // MCP tool (or a Tasks method), a REST route in the served app and the
-// OpenAPI document, and a ce command.
+// OpenAPI document, and a ce command. Only an operation of the operator's
+// may stay off MCP, saying why.
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpMethods, toolCatalog } from '../../generated/mcp.js';
@@ -12,8 +13,9 @@ import { makeRoom, type TestRoom } from '../helpers/room.js';
 
 const table = Object.values(operations) as Operation[];
 
-/** The MCP binding each operation declares: its tool, or its Tasks method. */
-const mcpBinding = (op: Operation): string => ('tool' in op.mcp ? op.mcp.tool : op.mcp.method);
+/** The MCP binding each operation declares: its tool, or its Tasks method; none for the operator's own. */
+const mcpBinding = (op: Operation): string[] =>
+  'tool' in op.mcp ? [op.mcp.tool] : 'method' in op.mcp ? [op.mcp.method] : [];
 
 describe('every operation on every door', () => {
   let t: TestRoom;
@@ -25,7 +27,9 @@ describe('every operation on every door', () => {
   it('MCP: the tools are exactly the table’s tools, and each Tasks method runs an operation of the table', () => {
     const tools = toolCatalog.map((tool) => tool.name).sort();
     const tasksMethods = Object.keys(mcpMethods).filter((method) => method.startsWith('tasks/'));
-    expect([...tools, ...tasksMethods].sort()).toEqual(table.map(mcpBinding).sort());
+    expect([...tools, ...tasksMethods].sort()).toEqual(table.flatMap(mcpBinding).sort());
+    const offMcp = table.filter((op) => mcpBinding(op).length === 0);
+    for (const op of offMcp) expect(op.actor, `${op.id} is not on MCP`).toBe('operator');
   });
 
   it('REST: the served routes and the OpenAPI document are exactly the table’s routes', () => {

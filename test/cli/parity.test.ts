@@ -326,6 +326,16 @@ describe.concurrent('the same answer with and without ce serve', () => {
       ok('whoami {file}'),
       ok('whoami {file} --participant alice'),
       refused('not_found', 'whoami {file} --participant nobody'),
+      ok('settings {file}'),
+      refused('not_found', 'settings {dir}/other.md'),
+    );
+
+    // The room's settings: a whole list replaced, a value that is no host name refused.
+    await twins.run(
+      ok('settings-update {file} --allow-host rooms.example.net,proxy.internal:8443 --allow-origin https://app.example'),
+      refused('invalid_input', 'settings-update {file} --allow-host https://rooms.example.net/'),
+      refused('invalid_input', 'settings-update {file}'),
+      ok('settings-update {file} --allow-host ""'),
     );
 
     // The 33rd active task is refused, naming the limit; there is room again once one is cancelled.

@@ -1688,6 +1688,47 @@ describe('the operator token (runtime file)', () => {
   });
 });
 
+describe('GET and POST /workspace/settings (getSettings, updateSettings)', () => {
+  const w = useWorld();
+
+  it('200: the settings, replaced one list at a time', async () => {
+    expect(expectOk(await w.admin.GET('/workspace/settings'), 'getSettings')).toEqual({
+      settings: { allowed_hosts: [], allowed_origins: [] },
+    });
+    const updated = expectOk(
+      await w.admin.POST('/workspace/settings', { body: { allowed_hosts: ['rooms.example.net'] } }),
+      'updateSettings',
+    );
+    expect(updated).toEqual({ settings: { allowed_hosts: ['rooms.example.net'], allowed_origins: [] } });
+    expect(expectOk(await w.admin.GET('/workspace/settings'), 'getSettings')).toEqual(updated);
+  });
+
+  it('400 naming the field and why', async () => {
+    expectProblem(
+      await w.admin.POST('/workspace/settings', { body: {} }),
+      400,
+      'invalid_input',
+      'input must NOT have fewer than 1 properties',
+    );
+    expectProblem(
+      await w.admin.POST('/workspace/settings', { body: { allowed_hosts: ['a.example', 'a.example'] } }),
+      400,
+      'invalid_input',
+      'allowed_hosts must NOT have duplicate items (items ## 0 and 1 are identical)',
+    );
+  });
+
+  it('403 without admin', async () => {
+    expectProblem(await w.alice.GET('/workspace/settings'), 403, 'forbidden', lacks('admin'));
+    expectProblem(
+      await w.alice.POST('/workspace/settings', { body: { allowed_hosts: [] } }),
+      403,
+      'forbidden',
+      lacks('admin'),
+    );
+  });
+});
+
 describe('coverage against the OpenAPI document', () => {
   const operationIds = restRoutes.map((route) => route.operationId);
 

@@ -232,3 +232,70 @@ describe('--allow-host and --allow-origin', () => {
     }
   });
 });
+
+describe('names kept in the room’s settings', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(() => s.stop());
+
+  const settings = (token: string, method: 'GET' | 'POST', body?: unknown) =>
+    fetch(`${s.http.baseUrl}/workspace/settings`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+  test('an admin adds a name and an origin; the running room answers to them at once, and drops them when cleared', async () => {
+    const get = () => send(s, 'GET', '/openapi.json', { host: 'rooms.example.net' });
+    const fromApp = () =>
+      send(s, 'GET', '/workspace/artifact', {
+        host: new URL(s.http.baseUrl).host,
+        origin: 'https://app.example.org',
+        authorization: `Bearer ${s.tokens.alice}`,
+      });
+    expect((await get()).status).toBe(403);
+    expect((await fromApp()).status).toBe(403);
+    expect(await settings(s.tokens.admin, 'GET')).toEqual({
+      status: 200,
+      body: { settings: { allowed_hosts: [], allowed_origins: [] } },
+    });
+
+    const set = await settings(s.tokens.admin, 'POST', {
+      allowed_hosts: ['rooms.example.net'],
+      allowed_origins: ['https://app.example.org'],
+    });
+    expect(set).toEqual({
+      status: 200,
+      body: { settings: { allowed_hosts: ['rooms.example.net'], allowed_origins: ['https://app.example.org'] } },
+    });
+    expect((await get()).status).toBe(200);
+    expect((await fromApp()).status).toBe(200);
+
+    // One setting changed leaves the other as it was; an empty list clears it.
+    const cleared = await settings(s.tokens.admin, 'POST', { allowed_hosts: [] });
+    expect(cleared.body.settings).toEqual({ allowed_hosts: [], allowed_origins: ['https://app.example.org'] });
+    expect((await get()).status).toBe(403);
+    expect((await fromApp()).status).toBe(200);
+  });
+
+  test('only admin changes them, and a value that is not a host name or an origin is refused naming it', async () => {
+    const before = await settings(s.tokens.admin, 'GET');
+    const notAdmin = await settings(s.tokens.alice, 'POST', { allowed_hosts: ['rooms.example.net'] });
+    expect(notAdmin.status).toBe(403);
+    expect(notAdmin.body.detail).toBe('this session lacks the admin capability');
+    for (const [body, field] of [
+      [{ allowed_hosts: ['https://rooms.example.net/'] }, 'allowed_hosts.0'],
+      [{ allowed_hosts: ['*.example.net'] }, 'allowed_hosts.0'],
+      [{ allowed_hosts: ['rooms.example.net:99999'] }, 'allowed_hosts.0'],
+      [{ allowed_origins: ['https://app.example.org/path'] }, 'allowed_origins.0'],
+      [{}, 'input'],
+    ] as const) {
+      const r = await settings(s.tokens.admin, 'POST', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.detail, JSON.stringify(body)).toMatch(new RegExp(`^${field.replace('.', '\\.')} `));
+    }
+    expect(await settings(s.tokens.admin, 'GET')).toEqual(before);
+  });
+});

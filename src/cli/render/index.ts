@@ -38,6 +38,8 @@ export const renderers: Renderers = {
   listSessions: r.sessionList,
   createSession: r.sessionCreated,
   revokeSession: r.sessionRevoked,
+  getSettings: r.settingsFields,
+  updateSettings: r.settingsFields,
 };
 
 export type { RenderContext };

@@ -12,6 +12,7 @@ import type {
   SessionGetOutput,
   SessionListOutput,
   SessionOutput,
+  SettingsOutput,
   WorkspaceHistoryOutput,
 } from '../../../generated/types.js';
 import { columns, fields, glimpse, orDash } from '../output.js';
@@ -151,3 +152,10 @@ export function sessionList({ sessions }: SessionListOutput): string {
 
 export const sessionRevoked = ({ session }: SessionOutput): string =>
   `revoked session ${session.session_id} of ${session.participant}`;
+
+/** The room's settings, one per line; a running room applies a change from its next request. */
+export const settingsFields = ({ settings }: SettingsOutput): string =>
+  fields([
+    ['allowed hosts', settings.allowed_hosts.join(', ') || 'none besides the room’s own names'],
+    ['allowed origins', settings.allowed_origins.join(', ') || 'none besides the room’s own names'],
+  ]);

@@ -17,6 +17,8 @@ export interface RoomNamesOptions {
   allowOrigins?: readonly string[];
   /** With an unspecified bind address (0.0.0.0, ::): this machine's own addresses, reachable as they are. */
   interfaceAddresses?: readonly string[];
+  /** The room's settings (engine roomSettings): more hosts and origins, changed while the room runs. */
+  settings?: () => { allowed_hosts: readonly string[]; allowed_origins: readonly string[] };
 }
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
@@ -49,21 +51,51 @@ export function parseAllowedHost(text: string): string | null {
   return host;
 }
 
+/** Host values allowed exactly (`name:port`), and names allowed on any port. */
+interface HostSet {
+  exact: Set<string>;
+  anyPort: Set<string>;
+}
+
+function hostSet(entries: readonly string[]): HostSet {
+  const set: HostSet = { exact: new Set(), anyPort: new Set() };
+  for (const entry of entries) {
+    const host = parseAllowedHost(entry);
+    if (host === null) throw new Error(`not a host name: ${entry}`);
+    if (splitHost(host).port === null) set.anyPort.add(host);
+    else set.exact.add(host);
+  }
+  return set;
+}
+
+const inHostSet = (set: HostSet, host: string): boolean =>
+  set.exact.has(host) || set.anyPort.has(splitHost(host).name);
+
+const withoutSlash = (origin: string): string => origin.replace(/\/$/, '');
+
 export class RoomNames {
-  /** Host values allowed exactly (`name:port`). */
-  private readonly exact = new Set<string>();
-  /** Names allowed with any port (--allow-host NAME). */
-  private readonly anyPort = new Set<string>();
+  /** The room's own names and the command line's --allow-host. */
+  private readonly own: HostSet;
   private readonly origins: Set<string>;
+  /** The settings' names, made again when the settings change. */
+  private fromSettings: { of: unknown; hosts: HostSet; origins: Set<string> } | null = null;
 
   constructor(private readonly options: RoomNamesOptions) {
-    this.origins = new Set((options.allowOrigins ?? []).map((origin) => origin.replace(/\/$/, '')));
-    for (const entry of options.allowHosts ?? []) {
-      const host = parseAllowedHost(entry);
-      if (host === null) throw new Error(`not a host name: ${entry}`);
-      if (splitHost(host).port === null) this.anyPort.add(host);
-      else this.exact.add(host);
+    this.origins = new Set((options.allowOrigins ?? []).map((origin) => withoutSlash(origin.toLowerCase())));
+    this.own = hostSet(options.allowHosts ?? []);
+  }
+
+  private settingsNames(): { hosts: HostSet; origins: Set<string> } | null {
+    const settings = this.options.settings?.();
+    if (settings === undefined) return null;
+    if (this.fromSettings?.of !== settings) {
+      this.fromSettings = {
+        of: settings,
+        hosts: hostSet(settings.allowed_hosts),
+        origins: new Set(settings.allowed_origins.map((origin) => withoutSlash(origin.toLowerCase()))),
+      };
     }
+    return this.fromSettings;
   }
 
   /** Called once the room listens: its own names are those of its port. */
@@ -74,20 +106,23 @@ export class RoomNames {
     else names.add(bind);
     const defaultPort = scheme === 'https' ? 443 : 80;
     for (const name of names) {
-      this.exact.add(`${name}:${port}`);
+      this.own.exact.add(`${name}:${port}`);
       // A client leaves the port out of Host when it is the scheme's own.
-      if (port === defaultPort) this.exact.add(name);
+      if (port === defaultPort) this.own.exact.add(name);
     }
   }
 
   hostAllowed(host: string): boolean {
     const value = host.toLowerCase();
-    return this.exact.has(value) || this.anyPort.has(splitHost(value).name);
+    if (inHostSet(this.own, value)) return true;
+    const settings = this.settingsNames();
+    return settings !== null && inHostSet(settings.hosts, value);
   }
 
-  /** An origin named by --allow-origin, or one whose host is a name of this room. */
+  /** An origin allowed by name (--allow-origin, the settings), or one whose host is a name of this room. */
   originAllowed(origin: string): boolean {
-    if (this.origins.has(origin)) return true;
+    const named = origin.toLowerCase();
+    if (this.origins.has(named) || this.settingsNames()?.origins.has(named)) return true;
     let url: URL;
     try {
       url = new URL(origin);

@@ -1,0 +1,55 @@
+// The room's settings through ce: kept in the sidecar with no room running,
+// read by ce serve at its start, and changed through a running room, which
+// answers to the new names from its next request.
+import { request } from 'node:http';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, expect, onTestFinished, test } from 'vitest';
+import { ceServe } from '../helpers/ce-serve.js';
+import { tempDir } from '../helpers/room.js';
+import { ce, failedWith, okJson, okPlain } from '../helpers/run-ce.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** GET /openapi.json with this Host: the status. */
+function statusAs(baseUrl: string, host: string): Promise<number> {
+  const { port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port: Number(port), path: '/openapi.json', headers: { host }, setHost: false }, (res) => {
+      res.resume().on('end', () => resolve(res.statusCode!));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+test('ce settings-update keeps names in the sidecar; ce serve answers to them, and to a change made while it runs', async () => {
+  const dir = tempDir();
+  dirs.push(dir);
+  const file = path.join(dir, 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  okPlain(await ce(['init', file]));
+
+  const set = okJson<{ settings: unknown }>(
+    await ce(['settings-update', file, '--allow-host', 'rooms.example.net,proxy.internal:8443', '--json']),
+  );
+  expect(set.settings).toEqual({ allowed_hosts: ['rooms.example.net', 'proxy.internal:8443'], allowed_origins: [] });
+  expect(okJson(await ce(['settings', file, '--json']))).toEqual(set);
+  failedWith(await ce(['settings-update', file, '--allow-host', 'https://x.example/']), 1, /allowed_hosts\.0/);
+
+  const served = await ceServe(file);
+  onTestFinished(served.kill);
+  const base = new URL(served.mcpUrl).origin;
+  expect(await statusAs(base, 'rooms.example.net')).toBe(200);
+  expect(await statusAs(base, 'proxy.internal:8443')).toBe(200);
+  expect(await statusAs(base, 'elsewhere.example.net')).toBe(403);
+
+  // Through the running room: the next request is judged by the new list.
+  okJson(await ce(['settings-update', file, '--allow-host', 'elsewhere.example.net', '--json']));
+  expect(await statusAs(base, 'elsewhere.example.net')).toBe(200);
+  expect(await statusAs(base, 'rooms.example.net')).toBe(403);
+  okJson(await ce(['settings-update', file, '--allow-host', '', '--json']));
+  expect(await statusAs(base, 'elsewhere.example.net')).toBe(403);
+  expect(await served.stop()).toBe(0);
+});
