@@ -124,6 +124,7 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 2000,
+          'x-plain-text': 'lines',
           title: 'Summary',
         },
         constraints: {
@@ -155,6 +156,7 @@ export const toolCatalog = [
                 title: 'Title',
                 type: 'string',
                 maxLength: 500,
+                'x-plain-text': 'line',
               },
               revision: {
                 title: 'Revision',
@@ -980,6 +982,7 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 2000,
+          'x-plain-text': 'lines',
         },
       },
     },

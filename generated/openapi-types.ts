@@ -545,7 +545,10 @@ export interface components {
              * Format: uri-reference
              */
             uri: string;
-            /** Title */
+            /**
+             * Title
+             * @description One line naming what the reference is: no control, bidi-control or invisible characters.
+             */
             title?: string;
             /** Revision */
             revision?: number;
@@ -1045,7 +1048,7 @@ export interface components {
         };
         /**
          * ParticipantName
-         * @description A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.
+         * @description A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`.
          */
         ParticipantName: string;
         /**
@@ -1287,7 +1290,7 @@ export interface components {
         };
         /**
          * Summary
-         * @description What the work is, in at most 2,000 Unicode code points.
+         * @description What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown.
          */
         Summary: string;
         /**

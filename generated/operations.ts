@@ -39,7 +39,8 @@ export const operations = {
           field: 'summary',
           kind: 'string',
           required: true,
-          description: 'What the work is, in at most 2,000 Unicode code points',
+          description:
+            'What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown',
         },
         {
           flags: '--assignee <name>',
@@ -47,7 +48,7 @@ export const operations = {
           kind: 'string',
           required: false,
           description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'",
+            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`",
         },
         {
           flags: '--constraints <text>',
@@ -698,7 +699,8 @@ export const operations = {
           field: 'summary',
           kind: 'string',
           required: false,
-          description: 'What the work is, in at most 2,000 Unicode code points',
+          description:
+            'What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown',
         },
       ],
     },
@@ -1092,7 +1094,7 @@ export const operations = {
         {
           field: 'name',
           description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'",
+            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`",
         },
       ],
       options: [],
@@ -1128,7 +1130,7 @@ export const operations = {
         {
           field: 'name',
           description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'",
+            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`",
         },
       ],
       options: [],

@@ -54,6 +54,9 @@ function validate21(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema32,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -80,6 +83,9 @@ function validate21(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema33.type,
+              parentSchema: schema33,
+              data: data0,
             };
             if (vErrors === null) {
               vErrors = [err1];
@@ -110,6 +116,9 @@ function validate21(
           keyword: "enum",
           params: { allowedValues: schema33.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema33.enum,
+          parentSchema: schema33,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -136,6 +145,9 @@ function validate21(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema32.properties.cursor.type,
+              parentSchema: schema32.properties.cursor,
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err3];
@@ -160,6 +172,9 @@ function validate21(
             keyword: "maxLength",
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
+            schema: 200,
+            parentSchema: schema32.properties.cursor,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -175,6 +190,9 @@ function validate21(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema32.properties.cursor,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -203,6 +221,9 @@ function validate21(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
+            schema: schema32.properties.limit.type,
+            parentSchema: schema32.properties.limit,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -227,6 +248,9 @@ function validate21(
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
+          schema: 500,
+          parentSchema: schema32.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -242,6 +266,9 @@ function validate21(
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
+          schema: 1,
+          parentSchema: schema32.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -258,6 +285,9 @@ function validate21(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema32.type,
+      parentSchema: schema32,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err9];
@@ -312,6 +342,9 @@ function validate22(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema34.required,
+        parentSchema: schema34,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -328,6 +361,9 @@ function validate22(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema34,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -354,6 +390,9 @@ function validate22(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema34.properties.handoff_id.type,
+              parentSchema: schema34.properties.handoff_id,
+              data: data0,
             };
             if (vErrors === null) {
               vErrors = [err2];
@@ -378,6 +417,9 @@ function validate22(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema34.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -393,6 +435,9 @@ function validate22(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema34.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -421,6 +466,9 @@ function validate22(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
+            schema: schema34.properties.after.type,
+            parentSchema: schema34.properties.after,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -445,6 +493,9 @@ function validate22(
           keyword: "minimum",
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
+          schema: 0,
+          parentSchema: schema34.properties.after,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -472,6 +523,9 @@ function validate22(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
+            schema: schema34.properties.limit.type,
+            parentSchema: schema34.properties.limit,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -496,6 +550,9 @@ function validate22(
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
+          schema: 500,
+          parentSchema: schema34.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -511,6 +568,9 @@ function validate22(
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
+          schema: 1,
+          parentSchema: schema34.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -527,6 +587,9 @@ function validate22(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema34.type,
+      parentSchema: schema34,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err10];
@@ -579,6 +642,9 @@ function validate23(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
+        schema: schema35.required,
+        parentSchema: schema35,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -595,6 +661,9 @@ function validate23(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema35,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -621,6 +690,9 @@ function validate23(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema35.properties.task_id.type,
+              parentSchema: schema35.properties.task_id,
+              data: data0,
             };
             if (vErrors === null) {
               vErrors = [err2];
@@ -645,6 +717,9 @@ function validate23(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema35.properties.task_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -660,6 +735,9 @@ function validate23(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema35.properties.task_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -677,6 +755,9 @@ function validate23(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema35.type,
+      parentSchema: schema35,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -738,6 +819,9 @@ function validate24(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema36,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -763,6 +847,9 @@ function validate24(
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema37.type,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err1];
@@ -786,6 +873,9 @@ function validate24(
         keyword: "enum",
         params: { allowedValues: schema37.enum },
         message: "must be equal to one of the allowed values",
+        schema: schema37.enum,
+        parentSchema: schema37,
+        data: data0,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -811,6 +901,9 @@ function validate24(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema36.properties.cursor.type,
+              parentSchema: schema36.properties.cursor,
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err3];
@@ -835,6 +928,9 @@ function validate24(
             keyword: "maxLength",
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
+            schema: 200,
+            parentSchema: schema36.properties.cursor,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -850,6 +946,9 @@ function validate24(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema36.properties.cursor,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -878,6 +977,9 @@ function validate24(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
+            schema: schema36.properties.limit.type,
+            parentSchema: schema36.properties.limit,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -902,6 +1004,9 @@ function validate24(
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
+          schema: 500,
+          parentSchema: schema36.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -917,6 +1022,9 @@ function validate24(
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
+          schema: 1,
+          parentSchema: schema36.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -933,6 +1041,9 @@ function validate24(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema36.type,
+      parentSchema: schema36,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err9];
@@ -988,6 +1099,9 @@ function validate25(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema38,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -1015,6 +1129,9 @@ function validate25(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
+            schema: schema38.properties.after.type,
+            parentSchema: schema38.properties.after,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err1];
@@ -1039,6 +1156,9 @@ function validate25(
           keyword: "minimum",
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
+          schema: 0,
+          parentSchema: schema38.properties.after,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -1066,6 +1186,9 @@ function validate25(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
+            schema: schema38.properties.limit.type,
+            parentSchema: schema38.properties.limit,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -1090,6 +1213,9 @@ function validate25(
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
+          schema: 500,
+          parentSchema: schema38.properties.limit,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -1105,6 +1231,9 @@ function validate25(
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
+          schema: 1,
+          parentSchema: schema38.properties.limit,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -1121,6 +1250,9 @@ function validate25(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema38.type,
+      parentSchema: schema38,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err6];
@@ -1175,6 +1307,9 @@ function validate26(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema39,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -1199,6 +1334,9 @@ function validate26(
             keyword: "type",
             params: { type: "boolean" },
             message: "must be boolean",
+            schema: schema39.properties.include_removed.type,
+            parentSchema: schema39.properties.include_removed,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err1];
@@ -1222,6 +1360,9 @@ function validate26(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema39.type,
+      parentSchema: schema39,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err2];
@@ -1246,7 +1387,8 @@ const schema40 = {
 };
 const schema41 = {
   title: "ParticipantName",
-  description: "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
+  description:
+    "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`.",
   type: "string",
   minLength: 1,
   maxLength: 64,
@@ -1276,6 +1418,9 @@ function validate27(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema40,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -1302,6 +1447,9 @@ function validate27(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema41.type,
+              parentSchema: schema41,
+              data: data0,
             };
             if (vErrors === null) {
               vErrors = [err1];
@@ -1326,6 +1474,9 @@ function validate27(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema41,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -1341,6 +1492,9 @@ function validate27(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema41,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -1356,6 +1510,9 @@ function validate27(
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema41,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -1373,6 +1530,9 @@ function validate27(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema40.type,
+      parentSchema: schema40,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];

@@ -71,7 +71,7 @@ export type ContentBlock =
       };
     };
 /**
- * A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.
+ * A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "ParticipantName".
@@ -171,7 +171,7 @@ export type InputKey = string;
  */
 export type HandoffStatus = "open" | "accepted" | "result_ready" | "approved" | "rejected" | "cancelled";
 /**
- * What the work is, in at most 2,000 Unicode code points.
+ * What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "Summary".
@@ -292,6 +292,9 @@ export interface CommonRoomSchemas {
  */
 export interface ArtifactReference {
   uri: string;
+  /**
+   * One line naming what the reference is: no control, bidi-control or invisible characters.
+   */
   title?: string;
   revision?: number;
 }

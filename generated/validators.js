@@ -9,13 +9,23 @@ const schema32 = {
   type: "object",
   properties: {
     uri: { title: "URI", type: "string", minLength: 1, maxLength: 2048, format: "uri-reference" },
-    title: { title: "Title", type: "string", maxLength: 500 },
+    title: {
+      title: "Title",
+      description: "One line naming what the reference is: no control, bidi-control or invisible characters.",
+      type: "string",
+      maxLength: 500,
+      "x-plain-text": "line",
+    },
     revision: { title: "Revision", type: "integer", minimum: 0 },
   },
   required: ["uri"],
   additionalProperties: false,
 };
 const func1 = require("ajv/dist/runtime/ucs2length").default;
+const pattern4 = new RegExp(
+  "[\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]",
+  "u",
+);
 
 function validate21(
   data,
@@ -38,6 +48,9 @@ function validate21(
         keyword: "required",
         params: { missingProperty: "uri" },
         message: "must have required property '" + "uri" + "'",
+        schema: schema32.required,
+        parentSchema: schema32,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -54,6 +67,9 @@ function validate21(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema32,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -73,6 +89,9 @@ function validate21(
             keyword: "maxLength",
             params: { limit: 2048 },
             message: "must NOT have more than 2048 characters",
+            schema: 2048,
+            parentSchema: schema32.properties.uri,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -88,6 +107,9 @@ function validate21(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema32.properties.uri,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -103,6 +125,9 @@ function validate21(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema32.properties.uri.type,
+          parentSchema: schema32.properties.uri,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -122,6 +147,9 @@ function validate21(
             keyword: "maxLength",
             params: { limit: 500 },
             message: "must NOT have more than 500 characters",
+            schema: 500,
+            parentSchema: schema32.properties.title,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -130,31 +158,34 @@ function validate21(
           }
           errors++;
         }
+        if (pattern4.test(data1)) {
+          const err6 = {
+            instancePath: instancePath + "/title",
+            schemaPath: "#/properties/title/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "line", at: pattern4.exec(data1).index },
+            message: "must not contain control, bidi-control or invisible characters",
+            schema: "line",
+            parentSchema: schema32.properties.title,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
       } else {
-        const err6 = {
+        const err7 = {
           instancePath: instancePath + "/title",
           schemaPath: "#/properties/title/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err6];
-        } else {
-          vErrors.push(err6);
-        }
-        errors++;
-      }
-    }
-    if (data.revision !== undefined) {
-      let data2 = data.revision;
-      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err7 = {
-          instancePath: instancePath + "/revision",
-          schemaPath: "#/properties/revision/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
+          schema: schema32.properties.title.type,
+          parentSchema: schema32.properties.title,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -163,36 +194,63 @@ function validate21(
         }
         errors++;
       }
+    }
+    if (data.revision !== undefined) {
+      let data2 = data.revision;
+      if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+        const err8 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/properties/revision/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema32.properties.revision.type,
+          parentSchema: schema32.properties.revision,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
       if (typeof data2 == "number" && isFinite(data2)) {
         if (data2 < 0 || isNaN(data2)) {
-          const err8 = {
+          const err9 = {
             instancePath: instancePath + "/revision",
             schemaPath: "#/properties/revision/minimum",
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema32.properties.revision,
+            data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err9];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err9);
           }
           errors++;
         }
       }
     }
   } else {
-    const err9 = {
+    const err10 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema32.type,
+      parentSchema: schema32,
+      data,
     };
     if (vErrors === null) {
-      vErrors = [err9];
+      vErrors = [err10];
     } else {
-      vErrors.push(err9);
+      vErrors.push(err10);
     }
     errors++;
   }
@@ -230,6 +288,9 @@ function validate22(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema33.type,
+      parentSchema: schema33,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -245,6 +306,9 @@ function validate22(
       keyword: "x-max-bytes",
       params: { limit: 524288 },
       message: "must NOT be larger than 524288 bytes as JSON",
+      schema: 524288,
+      parentSchema: schema33,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -365,6 +429,9 @@ function validate23(
       keyword: "x-max-bytes",
       params: { limit: 262144 },
       message: "must NOT be larger than 262144 bytes as JSON",
+      schema: 262144,
+      parentSchema: schema34,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -381,6 +448,9 @@ function validate23(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
+        schema: schema34.required,
+        parentSchema: schema34,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -403,6 +473,9 @@ function validate23(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema34,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -430,6 +503,9 @@ function validate23(
                 keyword: "required",
                 params: { missingProperty: "type" },
                 message: "must have required property '" + "type" + "'",
+                schema: schema35.oneOf[0].required,
+                parentSchema: schema35.oneOf[0],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err3];
@@ -445,6 +521,9 @@ function validate23(
                 keyword: "required",
                 params: { missingProperty: "text" },
                 message: "must have required property '" + "text" + "'",
+                schema: schema35.oneOf[0].required,
+                parentSchema: schema35.oneOf[0],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -461,6 +540,9 @@ function validate23(
                   keyword: "additionalProperties",
                   params: { additionalProperty: key1 },
                   message: "must NOT have additional properties",
+                  schema: false,
+                  parentSchema: schema35.oneOf[0],
+                  data: data1,
                 };
                 if (vErrors === null) {
                   vErrors = [err5];
@@ -471,13 +553,17 @@ function validate23(
               }
             }
             if (data1.type !== undefined) {
-              if ("text" !== data1.type) {
+              let data2 = data1.type;
+              if ("text" !== data2) {
                 const err6 = {
                   instancePath: instancePath + "/content/" + i0 + "/type",
                   schemaPath: "#/$defs/ContentBlock/oneOf/0/properties/type/const",
                   keyword: "const",
                   params: { allowedValue: "text" },
                   message: "must be equal to constant",
+                  schema: "text",
+                  parentSchema: schema35.oneOf[0].properties.type,
+                  data: data2,
                 };
                 if (vErrors === null) {
                   vErrors = [err6];
@@ -488,13 +574,17 @@ function validate23(
               }
             }
             if (data1.text !== undefined) {
-              if (typeof data1.text !== "string") {
+              let data3 = data1.text;
+              if (typeof data3 !== "string") {
                 const err7 = {
                   instancePath: instancePath + "/content/" + i0 + "/text",
                   schemaPath: "#/$defs/ContentBlock/oneOf/0/properties/text/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema35.oneOf[0].properties.text.type,
+                  parentSchema: schema35.oneOf[0].properties.text,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err7];
@@ -513,6 +603,9 @@ function validate23(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema35.oneOf[0].properties.annotations.type,
+                  parentSchema: schema35.oneOf[0].properties.annotations,
+                  data: data4,
                 };
                 if (vErrors === null) {
                   vErrors = [err8];
@@ -531,6 +624,9 @@ function validate23(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema35.oneOf[0].properties._meta.type,
+                  parentSchema: schema35.oneOf[0].properties._meta,
+                  data: data5,
                 };
                 if (vErrors === null) {
                   vErrors = [err9];
@@ -547,6 +643,9 @@ function validate23(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema35.oneOf[0].type,
+              parentSchema: schema35.oneOf[0],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err10];
@@ -570,6 +669,9 @@ function validate23(
                 keyword: "required",
                 params: { missingProperty: "type" },
                 message: "must have required property '" + "type" + "'",
+                schema: schema35.oneOf[1].required,
+                parentSchema: schema35.oneOf[1],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err11];
@@ -585,6 +687,9 @@ function validate23(
                 keyword: "required",
                 params: { missingProperty: "data" },
                 message: "must have required property '" + "data" + "'",
+                schema: schema35.oneOf[1].required,
+                parentSchema: schema35.oneOf[1],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err12];
@@ -600,6 +705,9 @@ function validate23(
                 keyword: "required",
                 params: { missingProperty: "mimeType" },
                 message: "must have required property '" + "mimeType" + "'",
+                schema: schema35.oneOf[1].required,
+                parentSchema: schema35.oneOf[1],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err13];
@@ -622,6 +730,9 @@ function validate23(
                   keyword: "additionalProperties",
                   params: { additionalProperty: key2 },
                   message: "must NOT have additional properties",
+                  schema: false,
+                  parentSchema: schema35.oneOf[1],
+                  data: data1,
                 };
                 if (vErrors === null) {
                   vErrors = [err14];
@@ -640,6 +751,9 @@ function validate23(
                   keyword: "enum",
                   params: { allowedValues: schema35.oneOf[1].properties.type.enum },
                   message: "must be equal to one of the allowed values",
+                  schema: schema35.oneOf[1].properties.type.enum,
+                  parentSchema: schema35.oneOf[1].properties.type,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err15];
@@ -650,13 +764,17 @@ function validate23(
               }
             }
             if (data1.data !== undefined) {
-              if (typeof data1.data !== "string") {
+              let data7 = data1.data;
+              if (typeof data7 !== "string") {
                 const err16 = {
                   instancePath: instancePath + "/content/" + i0 + "/data",
                   schemaPath: "#/$defs/ContentBlock/oneOf/1/properties/data/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema35.oneOf[1].properties.data.type,
+                  parentSchema: schema35.oneOf[1].properties.data,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err16];
@@ -676,6 +794,9 @@ function validate23(
                     keyword: "minLength",
                     params: { limit: 1 },
                     message: "must NOT have fewer than 1 characters",
+                    schema: 1,
+                    parentSchema: schema35.oneOf[1].properties.mimeType,
+                    data: data8,
                   };
                   if (vErrors === null) {
                     vErrors = [err17];
@@ -691,6 +812,9 @@ function validate23(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema35.oneOf[1].properties.mimeType.type,
+                  parentSchema: schema35.oneOf[1].properties.mimeType,
+                  data: data8,
                 };
                 if (vErrors === null) {
                   vErrors = [err18];
@@ -709,6 +833,9 @@ function validate23(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema35.oneOf[1].properties.annotations.type,
+                  parentSchema: schema35.oneOf[1].properties.annotations,
+                  data: data9,
                 };
                 if (vErrors === null) {
                   vErrors = [err19];
@@ -727,6 +854,9 @@ function validate23(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema35.oneOf[1].properties._meta.type,
+                  parentSchema: schema35.oneOf[1].properties._meta,
+                  data: data10,
                 };
                 if (vErrors === null) {
                   vErrors = [err20];
@@ -743,6 +873,9 @@ function validate23(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema35.oneOf[1].type,
+              parentSchema: schema35.oneOf[1],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err21];
@@ -772,6 +905,9 @@ function validate23(
                   keyword: "required",
                   params: { missingProperty: "type" },
                   message: "must have required property '" + "type" + "'",
+                  schema: schema35.oneOf[2].required,
+                  parentSchema: schema35.oneOf[2],
+                  data: data1,
                 };
                 if (vErrors === null) {
                   vErrors = [err22];
@@ -787,6 +923,9 @@ function validate23(
                   keyword: "required",
                   params: { missingProperty: "uri" },
                   message: "must have required property '" + "uri" + "'",
+                  schema: schema35.oneOf[2].required,
+                  parentSchema: schema35.oneOf[2],
+                  data: data1,
                 };
                 if (vErrors === null) {
                   vErrors = [err23];
@@ -802,6 +941,9 @@ function validate23(
                   keyword: "required",
                   params: { missingProperty: "name" },
                   message: "must have required property '" + "name" + "'",
+                  schema: schema35.oneOf[2].required,
+                  parentSchema: schema35.oneOf[2],
+                  data: data1,
                 };
                 if (vErrors === null) {
                   vErrors = [err24];
@@ -818,6 +960,9 @@ function validate23(
                     keyword: "additionalProperties",
                     params: { additionalProperty: key3 },
                     message: "must NOT have additional properties",
+                    schema: false,
+                    parentSchema: schema35.oneOf[2],
+                    data: data1,
                   };
                   if (vErrors === null) {
                     vErrors = [err25];
@@ -828,13 +973,17 @@ function validate23(
                 }
               }
               if (data1.type !== undefined) {
-                if ("resource_link" !== data1.type) {
+                let data11 = data1.type;
+                if ("resource_link" !== data11) {
                   const err26 = {
                     instancePath: instancePath + "/content/" + i0 + "/type",
                     schemaPath: "#/$defs/ContentBlock/oneOf/2/properties/type/const",
                     keyword: "const",
                     params: { allowedValue: "resource_link" },
                     message: "must be equal to constant",
+                    schema: "resource_link",
+                    parentSchema: schema35.oneOf[2].properties.type,
+                    data: data11,
                   };
                   if (vErrors === null) {
                     vErrors = [err26];
@@ -854,6 +1003,9 @@ function validate23(
                       keyword: "minLength",
                       params: { limit: 1 },
                       message: "must NOT have fewer than 1 characters",
+                      schema: 1,
+                      parentSchema: schema35.oneOf[2].properties.uri,
+                      data: data12,
                     };
                     if (vErrors === null) {
                       vErrors = [err27];
@@ -869,6 +1021,9 @@ function validate23(
                     keyword: "type",
                     params: { type: "string" },
                     message: "must be string",
+                    schema: schema35.oneOf[2].properties.uri.type,
+                    parentSchema: schema35.oneOf[2].properties.uri,
+                    data: data12,
                   };
                   if (vErrors === null) {
                     vErrors = [err28];
@@ -879,13 +1034,17 @@ function validate23(
                 }
               }
               if (data1.name !== undefined) {
-                if (typeof data1.name !== "string") {
+                let data13 = data1.name;
+                if (typeof data13 !== "string") {
                   const err29 = {
                     instancePath: instancePath + "/content/" + i0 + "/name",
                     schemaPath: "#/$defs/ContentBlock/oneOf/2/properties/name/type",
                     keyword: "type",
                     params: { type: "string" },
                     message: "must be string",
+                    schema: schema35.oneOf[2].properties.name.type,
+                    parentSchema: schema35.oneOf[2].properties.name,
+                    data: data13,
                   };
                   if (vErrors === null) {
                     vErrors = [err29];
@@ -896,13 +1055,17 @@ function validate23(
                 }
               }
               if (data1.title !== undefined) {
-                if (typeof data1.title !== "string") {
+                let data14 = data1.title;
+                if (typeof data14 !== "string") {
                   const err30 = {
                     instancePath: instancePath + "/content/" + i0 + "/title",
                     schemaPath: "#/$defs/ContentBlock/oneOf/2/properties/title/type",
                     keyword: "type",
                     params: { type: "string" },
                     message: "must be string",
+                    schema: schema35.oneOf[2].properties.title.type,
+                    parentSchema: schema35.oneOf[2].properties.title,
+                    data: data14,
                   };
                   if (vErrors === null) {
                     vErrors = [err30];
@@ -913,13 +1076,17 @@ function validate23(
                 }
               }
               if (data1.description !== undefined) {
-                if (typeof data1.description !== "string") {
+                let data15 = data1.description;
+                if (typeof data15 !== "string") {
                   const err31 = {
                     instancePath: instancePath + "/content/" + i0 + "/description",
                     schemaPath: "#/$defs/ContentBlock/oneOf/2/properties/description/type",
                     keyword: "type",
                     params: { type: "string" },
                     message: "must be string",
+                    schema: schema35.oneOf[2].properties.description.type,
+                    parentSchema: schema35.oneOf[2].properties.description,
+                    data: data15,
                   };
                   if (vErrors === null) {
                     vErrors = [err31];
@@ -930,13 +1097,17 @@ function validate23(
                 }
               }
               if (data1.mimeType !== undefined) {
-                if (typeof data1.mimeType !== "string") {
+                let data16 = data1.mimeType;
+                if (typeof data16 !== "string") {
                   const err32 = {
                     instancePath: instancePath + "/content/" + i0 + "/mimeType",
                     schemaPath: "#/$defs/ContentBlock/oneOf/2/properties/mimeType/type",
                     keyword: "type",
                     params: { type: "string" },
                     message: "must be string",
+                    schema: schema35.oneOf[2].properties.mimeType.type,
+                    parentSchema: schema35.oneOf[2].properties.mimeType,
+                    data: data16,
                   };
                   if (vErrors === null) {
                     vErrors = [err32];
@@ -955,6 +1126,9 @@ function validate23(
                     keyword: "type",
                     params: { type: "integer" },
                     message: "must be integer",
+                    schema: schema35.oneOf[2].properties.size.type,
+                    parentSchema: schema35.oneOf[2].properties.size,
+                    data: data17,
                   };
                   if (vErrors === null) {
                     vErrors = [err33];
@@ -971,6 +1145,9 @@ function validate23(
                       keyword: "minimum",
                       params: { comparison: ">=", limit: 0 },
                       message: "must be >= 0",
+                      schema: 0,
+                      parentSchema: schema35.oneOf[2].properties.size,
+                      data: data17,
                     };
                     if (vErrors === null) {
                       vErrors = [err34];
@@ -990,6 +1167,9 @@ function validate23(
                     keyword: "type",
                     params: { type: "object" },
                     message: "must be object",
+                    schema: schema35.oneOf[2].properties.annotations.type,
+                    parentSchema: schema35.oneOf[2].properties.annotations,
+                    data: data18,
                   };
                   if (vErrors === null) {
                     vErrors = [err35];
@@ -1008,6 +1188,9 @@ function validate23(
                     keyword: "type",
                     params: { type: "object" },
                     message: "must be object",
+                    schema: schema35.oneOf[2].properties._meta.type,
+                    parentSchema: schema35.oneOf[2].properties._meta,
+                    data: data19,
                   };
                   if (vErrors === null) {
                     vErrors = [err36];
@@ -1024,6 +1207,9 @@ function validate23(
                 keyword: "type",
                 params: { type: "object" },
                 message: "must be object",
+                schema: schema35.oneOf[2].type,
+                parentSchema: schema35.oneOf[2],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err37];
@@ -1053,6 +1239,9 @@ function validate23(
                     keyword: "required",
                     params: { missingProperty: "type" },
                     message: "must have required property '" + "type" + "'",
+                    schema: schema35.oneOf[3].required,
+                    parentSchema: schema35.oneOf[3],
+                    data: data1,
                   };
                   if (vErrors === null) {
                     vErrors = [err38];
@@ -1068,6 +1257,9 @@ function validate23(
                     keyword: "required",
                     params: { missingProperty: "resource" },
                     message: "must have required property '" + "resource" + "'",
+                    schema: schema35.oneOf[3].required,
+                    parentSchema: schema35.oneOf[3],
+                    data: data1,
                   };
                   if (vErrors === null) {
                     vErrors = [err39];
@@ -1084,6 +1276,9 @@ function validate23(
                       keyword: "additionalProperties",
                       params: { additionalProperty: key4 },
                       message: "must NOT have additional properties",
+                      schema: false,
+                      parentSchema: schema35.oneOf[3],
+                      data: data1,
                     };
                     if (vErrors === null) {
                       vErrors = [err40];
@@ -1094,13 +1289,17 @@ function validate23(
                   }
                 }
                 if (data1.type !== undefined) {
-                  if ("resource" !== data1.type) {
+                  let data20 = data1.type;
+                  if ("resource" !== data20) {
                     const err41 = {
                       instancePath: instancePath + "/content/" + i0 + "/type",
                       schemaPath: "#/$defs/ContentBlock/oneOf/3/properties/type/const",
                       keyword: "const",
                       params: { allowedValue: "resource" },
                       message: "must be equal to constant",
+                      schema: "resource",
+                      parentSchema: schema35.oneOf[3].properties.type,
+                      data: data20,
                     };
                     if (vErrors === null) {
                       vErrors = [err41];
@@ -1124,6 +1323,9 @@ function validate23(
                         keyword: "required",
                         params: { missingProperty: "text" },
                         message: "must have required property '" + "text" + "'",
+                        schema: schema35.oneOf[3].properties.resource.oneOf[0].required,
+                        parentSchema: schema35.oneOf[3].properties.resource.oneOf[0],
+                        data: data21,
                       };
                       if (vErrors === null) {
                         vErrors = [err42];
@@ -1147,6 +1349,9 @@ function validate23(
                         keyword: "required",
                         params: { missingProperty: "blob" },
                         message: "must have required property '" + "blob" + "'",
+                        schema: schema35.oneOf[3].properties.resource.oneOf[1].required,
+                        parentSchema: schema35.oneOf[3].properties.resource.oneOf[1],
+                        data: data21,
                       };
                       if (vErrors === null) {
                         vErrors = [err43];
@@ -1173,6 +1378,9 @@ function validate23(
                       keyword: "oneOf",
                       params: { passingSchemas: passing1 },
                       message: "must match exactly one schema in oneOf",
+                      schema: schema35.oneOf[3].properties.resource.oneOf,
+                      parentSchema: schema35.oneOf[3].properties.resource,
+                      data: data21,
                     };
                     if (vErrors === null) {
                       vErrors = [err44];
@@ -1198,6 +1406,9 @@ function validate23(
                         keyword: "required",
                         params: { missingProperty: "uri" },
                         message: "must have required property '" + "uri" + "'",
+                        schema: schema35.oneOf[3].properties.resource.required,
+                        parentSchema: schema35.oneOf[3].properties.resource,
+                        data: data21,
                       };
                       if (vErrors === null) {
                         vErrors = [err45];
@@ -1220,6 +1431,9 @@ function validate23(
                           keyword: "additionalProperties",
                           params: { additionalProperty: key5 },
                           message: "must NOT have additional properties",
+                          schema: false,
+                          parentSchema: schema35.oneOf[3].properties.resource,
+                          data: data21,
                         };
                         if (vErrors === null) {
                           vErrors = [err46];
@@ -1239,6 +1453,9 @@ function validate23(
                             keyword: "minLength",
                             params: { limit: 1 },
                             message: "must NOT have fewer than 1 characters",
+                            schema: 1,
+                            parentSchema: schema35.oneOf[3].properties.resource.properties.uri,
+                            data: data22,
                           };
                           if (vErrors === null) {
                             vErrors = [err47];
@@ -1254,6 +1471,9 @@ function validate23(
                           keyword: "type",
                           params: { type: "string" },
                           message: "must be string",
+                          schema: schema35.oneOf[3].properties.resource.properties.uri.type,
+                          parentSchema: schema35.oneOf[3].properties.resource.properties.uri,
+                          data: data22,
                         };
                         if (vErrors === null) {
                           vErrors = [err48];
@@ -1264,13 +1484,17 @@ function validate23(
                       }
                     }
                     if (data21.mimeType !== undefined) {
-                      if (typeof data21.mimeType !== "string") {
+                      let data23 = data21.mimeType;
+                      if (typeof data23 !== "string") {
                         const err49 = {
                           instancePath: instancePath + "/content/" + i0 + "/resource/mimeType",
                           schemaPath: "#/$defs/ContentBlock/oneOf/3/properties/resource/properties/mimeType/type",
                           keyword: "type",
                           params: { type: "string" },
                           message: "must be string",
+                          schema: schema35.oneOf[3].properties.resource.properties.mimeType.type,
+                          parentSchema: schema35.oneOf[3].properties.resource.properties.mimeType,
+                          data: data23,
                         };
                         if (vErrors === null) {
                           vErrors = [err49];
@@ -1281,13 +1505,17 @@ function validate23(
                       }
                     }
                     if (data21.text !== undefined) {
-                      if (typeof data21.text !== "string") {
+                      let data24 = data21.text;
+                      if (typeof data24 !== "string") {
                         const err50 = {
                           instancePath: instancePath + "/content/" + i0 + "/resource/text",
                           schemaPath: "#/$defs/ContentBlock/oneOf/3/properties/resource/properties/text/type",
                           keyword: "type",
                           params: { type: "string" },
                           message: "must be string",
+                          schema: schema35.oneOf[3].properties.resource.properties.text.type,
+                          parentSchema: schema35.oneOf[3].properties.resource.properties.text,
+                          data: data24,
                         };
                         if (vErrors === null) {
                           vErrors = [err50];
@@ -1298,13 +1526,17 @@ function validate23(
                       }
                     }
                     if (data21.blob !== undefined) {
-                      if (typeof data21.blob !== "string") {
+                      let data25 = data21.blob;
+                      if (typeof data25 !== "string") {
                         const err51 = {
                           instancePath: instancePath + "/content/" + i0 + "/resource/blob",
                           schemaPath: "#/$defs/ContentBlock/oneOf/3/properties/resource/properties/blob/type",
                           keyword: "type",
                           params: { type: "string" },
                           message: "must be string",
+                          schema: schema35.oneOf[3].properties.resource.properties.blob.type,
+                          parentSchema: schema35.oneOf[3].properties.resource.properties.blob,
+                          data: data25,
                         };
                         if (vErrors === null) {
                           vErrors = [err51];
@@ -1323,6 +1555,9 @@ function validate23(
                           keyword: "type",
                           params: { type: "object" },
                           message: "must be object",
+                          schema: schema35.oneOf[3].properties.resource.properties._meta.type,
+                          parentSchema: schema35.oneOf[3].properties.resource.properties._meta,
+                          data: data26,
                         };
                         if (vErrors === null) {
                           vErrors = [err52];
@@ -1339,6 +1574,9 @@ function validate23(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema: schema35.oneOf[3].properties.resource.type,
+                      parentSchema: schema35.oneOf[3].properties.resource,
+                      data: data21,
                     };
                     if (vErrors === null) {
                       vErrors = [err53];
@@ -1357,6 +1595,9 @@ function validate23(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema: schema35.oneOf[3].properties.annotations.type,
+                      parentSchema: schema35.oneOf[3].properties.annotations,
+                      data: data27,
                     };
                     if (vErrors === null) {
                       vErrors = [err54];
@@ -1375,6 +1616,9 @@ function validate23(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema: schema35.oneOf[3].properties._meta.type,
+                      parentSchema: schema35.oneOf[3].properties._meta,
+                      data: data28,
                     };
                     if (vErrors === null) {
                       vErrors = [err55];
@@ -1391,6 +1635,9 @@ function validate23(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema35.oneOf[3].type,
+                  parentSchema: schema35.oneOf[3],
+                  data: data1,
                 };
                 if (vErrors === null) {
                   vErrors = [err56];
@@ -1421,6 +1668,9 @@ function validate23(
               keyword: "oneOf",
               params: { passingSchemas: passing0 },
               message: "must match exactly one schema in oneOf",
+              schema: schema35.oneOf,
+              parentSchema: schema35,
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err57];
@@ -1446,6 +1696,9 @@ function validate23(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema34.properties.content.type,
+          parentSchema: schema34.properties.content,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err58];
@@ -1456,13 +1709,17 @@ function validate23(
       }
     }
     if (data.isError !== undefined) {
-      if (typeof data.isError !== "boolean") {
+      let data29 = data.isError;
+      if (typeof data29 !== "boolean") {
         const err59 = {
           instancePath: instancePath + "/isError",
           schemaPath: "#/properties/isError/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema34.properties.isError.type,
+          parentSchema: schema34.properties.isError,
+          data: data29,
         };
         if (vErrors === null) {
           vErrors = [err59];
@@ -1473,13 +1730,17 @@ function validate23(
       }
     }
     if (data.resultType !== undefined) {
-      if ("complete" !== data.resultType) {
+      let data30 = data.resultType;
+      if ("complete" !== data30) {
         const err60 = {
           instancePath: instancePath + "/resultType",
           schemaPath: "#/properties/resultType/const",
           keyword: "const",
           params: { allowedValue: "complete" },
           message: "must be equal to constant",
+          schema: "complete",
+          parentSchema: schema34.properties.resultType,
+          data: data30,
         };
         if (vErrors === null) {
           vErrors = [err60];
@@ -1498,6 +1759,9 @@ function validate23(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema34.properties._meta.type,
+          parentSchema: schema34.properties._meta,
+          data: data31,
         };
         if (vErrors === null) {
           vErrors = [err61];
@@ -1514,6 +1778,9 @@ function validate23(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema34.type,
+      parentSchema: schema34,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err62];
@@ -1541,7 +1808,8 @@ const schema36 = {
 };
 const schema37 = {
   title: "ParticipantName",
-  description: "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
+  description:
+    "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`.",
   type: "string",
   minLength: 1,
   maxLength: 64,
@@ -1555,7 +1823,7 @@ const schema38 = {
   enum: ["read", "write", "approve", "admin"],
 };
 const func0 = require("ajv/dist/runtime/equal").default;
-const pattern4 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");
+const pattern6 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");
 
 function validate24(
   data,
@@ -1578,6 +1846,9 @@ function validate24(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
+        schema: schema36.required,
+        parentSchema: schema36,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -1593,6 +1864,9 @@ function validate24(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
+        schema: schema36.required,
+        parentSchema: schema36,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -1609,6 +1883,9 @@ function validate24(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema36,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -1628,6 +1905,9 @@ function validate24(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -1643,6 +1923,9 @@ function validate24(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -1651,13 +1934,16 @@ function validate24(
           }
           errors++;
         }
-        if (!pattern4.test(data0)) {
+        if (!pattern6.test(data0)) {
           const err5 = {
             instancePath: instancePath + "/participant",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -1673,6 +1959,9 @@ function validate24(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -1695,6 +1984,9 @@ function validate24(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema38.type,
+              parentSchema: schema38,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err7];
@@ -1710,6 +2002,9 @@ function validate24(
               keyword: "enum",
               params: { allowedValues: schema38.enum },
               message: "must be equal to one of the allowed values",
+              schema: schema38.enum,
+              parentSchema: schema38,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -1731,6 +2026,9 @@ function validate24(
                   keyword: "uniqueItems",
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
+                  schema: true,
+                  parentSchema: schema36.properties.capabilities,
+                  data: data1,
                 };
                 if (vErrors === null) {
                   vErrors = [err9];
@@ -1750,6 +2048,9 @@ function validate24(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema36.properties.capabilities.type,
+          parentSchema: schema36.properties.capabilities,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -1766,6 +2067,9 @@ function validate24(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema36.type,
+      parentSchema: schema36,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err11];
@@ -1801,6 +2105,9 @@ function validate25(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema38.type,
+      parentSchema: schema38,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -1816,6 +2123,9 @@ function validate25(
       keyword: "enum",
       params: { allowedValues: schema38.enum },
       message: "must be equal to one of the allowed values",
+      schema: schema38.enum,
+      parentSchema: schema38,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -1858,6 +2168,9 @@ function validate26(
         keyword: "maxLength",
         params: { limit: 8000 },
         message: "must NOT have more than 8000 characters",
+        schema: 8000,
+        parentSchema: schema40,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -1873,6 +2186,9 @@ function validate26(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema40.type,
+      parentSchema: schema40,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -1913,6 +2229,9 @@ function validate27(
         keyword: "required",
         params: { missingProperty: "type" },
         message: "must have required property '" + "type" + "'",
+        schema: schema35.oneOf[0].required,
+        parentSchema: schema35.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -1928,6 +2247,9 @@ function validate27(
         keyword: "required",
         params: { missingProperty: "text" },
         message: "must have required property '" + "text" + "'",
+        schema: schema35.oneOf[0].required,
+        parentSchema: schema35.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -1944,6 +2266,9 @@ function validate27(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema35.oneOf[0],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -1954,13 +2279,17 @@ function validate27(
       }
     }
     if (data.type !== undefined) {
-      if ("text" !== data.type) {
+      let data0 = data.type;
+      if ("text" !== data0) {
         const err3 = {
           instancePath: instancePath + "/type",
           schemaPath: "#/oneOf/0/properties/type/const",
           keyword: "const",
           params: { allowedValue: "text" },
           message: "must be equal to constant",
+          schema: "text",
+          parentSchema: schema35.oneOf[0].properties.type,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -1971,13 +2300,17 @@ function validate27(
       }
     }
     if (data.text !== undefined) {
-      if (typeof data.text !== "string") {
+      let data1 = data.text;
+      if (typeof data1 !== "string") {
         const err4 = {
           instancePath: instancePath + "/text",
           schemaPath: "#/oneOf/0/properties/text/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema35.oneOf[0].properties.text.type,
+          parentSchema: schema35.oneOf[0].properties.text,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -1996,6 +2329,9 @@ function validate27(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema35.oneOf[0].properties.annotations.type,
+          parentSchema: schema35.oneOf[0].properties.annotations,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -2014,6 +2350,9 @@ function validate27(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema35.oneOf[0].properties._meta.type,
+          parentSchema: schema35.oneOf[0].properties._meta,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -2030,6 +2369,9 @@ function validate27(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema35.oneOf[0].type,
+      parentSchema: schema35.oneOf[0],
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -2053,6 +2395,9 @@ function validate27(
         keyword: "required",
         params: { missingProperty: "type" },
         message: "must have required property '" + "type" + "'",
+        schema: schema35.oneOf[1].required,
+        parentSchema: schema35.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err8];
@@ -2068,6 +2413,9 @@ function validate27(
         keyword: "required",
         params: { missingProperty: "data" },
         message: "must have required property '" + "data" + "'",
+        schema: schema35.oneOf[1].required,
+        parentSchema: schema35.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err9];
@@ -2083,6 +2431,9 @@ function validate27(
         keyword: "required",
         params: { missingProperty: "mimeType" },
         message: "must have required property '" + "mimeType" + "'",
+        schema: schema35.oneOf[1].required,
+        parentSchema: schema35.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err10];
@@ -2099,6 +2450,9 @@ function validate27(
           keyword: "additionalProperties",
           params: { additionalProperty: key1 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema35.oneOf[1],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -2117,6 +2471,9 @@ function validate27(
           keyword: "enum",
           params: { allowedValues: schema35.oneOf[1].properties.type.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema35.oneOf[1].properties.type.enum,
+          parentSchema: schema35.oneOf[1].properties.type,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -2127,13 +2484,17 @@ function validate27(
       }
     }
     if (data.data !== undefined) {
-      if (typeof data.data !== "string") {
+      let data5 = data.data;
+      if (typeof data5 !== "string") {
         const err13 = {
           instancePath: instancePath + "/data",
           schemaPath: "#/oneOf/1/properties/data/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema35.oneOf[1].properties.data.type,
+          parentSchema: schema35.oneOf[1].properties.data,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -2153,6 +2514,9 @@ function validate27(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema35.oneOf[1].properties.mimeType,
+            data: data6,
           };
           if (vErrors === null) {
             vErrors = [err14];
@@ -2168,6 +2532,9 @@ function validate27(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema35.oneOf[1].properties.mimeType.type,
+          parentSchema: schema35.oneOf[1].properties.mimeType,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -2186,6 +2553,9 @@ function validate27(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema35.oneOf[1].properties.annotations.type,
+          parentSchema: schema35.oneOf[1].properties.annotations,
+          data: data7,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -2204,6 +2574,9 @@ function validate27(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema35.oneOf[1].properties._meta.type,
+          parentSchema: schema35.oneOf[1].properties._meta,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err17];
@@ -2220,6 +2593,9 @@ function validate27(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema35.oneOf[1].type,
+      parentSchema: schema35.oneOf[1],
+      data,
     };
     if (vErrors === null) {
       vErrors = [err18];
@@ -2249,6 +2625,9 @@ function validate27(
           keyword: "required",
           params: { missingProperty: "type" },
           message: "must have required property '" + "type" + "'",
+          schema: schema35.oneOf[2].required,
+          parentSchema: schema35.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err19];
@@ -2264,6 +2643,9 @@ function validate27(
           keyword: "required",
           params: { missingProperty: "uri" },
           message: "must have required property '" + "uri" + "'",
+          schema: schema35.oneOf[2].required,
+          parentSchema: schema35.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -2279,6 +2661,9 @@ function validate27(
           keyword: "required",
           params: { missingProperty: "name" },
           message: "must have required property '" + "name" + "'",
+          schema: schema35.oneOf[2].required,
+          parentSchema: schema35.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err21];
@@ -2295,6 +2680,9 @@ function validate27(
             keyword: "additionalProperties",
             params: { additionalProperty: key2 },
             message: "must NOT have additional properties",
+            schema: false,
+            parentSchema: schema35.oneOf[2],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err22];
@@ -2305,13 +2693,17 @@ function validate27(
         }
       }
       if (data.type !== undefined) {
-        if ("resource_link" !== data.type) {
+        let data9 = data.type;
+        if ("resource_link" !== data9) {
           const err23 = {
             instancePath: instancePath + "/type",
             schemaPath: "#/oneOf/2/properties/type/const",
             keyword: "const",
             params: { allowedValue: "resource_link" },
             message: "must be equal to constant",
+            schema: "resource_link",
+            parentSchema: schema35.oneOf[2].properties.type,
+            data: data9,
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -2331,6 +2723,9 @@ function validate27(
               keyword: "minLength",
               params: { limit: 1 },
               message: "must NOT have fewer than 1 characters",
+              schema: 1,
+              parentSchema: schema35.oneOf[2].properties.uri,
+              data: data10,
             };
             if (vErrors === null) {
               vErrors = [err24];
@@ -2346,6 +2741,9 @@ function validate27(
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema35.oneOf[2].properties.uri.type,
+            parentSchema: schema35.oneOf[2].properties.uri,
+            data: data10,
           };
           if (vErrors === null) {
             vErrors = [err25];
@@ -2356,13 +2754,17 @@ function validate27(
         }
       }
       if (data.name !== undefined) {
-        if (typeof data.name !== "string") {
+        let data11 = data.name;
+        if (typeof data11 !== "string") {
           const err26 = {
             instancePath: instancePath + "/name",
             schemaPath: "#/oneOf/2/properties/name/type",
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema35.oneOf[2].properties.name.type,
+            parentSchema: schema35.oneOf[2].properties.name,
+            data: data11,
           };
           if (vErrors === null) {
             vErrors = [err26];
@@ -2373,13 +2775,17 @@ function validate27(
         }
       }
       if (data.title !== undefined) {
-        if (typeof data.title !== "string") {
+        let data12 = data.title;
+        if (typeof data12 !== "string") {
           const err27 = {
             instancePath: instancePath + "/title",
             schemaPath: "#/oneOf/2/properties/title/type",
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema35.oneOf[2].properties.title.type,
+            parentSchema: schema35.oneOf[2].properties.title,
+            data: data12,
           };
           if (vErrors === null) {
             vErrors = [err27];
@@ -2390,13 +2796,17 @@ function validate27(
         }
       }
       if (data.description !== undefined) {
-        if (typeof data.description !== "string") {
+        let data13 = data.description;
+        if (typeof data13 !== "string") {
           const err28 = {
             instancePath: instancePath + "/description",
             schemaPath: "#/oneOf/2/properties/description/type",
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema35.oneOf[2].properties.description.type,
+            parentSchema: schema35.oneOf[2].properties.description,
+            data: data13,
           };
           if (vErrors === null) {
             vErrors = [err28];
@@ -2407,13 +2817,17 @@ function validate27(
         }
       }
       if (data.mimeType !== undefined) {
-        if (typeof data.mimeType !== "string") {
+        let data14 = data.mimeType;
+        if (typeof data14 !== "string") {
           const err29 = {
             instancePath: instancePath + "/mimeType",
             schemaPath: "#/oneOf/2/properties/mimeType/type",
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema35.oneOf[2].properties.mimeType.type,
+            parentSchema: schema35.oneOf[2].properties.mimeType,
+            data: data14,
           };
           if (vErrors === null) {
             vErrors = [err29];
@@ -2432,6 +2846,9 @@ function validate27(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
+            schema: schema35.oneOf[2].properties.size.type,
+            parentSchema: schema35.oneOf[2].properties.size,
+            data: data15,
           };
           if (vErrors === null) {
             vErrors = [err30];
@@ -2448,6 +2865,9 @@ function validate27(
               keyword: "minimum",
               params: { comparison: ">=", limit: 0 },
               message: "must be >= 0",
+              schema: 0,
+              parentSchema: schema35.oneOf[2].properties.size,
+              data: data15,
             };
             if (vErrors === null) {
               vErrors = [err31];
@@ -2467,6 +2887,9 @@ function validate27(
             keyword: "type",
             params: { type: "object" },
             message: "must be object",
+            schema: schema35.oneOf[2].properties.annotations.type,
+            parentSchema: schema35.oneOf[2].properties.annotations,
+            data: data16,
           };
           if (vErrors === null) {
             vErrors = [err32];
@@ -2485,6 +2908,9 @@ function validate27(
             keyword: "type",
             params: { type: "object" },
             message: "must be object",
+            schema: schema35.oneOf[2].properties._meta.type,
+            parentSchema: schema35.oneOf[2].properties._meta,
+            data: data17,
           };
           if (vErrors === null) {
             vErrors = [err33];
@@ -2501,6 +2927,9 @@ function validate27(
         keyword: "type",
         params: { type: "object" },
         message: "must be object",
+        schema: schema35.oneOf[2].type,
+        parentSchema: schema35.oneOf[2],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err34];
@@ -2530,6 +2959,9 @@ function validate27(
             keyword: "required",
             params: { missingProperty: "type" },
             message: "must have required property '" + "type" + "'",
+            schema: schema35.oneOf[3].required,
+            parentSchema: schema35.oneOf[3],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err35];
@@ -2545,6 +2977,9 @@ function validate27(
             keyword: "required",
             params: { missingProperty: "resource" },
             message: "must have required property '" + "resource" + "'",
+            schema: schema35.oneOf[3].required,
+            parentSchema: schema35.oneOf[3],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err36];
@@ -2561,6 +2996,9 @@ function validate27(
               keyword: "additionalProperties",
               params: { additionalProperty: key3 },
               message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema35.oneOf[3],
+              data,
             };
             if (vErrors === null) {
               vErrors = [err37];
@@ -2571,13 +3009,17 @@ function validate27(
           }
         }
         if (data.type !== undefined) {
-          if ("resource" !== data.type) {
+          let data18 = data.type;
+          if ("resource" !== data18) {
             const err38 = {
               instancePath: instancePath + "/type",
               schemaPath: "#/oneOf/3/properties/type/const",
               keyword: "const",
               params: { allowedValue: "resource" },
               message: "must be equal to constant",
+              schema: "resource",
+              parentSchema: schema35.oneOf[3].properties.type,
+              data: data18,
             };
             if (vErrors === null) {
               vErrors = [err38];
@@ -2601,6 +3043,9 @@ function validate27(
                 keyword: "required",
                 params: { missingProperty: "text" },
                 message: "must have required property '" + "text" + "'",
+                schema: schema35.oneOf[3].properties.resource.oneOf[0].required,
+                parentSchema: schema35.oneOf[3].properties.resource.oneOf[0],
+                data: data19,
               };
               if (vErrors === null) {
                 vErrors = [err39];
@@ -2624,6 +3069,9 @@ function validate27(
                 keyword: "required",
                 params: { missingProperty: "blob" },
                 message: "must have required property '" + "blob" + "'",
+                schema: schema35.oneOf[3].properties.resource.oneOf[1].required,
+                parentSchema: schema35.oneOf[3].properties.resource.oneOf[1],
+                data: data19,
               };
               if (vErrors === null) {
                 vErrors = [err40];
@@ -2650,6 +3098,9 @@ function validate27(
               keyword: "oneOf",
               params: { passingSchemas: passing1 },
               message: "must match exactly one schema in oneOf",
+              schema: schema35.oneOf[3].properties.resource.oneOf,
+              parentSchema: schema35.oneOf[3].properties.resource,
+              data: data19,
             };
             if (vErrors === null) {
               vErrors = [err41];
@@ -2675,6 +3126,9 @@ function validate27(
                 keyword: "required",
                 params: { missingProperty: "uri" },
                 message: "must have required property '" + "uri" + "'",
+                schema: schema35.oneOf[3].properties.resource.required,
+                parentSchema: schema35.oneOf[3].properties.resource,
+                data: data19,
               };
               if (vErrors === null) {
                 vErrors = [err42];
@@ -2691,6 +3145,9 @@ function validate27(
                   keyword: "additionalProperties",
                   params: { additionalProperty: key4 },
                   message: "must NOT have additional properties",
+                  schema: false,
+                  parentSchema: schema35.oneOf[3].properties.resource,
+                  data: data19,
                 };
                 if (vErrors === null) {
                   vErrors = [err43];
@@ -2710,6 +3167,9 @@ function validate27(
                     keyword: "minLength",
                     params: { limit: 1 },
                     message: "must NOT have fewer than 1 characters",
+                    schema: 1,
+                    parentSchema: schema35.oneOf[3].properties.resource.properties.uri,
+                    data: data20,
                   };
                   if (vErrors === null) {
                     vErrors = [err44];
@@ -2725,6 +3185,9 @@ function validate27(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema35.oneOf[3].properties.resource.properties.uri.type,
+                  parentSchema: schema35.oneOf[3].properties.resource.properties.uri,
+                  data: data20,
                 };
                 if (vErrors === null) {
                   vErrors = [err45];
@@ -2735,13 +3198,17 @@ function validate27(
               }
             }
             if (data19.mimeType !== undefined) {
-              if (typeof data19.mimeType !== "string") {
+              let data21 = data19.mimeType;
+              if (typeof data21 !== "string") {
                 const err46 = {
                   instancePath: instancePath + "/resource/mimeType",
                   schemaPath: "#/oneOf/3/properties/resource/properties/mimeType/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema35.oneOf[3].properties.resource.properties.mimeType.type,
+                  parentSchema: schema35.oneOf[3].properties.resource.properties.mimeType,
+                  data: data21,
                 };
                 if (vErrors === null) {
                   vErrors = [err46];
@@ -2752,13 +3219,17 @@ function validate27(
               }
             }
             if (data19.text !== undefined) {
-              if (typeof data19.text !== "string") {
+              let data22 = data19.text;
+              if (typeof data22 !== "string") {
                 const err47 = {
                   instancePath: instancePath + "/resource/text",
                   schemaPath: "#/oneOf/3/properties/resource/properties/text/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema35.oneOf[3].properties.resource.properties.text.type,
+                  parentSchema: schema35.oneOf[3].properties.resource.properties.text,
+                  data: data22,
                 };
                 if (vErrors === null) {
                   vErrors = [err47];
@@ -2769,13 +3240,17 @@ function validate27(
               }
             }
             if (data19.blob !== undefined) {
-              if (typeof data19.blob !== "string") {
+              let data23 = data19.blob;
+              if (typeof data23 !== "string") {
                 const err48 = {
                   instancePath: instancePath + "/resource/blob",
                   schemaPath: "#/oneOf/3/properties/resource/properties/blob/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema35.oneOf[3].properties.resource.properties.blob.type,
+                  parentSchema: schema35.oneOf[3].properties.resource.properties.blob,
+                  data: data23,
                 };
                 if (vErrors === null) {
                   vErrors = [err48];
@@ -2794,6 +3269,9 @@ function validate27(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema35.oneOf[3].properties.resource.properties._meta.type,
+                  parentSchema: schema35.oneOf[3].properties.resource.properties._meta,
+                  data: data24,
                 };
                 if (vErrors === null) {
                   vErrors = [err49];
@@ -2810,6 +3288,9 @@ function validate27(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema35.oneOf[3].properties.resource.type,
+              parentSchema: schema35.oneOf[3].properties.resource,
+              data: data19,
             };
             if (vErrors === null) {
               vErrors = [err50];
@@ -2828,6 +3309,9 @@ function validate27(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema35.oneOf[3].properties.annotations.type,
+              parentSchema: schema35.oneOf[3].properties.annotations,
+              data: data25,
             };
             if (vErrors === null) {
               vErrors = [err51];
@@ -2846,6 +3330,9 @@ function validate27(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema35.oneOf[3].properties._meta.type,
+              parentSchema: schema35.oneOf[3].properties._meta,
+              data: data26,
             };
             if (vErrors === null) {
               vErrors = [err52];
@@ -2862,6 +3349,9 @@ function validate27(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema35.oneOf[3].type,
+          parentSchema: schema35.oneOf[3],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err53];
@@ -2892,6 +3382,9 @@ function validate27(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
+      schema: schema35.oneOf,
+      parentSchema: schema35,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err54];
@@ -2963,6 +3456,9 @@ function validate28(
         keyword: "required",
         params: { missingProperty: "decision" },
         message: "must have required property '" + "decision" + "'",
+        schema: schema42.required,
+        parentSchema: schema42,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -2978,6 +3474,9 @@ function validate28(
         keyword: "required",
         params: { missingProperty: "by" },
         message: "must have required property '" + "by" + "'",
+        schema: schema42.required,
+        parentSchema: schema42,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -2993,6 +3492,9 @@ function validate28(
         keyword: "required",
         params: { missingProperty: "at" },
         message: "must have required property '" + "at" + "'",
+        schema: schema42.required,
+        parentSchema: schema42,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -3008,6 +3510,9 @@ function validate28(
         keyword: "required",
         params: { missingProperty: "note" },
         message: "must have required property '" + "note" + "'",
+        schema: schema42.required,
+        parentSchema: schema42,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -3024,6 +3529,9 @@ function validate28(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema42,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -3042,6 +3550,9 @@ function validate28(
           keyword: "enum",
           params: { allowedValues: schema42.properties.decision.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema42.properties.decision.enum,
+          parentSchema: schema42.properties.decision,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -3061,6 +3572,9 @@ function validate28(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -3076,6 +3590,9 @@ function validate28(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -3084,13 +3601,16 @@ function validate28(
           }
           errors++;
         }
-        if (!pattern4.test(data1)) {
+        if (!pattern6.test(data1)) {
           const err8 = {
             instancePath: instancePath + "/by",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -3106,6 +3626,9 @@ function validate28(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -3116,13 +3639,17 @@ function validate28(
       }
     }
     if (data.at !== undefined) {
-      if (!(typeof data.at === "string")) {
+      let data2 = data.at;
+      if (!(typeof data2 === "string")) {
         const err10 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -3145,6 +3672,9 @@ function validate28(
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema45,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -3160,6 +3690,9 @@ function validate28(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema45.type,
+          parentSchema: schema45,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -3178,6 +3711,9 @@ function validate28(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema42.properties.note.anyOf[1].type,
+          parentSchema: schema42.properties.note.anyOf[1],
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -3195,6 +3731,9 @@ function validate28(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema42.properties.note.anyOf,
+          parentSchema: schema42.properties.note,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -3220,6 +3759,9 @@ function validate28(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema42.type,
+      parentSchema: schema42,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err15];
@@ -3400,6 +3942,9 @@ function validate30(
         keyword: "required",
         params: { missingProperty: "method" },
         message: "must have required property '" + "method" + "'",
+        schema: schema51.required,
+        parentSchema: schema51,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -3415,6 +3960,9 @@ function validate30(
         keyword: "required",
         params: { missingProperty: "params" },
         message: "must have required property '" + "params" + "'",
+        schema: schema51.required,
+        parentSchema: schema51,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -3431,6 +3979,9 @@ function validate30(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema51,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -3441,13 +3992,17 @@ function validate30(
       }
     }
     if (data.method !== undefined) {
-      if ("elicitation/create" !== data.method) {
+      let data0 = data.method;
+      if ("elicitation/create" !== data0) {
         const err3 = {
           instancePath: instancePath + "/method",
           schemaPath: "#/properties/method/const",
           keyword: "const",
           params: { allowedValue: "elicitation/create" },
           message: "must be equal to constant",
+          schema: "elicitation/create",
+          parentSchema: schema51.properties.method,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -3467,6 +4022,9 @@ function validate30(
             keyword: "required",
             params: { missingProperty: "mode" },
             message: "must have required property '" + "mode" + "'",
+            schema: schema51.properties.params.required,
+            parentSchema: schema51.properties.params,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -3482,6 +4040,9 @@ function validate30(
             keyword: "required",
             params: { missingProperty: "message" },
             message: "must have required property '" + "message" + "'",
+            schema: schema51.properties.params.required,
+            parentSchema: schema51.properties.params,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -3497,6 +4058,9 @@ function validate30(
             keyword: "required",
             params: { missingProperty: "requestedSchema" },
             message: "must have required property '" + "requestedSchema" + "'",
+            schema: schema51.properties.params.required,
+            parentSchema: schema51.properties.params,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -3513,6 +4077,9 @@ function validate30(
               keyword: "additionalProperties",
               params: { additionalProperty: key1 },
               message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema51.properties.params,
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err7];
@@ -3523,13 +4090,17 @@ function validate30(
           }
         }
         if (data1.mode !== undefined) {
-          if ("form" !== data1.mode) {
+          let data2 = data1.mode;
+          if ("form" !== data2) {
             const err8 = {
               instancePath: instancePath + "/params/mode",
               schemaPath: "#/properties/params/properties/mode/const",
               keyword: "const",
               params: { allowedValue: "form" },
               message: "must be equal to constant",
+              schema: "form",
+              parentSchema: schema51.properties.params.properties.mode,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -3540,13 +4111,17 @@ function validate30(
           }
         }
         if (data1.message !== undefined) {
-          if (typeof data1.message !== "string") {
+          let data3 = data1.message;
+          if (typeof data3 !== "string") {
             const err9 = {
               instancePath: instancePath + "/params/message",
               schemaPath: "#/properties/params/properties/message/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema51.properties.params.properties.message.type,
+              parentSchema: schema51.properties.params.properties.message,
+              data: data3,
             };
             if (vErrors === null) {
               vErrors = [err9];
@@ -3566,6 +4141,9 @@ function validate30(
                 keyword: "required",
                 params: { missingProperty: "type" },
                 message: "must have required property '" + "type" + "'",
+                schema: schema52.required,
+                parentSchema: schema52,
+                data: data4,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -3581,6 +4159,9 @@ function validate30(
                 keyword: "required",
                 params: { missingProperty: "properties" },
                 message: "must have required property '" + "properties" + "'",
+                schema: schema52.required,
+                parentSchema: schema52,
+                data: data4,
               };
               if (vErrors === null) {
                 vErrors = [err11];
@@ -3597,6 +4178,9 @@ function validate30(
                   keyword: "additionalProperties",
                   params: { additionalProperty: key2 },
                   message: "must NOT have additional properties",
+                  schema: false,
+                  parentSchema: schema52,
+                  data: data4,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -3607,13 +4191,17 @@ function validate30(
               }
             }
             if (data4.$schema !== undefined) {
-              if (typeof data4.$schema !== "string") {
+              let data5 = data4.$schema;
+              if (typeof data5 !== "string") {
                 const err13 = {
                   instancePath: instancePath + "/params/requestedSchema/$schema",
                   schemaPath: "#/$defs/RequestedSchema/properties/%24schema/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema52.properties.$schema.type,
+                  parentSchema: schema52.properties.$schema,
+                  data: data5,
                 };
                 if (vErrors === null) {
                   vErrors = [err13];
@@ -3624,13 +4212,17 @@ function validate30(
               }
             }
             if (data4.type !== undefined) {
-              if ("object" !== data4.type) {
+              let data6 = data4.type;
+              if ("object" !== data6) {
                 const err14 = {
                   instancePath: instancePath + "/params/requestedSchema/type",
                   schemaPath: "#/$defs/RequestedSchema/properties/type/const",
                   keyword: "const",
                   params: { allowedValue: "object" },
                   message: "must be equal to constant",
+                  schema: "object",
+                  parentSchema: schema52.properties.type,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err14];
@@ -3656,6 +4248,9 @@ function validate30(
                         keyword: "required",
                         params: { missingProperty: "type" },
                         message: "must have required property '" + "type" + "'",
+                        schema: schema52.properties.properties.additionalProperties.required,
+                        parentSchema: schema52.properties.properties.additionalProperties,
+                        data: data8,
                       };
                       if (vErrors === null) {
                         vErrors = [err15];
@@ -3686,6 +4281,9 @@ function validate30(
                             allowedValues: schema52.properties.properties.additionalProperties.properties.type.enum,
                           },
                           message: "must be equal to one of the allowed values",
+                          schema: schema52.properties.properties.additionalProperties.properties.type.enum,
+                          parentSchema: schema52.properties.properties.additionalProperties.properties.type,
+                          data: data9,
                         };
                         if (vErrors === null) {
                           vErrors = [err16];
@@ -3705,6 +4303,9 @@ function validate30(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema: schema52.properties.properties.additionalProperties.type,
+                      parentSchema: schema52.properties.properties.additionalProperties,
+                      data: data8,
                     };
                     if (vErrors === null) {
                       vErrors = [err17];
@@ -3721,6 +4322,9 @@ function validate30(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema52.properties.properties.type,
+                  parentSchema: schema52.properties.properties,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err18];
@@ -3735,13 +4339,17 @@ function validate30(
               if (Array.isArray(data10)) {
                 const len0 = data10.length;
                 for (let i0 = 0; i0 < len0; i0++) {
-                  if (typeof data10[i0] !== "string") {
+                  let data11 = data10[i0];
+                  if (typeof data11 !== "string") {
                     const err19 = {
                       instancePath: instancePath + "/params/requestedSchema/required/" + i0,
                       schemaPath: "#/$defs/RequestedSchema/properties/required/items/type",
                       keyword: "type",
                       params: { type: "string" },
                       message: "must be string",
+                      schema: schema52.properties.required.items.type,
+                      parentSchema: schema52.properties.required.items,
+                      data: data11,
                     };
                     if (vErrors === null) {
                       vErrors = [err19];
@@ -3758,6 +4366,9 @@ function validate30(
                   keyword: "type",
                   params: { type: "array" },
                   message: "must be array",
+                  schema: schema52.properties.required.type,
+                  parentSchema: schema52.properties.required,
+                  data: data10,
                 };
                 if (vErrors === null) {
                   vErrors = [err20];
@@ -3774,6 +4385,9 @@ function validate30(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema52.type,
+              parentSchema: schema52,
+              data: data4,
             };
             if (vErrors === null) {
               vErrors = [err21];
@@ -3790,6 +4404,9 @@ function validate30(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema51.properties.params.type,
+          parentSchema: schema51.properties.params,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -3806,6 +4423,9 @@ function validate30(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema51.type,
+      parentSchema: schema51,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err23];
@@ -3844,6 +4464,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "taskId" },
         message: "must have required property '" + "taskId" + "'",
+        schema: schema46.oneOf[0].required,
+        parentSchema: schema46.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -3859,6 +4482,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
+        schema: schema46.oneOf[0].required,
+        parentSchema: schema46.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -3874,6 +4500,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "createdAt" },
         message: "must have required property '" + "createdAt" + "'",
+        schema: schema46.oneOf[0].required,
+        parentSchema: schema46.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -3889,6 +4518,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "lastUpdatedAt" },
         message: "must have required property '" + "lastUpdatedAt" + "'",
+        schema: schema46.oneOf[0].required,
+        parentSchema: schema46.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -3904,6 +4536,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "ttlMs" },
         message: "must have required property '" + "ttlMs" + "'",
+        schema: schema46.oneOf[0].required,
+        parentSchema: schema46.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -3919,6 +4554,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "pollIntervalMs" },
         message: "must have required property '" + "pollIntervalMs" + "'",
+        schema: schema46.oneOf[0].required,
+        parentSchema: schema46.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -3943,6 +4581,9 @@ function validate29(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema46.oneOf[0],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -3962,6 +4603,9 @@ function validate29(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema46.oneOf[0].properties.taskId,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -3977,6 +4621,9 @@ function validate29(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema46.oneOf[0].properties.taskId.type,
+          parentSchema: schema46.oneOf[0].properties.taskId,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -3987,13 +4634,17 @@ function validate29(
       }
     }
     if (data.status !== undefined) {
-      if ("working" !== data.status) {
+      let data1 = data.status;
+      if ("working" !== data1) {
         const err9 = {
           instancePath: instancePath + "/status",
           schemaPath: "#/oneOf/0/properties/status/const",
           keyword: "const",
           params: { allowedValue: "working" },
           message: "must be equal to constant",
+          schema: "working",
+          parentSchema: schema46.oneOf[0].properties.status,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -4004,13 +4655,17 @@ function validate29(
       }
     }
     if (data.statusMessage !== undefined) {
-      if (typeof data.statusMessage !== "string") {
+      let data2 = data.statusMessage;
+      if (typeof data2 !== "string") {
         const err10 = {
           instancePath: instancePath + "/statusMessage",
           schemaPath: "#/oneOf/0/properties/statusMessage/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema46.oneOf[0].properties.statusMessage.type,
+          parentSchema: schema46.oneOf[0].properties.statusMessage,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -4021,13 +4676,17 @@ function validate29(
       }
     }
     if (data.createdAt !== undefined) {
-      if (!(typeof data.createdAt === "string")) {
+      let data3 = data.createdAt;
+      if (!(typeof data3 === "string")) {
         const err11 = {
           instancePath: instancePath + "/createdAt",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -4038,13 +4697,17 @@ function validate29(
       }
     }
     if (data.lastUpdatedAt !== undefined) {
-      if (!(typeof data.lastUpdatedAt === "string")) {
+      let data4 = data.lastUpdatedAt;
+      if (!(typeof data4 === "string")) {
         const err12 = {
           instancePath: instancePath + "/lastUpdatedAt",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -4063,6 +4726,9 @@ function validate29(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema46.oneOf[0].properties.ttlMs.type,
+          parentSchema: schema46.oneOf[0].properties.ttlMs,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -4079,6 +4745,9 @@ function validate29(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema46.oneOf[0].properties.ttlMs,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err14];
@@ -4098,6 +4767,9 @@ function validate29(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema46.oneOf[0].properties.pollIntervalMs.type,
+          parentSchema: schema46.oneOf[0].properties.pollIntervalMs,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -4114,6 +4786,9 @@ function validate29(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema46.oneOf[0].properties.pollIntervalMs,
+            data: data6,
           };
           if (vErrors === null) {
             vErrors = [err16];
@@ -4131,6 +4806,9 @@ function validate29(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema46.oneOf[0].type,
+      parentSchema: schema46.oneOf[0],
+      data,
     };
     if (vErrors === null) {
       vErrors = [err17];
@@ -4154,6 +4832,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "taskId" },
         message: "must have required property '" + "taskId" + "'",
+        schema: schema46.oneOf[1].required,
+        parentSchema: schema46.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err18];
@@ -4169,6 +4850,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
+        schema: schema46.oneOf[1].required,
+        parentSchema: schema46.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err19];
@@ -4184,6 +4868,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "createdAt" },
         message: "must have required property '" + "createdAt" + "'",
+        schema: schema46.oneOf[1].required,
+        parentSchema: schema46.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err20];
@@ -4199,6 +4886,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "lastUpdatedAt" },
         message: "must have required property '" + "lastUpdatedAt" + "'",
+        schema: schema46.oneOf[1].required,
+        parentSchema: schema46.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err21];
@@ -4214,6 +4904,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "ttlMs" },
         message: "must have required property '" + "ttlMs" + "'",
+        schema: schema46.oneOf[1].required,
+        parentSchema: schema46.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err22];
@@ -4229,6 +4922,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "pollIntervalMs" },
         message: "must have required property '" + "pollIntervalMs" + "'",
+        schema: schema46.oneOf[1].required,
+        parentSchema: schema46.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err23];
@@ -4244,6 +4940,9 @@ function validate29(
         keyword: "required",
         params: { missingProperty: "inputRequests" },
         message: "must have required property '" + "inputRequests" + "'",
+        schema: schema46.oneOf[1].required,
+        parentSchema: schema46.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err24];
@@ -4269,6 +4968,9 @@ function validate29(
           keyword: "additionalProperties",
           params: { additionalProperty: key1 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema46.oneOf[1],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err25];
@@ -4288,6 +4990,9 @@ function validate29(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema46.oneOf[1].properties.taskId,
+            data: data7,
           };
           if (vErrors === null) {
             vErrors = [err26];
@@ -4303,6 +5008,9 @@ function validate29(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema46.oneOf[1].properties.taskId.type,
+          parentSchema: schema46.oneOf[1].properties.taskId,
+          data: data7,
         };
         if (vErrors === null) {
           vErrors = [err27];
@@ -4313,13 +5021,17 @@ function validate29(
       }
     }
     if (data.status !== undefined) {
-      if ("input_required" !== data.status) {
+      let data8 = data.status;
+      if ("input_required" !== data8) {
         const err28 = {
           instancePath: instancePath + "/status",
           schemaPath: "#/oneOf/1/properties/status/const",
           keyword: "const",
           params: { allowedValue: "input_required" },
           message: "must be equal to constant",
+          schema: "input_required",
+          parentSchema: schema46.oneOf[1].properties.status,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err28];
@@ -4330,13 +5042,17 @@ function validate29(
       }
     }
     if (data.statusMessage !== undefined) {
-      if (typeof data.statusMessage !== "string") {
+      let data9 = data.statusMessage;
+      if (typeof data9 !== "string") {
         const err29 = {
           instancePath: instancePath + "/statusMessage",
           schemaPath: "#/oneOf/1/properties/statusMessage/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema46.oneOf[1].properties.statusMessage.type,
+          parentSchema: schema46.oneOf[1].properties.statusMessage,
+          data: data9,
         };
         if (vErrors === null) {
           vErrors = [err29];
@@ -4347,13 +5063,17 @@ function validate29(
       }
     }
     if (data.createdAt !== undefined) {
-      if (!(typeof data.createdAt === "string")) {
+      let data10 = data.createdAt;
+      if (!(typeof data10 === "string")) {
         const err30 = {
           instancePath: instancePath + "/createdAt",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data10,
         };
         if (vErrors === null) {
           vErrors = [err30];
@@ -4364,13 +5084,17 @@ function validate29(
       }
     }
     if (data.lastUpdatedAt !== undefined) {
-      if (!(typeof data.lastUpdatedAt === "string")) {
+      let data11 = data.lastUpdatedAt;
+      if (!(typeof data11 === "string")) {
         const err31 = {
           instancePath: instancePath + "/lastUpdatedAt",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data11,
         };
         if (vErrors === null) {
           vErrors = [err31];
@@ -4389,6 +5113,9 @@ function validate29(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema46.oneOf[1].properties.ttlMs.type,
+          parentSchema: schema46.oneOf[1].properties.ttlMs,
+          data: data12,
         };
         if (vErrors === null) {
           vErrors = [err32];
@@ -4405,6 +5132,9 @@ function validate29(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema46.oneOf[1].properties.ttlMs,
+            data: data12,
           };
           if (vErrors === null) {
             vErrors = [err33];
@@ -4424,6 +5154,9 @@ function validate29(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema46.oneOf[1].properties.pollIntervalMs.type,
+          parentSchema: schema46.oneOf[1].properties.pollIntervalMs,
+          data: data13,
         };
         if (vErrors === null) {
           vErrors = [err34];
@@ -4440,6 +5173,9 @@ function validate29(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema46.oneOf[1].properties.pollIntervalMs,
+            data: data13,
           };
           if (vErrors === null) {
             vErrors = [err35];
@@ -4474,6 +5210,9 @@ function validate29(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema46.oneOf[1].properties.inputRequests.type,
+          parentSchema: schema46.oneOf[1].properties.inputRequests,
+          data: data14,
         };
         if (vErrors === null) {
           vErrors = [err36];
@@ -4490,6 +5229,9 @@ function validate29(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema46.oneOf[1].type,
+      parentSchema: schema46.oneOf[1],
+      data,
     };
     if (vErrors === null) {
       vErrors = [err37];
@@ -4519,6 +5261,9 @@ function validate29(
           keyword: "required",
           params: { missingProperty: "taskId" },
           message: "must have required property '" + "taskId" + "'",
+          schema: schema46.oneOf[2].required,
+          parentSchema: schema46.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err38];
@@ -4534,6 +5279,9 @@ function validate29(
           keyword: "required",
           params: { missingProperty: "status" },
           message: "must have required property '" + "status" + "'",
+          schema: schema46.oneOf[2].required,
+          parentSchema: schema46.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err39];
@@ -4549,6 +5297,9 @@ function validate29(
           keyword: "required",
           params: { missingProperty: "createdAt" },
           message: "must have required property '" + "createdAt" + "'",
+          schema: schema46.oneOf[2].required,
+          parentSchema: schema46.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err40];
@@ -4564,6 +5315,9 @@ function validate29(
           keyword: "required",
           params: { missingProperty: "lastUpdatedAt" },
           message: "must have required property '" + "lastUpdatedAt" + "'",
+          schema: schema46.oneOf[2].required,
+          parentSchema: schema46.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err41];
@@ -4579,6 +5333,9 @@ function validate29(
           keyword: "required",
           params: { missingProperty: "ttlMs" },
           message: "must have required property '" + "ttlMs" + "'",
+          schema: schema46.oneOf[2].required,
+          parentSchema: schema46.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err42];
@@ -4594,6 +5351,9 @@ function validate29(
           keyword: "required",
           params: { missingProperty: "pollIntervalMs" },
           message: "must have required property '" + "pollIntervalMs" + "'",
+          schema: schema46.oneOf[2].required,
+          parentSchema: schema46.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err43];
@@ -4609,6 +5369,9 @@ function validate29(
           keyword: "required",
           params: { missingProperty: "result" },
           message: "must have required property '" + "result" + "'",
+          schema: schema46.oneOf[2].required,
+          parentSchema: schema46.oneOf[2],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err44];
@@ -4634,6 +5397,9 @@ function validate29(
             keyword: "additionalProperties",
             params: { additionalProperty: key3 },
             message: "must NOT have additional properties",
+            schema: false,
+            parentSchema: schema46.oneOf[2],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err45];
@@ -4653,6 +5419,9 @@ function validate29(
               keyword: "minLength",
               params: { limit: 1 },
               message: "must NOT have fewer than 1 characters",
+              schema: 1,
+              parentSchema: schema46.oneOf[2].properties.taskId,
+              data: data16,
             };
             if (vErrors === null) {
               vErrors = [err46];
@@ -4668,6 +5437,9 @@ function validate29(
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema46.oneOf[2].properties.taskId.type,
+            parentSchema: schema46.oneOf[2].properties.taskId,
+            data: data16,
           };
           if (vErrors === null) {
             vErrors = [err47];
@@ -4678,13 +5450,17 @@ function validate29(
         }
       }
       if (data.status !== undefined) {
-        if ("completed" !== data.status) {
+        let data17 = data.status;
+        if ("completed" !== data17) {
           const err48 = {
             instancePath: instancePath + "/status",
             schemaPath: "#/oneOf/2/properties/status/const",
             keyword: "const",
             params: { allowedValue: "completed" },
             message: "must be equal to constant",
+            schema: "completed",
+            parentSchema: schema46.oneOf[2].properties.status,
+            data: data17,
           };
           if (vErrors === null) {
             vErrors = [err48];
@@ -4695,13 +5471,17 @@ function validate29(
         }
       }
       if (data.statusMessage !== undefined) {
-        if (typeof data.statusMessage !== "string") {
+        let data18 = data.statusMessage;
+        if (typeof data18 !== "string") {
           const err49 = {
             instancePath: instancePath + "/statusMessage",
             schemaPath: "#/oneOf/2/properties/statusMessage/type",
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema46.oneOf[2].properties.statusMessage.type,
+            parentSchema: schema46.oneOf[2].properties.statusMessage,
+            data: data18,
           };
           if (vErrors === null) {
             vErrors = [err49];
@@ -4712,13 +5492,17 @@ function validate29(
         }
       }
       if (data.createdAt !== undefined) {
-        if (!(typeof data.createdAt === "string")) {
+        let data19 = data.createdAt;
+        if (!(typeof data19 === "string")) {
           const err50 = {
             instancePath: instancePath + "/createdAt",
             schemaPath: "#/$defs/Timestamp/type",
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema44.type,
+            parentSchema: schema44,
+            data: data19,
           };
           if (vErrors === null) {
             vErrors = [err50];
@@ -4729,13 +5513,17 @@ function validate29(
         }
       }
       if (data.lastUpdatedAt !== undefined) {
-        if (!(typeof data.lastUpdatedAt === "string")) {
+        let data20 = data.lastUpdatedAt;
+        if (!(typeof data20 === "string")) {
           const err51 = {
             instancePath: instancePath + "/lastUpdatedAt",
             schemaPath: "#/$defs/Timestamp/type",
             keyword: "type",
             params: { type: "string" },
             message: "must be string",
+            schema: schema44.type,
+            parentSchema: schema44,
+            data: data20,
           };
           if (vErrors === null) {
             vErrors = [err51];
@@ -4754,6 +5542,9 @@ function validate29(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
+            schema: schema46.oneOf[2].properties.ttlMs.type,
+            parentSchema: schema46.oneOf[2].properties.ttlMs,
+            data: data21,
           };
           if (vErrors === null) {
             vErrors = [err52];
@@ -4770,6 +5561,9 @@ function validate29(
               keyword: "minimum",
               params: { comparison: ">=", limit: 0 },
               message: "must be >= 0",
+              schema: 0,
+              parentSchema: schema46.oneOf[2].properties.ttlMs,
+              data: data21,
             };
             if (vErrors === null) {
               vErrors = [err53];
@@ -4789,6 +5583,9 @@ function validate29(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
+            schema: schema46.oneOf[2].properties.pollIntervalMs.type,
+            parentSchema: schema46.oneOf[2].properties.pollIntervalMs,
+            data: data22,
           };
           if (vErrors === null) {
             vErrors = [err54];
@@ -4805,6 +5602,9 @@ function validate29(
               keyword: "minimum",
               params: { comparison: ">=", limit: 0 },
               message: "must be >= 0",
+              schema: 0,
+              parentSchema: schema46.oneOf[2].properties.pollIntervalMs,
+              data: data22,
             };
             if (vErrors === null) {
               vErrors = [err55];
@@ -4836,6 +5636,9 @@ function validate29(
         keyword: "type",
         params: { type: "object" },
         message: "must be object",
+        schema: schema46.oneOf[2].type,
+        parentSchema: schema46.oneOf[2],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err56];
@@ -4865,6 +5668,9 @@ function validate29(
             keyword: "required",
             params: { missingProperty: "taskId" },
             message: "must have required property '" + "taskId" + "'",
+            schema: schema46.oneOf[3].required,
+            parentSchema: schema46.oneOf[3],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err57];
@@ -4880,6 +5686,9 @@ function validate29(
             keyword: "required",
             params: { missingProperty: "status" },
             message: "must have required property '" + "status" + "'",
+            schema: schema46.oneOf[3].required,
+            parentSchema: schema46.oneOf[3],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err58];
@@ -4895,6 +5704,9 @@ function validate29(
             keyword: "required",
             params: { missingProperty: "createdAt" },
             message: "must have required property '" + "createdAt" + "'",
+            schema: schema46.oneOf[3].required,
+            parentSchema: schema46.oneOf[3],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err59];
@@ -4910,6 +5722,9 @@ function validate29(
             keyword: "required",
             params: { missingProperty: "lastUpdatedAt" },
             message: "must have required property '" + "lastUpdatedAt" + "'",
+            schema: schema46.oneOf[3].required,
+            parentSchema: schema46.oneOf[3],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err60];
@@ -4925,6 +5740,9 @@ function validate29(
             keyword: "required",
             params: { missingProperty: "ttlMs" },
             message: "must have required property '" + "ttlMs" + "'",
+            schema: schema46.oneOf[3].required,
+            parentSchema: schema46.oneOf[3],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err61];
@@ -4940,6 +5758,9 @@ function validate29(
             keyword: "required",
             params: { missingProperty: "pollIntervalMs" },
             message: "must have required property '" + "pollIntervalMs" + "'",
+            schema: schema46.oneOf[3].required,
+            parentSchema: schema46.oneOf[3],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err62];
@@ -4955,6 +5776,9 @@ function validate29(
             keyword: "required",
             params: { missingProperty: "error" },
             message: "must have required property '" + "error" + "'",
+            schema: schema46.oneOf[3].required,
+            parentSchema: schema46.oneOf[3],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err63];
@@ -4980,6 +5804,9 @@ function validate29(
               keyword: "additionalProperties",
               params: { additionalProperty: key4 },
               message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema46.oneOf[3],
+              data,
             };
             if (vErrors === null) {
               vErrors = [err64];
@@ -4999,6 +5826,9 @@ function validate29(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema46.oneOf[3].properties.taskId,
+                data: data24,
               };
               if (vErrors === null) {
                 vErrors = [err65];
@@ -5014,6 +5844,9 @@ function validate29(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema46.oneOf[3].properties.taskId.type,
+              parentSchema: schema46.oneOf[3].properties.taskId,
+              data: data24,
             };
             if (vErrors === null) {
               vErrors = [err66];
@@ -5024,13 +5857,17 @@ function validate29(
           }
         }
         if (data.status !== undefined) {
-          if ("failed" !== data.status) {
+          let data25 = data.status;
+          if ("failed" !== data25) {
             const err67 = {
               instancePath: instancePath + "/status",
               schemaPath: "#/oneOf/3/properties/status/const",
               keyword: "const",
               params: { allowedValue: "failed" },
               message: "must be equal to constant",
+              schema: "failed",
+              parentSchema: schema46.oneOf[3].properties.status,
+              data: data25,
             };
             if (vErrors === null) {
               vErrors = [err67];
@@ -5041,13 +5878,17 @@ function validate29(
           }
         }
         if (data.statusMessage !== undefined) {
-          if (typeof data.statusMessage !== "string") {
+          let data26 = data.statusMessage;
+          if (typeof data26 !== "string") {
             const err68 = {
               instancePath: instancePath + "/statusMessage",
               schemaPath: "#/oneOf/3/properties/statusMessage/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema46.oneOf[3].properties.statusMessage.type,
+              parentSchema: schema46.oneOf[3].properties.statusMessage,
+              data: data26,
             };
             if (vErrors === null) {
               vErrors = [err68];
@@ -5058,13 +5899,17 @@ function validate29(
           }
         }
         if (data.createdAt !== undefined) {
-          if (!(typeof data.createdAt === "string")) {
+          let data27 = data.createdAt;
+          if (!(typeof data27 === "string")) {
             const err69 = {
               instancePath: instancePath + "/createdAt",
               schemaPath: "#/$defs/Timestamp/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema44.type,
+              parentSchema: schema44,
+              data: data27,
             };
             if (vErrors === null) {
               vErrors = [err69];
@@ -5075,13 +5920,17 @@ function validate29(
           }
         }
         if (data.lastUpdatedAt !== undefined) {
-          if (!(typeof data.lastUpdatedAt === "string")) {
+          let data28 = data.lastUpdatedAt;
+          if (!(typeof data28 === "string")) {
             const err70 = {
               instancePath: instancePath + "/lastUpdatedAt",
               schemaPath: "#/$defs/Timestamp/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema44.type,
+              parentSchema: schema44,
+              data: data28,
             };
             if (vErrors === null) {
               vErrors = [err70];
@@ -5100,6 +5949,9 @@ function validate29(
               keyword: "type",
               params: { type: "integer" },
               message: "must be integer",
+              schema: schema46.oneOf[3].properties.ttlMs.type,
+              parentSchema: schema46.oneOf[3].properties.ttlMs,
+              data: data29,
             };
             if (vErrors === null) {
               vErrors = [err71];
@@ -5116,6 +5968,9 @@ function validate29(
                 keyword: "minimum",
                 params: { comparison: ">=", limit: 0 },
                 message: "must be >= 0",
+                schema: 0,
+                parentSchema: schema46.oneOf[3].properties.ttlMs,
+                data: data29,
               };
               if (vErrors === null) {
                 vErrors = [err72];
@@ -5135,6 +5990,9 @@ function validate29(
               keyword: "type",
               params: { type: "integer" },
               message: "must be integer",
+              schema: schema46.oneOf[3].properties.pollIntervalMs.type,
+              parentSchema: schema46.oneOf[3].properties.pollIntervalMs,
+              data: data30,
             };
             if (vErrors === null) {
               vErrors = [err73];
@@ -5151,6 +6009,9 @@ function validate29(
                 keyword: "minimum",
                 params: { comparison: ">=", limit: 0 },
                 message: "must be >= 0",
+                schema: 0,
+                parentSchema: schema46.oneOf[3].properties.pollIntervalMs,
+                data: data30,
               };
               if (vErrors === null) {
                 vErrors = [err74];
@@ -5171,6 +6032,9 @@ function validate29(
                 keyword: "required",
                 params: { missingProperty: "code" },
                 message: "must have required property '" + "code" + "'",
+                schema: schema57.required,
+                parentSchema: schema57,
+                data: data31,
               };
               if (vErrors === null) {
                 vErrors = [err75];
@@ -5186,6 +6050,9 @@ function validate29(
                 keyword: "required",
                 params: { missingProperty: "message" },
                 message: "must have required property '" + "message" + "'",
+                schema: schema57.required,
+                parentSchema: schema57,
+                data: data31,
               };
               if (vErrors === null) {
                 vErrors = [err76];
@@ -5202,6 +6069,9 @@ function validate29(
                   keyword: "additionalProperties",
                   params: { additionalProperty: key5 },
                   message: "must NOT have additional properties",
+                  schema: false,
+                  parentSchema: schema57,
+                  data: data31,
                 };
                 if (vErrors === null) {
                   vErrors = [err77];
@@ -5220,6 +6090,9 @@ function validate29(
                   keyword: "type",
                   params: { type: "integer" },
                   message: "must be integer",
+                  schema: schema57.properties.code.type,
+                  parentSchema: schema57.properties.code,
+                  data: data32,
                 };
                 if (vErrors === null) {
                   vErrors = [err78];
@@ -5239,6 +6112,9 @@ function validate29(
                     keyword: "maxLength",
                     params: { limit: 8000 },
                     message: "must NOT have more than 8000 characters",
+                    schema: 8000,
+                    parentSchema: schema57.properties.message,
+                    data: data33,
                   };
                   if (vErrors === null) {
                     vErrors = [err79];
@@ -5254,6 +6130,9 @@ function validate29(
                     keyword: "minLength",
                     params: { limit: 1 },
                     message: "must NOT have fewer than 1 characters",
+                    schema: 1,
+                    parentSchema: schema57.properties.message,
+                    data: data33,
                   };
                   if (vErrors === null) {
                     vErrors = [err80];
@@ -5269,6 +6148,9 @@ function validate29(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema57.properties.message.type,
+                  parentSchema: schema57.properties.message,
+                  data: data33,
                 };
                 if (vErrors === null) {
                   vErrors = [err81];
@@ -5285,6 +6167,9 @@ function validate29(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema57.type,
+              parentSchema: schema57,
+              data: data31,
             };
             if (vErrors === null) {
               vErrors = [err82];
@@ -5301,6 +6186,9 @@ function validate29(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema46.oneOf[3].type,
+          parentSchema: schema46.oneOf[3],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err83];
@@ -5330,6 +6218,9 @@ function validate29(
               keyword: "required",
               params: { missingProperty: "taskId" },
               message: "must have required property '" + "taskId" + "'",
+              schema: schema46.oneOf[4].required,
+              parentSchema: schema46.oneOf[4],
+              data,
             };
             if (vErrors === null) {
               vErrors = [err84];
@@ -5345,6 +6236,9 @@ function validate29(
               keyword: "required",
               params: { missingProperty: "status" },
               message: "must have required property '" + "status" + "'",
+              schema: schema46.oneOf[4].required,
+              parentSchema: schema46.oneOf[4],
+              data,
             };
             if (vErrors === null) {
               vErrors = [err85];
@@ -5360,6 +6254,9 @@ function validate29(
               keyword: "required",
               params: { missingProperty: "createdAt" },
               message: "must have required property '" + "createdAt" + "'",
+              schema: schema46.oneOf[4].required,
+              parentSchema: schema46.oneOf[4],
+              data,
             };
             if (vErrors === null) {
               vErrors = [err86];
@@ -5375,6 +6272,9 @@ function validate29(
               keyword: "required",
               params: { missingProperty: "lastUpdatedAt" },
               message: "must have required property '" + "lastUpdatedAt" + "'",
+              schema: schema46.oneOf[4].required,
+              parentSchema: schema46.oneOf[4],
+              data,
             };
             if (vErrors === null) {
               vErrors = [err87];
@@ -5390,6 +6290,9 @@ function validate29(
               keyword: "required",
               params: { missingProperty: "ttlMs" },
               message: "must have required property '" + "ttlMs" + "'",
+              schema: schema46.oneOf[4].required,
+              parentSchema: schema46.oneOf[4],
+              data,
             };
             if (vErrors === null) {
               vErrors = [err88];
@@ -5405,6 +6308,9 @@ function validate29(
               keyword: "required",
               params: { missingProperty: "pollIntervalMs" },
               message: "must have required property '" + "pollIntervalMs" + "'",
+              schema: schema46.oneOf[4].required,
+              parentSchema: schema46.oneOf[4],
+              data,
             };
             if (vErrors === null) {
               vErrors = [err89];
@@ -5429,6 +6335,9 @@ function validate29(
                 keyword: "additionalProperties",
                 params: { additionalProperty: key6 },
                 message: "must NOT have additional properties",
+                schema: false,
+                parentSchema: schema46.oneOf[4],
+                data,
               };
               if (vErrors === null) {
                 vErrors = [err90];
@@ -5448,6 +6357,9 @@ function validate29(
                   keyword: "minLength",
                   params: { limit: 1 },
                   message: "must NOT have fewer than 1 characters",
+                  schema: 1,
+                  parentSchema: schema46.oneOf[4].properties.taskId,
+                  data: data34,
                 };
                 if (vErrors === null) {
                   vErrors = [err91];
@@ -5463,6 +6375,9 @@ function validate29(
                 keyword: "type",
                 params: { type: "string" },
                 message: "must be string",
+                schema: schema46.oneOf[4].properties.taskId.type,
+                parentSchema: schema46.oneOf[4].properties.taskId,
+                data: data34,
               };
               if (vErrors === null) {
                 vErrors = [err92];
@@ -5473,13 +6388,17 @@ function validate29(
             }
           }
           if (data.status !== undefined) {
-            if ("cancelled" !== data.status) {
+            let data35 = data.status;
+            if ("cancelled" !== data35) {
               const err93 = {
                 instancePath: instancePath + "/status",
                 schemaPath: "#/oneOf/4/properties/status/const",
                 keyword: "const",
                 params: { allowedValue: "cancelled" },
                 message: "must be equal to constant",
+                schema: "cancelled",
+                parentSchema: schema46.oneOf[4].properties.status,
+                data: data35,
               };
               if (vErrors === null) {
                 vErrors = [err93];
@@ -5490,13 +6409,17 @@ function validate29(
             }
           }
           if (data.statusMessage !== undefined) {
-            if (typeof data.statusMessage !== "string") {
+            let data36 = data.statusMessage;
+            if (typeof data36 !== "string") {
               const err94 = {
                 instancePath: instancePath + "/statusMessage",
                 schemaPath: "#/oneOf/4/properties/statusMessage/type",
                 keyword: "type",
                 params: { type: "string" },
                 message: "must be string",
+                schema: schema46.oneOf[4].properties.statusMessage.type,
+                parentSchema: schema46.oneOf[4].properties.statusMessage,
+                data: data36,
               };
               if (vErrors === null) {
                 vErrors = [err94];
@@ -5507,13 +6430,17 @@ function validate29(
             }
           }
           if (data.createdAt !== undefined) {
-            if (!(typeof data.createdAt === "string")) {
+            let data37 = data.createdAt;
+            if (!(typeof data37 === "string")) {
               const err95 = {
                 instancePath: instancePath + "/createdAt",
                 schemaPath: "#/$defs/Timestamp/type",
                 keyword: "type",
                 params: { type: "string" },
                 message: "must be string",
+                schema: schema44.type,
+                parentSchema: schema44,
+                data: data37,
               };
               if (vErrors === null) {
                 vErrors = [err95];
@@ -5524,13 +6451,17 @@ function validate29(
             }
           }
           if (data.lastUpdatedAt !== undefined) {
-            if (!(typeof data.lastUpdatedAt === "string")) {
+            let data38 = data.lastUpdatedAt;
+            if (!(typeof data38 === "string")) {
               const err96 = {
                 instancePath: instancePath + "/lastUpdatedAt",
                 schemaPath: "#/$defs/Timestamp/type",
                 keyword: "type",
                 params: { type: "string" },
                 message: "must be string",
+                schema: schema44.type,
+                parentSchema: schema44,
+                data: data38,
               };
               if (vErrors === null) {
                 vErrors = [err96];
@@ -5549,6 +6480,9 @@ function validate29(
                 keyword: "type",
                 params: { type: "integer" },
                 message: "must be integer",
+                schema: schema46.oneOf[4].properties.ttlMs.type,
+                parentSchema: schema46.oneOf[4].properties.ttlMs,
+                data: data39,
               };
               if (vErrors === null) {
                 vErrors = [err97];
@@ -5565,6 +6499,9 @@ function validate29(
                   keyword: "minimum",
                   params: { comparison: ">=", limit: 0 },
                   message: "must be >= 0",
+                  schema: 0,
+                  parentSchema: schema46.oneOf[4].properties.ttlMs,
+                  data: data39,
                 };
                 if (vErrors === null) {
                   vErrors = [err98];
@@ -5584,6 +6521,9 @@ function validate29(
                 keyword: "type",
                 params: { type: "integer" },
                 message: "must be integer",
+                schema: schema46.oneOf[4].properties.pollIntervalMs.type,
+                parentSchema: schema46.oneOf[4].properties.pollIntervalMs,
+                data: data40,
               };
               if (vErrors === null) {
                 vErrors = [err99];
@@ -5600,6 +6540,9 @@ function validate29(
                   keyword: "minimum",
                   params: { comparison: ">=", limit: 0 },
                   message: "must be >= 0",
+                  schema: 0,
+                  parentSchema: schema46.oneOf[4].properties.pollIntervalMs,
+                  data: data40,
                 };
                 if (vErrors === null) {
                   vErrors = [err100];
@@ -5617,6 +6560,9 @@ function validate29(
             keyword: "type",
             params: { type: "object" },
             message: "must be object",
+            schema: schema46.oneOf[4].type,
+            parentSchema: schema46.oneOf[4],
+            data,
           };
           if (vErrors === null) {
             vErrors = [err101];
@@ -5648,6 +6594,9 @@ function validate29(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
+      schema: schema46.oneOf,
+      parentSchema: schema46,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err102];
@@ -5743,6 +6692,9 @@ function validate33(
         keyword: "required",
         params: { missingProperty: "code" },
         message: "must have required property '" + "code" + "'",
+        schema: schema60.required,
+        parentSchema: schema60,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -5758,6 +6710,9 @@ function validate33(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
+        schema: schema60.required,
+        parentSchema: schema60,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -5774,6 +6729,9 @@ function validate33(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema60,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -5792,6 +6750,9 @@ function validate33(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema61.type,
+          parentSchema: schema61,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -5817,6 +6778,9 @@ function validate33(
           keyword: "enum",
           params: { allowedValues: schema61.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema61.enum,
+          parentSchema: schema61,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -5827,13 +6791,17 @@ function validate33(
       }
     }
     if (data.message !== undefined) {
-      if (typeof data.message !== "string") {
+      let data1 = data.message;
+      if (typeof data1 !== "string") {
         const err5 = {
           instancePath: instancePath + "/message",
           schemaPath: "#/properties/message/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema60.properties.message.type,
+          parentSchema: schema60.properties.message,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -5852,6 +6820,9 @@ function validate33(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema60.properties.details.type,
+          parentSchema: schema60.properties.details,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -5868,6 +6839,9 @@ function validate33(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema60.type,
+      parentSchema: schema60,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -5931,6 +6905,9 @@ function validate34(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema62.type,
+      parentSchema: schema62,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -5968,6 +6945,9 @@ function validate34(
       keyword: "enum",
       params: { allowedValues: schema62.enum },
       message: "must be equal to one of the allowed values",
+      schema: schema62.enum,
+      parentSchema: schema62,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -6024,6 +7004,9 @@ function validate35(
         keyword: "required",
         params: { missingProperty: "id" },
         message: "must have required property '" + "id" + "'",
+        schema: schema63.required,
+        parentSchema: schema63,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -6039,6 +7022,9 @@ function validate35(
         keyword: "required",
         params: { missingProperty: "type" },
         message: "must have required property '" + "type" + "'",
+        schema: schema63.required,
+        parentSchema: schema63,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -6054,6 +7040,9 @@ function validate35(
         keyword: "required",
         params: { missingProperty: "at" },
         message: "must have required property '" + "at" + "'",
+        schema: schema63.required,
+        parentSchema: schema63,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -6069,6 +7058,9 @@ function validate35(
         keyword: "required",
         params: { missingProperty: "actor" },
         message: "must have required property '" + "actor" + "'",
+        schema: schema63.required,
+        parentSchema: schema63,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -6084,6 +7076,9 @@ function validate35(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema63.required,
+        parentSchema: schema63,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -6099,6 +7094,9 @@ function validate35(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
+        schema: schema63.required,
+        parentSchema: schema63,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -6114,6 +7112,9 @@ function validate35(
         keyword: "required",
         params: { missingProperty: "payload" },
         message: "must have required property '" + "payload" + "'",
+        schema: schema63.required,
+        parentSchema: schema63,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -6138,6 +7139,9 @@ function validate35(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema63,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -6156,6 +7160,9 @@ function validate35(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema63.properties.id.type,
+          parentSchema: schema63.properties.id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -6172,6 +7179,9 @@ function validate35(
             keyword: "minimum",
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema63.properties.id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -6191,6 +7201,9 @@ function validate35(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema62.type,
+          parentSchema: schema62,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -6228,6 +7241,9 @@ function validate35(
           keyword: "enum",
           params: { allowedValues: schema62.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema62.enum,
+          parentSchema: schema62,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -6238,13 +7254,17 @@ function validate35(
       }
     }
     if (data.at !== undefined) {
-      if (!(typeof data.at === "string")) {
+      let data2 = data.at;
+      if (!(typeof data2 === "string")) {
         const err12 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -6267,6 +7287,9 @@ function validate35(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err13];
@@ -6282,6 +7305,9 @@ function validate35(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err14];
@@ -6290,13 +7316,16 @@ function validate35(
           }
           errors++;
         }
-        if (!pattern4.test(data3)) {
+        if (!pattern6.test(data3)) {
           const err15 = {
             instancePath: instancePath + "/actor",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -6312,6 +7341,9 @@ function validate35(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -6330,6 +7362,9 @@ function validate35(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema63.properties.actor.anyOf[1].type,
+          parentSchema: schema63.properties.actor.anyOf[1],
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err17];
@@ -6347,6 +7382,9 @@ function validate35(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema63.properties.actor.anyOf,
+          parentSchema: schema63.properties.actor,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err18];
@@ -6377,6 +7415,9 @@ function validate35(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema63.properties.handoff_id.anyOf[0].type,
+          parentSchema: schema63.properties.handoff_id.anyOf[0],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err19];
@@ -6395,6 +7436,9 @@ function validate35(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema63.properties.handoff_id.anyOf[1].type,
+          parentSchema: schema63.properties.handoff_id.anyOf[1],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -6412,6 +7456,9 @@ function validate35(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema63.properties.handoff_id.anyOf,
+          parentSchema: schema63.properties.handoff_id,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err21];
@@ -6442,6 +7489,9 @@ function validate35(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema63.properties.task_id.anyOf[0].type,
+          parentSchema: schema63.properties.task_id.anyOf[0],
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -6460,6 +7510,9 @@ function validate35(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema63.properties.task_id.anyOf[1].type,
+          parentSchema: schema63.properties.task_id.anyOf[1],
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err23];
@@ -6477,6 +7530,9 @@ function validate35(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema63.properties.task_id.anyOf,
+          parentSchema: schema63.properties.task_id,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err24];
@@ -6504,6 +7560,9 @@ function validate35(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema63.properties.payload.type,
+          parentSchema: schema63.properties.payload,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err25];
@@ -6520,6 +7579,9 @@ function validate35(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema63.type,
+      parentSchema: schema63,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err26];
@@ -6577,7 +7639,7 @@ const schema71 = {
   required: ["action"],
   additionalProperties: false,
 };
-const pattern7 = new RegExp("^[A-Za-z0-9._:-]+$", "u");
+const pattern9 = new RegExp("^[A-Za-z0-9._:-]+$", "u");
 
 function validate36(
   data,
@@ -6600,6 +7662,9 @@ function validate36(
         keyword: "required",
         params: { missingProperty: "key" },
         message: "must have required property '" + "key" + "'",
+        schema: schema67.required,
+        parentSchema: schema67,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -6615,6 +7680,9 @@ function validate36(
         keyword: "required",
         params: { missingProperty: "request" },
         message: "must have required property '" + "request" + "'",
+        schema: schema67.required,
+        parentSchema: schema67,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -6630,6 +7698,9 @@ function validate36(
         keyword: "required",
         params: { missingProperty: "requested_by" },
         message: "must have required property '" + "requested_by" + "'",
+        schema: schema67.required,
+        parentSchema: schema67,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -6645,6 +7716,9 @@ function validate36(
         keyword: "required",
         params: { missingProperty: "requested_at" },
         message: "must have required property '" + "requested_at" + "'",
+        schema: schema67.required,
+        parentSchema: schema67,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -6660,6 +7734,9 @@ function validate36(
         keyword: "required",
         params: { missingProperty: "response" },
         message: "must have required property '" + "response" + "'",
+        schema: schema67.required,
+        parentSchema: schema67,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -6675,6 +7752,9 @@ function validate36(
         keyword: "required",
         params: { missingProperty: "answered_by" },
         message: "must have required property '" + "answered_by" + "'",
+        schema: schema67.required,
+        parentSchema: schema67,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -6690,6 +7770,9 @@ function validate36(
         keyword: "required",
         params: { missingProperty: "answered_at" },
         message: "must have required property '" + "answered_at" + "'",
+        schema: schema67.required,
+        parentSchema: schema67,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -6714,6 +7797,9 @@ function validate36(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema67,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -6733,6 +7819,9 @@ function validate36(
             keyword: "maxLength",
             params: { limit: 128 },
             message: "must NOT have more than 128 characters",
+            schema: 128,
+            parentSchema: schema68,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -6748,6 +7837,9 @@ function validate36(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema68,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -6756,13 +7848,16 @@ function validate36(
           }
           errors++;
         }
-        if (!pattern7.test(data0)) {
+        if (!pattern9.test(data0)) {
           const err10 = {
             instancePath: instancePath + "/key",
             schemaPath: "#/$defs/InputKey/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9._:-]+$" },
             message: 'must match pattern "' + "^[A-Za-z0-9._:-]+$" + '"',
+            schema: "^[A-Za-z0-9._:-]+$",
+            parentSchema: schema68,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err10];
@@ -6778,6 +7873,9 @@ function validate36(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema68.type,
+          parentSchema: schema68,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -6811,6 +7909,9 @@ function validate36(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err12];
@@ -6826,6 +7927,9 @@ function validate36(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err13];
@@ -6834,13 +7938,16 @@ function validate36(
           }
           errors++;
         }
-        if (!pattern4.test(data2)) {
+        if (!pattern6.test(data2)) {
           const err14 = {
             instancePath: instancePath + "/requested_by",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err14];
@@ -6856,6 +7963,9 @@ function validate36(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -6866,13 +7976,17 @@ function validate36(
       }
     }
     if (data.requested_at !== undefined) {
-      if (!(typeof data.requested_at === "string")) {
+      let data3 = data.requested_at;
+      if (!(typeof data3 === "string")) {
         const err16 = {
           instancePath: instancePath + "/requested_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -6895,6 +8009,9 @@ function validate36(
             keyword: "required",
             params: { missingProperty: "action" },
             message: "must have required property '" + "action" + "'",
+            schema: schema71.required,
+            parentSchema: schema71,
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -6911,6 +8028,9 @@ function validate36(
               keyword: "additionalProperties",
               params: { additionalProperty: key1 },
               message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema71,
+              data: data4,
             };
             if (vErrors === null) {
               vErrors = [err18];
@@ -6929,6 +8049,9 @@ function validate36(
               keyword: "enum",
               params: { allowedValues: schema71.properties.action.enum },
               message: "must be equal to one of the allowed values",
+              schema: schema71.properties.action.enum,
+              parentSchema: schema71.properties.action,
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err19];
@@ -6949,7 +8072,8 @@ function validate36(
               if (Array.isArray(data7)) {
                 const len0 = data7.length;
                 for (let i0 = 0; i0 < len0; i0++) {
-                  if (typeof data7[i0] !== "string") {
+                  let data8 = data7[i0];
+                  if (typeof data8 !== "string") {
                     const err20 = {
                       instancePath:
                         instancePath + "/response/content/" + key2.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i0,
@@ -6957,6 +8081,9 @@ function validate36(
                       keyword: "type",
                       params: { type: "string" },
                       message: "must be string",
+                      schema: schema71.properties.content.additionalProperties.anyOf[0].items.type,
+                      parentSchema: schema71.properties.content.additionalProperties.anyOf[0].items,
+                      data: data8,
                     };
                     if (vErrors === null) {
                       vErrors = [err20];
@@ -6973,6 +8100,9 @@ function validate36(
                   keyword: "type",
                   params: { type: "array" },
                   message: "must be array",
+                  schema: schema71.properties.content.additionalProperties.anyOf[0].type,
+                  parentSchema: schema71.properties.content.additionalProperties.anyOf[0],
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err21];
@@ -6995,6 +8125,9 @@ function validate36(
                   keyword: "type",
                   params: { type: schema71.properties.content.additionalProperties.anyOf[1].type },
                   message: "must be string,number,boolean",
+                  schema: schema71.properties.content.additionalProperties.anyOf[1].type,
+                  parentSchema: schema71.properties.content.additionalProperties.anyOf[1],
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err22];
@@ -7012,6 +8145,9 @@ function validate36(
                   keyword: "anyOf",
                   params: {},
                   message: "must match a schema in anyOf",
+                  schema: schema71.properties.content.additionalProperties.anyOf,
+                  parentSchema: schema71.properties.content.additionalProperties,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err23];
@@ -7037,6 +8173,9 @@ function validate36(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema71.properties.content.type,
+              parentSchema: schema71.properties.content,
+              data: data6,
             };
             if (vErrors === null) {
               vErrors = [err24];
@@ -7055,6 +8194,9 @@ function validate36(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema71.properties._meta.type,
+              parentSchema: schema71.properties._meta,
+              data: data9,
             };
             if (vErrors === null) {
               vErrors = [err25];
@@ -7071,6 +8213,9 @@ function validate36(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema71.type,
+          parentSchema: schema71,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -7089,6 +8234,9 @@ function validate36(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema67.properties.response.anyOf[1].type,
+          parentSchema: schema67.properties.response.anyOf[1],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err27];
@@ -7106,6 +8254,9 @@ function validate36(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema67.properties.response.anyOf,
+          parentSchema: schema67.properties.response,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err28];
@@ -7137,6 +8288,9 @@ function validate36(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data10,
           };
           if (vErrors === null) {
             vErrors = [err29];
@@ -7152,6 +8306,9 @@ function validate36(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data10,
           };
           if (vErrors === null) {
             vErrors = [err30];
@@ -7160,13 +8317,16 @@ function validate36(
           }
           errors++;
         }
-        if (!pattern4.test(data10)) {
+        if (!pattern6.test(data10)) {
           const err31 = {
             instancePath: instancePath + "/answered_by",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data10,
           };
           if (vErrors === null) {
             vErrors = [err31];
@@ -7182,6 +8342,9 @@ function validate36(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data10,
         };
         if (vErrors === null) {
           vErrors = [err32];
@@ -7200,6 +8363,9 @@ function validate36(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema67.properties.answered_by.anyOf[1].type,
+          parentSchema: schema67.properties.answered_by.anyOf[1],
+          data: data10,
         };
         if (vErrors === null) {
           vErrors = [err33];
@@ -7217,6 +8383,9 @@ function validate36(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema67.properties.answered_by.anyOf,
+          parentSchema: schema67.properties.answered_by,
+          data: data10,
         };
         if (vErrors === null) {
           vErrors = [err34];
@@ -7247,6 +8416,9 @@ function validate36(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data11,
         };
         if (vErrors === null) {
           vErrors = [err35];
@@ -7265,6 +8437,9 @@ function validate36(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema67.properties.answered_at.anyOf[1].type,
+          parentSchema: schema67.properties.answered_at.anyOf[1],
+          data: data11,
         };
         if (vErrors === null) {
           vErrors = [err36];
@@ -7282,6 +8457,9 @@ function validate36(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema67.properties.answered_at.anyOf,
+          parentSchema: schema67.properties.answered_at,
+          data: data11,
         };
         if (vErrors === null) {
           vErrors = [err37];
@@ -7307,6 +8485,9 @@ function validate36(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema67.type,
+      parentSchema: schema67,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err38];
@@ -7348,6 +8529,9 @@ function validate38(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema74.type,
+      parentSchema: schema74,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -7370,6 +8554,9 @@ function validate38(
       keyword: "enum",
       params: { allowedValues: schema74.enum },
       message: "must be equal to one of the allowed values",
+      schema: schema74.enum,
+      parentSchema: schema74,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -7443,10 +8630,12 @@ const schema75 = {
 };
 const schema77 = {
   title: "Summary",
-  description: "What the work is, in at most 2,000 Unicode code points.",
+  description:
+    "What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown.",
   type: "string",
   minLength: 1,
   maxLength: 2000,
+  "x-plain-text": "lines",
 };
 const schema82 = {
   title: "IdempotencyKey",
@@ -7456,6 +8645,10 @@ const schema82 = {
   minLength: 1,
   maxLength: 200,
 };
+const pattern12 = new RegExp(
+  "[\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]",
+  "u",
+);
 const schema84 = {
   title: "Progress",
   description: "An assignee's report of how far along the work is. The message is also the task's statusMessage.",
@@ -7497,6 +8690,9 @@ function validate43(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
+        schema: schema84.required,
+        parentSchema: schema84,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -7512,6 +8708,9 @@ function validate43(
         keyword: "required",
         params: { missingProperty: "by" },
         message: "must have required property '" + "by" + "'",
+        schema: schema84.required,
+        parentSchema: schema84,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -7527,6 +8726,9 @@ function validate43(
         keyword: "required",
         params: { missingProperty: "at" },
         message: "must have required property '" + "at" + "'",
+        schema: schema84.required,
+        parentSchema: schema84,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -7543,6 +8745,9 @@ function validate43(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema84,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -7562,6 +8767,9 @@ function validate43(
             keyword: "maxLength",
             params: { limit: 500 },
             message: "must NOT have more than 500 characters",
+            schema: 500,
+            parentSchema: schema84.properties.message,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -7577,6 +8785,9 @@ function validate43(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema84.properties.message,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -7592,6 +8803,9 @@ function validate43(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema84.properties.message.type,
+          parentSchema: schema84.properties.message,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -7611,6 +8825,9 @@ function validate43(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema84.properties.progress,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -7626,6 +8843,9 @@ function validate43(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
+          schema: schema84.properties.progress.type,
+          parentSchema: schema84.properties.progress,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -7645,6 +8865,9 @@ function validate43(
             keyword: "exclusiveMinimum",
             params: { comparison: ">", limit: 0 },
             message: "must be > 0",
+            schema: 0,
+            parentSchema: schema84.properties.total,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -7660,6 +8883,9 @@ function validate43(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
+          schema: schema84.properties.total.type,
+          parentSchema: schema84.properties.total,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -7679,6 +8905,9 @@ function validate43(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -7694,6 +8923,9 @@ function validate43(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err12];
@@ -7702,13 +8934,16 @@ function validate43(
           }
           errors++;
         }
-        if (!pattern4.test(data3)) {
+        if (!pattern6.test(data3)) {
           const err13 = {
             instancePath: instancePath + "/by",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err13];
@@ -7724,6 +8959,9 @@ function validate43(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -7734,13 +8972,17 @@ function validate43(
       }
     }
     if (data.at !== undefined) {
-      if (!(typeof data.at === "string")) {
+      let data4 = data.at;
+      if (!(typeof data4 === "string")) {
         const err15 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -7757,6 +8999,9 @@ function validate43(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema84.type,
+      parentSchema: schema84,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err16];
@@ -7791,6 +9036,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -7806,6 +9054,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -7821,6 +9072,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -7836,6 +9090,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "summary" },
         message: "must have required property '" + "summary" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -7851,6 +9108,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "constraints" },
         message: "must have required property '" + "constraints" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -7866,6 +9126,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "owner" },
         message: "must have required property '" + "owner" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -7881,6 +9144,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "assignee" },
         message: "must have required property '" + "assignee" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -7896,6 +9162,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "artifacts" },
         message: "must have required property '" + "artifacts" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err7];
@@ -7911,6 +9180,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "idempotency_key" },
         message: "must have required property '" + "idempotency_key" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err8];
@@ -7926,6 +9198,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "correlation_id" },
         message: "must have required property '" + "correlation_id" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err9];
@@ -7941,6 +9216,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "inputs" },
         message: "must have required property '" + "inputs" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err10];
@@ -7956,6 +9234,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "result" },
         message: "must have required property '" + "result" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err11];
@@ -7971,6 +9252,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "error" },
         message: "must have required property '" + "error" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err12];
@@ -7986,6 +9270,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "decision" },
         message: "must have required property '" + "decision" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err13];
@@ -8001,6 +9288,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "progress" },
         message: "must have required property '" + "progress" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err14];
@@ -8016,6 +9306,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "created_at" },
         message: "must have required property '" + "created_at" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err15];
@@ -8031,6 +9324,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "updated_at" },
         message: "must have required property '" + "updated_at" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err16];
@@ -8046,6 +9342,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "accepted_at" },
         message: "must have required property '" + "accepted_at" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err17];
@@ -8061,6 +9360,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "completed_at" },
         message: "must have required property '" + "completed_at" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err18];
@@ -8076,6 +9378,9 @@ function validate39(
         keyword: "required",
         params: { missingProperty: "cancelled_at" },
         message: "must have required property '" + "cancelled_at" + "'",
+        schema: schema75.required,
+        parentSchema: schema75,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err19];
@@ -8092,6 +9397,9 @@ function validate39(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema75,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -8111,6 +9419,9 @@ function validate39(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema75.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err21];
@@ -8126,6 +9437,9 @@ function validate39(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema75.properties.handoff_id.type,
+          parentSchema: schema75.properties.handoff_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -8145,6 +9459,9 @@ function validate39(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema75.properties.task_id,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -8160,6 +9477,9 @@ function validate39(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema75.properties.task_id.type,
+          parentSchema: schema75.properties.task_id,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err24];
@@ -8178,6 +9498,9 @@ function validate39(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema74.type,
+          parentSchema: schema74,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err25];
@@ -8200,6 +9523,9 @@ function validate39(
           keyword: "enum",
           params: { allowedValues: schema74.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema74.enum,
+          parentSchema: schema74,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -8219,6 +9545,9 @@ function validate39(
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema77,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err27];
@@ -8234,6 +9563,9 @@ function validate39(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema77,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err28];
@@ -8242,18 +9574,39 @@ function validate39(
           }
           errors++;
         }
+        if (pattern12.test(data3)) {
+          const err29 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern12.exec(data3).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err29];
+          } else {
+            vErrors.push(err29);
+          }
+          errors++;
+        }
       } else {
-        const err29 = {
+        const err30 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema77.type,
+          parentSchema: schema77,
+          data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err29];
+          vErrors = [err30];
         } else {
-          vErrors.push(err29);
+          vErrors.push(err30);
         }
         errors++;
       }
@@ -8265,45 +9618,33 @@ function validate39(
       const _errs14 = errors;
       if (typeof data4 === "string") {
         if (func1(data4) > 8000) {
-          const err30 = {
+          const err31 = {
             instancePath: instancePath + "/constraints",
             schemaPath: "#/$defs/Constraints/maxLength",
             keyword: "maxLength",
             params: { limit: 8000 },
             message: "must NOT have more than 8000 characters",
+            schema: 8000,
+            parentSchema: schema40,
+            data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err30];
+            vErrors = [err31];
           } else {
-            vErrors.push(err30);
+            vErrors.push(err31);
           }
           errors++;
         }
       } else {
-        const err31 = {
+        const err32 = {
           instancePath: instancePath + "/constraints",
           schemaPath: "#/$defs/Constraints/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err31];
-        } else {
-          vErrors.push(err31);
-        }
-        errors++;
-      }
-      var _valid0 = _errs14 === errors;
-      valid3 = valid3 || _valid0;
-      const _errs17 = errors;
-      if (data4 !== null) {
-        const err32 = {
-          instancePath: instancePath + "/constraints",
-          schemaPath: "#/properties/constraints/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
+          schema: schema40.type,
+          parentSchema: schema40,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err32];
@@ -8312,20 +9653,44 @@ function validate39(
         }
         errors++;
       }
-      var _valid0 = _errs17 === errors;
+      var _valid0 = _errs14 === errors;
       valid3 = valid3 || _valid0;
-      if (!valid3) {
+      const _errs17 = errors;
+      if (data4 !== null) {
         const err33 = {
           instancePath: instancePath + "/constraints",
-          schemaPath: "#/properties/constraints/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
+          schemaPath: "#/properties/constraints/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+          schema: schema75.properties.constraints.anyOf[1].type,
+          parentSchema: schema75.properties.constraints.anyOf[1],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err33];
         } else {
           vErrors.push(err33);
+        }
+        errors++;
+      }
+      var _valid0 = _errs17 === errors;
+      valid3 = valid3 || _valid0;
+      if (!valid3) {
+        const err34 = {
+          instancePath: instancePath + "/constraints",
+          schemaPath: "#/properties/constraints/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema75.properties.constraints.anyOf,
+          parentSchema: schema75.properties.constraints,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err34];
+        } else {
+          vErrors.push(err34);
         }
         errors++;
       } else {
@@ -8343,27 +9708,15 @@ function validate39(
       let data5 = data.owner;
       if (typeof data5 === "string") {
         if (func1(data5) > 64) {
-          const err34 = {
+          const err35 = {
             instancePath: instancePath + "/owner",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err34];
-          } else {
-            vErrors.push(err34);
-          }
-          errors++;
-        }
-        if (func1(data5) < 1) {
-          const err35 = {
-            instancePath: instancePath + "/owner",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err35];
@@ -8372,13 +9725,16 @@ function validate39(
           }
           errors++;
         }
-        if (!pattern4.test(data5)) {
+        if (func1(data5) < 1) {
           const err36 = {
             instancePath: instancePath + "/owner",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err36];
@@ -8387,18 +9743,39 @@ function validate39(
           }
           errors++;
         }
+        if (!pattern6.test(data5)) {
+          const err37 = {
+            instancePath: instancePath + "/owner",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err37];
+          } else {
+            vErrors.push(err37);
+          }
+          errors++;
+        }
       } else {
-        const err37 = {
+        const err38 = {
           instancePath: instancePath + "/owner",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err37];
+          vErrors = [err38];
         } else {
-          vErrors.push(err37);
+          vErrors.push(err38);
         }
         errors++;
       }
@@ -8410,27 +9787,15 @@ function validate39(
       const _errs24 = errors;
       if (typeof data6 === "string") {
         if (func1(data6) > 64) {
-          const err38 = {
+          const err39 = {
             instancePath: instancePath + "/assignee",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err38];
-          } else {
-            vErrors.push(err38);
-          }
-          errors++;
-        }
-        if (func1(data6) < 1) {
-          const err39 = {
-            instancePath: instancePath + "/assignee",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data6,
           };
           if (vErrors === null) {
             vErrors = [err39];
@@ -8439,13 +9804,16 @@ function validate39(
           }
           errors++;
         }
-        if (!pattern4.test(data6)) {
+        if (func1(data6) < 1) {
           const err40 = {
             instancePath: instancePath + "/assignee",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data6,
           };
           if (vErrors === null) {
             vErrors = [err40];
@@ -8454,31 +9822,34 @@ function validate39(
           }
           errors++;
         }
+        if (!pattern6.test(data6)) {
+          const err41 = {
+            instancePath: instancePath + "/assignee",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data6,
+          };
+          if (vErrors === null) {
+            vErrors = [err41];
+          } else {
+            vErrors.push(err41);
+          }
+          errors++;
+        }
       } else {
-        const err41 = {
+        const err42 = {
           instancePath: instancePath + "/assignee",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err41];
-        } else {
-          vErrors.push(err41);
-        }
-        errors++;
-      }
-      var _valid1 = _errs24 === errors;
-      valid6 = valid6 || _valid1;
-      const _errs27 = errors;
-      if (data6 !== null) {
-        const err42 = {
-          instancePath: instancePath + "/assignee",
-          schemaPath: "#/properties/assignee/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err42];
@@ -8487,20 +9858,44 @@ function validate39(
         }
         errors++;
       }
-      var _valid1 = _errs27 === errors;
+      var _valid1 = _errs24 === errors;
       valid6 = valid6 || _valid1;
-      if (!valid6) {
+      const _errs27 = errors;
+      if (data6 !== null) {
         const err43 = {
           instancePath: instancePath + "/assignee",
-          schemaPath: "#/properties/assignee/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
+          schemaPath: "#/properties/assignee/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+          schema: schema75.properties.assignee.anyOf[1].type,
+          parentSchema: schema75.properties.assignee.anyOf[1],
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err43];
         } else {
           vErrors.push(err43);
+        }
+        errors++;
+      }
+      var _valid1 = _errs27 === errors;
+      valid6 = valid6 || _valid1;
+      if (!valid6) {
+        const err44 = {
+          instancePath: instancePath + "/assignee",
+          schemaPath: "#/properties/assignee/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema75.properties.assignee.anyOf,
+          parentSchema: schema75.properties.assignee,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err44];
+        } else {
+          vErrors.push(err44);
         }
         errors++;
       } else {
@@ -8522,33 +9917,39 @@ function validate39(
           let data8 = data7[i0];
           if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
             if (data8.uri === undefined) {
-              const err44 = {
+              const err45 = {
                 instancePath: instancePath + "/artifacts/" + i0,
                 schemaPath: "#/$defs/ArtifactReference/required",
                 keyword: "required",
                 params: { missingProperty: "uri" },
                 message: "must have required property '" + "uri" + "'",
+                schema: schema32.required,
+                parentSchema: schema32,
+                data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err45];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err45);
               }
               errors++;
             }
             for (const key1 in data8) {
               if (!(key1 === "uri" || key1 === "title" || key1 === "revision")) {
-                const err45 = {
+                const err46 = {
                   instancePath: instancePath + "/artifacts/" + i0,
                   schemaPath: "#/$defs/ArtifactReference/additionalProperties",
                   keyword: "additionalProperties",
                   params: { additionalProperty: key1 },
                   message: "must NOT have additional properties",
+                  schema: false,
+                  parentSchema: schema32,
+                  data: data8,
                 };
                 if (vErrors === null) {
-                  vErrors = [err45];
+                  vErrors = [err46];
                 } else {
-                  vErrors.push(err45);
+                  vErrors.push(err46);
                 }
                 errors++;
               }
@@ -8557,27 +9958,15 @@ function validate39(
               let data9 = data8.uri;
               if (typeof data9 === "string") {
                 if (func1(data9) > 2048) {
-                  const err46 = {
+                  const err47 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                     schemaPath: "#/$defs/ArtifactReference/properties/uri/maxLength",
                     keyword: "maxLength",
                     params: { limit: 2048 },
                     message: "must NOT have more than 2048 characters",
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err46];
-                  } else {
-                    vErrors.push(err46);
-                  }
-                  errors++;
-                }
-                if (func1(data9) < 1) {
-                  const err47 = {
-                    instancePath: instancePath + "/artifacts/" + i0 + "/uri",
-                    schemaPath: "#/$defs/ArtifactReference/properties/uri/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters",
+                    schema: 2048,
+                    parentSchema: schema32.properties.uri,
+                    data: data9,
                   };
                   if (vErrors === null) {
                     vErrors = [err47];
@@ -8586,18 +9975,39 @@ function validate39(
                   }
                   errors++;
                 }
+                if (func1(data9) < 1) {
+                  const err48 = {
+                    instancePath: instancePath + "/artifacts/" + i0 + "/uri",
+                    schemaPath: "#/$defs/ArtifactReference/properties/uri/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters",
+                    schema: 1,
+                    parentSchema: schema32.properties.uri,
+                    data: data9,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err48];
+                  } else {
+                    vErrors.push(err48);
+                  }
+                  errors++;
+                }
               } else {
-                const err48 = {
+                const err49 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                   schemaPath: "#/$defs/ArtifactReference/properties/uri/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema32.properties.uri.type,
+                  parentSchema: schema32.properties.uri,
+                  data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err49];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err49);
                 }
                 errors++;
               }
@@ -8606,32 +10016,56 @@ function validate39(
               let data10 = data8.title;
               if (typeof data10 === "string") {
                 if (func1(data10) > 500) {
-                  const err49 = {
+                  const err50 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/title",
                     schemaPath: "#/$defs/ArtifactReference/properties/title/maxLength",
                     keyword: "maxLength",
                     params: { limit: 500 },
                     message: "must NOT have more than 500 characters",
+                    schema: 500,
+                    parentSchema: schema32.properties.title,
+                    data: data10,
                   };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err50];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err50);
+                  }
+                  errors++;
+                }
+                if (pattern4.test(data10)) {
+                  const err51 = {
+                    instancePath: instancePath + "/artifacts/" + i0 + "/title",
+                    schemaPath: "#/$defs/ArtifactReference/properties/title/x-plain-text",
+                    keyword: "x-plain-text",
+                    params: { kind: "line", at: pattern4.exec(data10).index },
+                    message: "must not contain control, bidi-control or invisible characters",
+                    schema: "line",
+                    parentSchema: schema32.properties.title,
+                    data: data10,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err51];
+                  } else {
+                    vErrors.push(err51);
                   }
                   errors++;
                 }
               } else {
-                const err50 = {
+                const err52 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/title",
                   schemaPath: "#/$defs/ArtifactReference/properties/title/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema32.properties.title.type,
+                  parentSchema: schema32.properties.title,
+                  data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err50];
+                  vErrors = [err52];
                 } else {
-                  vErrors.push(err50);
+                  vErrors.push(err52);
                 }
                 errors++;
               }
@@ -8639,66 +10073,78 @@ function validate39(
             if (data8.revision !== undefined) {
               let data11 = data8.revision;
               if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
-                const err51 = {
+                const err53 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/revision",
                   schemaPath: "#/$defs/ArtifactReference/properties/revision/type",
                   keyword: "type",
                   params: { type: "integer" },
                   message: "must be integer",
+                  schema: schema32.properties.revision.type,
+                  parentSchema: schema32.properties.revision,
+                  data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err51];
+                  vErrors = [err53];
                 } else {
-                  vErrors.push(err51);
+                  vErrors.push(err53);
                 }
                 errors++;
               }
               if (typeof data11 == "number" && isFinite(data11)) {
                 if (data11 < 0 || isNaN(data11)) {
-                  const err52 = {
+                  const err54 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/revision",
                     schemaPath: "#/$defs/ArtifactReference/properties/revision/minimum",
                     keyword: "minimum",
                     params: { comparison: ">=", limit: 0 },
                     message: "must be >= 0",
+                    schema: 0,
+                    parentSchema: schema32.properties.revision,
+                    data: data11,
                   };
                   if (vErrors === null) {
-                    vErrors = [err52];
+                    vErrors = [err54];
                   } else {
-                    vErrors.push(err52);
+                    vErrors.push(err54);
                   }
                   errors++;
                 }
               }
             }
           } else {
-            const err53 = {
+            const err55 = {
               instancePath: instancePath + "/artifacts/" + i0,
               schemaPath: "#/$defs/ArtifactReference/type",
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema32.type,
+              parentSchema: schema32,
+              data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err53];
+              vErrors = [err55];
             } else {
-              vErrors.push(err53);
+              vErrors.push(err55);
             }
             errors++;
           }
         }
       } else {
-        const err54 = {
+        const err56 = {
           instancePath: instancePath + "/artifacts",
           schemaPath: "#/properties/artifacts/type",
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema75.properties.artifacts.type,
+          parentSchema: schema75.properties.artifacts,
+          data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err54];
+          vErrors = [err56];
         } else {
-          vErrors.push(err54);
+          vErrors.push(err56);
         }
         errors++;
       }
@@ -8710,47 +10156,56 @@ function validate39(
       const _errs43 = errors;
       if (typeof data12 === "string") {
         if (func1(data12) > 200) {
-          const err55 = {
+          const err57 = {
             instancePath: instancePath + "/idempotency_key",
             schemaPath: "#/$defs/IdempotencyKey/maxLength",
             keyword: "maxLength",
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
+            schema: 200,
+            parentSchema: schema82,
+            data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err55];
+            vErrors = [err57];
           } else {
-            vErrors.push(err55);
+            vErrors.push(err57);
           }
           errors++;
         }
         if (func1(data12) < 1) {
-          const err56 = {
+          const err58 = {
             instancePath: instancePath + "/idempotency_key",
             schemaPath: "#/$defs/IdempotencyKey/minLength",
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema82,
+            data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err56];
+            vErrors = [err58];
           } else {
-            vErrors.push(err56);
+            vErrors.push(err58);
           }
           errors++;
         }
       } else {
-        const err57 = {
+        const err59 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/$defs/IdempotencyKey/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema82.type,
+          parentSchema: schema82,
+          data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err57];
+          vErrors = [err59];
         } else {
-          vErrors.push(err57);
+          vErrors.push(err59);
         }
         errors++;
       }
@@ -8758,34 +10213,40 @@ function validate39(
       valid12 = valid12 || _valid2;
       const _errs46 = errors;
       if (data12 !== null) {
-        const err58 = {
+        const err60 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/properties/idempotency_key/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema75.properties.idempotency_key.anyOf[1].type,
+          parentSchema: schema75.properties.idempotency_key.anyOf[1],
+          data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err58];
+          vErrors = [err60];
         } else {
-          vErrors.push(err58);
+          vErrors.push(err60);
         }
         errors++;
       }
       var _valid2 = _errs46 === errors;
       valid12 = valid12 || _valid2;
       if (!valid12) {
-        const err59 = {
+        const err61 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/properties/idempotency_key/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema75.properties.idempotency_key.anyOf,
+          parentSchema: schema75.properties.idempotency_key,
+          data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err59];
+          vErrors = [err61];
         } else {
-          vErrors.push(err59);
+          vErrors.push(err61);
         }
         errors++;
       } else {
@@ -8800,18 +10261,22 @@ function validate39(
       }
     }
     if (data.correlation_id !== undefined) {
-      if (typeof data.correlation_id !== "string") {
-        const err60 = {
+      let data13 = data.correlation_id;
+      if (typeof data13 !== "string") {
+        const err62 = {
           instancePath: instancePath + "/correlation_id",
           schemaPath: "#/properties/correlation_id/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema75.properties.correlation_id.type,
+          parentSchema: schema75.properties.correlation_id,
+          data: data13,
         };
         if (vErrors === null) {
-          vErrors = [err60];
+          vErrors = [err62];
         } else {
-          vErrors.push(err60);
+          vErrors.push(err62);
         }
         errors++;
       }
@@ -8835,17 +10300,20 @@ function validate39(
           }
         }
       } else {
-        const err61 = {
+        const err63 = {
           instancePath: instancePath + "/inputs",
           schemaPath: "#/properties/inputs/type",
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema75.properties.inputs.type,
+          parentSchema: schema75.properties.inputs,
+          data: data14,
         };
         if (vErrors === null) {
-          vErrors = [err61];
+          vErrors = [err63];
         } else {
-          vErrors.push(err61);
+          vErrors.push(err63);
         }
         errors++;
       }
@@ -8871,34 +10339,40 @@ function validate39(
       valid16 = valid16 || _valid3;
       const _errs56 = errors;
       if (data16 !== null) {
-        const err62 = {
+        const err64 = {
           instancePath: instancePath + "/result",
           schemaPath: "#/properties/result/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema75.properties.result.anyOf[1].type,
+          parentSchema: schema75.properties.result.anyOf[1],
+          data: data16,
         };
         if (vErrors === null) {
-          vErrors = [err62];
+          vErrors = [err64];
         } else {
-          vErrors.push(err62);
+          vErrors.push(err64);
         }
         errors++;
       }
       var _valid3 = _errs56 === errors;
       valid16 = valid16 || _valid3;
       if (!valid16) {
-        const err63 = {
+        const err65 = {
           instancePath: instancePath + "/result",
           schemaPath: "#/properties/result/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema75.properties.result.anyOf,
+          parentSchema: schema75.properties.result,
+          data: data16,
         };
         if (vErrors === null) {
-          vErrors = [err63];
+          vErrors = [err65];
         } else {
-          vErrors.push(err63);
+          vErrors.push(err65);
         }
         errors++;
       } else {
@@ -8919,48 +10393,57 @@ function validate39(
       const _errs60 = errors;
       if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
         if (data17.code === undefined) {
-          const err64 = {
+          const err66 = {
             instancePath: instancePath + "/error",
             schemaPath: "#/$defs/JsonRpcError/required",
             keyword: "required",
             params: { missingProperty: "code" },
             message: "must have required property '" + "code" + "'",
+            schema: schema57.required,
+            parentSchema: schema57,
+            data: data17,
           };
           if (vErrors === null) {
-            vErrors = [err64];
+            vErrors = [err66];
           } else {
-            vErrors.push(err64);
+            vErrors.push(err66);
           }
           errors++;
         }
         if (data17.message === undefined) {
-          const err65 = {
+          const err67 = {
             instancePath: instancePath + "/error",
             schemaPath: "#/$defs/JsonRpcError/required",
             keyword: "required",
             params: { missingProperty: "message" },
             message: "must have required property '" + "message" + "'",
+            schema: schema57.required,
+            parentSchema: schema57,
+            data: data17,
           };
           if (vErrors === null) {
-            vErrors = [err65];
+            vErrors = [err67];
           } else {
-            vErrors.push(err65);
+            vErrors.push(err67);
           }
           errors++;
         }
         for (const key2 in data17) {
           if (!(key2 === "code" || key2 === "message" || key2 === "data")) {
-            const err66 = {
+            const err68 = {
               instancePath: instancePath + "/error",
               schemaPath: "#/$defs/JsonRpcError/additionalProperties",
               keyword: "additionalProperties",
               params: { additionalProperty: key2 },
               message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema57,
+              data: data17,
             };
             if (vErrors === null) {
-              vErrors = [err66];
+              vErrors = [err68];
             } else {
-              vErrors.push(err66);
+              vErrors.push(err68);
             }
             errors++;
           }
@@ -8968,17 +10451,20 @@ function validate39(
         if (data17.code !== undefined) {
           let data18 = data17.code;
           if (!(typeof data18 == "number" && !(data18 % 1) && !isNaN(data18) && isFinite(data18))) {
-            const err67 = {
+            const err69 = {
               instancePath: instancePath + "/error/code",
               schemaPath: "#/$defs/JsonRpcError/properties/code/type",
               keyword: "type",
               params: { type: "integer" },
               message: "must be integer",
+              schema: schema57.properties.code.type,
+              parentSchema: schema57.properties.code,
+              data: data18,
             };
             if (vErrors === null) {
-              vErrors = [err67];
+              vErrors = [err69];
             } else {
-              vErrors.push(err67);
+              vErrors.push(err69);
             }
             errors++;
           }
@@ -8987,63 +10473,75 @@ function validate39(
           let data19 = data17.message;
           if (typeof data19 === "string") {
             if (func1(data19) > 8000) {
-              const err68 = {
+              const err70 = {
                 instancePath: instancePath + "/error/message",
                 schemaPath: "#/$defs/JsonRpcError/properties/message/maxLength",
                 keyword: "maxLength",
                 params: { limit: 8000 },
                 message: "must NOT have more than 8000 characters",
+                schema: 8000,
+                parentSchema: schema57.properties.message,
+                data: data19,
               };
               if (vErrors === null) {
-                vErrors = [err68];
+                vErrors = [err70];
               } else {
-                vErrors.push(err68);
+                vErrors.push(err70);
               }
               errors++;
             }
             if (func1(data19) < 1) {
-              const err69 = {
+              const err71 = {
                 instancePath: instancePath + "/error/message",
                 schemaPath: "#/$defs/JsonRpcError/properties/message/minLength",
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema57.properties.message,
+                data: data19,
               };
               if (vErrors === null) {
-                vErrors = [err69];
+                vErrors = [err71];
               } else {
-                vErrors.push(err69);
+                vErrors.push(err71);
               }
               errors++;
             }
           } else {
-            const err70 = {
+            const err72 = {
               instancePath: instancePath + "/error/message",
               schemaPath: "#/$defs/JsonRpcError/properties/message/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema57.properties.message.type,
+              parentSchema: schema57.properties.message,
+              data: data19,
             };
             if (vErrors === null) {
-              vErrors = [err70];
+              vErrors = [err72];
             } else {
-              vErrors.push(err70);
+              vErrors.push(err72);
             }
             errors++;
           }
         }
       } else {
-        const err71 = {
+        const err73 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/$defs/JsonRpcError/type",
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema57.type,
+          parentSchema: schema57,
+          data: data17,
         };
         if (vErrors === null) {
-          vErrors = [err71];
+          vErrors = [err73];
         } else {
-          vErrors.push(err71);
+          vErrors.push(err73);
         }
         errors++;
       }
@@ -9051,34 +10549,40 @@ function validate39(
       valid17 = valid17 || _valid4;
       const _errs68 = errors;
       if (data17 !== null) {
-        const err72 = {
+        const err74 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/properties/error/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema75.properties.error.anyOf[1].type,
+          parentSchema: schema75.properties.error.anyOf[1],
+          data: data17,
         };
         if (vErrors === null) {
-          vErrors = [err72];
+          vErrors = [err74];
         } else {
-          vErrors.push(err72);
+          vErrors.push(err74);
         }
         errors++;
       }
       var _valid4 = _errs68 === errors;
       valid17 = valid17 || _valid4;
       if (!valid17) {
-        const err73 = {
+        const err75 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/properties/error/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema75.properties.error.anyOf,
+          parentSchema: schema75.properties.error,
+          data: data17,
         };
         if (vErrors === null) {
-          vErrors = [err73];
+          vErrors = [err75];
         } else {
-          vErrors.push(err73);
+          vErrors.push(err75);
         }
         errors++;
       } else {
@@ -9113,34 +10617,40 @@ function validate39(
       valid20 = valid20 || _valid5;
       const _errs73 = errors;
       if (data20 !== null) {
-        const err74 = {
+        const err76 = {
           instancePath: instancePath + "/decision",
           schemaPath: "#/properties/decision/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema75.properties.decision.anyOf[1].type,
+          parentSchema: schema75.properties.decision.anyOf[1],
+          data: data20,
         };
         if (vErrors === null) {
-          vErrors = [err74];
+          vErrors = [err76];
         } else {
-          vErrors.push(err74);
+          vErrors.push(err76);
         }
         errors++;
       }
       var _valid5 = _errs73 === errors;
       valid20 = valid20 || _valid5;
       if (!valid20) {
-        const err75 = {
+        const err77 = {
           instancePath: instancePath + "/decision",
           schemaPath: "#/properties/decision/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema75.properties.decision.anyOf,
+          parentSchema: schema75.properties.decision,
+          data: data20,
         };
         if (vErrors === null) {
-          vErrors = [err75];
+          vErrors = [err77];
         } else {
-          vErrors.push(err75);
+          vErrors.push(err77);
         }
         errors++;
       } else {
@@ -9175,34 +10685,40 @@ function validate39(
       valid21 = valid21 || _valid6;
       const _errs78 = errors;
       if (data21 !== null) {
-        const err76 = {
+        const err78 = {
           instancePath: instancePath + "/progress",
           schemaPath: "#/properties/progress/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema75.properties.progress.anyOf[1].type,
+          parentSchema: schema75.properties.progress.anyOf[1],
+          data: data21,
         };
         if (vErrors === null) {
-          vErrors = [err76];
+          vErrors = [err78];
         } else {
-          vErrors.push(err76);
+          vErrors.push(err78);
         }
         errors++;
       }
       var _valid6 = _errs78 === errors;
       valid21 = valid21 || _valid6;
       if (!valid21) {
-        const err77 = {
+        const err79 = {
           instancePath: instancePath + "/progress",
           schemaPath: "#/properties/progress/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema75.properties.progress.anyOf,
+          parentSchema: schema75.properties.progress,
+          data: data21,
         };
         if (vErrors === null) {
-          vErrors = [err77];
+          vErrors = [err79];
         } else {
-          vErrors.push(err77);
+          vErrors.push(err79);
         }
         errors++;
       } else {
@@ -9217,35 +10733,43 @@ function validate39(
       }
     }
     if (data.created_at !== undefined) {
-      if (!(typeof data.created_at === "string")) {
-        const err78 = {
+      let data22 = data.created_at;
+      if (!(typeof data22 === "string")) {
+        const err80 = {
           instancePath: instancePath + "/created_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data22,
         };
         if (vErrors === null) {
-          vErrors = [err78];
+          vErrors = [err80];
         } else {
-          vErrors.push(err78);
+          vErrors.push(err80);
         }
         errors++;
       }
     }
     if (data.updated_at !== undefined) {
-      if (!(typeof data.updated_at === "string")) {
-        const err79 = {
+      let data23 = data.updated_at;
+      if (!(typeof data23 === "string")) {
+        const err81 = {
           instancePath: instancePath + "/updated_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data23,
         };
         if (vErrors === null) {
-          vErrors = [err79];
+          vErrors = [err81];
         } else {
-          vErrors.push(err79);
+          vErrors.push(err81);
         }
         errors++;
       }
@@ -9256,17 +10780,20 @@ function validate39(
       let valid24 = false;
       const _errs88 = errors;
       if (!(typeof data24 === "string")) {
-        const err80 = {
+        const err82 = {
           instancePath: instancePath + "/accepted_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data24,
         };
         if (vErrors === null) {
-          vErrors = [err80];
+          vErrors = [err82];
         } else {
-          vErrors.push(err80);
+          vErrors.push(err82);
         }
         errors++;
       }
@@ -9274,34 +10801,40 @@ function validate39(
       valid24 = valid24 || _valid7;
       const _errs91 = errors;
       if (data24 !== null) {
-        const err81 = {
+        const err83 = {
           instancePath: instancePath + "/accepted_at",
           schemaPath: "#/properties/accepted_at/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema75.properties.accepted_at.anyOf[1].type,
+          parentSchema: schema75.properties.accepted_at.anyOf[1],
+          data: data24,
         };
         if (vErrors === null) {
-          vErrors = [err81];
+          vErrors = [err83];
         } else {
-          vErrors.push(err81);
+          vErrors.push(err83);
         }
         errors++;
       }
       var _valid7 = _errs91 === errors;
       valid24 = valid24 || _valid7;
       if (!valid24) {
-        const err82 = {
+        const err84 = {
           instancePath: instancePath + "/accepted_at",
           schemaPath: "#/properties/accepted_at/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema75.properties.accepted_at.anyOf,
+          parentSchema: schema75.properties.accepted_at,
+          data: data24,
         };
         if (vErrors === null) {
-          vErrors = [err82];
+          vErrors = [err84];
         } else {
-          vErrors.push(err82);
+          vErrors.push(err84);
         }
         errors++;
       } else {
@@ -9321,17 +10854,20 @@ function validate39(
       let valid26 = false;
       const _errs95 = errors;
       if (!(typeof data25 === "string")) {
-        const err83 = {
+        const err85 = {
           instancePath: instancePath + "/completed_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data25,
         };
         if (vErrors === null) {
-          vErrors = [err83];
+          vErrors = [err85];
         } else {
-          vErrors.push(err83);
+          vErrors.push(err85);
         }
         errors++;
       }
@@ -9339,34 +10875,40 @@ function validate39(
       valid26 = valid26 || _valid8;
       const _errs98 = errors;
       if (data25 !== null) {
-        const err84 = {
+        const err86 = {
           instancePath: instancePath + "/completed_at",
           schemaPath: "#/properties/completed_at/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema75.properties.completed_at.anyOf[1].type,
+          parentSchema: schema75.properties.completed_at.anyOf[1],
+          data: data25,
         };
         if (vErrors === null) {
-          vErrors = [err84];
+          vErrors = [err86];
         } else {
-          vErrors.push(err84);
+          vErrors.push(err86);
         }
         errors++;
       }
       var _valid8 = _errs98 === errors;
       valid26 = valid26 || _valid8;
       if (!valid26) {
-        const err85 = {
+        const err87 = {
           instancePath: instancePath + "/completed_at",
           schemaPath: "#/properties/completed_at/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema75.properties.completed_at.anyOf,
+          parentSchema: schema75.properties.completed_at,
+          data: data25,
         };
         if (vErrors === null) {
-          vErrors = [err85];
+          vErrors = [err87];
         } else {
-          vErrors.push(err85);
+          vErrors.push(err87);
         }
         errors++;
       } else {
@@ -9386,17 +10928,20 @@ function validate39(
       let valid28 = false;
       const _errs102 = errors;
       if (!(typeof data26 === "string")) {
-        const err86 = {
+        const err88 = {
           instancePath: instancePath + "/cancelled_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err86];
+          vErrors = [err88];
         } else {
-          vErrors.push(err86);
+          vErrors.push(err88);
         }
         errors++;
       }
@@ -9404,34 +10949,40 @@ function validate39(
       valid28 = valid28 || _valid9;
       const _errs105 = errors;
       if (data26 !== null) {
-        const err87 = {
+        const err89 = {
           instancePath: instancePath + "/cancelled_at",
           schemaPath: "#/properties/cancelled_at/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema75.properties.cancelled_at.anyOf[1].type,
+          parentSchema: schema75.properties.cancelled_at.anyOf[1],
+          data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err87];
+          vErrors = [err89];
         } else {
-          vErrors.push(err87);
+          vErrors.push(err89);
         }
         errors++;
       }
       var _valid9 = _errs105 === errors;
       valid28 = valid28 || _valid9;
       if (!valid28) {
-        const err88 = {
+        const err90 = {
           instancePath: instancePath + "/cancelled_at",
           schemaPath: "#/properties/cancelled_at/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema75.properties.cancelled_at.anyOf,
+          parentSchema: schema75.properties.cancelled_at,
+          data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err88];
+          vErrors = [err90];
         } else {
-          vErrors.push(err88);
+          vErrors.push(err90);
         }
         errors++;
       } else {
@@ -9446,17 +10997,20 @@ function validate39(
       }
     }
   } else {
-    const err89 = {
+    const err91 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema75.type,
+      parentSchema: schema75,
+      data,
     };
     if (vErrors === null) {
-      vErrors = [err89];
+      vErrors = [err91];
     } else {
-      vErrors.push(err89);
+      vErrors.push(err91);
     }
     errors++;
   }
@@ -9517,7 +11071,7 @@ const schema96 = {
   type: "integer",
   minimum: 1,
 };
-const pattern14 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
+const pattern20 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
 
 function validate46(
   data,
@@ -9540,6 +11094,9 @@ function validate46(
         keyword: "required",
         params: { missingProperty: "number" },
         message: "must have required property '" + "number" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -9555,6 +11112,9 @@ function validate46(
         keyword: "required",
         params: { missingProperty: "hash" },
         message: "must have required property '" + "hash" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -9570,6 +11130,9 @@ function validate46(
         keyword: "required",
         params: { missingProperty: "size" },
         message: "must have required property '" + "size" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -9585,6 +11148,9 @@ function validate46(
         keyword: "required",
         params: { missingProperty: "source" },
         message: "must have required property '" + "source" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -9600,6 +11166,9 @@ function validate46(
         keyword: "required",
         params: { missingProperty: "author" },
         message: "must have required property '" + "author" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -9615,6 +11184,9 @@ function validate46(
         keyword: "required",
         params: { missingProperty: "approver" },
         message: "must have required property '" + "approver" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -9630,6 +11202,9 @@ function validate46(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -9645,6 +11220,9 @@ function validate46(
         keyword: "required",
         params: { missingProperty: "at" },
         message: "must have required property '" + "at" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err7];
@@ -9660,6 +11238,9 @@ function validate46(
         keyword: "required",
         params: { missingProperty: "utf8" },
         message: "must have required property '" + "utf8" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err8];
@@ -9676,6 +11257,9 @@ function validate46(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema95,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -9694,6 +11278,9 @@ function validate46(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -9710,6 +11297,9 @@ function validate46(
             keyword: "minimum",
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -9723,13 +11313,16 @@ function validate46(
     if (data.hash !== undefined) {
       let data1 = data.hash;
       if (typeof data1 === "string") {
-        if (!pattern14.test(data1)) {
+        if (!pattern20.test(data1)) {
           const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
             keyword: "pattern",
             params: { pattern: "^sha256:[0-9a-f]{64}$" },
             message: 'must match pattern "' + "^sha256:[0-9a-f]{64}$" + '"',
+            schema: "^sha256:[0-9a-f]{64}$",
+            parentSchema: schema95.properties.hash,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err12];
@@ -9745,6 +11338,9 @@ function validate46(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema95.properties.hash.type,
+          parentSchema: schema95.properties.hash,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -9763,6 +11359,9 @@ function validate46(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema95.properties.size.type,
+          parentSchema: schema95.properties.size,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -9779,6 +11378,9 @@ function validate46(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema95.properties.size,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -9798,6 +11400,9 @@ function validate46(
           keyword: "enum",
           params: { allowedValues: schema95.properties.source.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema95.properties.source.enum,
+          parentSchema: schema95.properties.source,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -9820,6 +11425,9 @@ function validate46(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -9835,6 +11443,9 @@ function validate46(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err18];
@@ -9843,13 +11454,16 @@ function validate46(
           }
           errors++;
         }
-        if (!pattern4.test(data4)) {
+        if (!pattern6.test(data4)) {
           const err19 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err19];
@@ -9865,6 +11479,9 @@ function validate46(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -9883,6 +11500,9 @@ function validate46(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema95.properties.author.anyOf[1].type,
+          parentSchema: schema95.properties.author.anyOf[1],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err21];
@@ -9900,6 +11520,9 @@ function validate46(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema95.properties.author.anyOf,
+          parentSchema: schema95.properties.author,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -9931,6 +11554,9 @@ function validate46(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -9946,6 +11572,9 @@ function validate46(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err24];
@@ -9954,13 +11583,16 @@ function validate46(
           }
           errors++;
         }
-        if (!pattern4.test(data5)) {
+        if (!pattern6.test(data5)) {
           const err25 = {
             instancePath: instancePath + "/approver",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err25];
@@ -9976,6 +11608,9 @@ function validate46(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -9994,6 +11629,9 @@ function validate46(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema95.properties.approver.anyOf[1].type,
+          parentSchema: schema95.properties.approver.anyOf[1],
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err27];
@@ -10011,6 +11649,9 @@ function validate46(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema95.properties.approver.anyOf,
+          parentSchema: schema95.properties.approver,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err28];
@@ -10041,6 +11682,9 @@ function validate46(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema95.properties.proposal_id.anyOf[0].type,
+          parentSchema: schema95.properties.proposal_id.anyOf[0],
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err29];
@@ -10059,6 +11703,9 @@ function validate46(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema95.properties.proposal_id.anyOf[1].type,
+          parentSchema: schema95.properties.proposal_id.anyOf[1],
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err30];
@@ -10076,6 +11723,9 @@ function validate46(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema95.properties.proposal_id.anyOf,
+          parentSchema: schema95.properties.proposal_id,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err31];
@@ -10095,13 +11745,17 @@ function validate46(
       }
     }
     if (data.at !== undefined) {
-      if (!(typeof data.at === "string")) {
+      let data7 = data.at;
+      if (!(typeof data7 === "string")) {
         const err32 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data7,
         };
         if (vErrors === null) {
           vErrors = [err32];
@@ -10112,13 +11766,17 @@ function validate46(
       }
     }
     if (data.utf8 !== undefined) {
-      if (typeof data.utf8 !== "boolean") {
+      let data8 = data.utf8;
+      if (typeof data8 !== "boolean") {
         const err33 = {
           instancePath: instancePath + "/utf8",
           schemaPath: "#/properties/utf8/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema95.properties.utf8.type,
+          parentSchema: schema95.properties.utf8,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err33];
@@ -10135,6 +11793,9 @@ function validate46(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema95.type,
+      parentSchema: schema95,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err34];
@@ -10169,6 +11830,9 @@ function validate45(
         keyword: "required",
         params: { missingProperty: "id" },
         message: "must have required property '" + "id" + "'",
+        schema: schema92.required,
+        parentSchema: schema92,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -10184,6 +11848,9 @@ function validate45(
         keyword: "required",
         params: { missingProperty: "at" },
         message: "must have required property '" + "at" + "'",
+        schema: schema92.required,
+        parentSchema: schema92,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -10199,6 +11866,9 @@ function validate45(
         keyword: "required",
         params: { missingProperty: "kind" },
         message: "must have required property '" + "kind" + "'",
+        schema: schema92.required,
+        parentSchema: schema92,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -10214,6 +11884,9 @@ function validate45(
         keyword: "required",
         params: { missingProperty: "actor" },
         message: "must have required property '" + "actor" + "'",
+        schema: schema92.required,
+        parentSchema: schema92,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -10229,6 +11902,9 @@ function validate45(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
+        schema: schema92.required,
+        parentSchema: schema92,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -10244,6 +11920,9 @@ function validate45(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
+        schema: schema92.required,
+        parentSchema: schema92,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -10259,6 +11938,9 @@ function validate45(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema92.required,
+        parentSchema: schema92,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -10274,6 +11956,9 @@ function validate45(
         keyword: "required",
         params: { missingProperty: "note" },
         message: "must have required property '" + "note" + "'",
+        schema: schema92.required,
+        parentSchema: schema92,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err7];
@@ -10299,6 +11984,9 @@ function validate45(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema92,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -10317,6 +12005,9 @@ function validate45(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema92.properties.id.type,
+          parentSchema: schema92.properties.id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -10333,6 +12024,9 @@ function validate45(
             keyword: "minimum",
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema92.properties.id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err10];
@@ -10344,13 +12038,17 @@ function validate45(
       }
     }
     if (data.at !== undefined) {
-      if (!(typeof data.at === "string")) {
+      let data1 = data.at;
+      if (!(typeof data1 === "string")) {
         const err11 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -10375,6 +12073,9 @@ function validate45(
           keyword: "enum",
           params: { allowedValues: schema92.properties.kind.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema92.properties.kind.enum,
+          parentSchema: schema92.properties.kind,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -10397,6 +12098,9 @@ function validate45(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err13];
@@ -10412,6 +12116,9 @@ function validate45(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err14];
@@ -10420,13 +12127,16 @@ function validate45(
           }
           errors++;
         }
-        if (!pattern4.test(data3)) {
+        if (!pattern6.test(data3)) {
           const err15 = {
             instancePath: instancePath + "/actor",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -10442,6 +12152,9 @@ function validate45(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -10460,6 +12173,9 @@ function validate45(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema92.properties.actor.anyOf[1].type,
+          parentSchema: schema92.properties.actor.anyOf[1],
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err17];
@@ -10477,6 +12193,9 @@ function validate45(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema92.properties.actor.anyOf,
+          parentSchema: schema92.properties.actor,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err18];
@@ -10522,6 +12241,9 @@ function validate45(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema92.properties.revision.anyOf[1].type,
+          parentSchema: schema92.properties.revision.anyOf[1],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err19];
@@ -10539,6 +12261,9 @@ function validate45(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema92.properties.revision.anyOf,
+          parentSchema: schema92.properties.revision,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -10569,6 +12294,9 @@ function validate45(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema92.properties.proposal_id.anyOf[0].type,
+          parentSchema: schema92.properties.proposal_id.anyOf[0],
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err21];
@@ -10587,6 +12315,9 @@ function validate45(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema92.properties.proposal_id.anyOf[1].type,
+          parentSchema: schema92.properties.proposal_id.anyOf[1],
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -10604,6 +12335,9 @@ function validate45(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema92.properties.proposal_id.anyOf,
+          parentSchema: schema92.properties.proposal_id,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err23];
@@ -10634,6 +12368,9 @@ function validate45(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema92.properties.handoff_id.anyOf[0].type,
+          parentSchema: schema92.properties.handoff_id.anyOf[0],
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err24];
@@ -10652,6 +12389,9 @@ function validate45(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema92.properties.handoff_id.anyOf[1].type,
+          parentSchema: schema92.properties.handoff_id.anyOf[1],
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err25];
@@ -10669,6 +12409,9 @@ function validate45(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema92.properties.handoff_id.anyOf,
+          parentSchema: schema92.properties.handoff_id,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -10700,6 +12443,9 @@ function validate45(
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema45,
+            data: data7,
           };
           if (vErrors === null) {
             vErrors = [err27];
@@ -10715,6 +12461,9 @@ function validate45(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema45.type,
+          parentSchema: schema45,
+          data: data7,
         };
         if (vErrors === null) {
           vErrors = [err28];
@@ -10733,6 +12482,9 @@ function validate45(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema92.properties.note.anyOf[1].type,
+          parentSchema: schema92.properties.note.anyOf[1],
+          data: data7,
         };
         if (vErrors === null) {
           vErrors = [err29];
@@ -10750,6 +12502,9 @@ function validate45(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema92.properties.note.anyOf,
+          parentSchema: schema92.properties.note,
+          data: data7,
         };
         if (vErrors === null) {
           vErrors = [err30];
@@ -10775,6 +12530,9 @@ function validate45(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema92.type,
+      parentSchema: schema92,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err31];
@@ -10798,8 +12556,9 @@ const schema101 = {
   maxLength: 260,
   pattern:
     "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
+  "x-pattern-name": "a host name: NAME or NAME:PORT, with no scheme, path or wildcard",
 };
-const pattern17 = new RegExp(
+const pattern23 = new RegExp(
   "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
   "u",
 );
@@ -10825,6 +12584,9 @@ function validate48(
         keyword: "maxLength",
         params: { limit: 260 },
         message: "must NOT have more than 260 characters",
+        schema: 260,
+        parentSchema: schema101,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -10840,6 +12602,9 @@ function validate48(
         keyword: "minLength",
         params: { limit: 1 },
         message: "must NOT have fewer than 1 characters",
+        schema: 1,
+        parentSchema: schema101,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -10848,7 +12613,7 @@ function validate48(
       }
       errors++;
     }
-    if (!pattern17.test(data)) {
+    if (!pattern23.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -10861,6 +12626,10 @@ function validate48(
           'must match pattern "' +
           "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$" +
           '"',
+        schema:
+          "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
+        parentSchema: schema101,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -10876,6 +12645,9 @@ function validate48(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema101.type,
+      parentSchema: schema101,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err3];
@@ -10912,6 +12684,9 @@ function validate49(
         keyword: "maxLength",
         params: { limit: 200 },
         message: "must NOT have more than 200 characters",
+        schema: 200,
+        parentSchema: schema82,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -10927,6 +12702,9 @@ function validate49(
         keyword: "minLength",
         params: { limit: 1 },
         message: "must NOT have fewer than 1 characters",
+        schema: 1,
+        parentSchema: schema82,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -10942,6 +12720,9 @@ function validate49(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema82.type,
+      parentSchema: schema82,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err2];
@@ -10978,6 +12759,9 @@ function validate50(
         keyword: "maxLength",
         params: { limit: 128 },
         message: "must NOT have more than 128 characters",
+        schema: 128,
+        parentSchema: schema68,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -10993,6 +12777,9 @@ function validate50(
         keyword: "minLength",
         params: { limit: 1 },
         message: "must NOT have fewer than 1 characters",
+        schema: 1,
+        parentSchema: schema68,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -11001,13 +12788,16 @@ function validate50(
       }
       errors++;
     }
-    if (!pattern7.test(data)) {
+    if (!pattern9.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
         keyword: "pattern",
         params: { pattern: "^[A-Za-z0-9._:-]+$" },
         message: 'must match pattern "' + "^[A-Za-z0-9._:-]+$" + '"',
+        schema: "^[A-Za-z0-9._:-]+$",
+        parentSchema: schema68,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -11023,6 +12813,9 @@ function validate50(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema68.type,
+      parentSchema: schema68,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err3];
@@ -11059,6 +12852,9 @@ function validate51(
         keyword: "required",
         params: { missingProperty: "method" },
         message: "must have required property '" + "method" + "'",
+        schema: schema51.required,
+        parentSchema: schema51,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -11074,6 +12870,9 @@ function validate51(
         keyword: "required",
         params: { missingProperty: "params" },
         message: "must have required property '" + "params" + "'",
+        schema: schema51.required,
+        parentSchema: schema51,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -11090,6 +12889,9 @@ function validate51(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema51,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -11100,13 +12902,17 @@ function validate51(
       }
     }
     if (data.method !== undefined) {
-      if ("elicitation/create" !== data.method) {
+      let data0 = data.method;
+      if ("elicitation/create" !== data0) {
         const err3 = {
           instancePath: instancePath + "/method",
           schemaPath: "#/properties/method/const",
           keyword: "const",
           params: { allowedValue: "elicitation/create" },
           message: "must be equal to constant",
+          schema: "elicitation/create",
+          parentSchema: schema51.properties.method,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -11126,6 +12932,9 @@ function validate51(
             keyword: "required",
             params: { missingProperty: "mode" },
             message: "must have required property '" + "mode" + "'",
+            schema: schema51.properties.params.required,
+            parentSchema: schema51.properties.params,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -11141,6 +12950,9 @@ function validate51(
             keyword: "required",
             params: { missingProperty: "message" },
             message: "must have required property '" + "message" + "'",
+            schema: schema51.properties.params.required,
+            parentSchema: schema51.properties.params,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -11156,6 +12968,9 @@ function validate51(
             keyword: "required",
             params: { missingProperty: "requestedSchema" },
             message: "must have required property '" + "requestedSchema" + "'",
+            schema: schema51.properties.params.required,
+            parentSchema: schema51.properties.params,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -11172,6 +12987,9 @@ function validate51(
               keyword: "additionalProperties",
               params: { additionalProperty: key1 },
               message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema51.properties.params,
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err7];
@@ -11182,13 +13000,17 @@ function validate51(
           }
         }
         if (data1.mode !== undefined) {
-          if ("form" !== data1.mode) {
+          let data2 = data1.mode;
+          if ("form" !== data2) {
             const err8 = {
               instancePath: instancePath + "/params/mode",
               schemaPath: "#/properties/params/properties/mode/const",
               keyword: "const",
               params: { allowedValue: "form" },
               message: "must be equal to constant",
+              schema: "form",
+              parentSchema: schema51.properties.params.properties.mode,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -11199,13 +13021,17 @@ function validate51(
           }
         }
         if (data1.message !== undefined) {
-          if (typeof data1.message !== "string") {
+          let data3 = data1.message;
+          if (typeof data3 !== "string") {
             const err9 = {
               instancePath: instancePath + "/params/message",
               schemaPath: "#/properties/params/properties/message/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema51.properties.params.properties.message.type,
+              parentSchema: schema51.properties.params.properties.message,
+              data: data3,
             };
             if (vErrors === null) {
               vErrors = [err9];
@@ -11225,6 +13051,9 @@ function validate51(
                 keyword: "required",
                 params: { missingProperty: "type" },
                 message: "must have required property '" + "type" + "'",
+                schema: schema52.required,
+                parentSchema: schema52,
+                data: data4,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -11240,6 +13069,9 @@ function validate51(
                 keyword: "required",
                 params: { missingProperty: "properties" },
                 message: "must have required property '" + "properties" + "'",
+                schema: schema52.required,
+                parentSchema: schema52,
+                data: data4,
               };
               if (vErrors === null) {
                 vErrors = [err11];
@@ -11256,6 +13088,9 @@ function validate51(
                   keyword: "additionalProperties",
                   params: { additionalProperty: key2 },
                   message: "must NOT have additional properties",
+                  schema: false,
+                  parentSchema: schema52,
+                  data: data4,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -11266,13 +13101,17 @@ function validate51(
               }
             }
             if (data4.$schema !== undefined) {
-              if (typeof data4.$schema !== "string") {
+              let data5 = data4.$schema;
+              if (typeof data5 !== "string") {
                 const err13 = {
                   instancePath: instancePath + "/params/requestedSchema/$schema",
                   schemaPath: "#/$defs/RequestedSchema/properties/%24schema/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema52.properties.$schema.type,
+                  parentSchema: schema52.properties.$schema,
+                  data: data5,
                 };
                 if (vErrors === null) {
                   vErrors = [err13];
@@ -11283,13 +13122,17 @@ function validate51(
               }
             }
             if (data4.type !== undefined) {
-              if ("object" !== data4.type) {
+              let data6 = data4.type;
+              if ("object" !== data6) {
                 const err14 = {
                   instancePath: instancePath + "/params/requestedSchema/type",
                   schemaPath: "#/$defs/RequestedSchema/properties/type/const",
                   keyword: "const",
                   params: { allowedValue: "object" },
                   message: "must be equal to constant",
+                  schema: "object",
+                  parentSchema: schema52.properties.type,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err14];
@@ -11315,6 +13158,9 @@ function validate51(
                         keyword: "required",
                         params: { missingProperty: "type" },
                         message: "must have required property '" + "type" + "'",
+                        schema: schema52.properties.properties.additionalProperties.required,
+                        parentSchema: schema52.properties.properties.additionalProperties,
+                        data: data8,
                       };
                       if (vErrors === null) {
                         vErrors = [err15];
@@ -11345,6 +13191,9 @@ function validate51(
                             allowedValues: schema52.properties.properties.additionalProperties.properties.type.enum,
                           },
                           message: "must be equal to one of the allowed values",
+                          schema: schema52.properties.properties.additionalProperties.properties.type.enum,
+                          parentSchema: schema52.properties.properties.additionalProperties.properties.type,
+                          data: data9,
                         };
                         if (vErrors === null) {
                           vErrors = [err16];
@@ -11364,6 +13213,9 @@ function validate51(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema: schema52.properties.properties.additionalProperties.type,
+                      parentSchema: schema52.properties.properties.additionalProperties,
+                      data: data8,
                     };
                     if (vErrors === null) {
                       vErrors = [err17];
@@ -11380,6 +13232,9 @@ function validate51(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema52.properties.properties.type,
+                  parentSchema: schema52.properties.properties,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err18];
@@ -11394,13 +13249,17 @@ function validate51(
               if (Array.isArray(data10)) {
                 const len0 = data10.length;
                 for (let i0 = 0; i0 < len0; i0++) {
-                  if (typeof data10[i0] !== "string") {
+                  let data11 = data10[i0];
+                  if (typeof data11 !== "string") {
                     const err19 = {
                       instancePath: instancePath + "/params/requestedSchema/required/" + i0,
                       schemaPath: "#/$defs/RequestedSchema/properties/required/items/type",
                       keyword: "type",
                       params: { type: "string" },
                       message: "must be string",
+                      schema: schema52.properties.required.items.type,
+                      parentSchema: schema52.properties.required.items,
+                      data: data11,
                     };
                     if (vErrors === null) {
                       vErrors = [err19];
@@ -11417,6 +13276,9 @@ function validate51(
                   keyword: "type",
                   params: { type: "array" },
                   message: "must be array",
+                  schema: schema52.properties.required.type,
+                  parentSchema: schema52.properties.required,
+                  data: data10,
                 };
                 if (vErrors === null) {
                   vErrors = [err20];
@@ -11433,6 +13295,9 @@ function validate51(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema52.type,
+              parentSchema: schema52,
+              data: data4,
             };
             if (vErrors === null) {
               vErrors = [err21];
@@ -11449,6 +13314,9 @@ function validate51(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema51.properties.params.type,
+          parentSchema: schema51.properties.params,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -11465,6 +13333,9 @@ function validate51(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema51.type,
+      parentSchema: schema51,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err23];
@@ -11501,6 +13372,9 @@ function validate52(
         keyword: "required",
         params: { missingProperty: "action" },
         message: "must have required property '" + "action" + "'",
+        schema: schema71.required,
+        parentSchema: schema71,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -11517,6 +13391,9 @@ function validate52(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema71,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -11535,6 +13412,9 @@ function validate52(
           keyword: "enum",
           params: { allowedValues: schema71.properties.action.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema71.properties.action.enum,
+          parentSchema: schema71.properties.action,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -11555,13 +13435,17 @@ function validate52(
           if (Array.isArray(data2)) {
             const len0 = data2.length;
             for (let i0 = 0; i0 < len0; i0++) {
-              if (typeof data2[i0] !== "string") {
+              let data3 = data2[i0];
+              if (typeof data3 !== "string") {
                 const err3 = {
                   instancePath: instancePath + "/content/" + key1.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i0,
                   schemaPath: "#/properties/content/additionalProperties/anyOf/0/items/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema71.properties.content.additionalProperties.anyOf[0].items.type,
+                  parentSchema: schema71.properties.content.additionalProperties.anyOf[0].items,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err3];
@@ -11578,6 +13462,9 @@ function validate52(
               keyword: "type",
               params: { type: "array" },
               message: "must be array",
+              schema: schema71.properties.content.additionalProperties.anyOf[0].type,
+              parentSchema: schema71.properties.content.additionalProperties.anyOf[0],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err4];
@@ -11600,6 +13487,9 @@ function validate52(
               keyword: "type",
               params: { type: schema71.properties.content.additionalProperties.anyOf[1].type },
               message: "must be string,number,boolean",
+              schema: schema71.properties.content.additionalProperties.anyOf[1].type,
+              parentSchema: schema71.properties.content.additionalProperties.anyOf[1],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err5];
@@ -11617,6 +13507,9 @@ function validate52(
               keyword: "anyOf",
               params: {},
               message: "must match a schema in anyOf",
+              schema: schema71.properties.content.additionalProperties.anyOf,
+              parentSchema: schema71.properties.content.additionalProperties,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err6];
@@ -11642,6 +13535,9 @@ function validate52(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema71.properties.content.type,
+          parentSchema: schema71.properties.content,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -11660,6 +13556,9 @@ function validate52(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema71.properties._meta.type,
+          parentSchema: schema71.properties._meta,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -11676,6 +13575,9 @@ function validate52(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema71.type,
+      parentSchema: schema71,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err9];
@@ -11712,6 +13614,9 @@ function validate53(
         keyword: "required",
         params: { missingProperty: "code" },
         message: "must have required property '" + "code" + "'",
+        schema: schema57.required,
+        parentSchema: schema57,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -11727,6 +13632,9 @@ function validate53(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
+        schema: schema57.required,
+        parentSchema: schema57,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -11743,6 +13651,9 @@ function validate53(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema57,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -11761,6 +13672,9 @@ function validate53(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema57.properties.code.type,
+          parentSchema: schema57.properties.code,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -11780,6 +13694,9 @@ function validate53(
             keyword: "maxLength",
             params: { limit: 8000 },
             message: "must NOT have more than 8000 characters",
+            schema: 8000,
+            parentSchema: schema57.properties.message,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -11795,6 +13712,9 @@ function validate53(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema57.properties.message,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -11810,6 +13730,9 @@ function validate53(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema57.properties.message.type,
+          parentSchema: schema57.properties.message,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -11826,6 +13749,9 @@ function validate53(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema57.type,
+      parentSchema: schema57,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -11862,6 +13788,9 @@ function validate54(
         keyword: "maxLength",
         params: { limit: 2000 },
         message: "must NOT have more than 2000 characters",
+        schema: 2000,
+        parentSchema: schema45,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -11877,6 +13806,9 @@ function validate54(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema45.type,
+      parentSchema: schema45,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -11913,6 +13845,9 @@ function validate55(
         keyword: "maxLength",
         params: { limit: 64 },
         message: "must NOT have more than 64 characters",
+        schema: 64,
+        parentSchema: schema37,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -11928,6 +13863,9 @@ function validate55(
         keyword: "minLength",
         params: { limit: 1 },
         message: "must NOT have fewer than 1 characters",
+        schema: 1,
+        parentSchema: schema37,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -11936,13 +13874,16 @@ function validate55(
       }
       errors++;
     }
-    if (!pattern4.test(data)) {
+    if (!pattern6.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
         keyword: "pattern",
         params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
         message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+        schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+        parentSchema: schema37,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -11958,6 +13899,9 @@ function validate55(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema37.type,
+      parentSchema: schema37,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err3];
@@ -12007,6 +13951,9 @@ function validate56(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
+        schema: schema110.required,
+        parentSchema: schema110,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -12022,6 +13969,9 @@ function validate56(
         keyword: "required",
         params: { missingProperty: "created_at" },
         message: "must have required property '" + "created_at" + "'",
+        schema: schema110.required,
+        parentSchema: schema110,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -12037,6 +13987,9 @@ function validate56(
         keyword: "required",
         params: { missingProperty: "removed_at" },
         message: "must have required property '" + "removed_at" + "'",
+        schema: schema110.required,
+        parentSchema: schema110,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -12053,6 +14006,9 @@ function validate56(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema110,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -12072,6 +14028,9 @@ function validate56(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -12087,6 +14046,9 @@ function validate56(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -12095,13 +14057,16 @@ function validate56(
           }
           errors++;
         }
-        if (!pattern4.test(data0)) {
+        if (!pattern6.test(data0)) {
           const err6 = {
             instancePath: instancePath + "/name",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -12117,6 +14082,9 @@ function validate56(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -12127,13 +14095,17 @@ function validate56(
       }
     }
     if (data.created_at !== undefined) {
-      if (!(typeof data.created_at === "string")) {
+      let data1 = data.created_at;
+      if (!(typeof data1 === "string")) {
         const err8 = {
           instancePath: instancePath + "/created_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -12155,6 +14127,9 @@ function validate56(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -12173,6 +14148,9 @@ function validate56(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema110.properties.removed_at.anyOf[1].type,
+          parentSchema: schema110.properties.removed_at.anyOf[1],
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -12190,6 +14168,9 @@ function validate56(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema110.properties.removed_at.anyOf,
+          parentSchema: schema110.properties.removed_at,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -12215,6 +14196,9 @@ function validate56(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema110.type,
+      parentSchema: schema110,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err12];
@@ -12251,6 +14235,9 @@ function validate57(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
+        schema: schema84.required,
+        parentSchema: schema84,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -12266,6 +14253,9 @@ function validate57(
         keyword: "required",
         params: { missingProperty: "by" },
         message: "must have required property '" + "by" + "'",
+        schema: schema84.required,
+        parentSchema: schema84,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -12281,6 +14271,9 @@ function validate57(
         keyword: "required",
         params: { missingProperty: "at" },
         message: "must have required property '" + "at" + "'",
+        schema: schema84.required,
+        parentSchema: schema84,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -12297,6 +14290,9 @@ function validate57(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema84,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -12316,6 +14312,9 @@ function validate57(
             keyword: "maxLength",
             params: { limit: 500 },
             message: "must NOT have more than 500 characters",
+            schema: 500,
+            parentSchema: schema84.properties.message,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -12331,6 +14330,9 @@ function validate57(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema84.properties.message,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -12346,6 +14348,9 @@ function validate57(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema84.properties.message.type,
+          parentSchema: schema84.properties.message,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -12365,6 +14370,9 @@ function validate57(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema84.properties.progress,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -12380,6 +14388,9 @@ function validate57(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
+          schema: schema84.properties.progress.type,
+          parentSchema: schema84.properties.progress,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -12399,6 +14410,9 @@ function validate57(
             keyword: "exclusiveMinimum",
             params: { comparison: ">", limit: 0 },
             message: "must be > 0",
+            schema: 0,
+            parentSchema: schema84.properties.total,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -12414,6 +14428,9 @@ function validate57(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
+          schema: schema84.properties.total.type,
+          parentSchema: schema84.properties.total,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -12433,6 +14450,9 @@ function validate57(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -12448,6 +14468,9 @@ function validate57(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err12];
@@ -12456,13 +14479,16 @@ function validate57(
           }
           errors++;
         }
-        if (!pattern4.test(data3)) {
+        if (!pattern6.test(data3)) {
           const err13 = {
             instancePath: instancePath + "/by",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err13];
@@ -12478,6 +14504,9 @@ function validate57(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -12488,13 +14517,17 @@ function validate57(
       }
     }
     if (data.at !== undefined) {
-      if (!(typeof data.at === "string")) {
+      let data4 = data.at;
+      if (!(typeof data4 === "string")) {
         const err15 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -12511,6 +14544,9 @@ function validate57(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema84.type,
+      parentSchema: schema84,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err16];
@@ -12552,6 +14588,9 @@ function validate58(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema117.type,
+      parentSchema: schema117,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -12567,6 +14606,9 @@ function validate58(
       keyword: "enum",
       params: { allowedValues: schema117.enum },
       message: "must be equal to one of the allowed values",
+      schema: schema117.enum,
+      parentSchema: schema117,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -12644,6 +14686,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -12659,6 +14704,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -12674,6 +14722,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "author" },
         message: "must have required property '" + "author" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -12689,6 +14740,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "base_revision" },
         message: "must have required property '" + "base_revision" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -12704,6 +14758,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "summary" },
         message: "must have required property '" + "summary" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -12719,6 +14776,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -12734,6 +14794,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "diff" },
         message: "must have required property '" + "diff" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -12749,6 +14812,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "created_at" },
         message: "must have required property '" + "created_at" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err7];
@@ -12764,6 +14830,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "decided_by" },
         message: "must have required property '" + "decided_by" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err8];
@@ -12779,6 +14848,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "decided_at" },
         message: "must have required property '" + "decided_at" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err9];
@@ -12794,6 +14866,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "note" },
         message: "must have required property '" + "note" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err10];
@@ -12809,6 +14884,9 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
+        schema: schema118.required,
+        parentSchema: schema118,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err11];
@@ -12825,6 +14903,9 @@ function validate59(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema118,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -12844,6 +14925,9 @@ function validate59(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema118.properties.proposal_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err13];
@@ -12859,6 +14943,9 @@ function validate59(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema118.properties.proposal_id.type,
+          parentSchema: schema118.properties.proposal_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -12877,6 +14964,9 @@ function validate59(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema117.type,
+          parentSchema: schema117,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -12892,6 +14982,9 @@ function validate59(
           keyword: "enum",
           params: { allowedValues: schema117.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema117.enum,
+          parentSchema: schema117,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -12911,6 +15004,9 @@ function validate59(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -12926,6 +15022,9 @@ function validate59(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err18];
@@ -12934,13 +15033,16 @@ function validate59(
           }
           errors++;
         }
-        if (!pattern4.test(data2)) {
+        if (!pattern6.test(data2)) {
           const err19 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err19];
@@ -12956,6 +15058,9 @@ function validate59(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -12974,6 +15079,9 @@ function validate59(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err21];
@@ -12990,6 +15098,9 @@ function validate59(
             keyword: "minimum",
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err22];
@@ -13013,6 +15124,9 @@ function validate59(
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema77,
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -13028,6 +15142,9 @@ function validate59(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema77,
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err24];
@@ -13036,31 +15153,34 @@ function validate59(
           }
           errors++;
         }
+        if (pattern12.test(data4)) {
+          const err25 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern12.exec(data4).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err25];
+          } else {
+            vErrors.push(err25);
+          }
+          errors++;
+        }
       } else {
-        const err25 = {
+        const err26 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-      var _valid0 = _errs15 === errors;
-      valid4 = valid4 || _valid0;
-      const _errs18 = errors;
-      if (data4 !== null) {
-        const err26 = {
-          instancePath: instancePath + "/summary",
-          schemaPath: "#/properties/summary/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
+          schema: schema77.type,
+          parentSchema: schema77,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -13069,20 +15189,44 @@ function validate59(
         }
         errors++;
       }
-      var _valid0 = _errs18 === errors;
+      var _valid0 = _errs15 === errors;
       valid4 = valid4 || _valid0;
-      if (!valid4) {
+      const _errs18 = errors;
+      if (data4 !== null) {
         const err27 = {
           instancePath: instancePath + "/summary",
-          schemaPath: "#/properties/summary/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
+          schemaPath: "#/properties/summary/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+          schema: schema118.properties.summary.anyOf[1].type,
+          parentSchema: schema118.properties.summary.anyOf[1],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
           vErrors.push(err27);
+        }
+        errors++;
+      }
+      var _valid0 = _errs18 === errors;
+      valid4 = valid4 || _valid0;
+      if (!valid4) {
+        const err28 = {
+          instancePath: instancePath + "/summary",
+          schemaPath: "#/properties/summary/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema118.properties.summary.anyOf,
+          parentSchema: schema118.properties.summary,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err28];
+        } else {
+          vErrors.push(err28);
         }
         errors++;
       } else {
@@ -13097,30 +15241,17 @@ function validate59(
       }
     }
     if (data.content !== undefined) {
-      if (typeof data.content !== "string") {
-        const err28 = {
+      let data5 = data.content;
+      if (typeof data5 !== "string") {
+        const err29 = {
           instancePath: instancePath + "/content",
           schemaPath: "#/properties/content/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err28];
-        } else {
-          vErrors.push(err28);
-        }
-        errors++;
-      }
-    }
-    if (data.diff !== undefined) {
-      if (typeof data.diff !== "string") {
-        const err29 = {
-          instancePath: instancePath + "/diff",
-          schemaPath: "#/properties/diff/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
+          schema: schema118.properties.content.type,
+          parentSchema: schema118.properties.content,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err29];
@@ -13130,19 +15261,44 @@ function validate59(
         errors++;
       }
     }
-    if (data.created_at !== undefined) {
-      if (!(typeof data.created_at === "string")) {
+    if (data.diff !== undefined) {
+      let data6 = data.diff;
+      if (typeof data6 !== "string") {
         const err30 = {
-          instancePath: instancePath + "/created_at",
-          schemaPath: "#/$defs/Timestamp/type",
+          instancePath: instancePath + "/diff",
+          schemaPath: "#/properties/diff/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema118.properties.diff.type,
+          parentSchema: schema118.properties.diff,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err30];
         } else {
           vErrors.push(err30);
+        }
+        errors++;
+      }
+    }
+    if (data.created_at !== undefined) {
+      let data7 = data.created_at;
+      if (!(typeof data7 === "string")) {
+        const err31 = {
+          instancePath: instancePath + "/created_at",
+          schemaPath: "#/$defs/Timestamp/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data7,
+        };
+        if (vErrors === null) {
+          vErrors = [err31];
+        } else {
+          vErrors.push(err31);
         }
         errors++;
       }
@@ -13154,27 +15310,15 @@ function validate59(
       const _errs29 = errors;
       if (typeof data8 === "string") {
         if (func1(data8) > 64) {
-          const err31 = {
+          const err32 = {
             instancePath: instancePath + "/decided_by",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err31];
-          } else {
-            vErrors.push(err31);
-          }
-          errors++;
-        }
-        if (func1(data8) < 1) {
-          const err32 = {
-            instancePath: instancePath + "/decided_by",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data8,
           };
           if (vErrors === null) {
             vErrors = [err32];
@@ -13183,13 +15327,16 @@ function validate59(
           }
           errors++;
         }
-        if (!pattern4.test(data8)) {
+        if (func1(data8) < 1) {
           const err33 = {
             instancePath: instancePath + "/decided_by",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data8,
           };
           if (vErrors === null) {
             vErrors = [err33];
@@ -13198,31 +15345,34 @@ function validate59(
           }
           errors++;
         }
+        if (!pattern6.test(data8)) {
+          const err34 = {
+            instancePath: instancePath + "/decided_by",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err34];
+          } else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
       } else {
-        const err34 = {
+        const err35 = {
           instancePath: instancePath + "/decided_by",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err34];
-        } else {
-          vErrors.push(err34);
-        }
-        errors++;
-      }
-      var _valid1 = _errs29 === errors;
-      valid7 = valid7 || _valid1;
-      const _errs32 = errors;
-      if (data8 !== null) {
-        const err35 = {
-          instancePath: instancePath + "/decided_by",
-          schemaPath: "#/properties/decided_by/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err35];
@@ -13231,20 +15381,44 @@ function validate59(
         }
         errors++;
       }
-      var _valid1 = _errs32 === errors;
+      var _valid1 = _errs29 === errors;
       valid7 = valid7 || _valid1;
-      if (!valid7) {
+      const _errs32 = errors;
+      if (data8 !== null) {
         const err36 = {
           instancePath: instancePath + "/decided_by",
-          schemaPath: "#/properties/decided_by/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
+          schemaPath: "#/properties/decided_by/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+          schema: schema118.properties.decided_by.anyOf[1].type,
+          parentSchema: schema118.properties.decided_by.anyOf[1],
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err36];
         } else {
           vErrors.push(err36);
+        }
+        errors++;
+      }
+      var _valid1 = _errs32 === errors;
+      valid7 = valid7 || _valid1;
+      if (!valid7) {
+        const err37 = {
+          instancePath: instancePath + "/decided_by",
+          schemaPath: "#/properties/decided_by/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema118.properties.decided_by.anyOf,
+          parentSchema: schema118.properties.decided_by,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err37];
+        } else {
+          vErrors.push(err37);
         }
         errors++;
       } else {
@@ -13264,30 +15438,15 @@ function validate59(
       let valid9 = false;
       const _errs36 = errors;
       if (!(typeof data9 === "string")) {
-        const err37 = {
+        const err38 = {
           instancePath: instancePath + "/decided_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err37];
-        } else {
-          vErrors.push(err37);
-        }
-        errors++;
-      }
-      var _valid2 = _errs36 === errors;
-      valid9 = valid9 || _valid2;
-      const _errs39 = errors;
-      if (data9 !== null) {
-        const err38 = {
-          instancePath: instancePath + "/decided_at",
-          schemaPath: "#/properties/decided_at/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data9,
         };
         if (vErrors === null) {
           vErrors = [err38];
@@ -13296,20 +15455,44 @@ function validate59(
         }
         errors++;
       }
-      var _valid2 = _errs39 === errors;
+      var _valid2 = _errs36 === errors;
       valid9 = valid9 || _valid2;
-      if (!valid9) {
+      const _errs39 = errors;
+      if (data9 !== null) {
         const err39 = {
           instancePath: instancePath + "/decided_at",
-          schemaPath: "#/properties/decided_at/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
+          schemaPath: "#/properties/decided_at/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+          schema: schema118.properties.decided_at.anyOf[1].type,
+          parentSchema: schema118.properties.decided_at.anyOf[1],
+          data: data9,
         };
         if (vErrors === null) {
           vErrors = [err39];
         } else {
           vErrors.push(err39);
+        }
+        errors++;
+      }
+      var _valid2 = _errs39 === errors;
+      valid9 = valid9 || _valid2;
+      if (!valid9) {
+        const err40 = {
+          instancePath: instancePath + "/decided_at",
+          schemaPath: "#/properties/decided_at/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema118.properties.decided_at.anyOf,
+          parentSchema: schema118.properties.decided_at,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err40];
+        } else {
+          vErrors.push(err40);
         }
         errors++;
       } else {
@@ -13330,45 +15513,33 @@ function validate59(
       const _errs43 = errors;
       if (typeof data10 === "string") {
         if (func1(data10) > 2000) {
-          const err40 = {
+          const err41 = {
             instancePath: instancePath + "/note",
             schemaPath: "#/$defs/Note/maxLength",
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema45,
+            data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err41];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err41);
           }
           errors++;
         }
       } else {
-        const err41 = {
+        const err42 = {
           instancePath: instancePath + "/note",
           schemaPath: "#/$defs/Note/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err41];
-        } else {
-          vErrors.push(err41);
-        }
-        errors++;
-      }
-      var _valid3 = _errs43 === errors;
-      valid11 = valid11 || _valid3;
-      const _errs46 = errors;
-      if (data10 !== null) {
-        const err42 = {
-          instancePath: instancePath + "/note",
-          schemaPath: "#/properties/note/anyOf/1/type",
-          keyword: "type",
-          params: { type: "null" },
-          message: "must be null",
+          schema: schema45.type,
+          parentSchema: schema45,
+          data: data10,
         };
         if (vErrors === null) {
           vErrors = [err42];
@@ -13377,20 +15548,44 @@ function validate59(
         }
         errors++;
       }
-      var _valid3 = _errs46 === errors;
+      var _valid3 = _errs43 === errors;
       valid11 = valid11 || _valid3;
-      if (!valid11) {
+      const _errs46 = errors;
+      if (data10 !== null) {
         const err43 = {
           instancePath: instancePath + "/note",
-          schemaPath: "#/properties/note/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
+          schemaPath: "#/properties/note/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+          schema: schema118.properties.note.anyOf[1].type,
+          parentSchema: schema118.properties.note.anyOf[1],
+          data: data10,
         };
         if (vErrors === null) {
           vErrors = [err43];
         } else {
           vErrors.push(err43);
+        }
+        errors++;
+      }
+      var _valid3 = _errs46 === errors;
+      valid11 = valid11 || _valid3;
+      if (!valid11) {
+        const err44 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/properties/note/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema118.properties.note.anyOf,
+          parentSchema: schema118.properties.note,
+          data: data10,
+        };
+        if (vErrors === null) {
+          vErrors = [err44];
+        } else {
+          vErrors.push(err44);
         }
         errors++;
       } else {
@@ -13410,33 +15605,39 @@ function validate59(
       let valid13 = false;
       const _errs50 = errors;
       if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
-        const err44 = {
+        const err45 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/$defs/RevisionNumber/type",
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
+          data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err45];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err45);
         }
         errors++;
       }
       if (typeof data11 == "number" && isFinite(data11)) {
         if (data11 < 1 || isNaN(data11)) {
-          const err45 = {
+          const err46 = {
             instancePath: instancePath + "/revision",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err45];
+            vErrors = [err46];
           } else {
-            vErrors.push(err45);
+            vErrors.push(err46);
           }
           errors++;
         }
@@ -13445,34 +15646,40 @@ function validate59(
       valid13 = valid13 || _valid4;
       const _errs53 = errors;
       if (data11 !== null) {
-        const err46 = {
+        const err47 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/properties/revision/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema118.properties.revision.anyOf[1].type,
+          parentSchema: schema118.properties.revision.anyOf[1],
+          data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err46];
+          vErrors = [err47];
         } else {
-          vErrors.push(err46);
+          vErrors.push(err47);
         }
         errors++;
       }
       var _valid4 = _errs53 === errors;
       valid13 = valid13 || _valid4;
       if (!valid13) {
-        const err47 = {
+        const err48 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/properties/revision/anyOf",
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema118.properties.revision.anyOf,
+          parentSchema: schema118.properties.revision,
+          data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err47];
+          vErrors = [err48];
         } else {
-          vErrors.push(err47);
+          vErrors.push(err48);
         }
         errors++;
       } else {
@@ -13487,17 +15694,20 @@ function validate59(
       }
     }
   } else {
-    const err48 = {
+    const err49 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema118.type,
+      parentSchema: schema118,
+      data,
     };
     if (vErrors === null) {
-      vErrors = [err48];
+      vErrors = [err49];
     } else {
-      vErrors.push(err48);
+      vErrors.push(err49);
     }
     errors++;
   }
@@ -13529,6 +15739,9 @@ function validate60(
         keyword: "required",
         params: { missingProperty: "type" },
         message: "must have required property '" + "type" + "'",
+        schema: schema52.required,
+        parentSchema: schema52,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -13544,6 +15757,9 @@ function validate60(
         keyword: "required",
         params: { missingProperty: "properties" },
         message: "must have required property '" + "properties" + "'",
+        schema: schema52.required,
+        parentSchema: schema52,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -13560,6 +15776,9 @@ function validate60(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema52,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -13570,13 +15789,17 @@ function validate60(
       }
     }
     if (data.$schema !== undefined) {
-      if (typeof data.$schema !== "string") {
+      let data0 = data.$schema;
+      if (typeof data0 !== "string") {
         const err3 = {
           instancePath: instancePath + "/$schema",
           schemaPath: "#/properties/%24schema/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema52.properties.$schema.type,
+          parentSchema: schema52.properties.$schema,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -13587,13 +15810,17 @@ function validate60(
       }
     }
     if (data.type !== undefined) {
-      if ("object" !== data.type) {
+      let data1 = data.type;
+      if ("object" !== data1) {
         const err4 = {
           instancePath: instancePath + "/type",
           schemaPath: "#/properties/type/const",
           keyword: "const",
           params: { allowedValue: "object" },
           message: "must be equal to constant",
+          schema: "object",
+          parentSchema: schema52.properties.type,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -13616,6 +15843,9 @@ function validate60(
                 keyword: "required",
                 params: { missingProperty: "type" },
                 message: "must have required property '" + "type" + "'",
+                schema: schema52.properties.properties.additionalProperties.required,
+                parentSchema: schema52.properties.properties.additionalProperties,
+                data: data3,
               };
               if (vErrors === null) {
                 vErrors = [err5];
@@ -13639,6 +15869,9 @@ function validate60(
                   keyword: "enum",
                   params: { allowedValues: schema52.properties.properties.additionalProperties.properties.type.enum },
                   message: "must be equal to one of the allowed values",
+                  schema: schema52.properties.properties.additionalProperties.properties.type.enum,
+                  parentSchema: schema52.properties.properties.additionalProperties.properties.type,
+                  data: data4,
                 };
                 if (vErrors === null) {
                   vErrors = [err6];
@@ -13655,6 +15888,9 @@ function validate60(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema52.properties.properties.additionalProperties.type,
+              parentSchema: schema52.properties.properties.additionalProperties,
+              data: data3,
             };
             if (vErrors === null) {
               vErrors = [err7];
@@ -13671,6 +15907,9 @@ function validate60(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema52.properties.properties.type,
+          parentSchema: schema52.properties.properties,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -13685,13 +15924,17 @@ function validate60(
       if (Array.isArray(data5)) {
         const len0 = data5.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          if (typeof data5[i0] !== "string") {
+          let data6 = data5[i0];
+          if (typeof data6 !== "string") {
             const err9 = {
               instancePath: instancePath + "/required/" + i0,
               schemaPath: "#/properties/required/items/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema52.properties.required.items.type,
+              parentSchema: schema52.properties.required.items,
+              data: data6,
             };
             if (vErrors === null) {
               vErrors = [err9];
@@ -13708,6 +15951,9 @@ function validate60(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema52.properties.required.type,
+          parentSchema: schema52.properties.required,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -13724,6 +15970,9 @@ function validate60(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema52.type,
+      parentSchema: schema52,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err11];
@@ -13759,6 +16008,9 @@ function validate61(
       keyword: "type",
       params: { type: "integer" },
       message: "must be integer",
+      schema: schema96.type,
+      parentSchema: schema96,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -13775,6 +16027,9 @@ function validate61(
         keyword: "minimum",
         params: { comparison: ">=", limit: 1 },
         message: "must be >= 1",
+        schema: 1,
+        parentSchema: schema96,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -13812,6 +16067,9 @@ function validate62(
         keyword: "required",
         params: { missingProperty: "number" },
         message: "must have required property '" + "number" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -13827,6 +16085,9 @@ function validate62(
         keyword: "required",
         params: { missingProperty: "hash" },
         message: "must have required property '" + "hash" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -13842,6 +16103,9 @@ function validate62(
         keyword: "required",
         params: { missingProperty: "size" },
         message: "must have required property '" + "size" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -13857,6 +16121,9 @@ function validate62(
         keyword: "required",
         params: { missingProperty: "source" },
         message: "must have required property '" + "source" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -13872,6 +16139,9 @@ function validate62(
         keyword: "required",
         params: { missingProperty: "author" },
         message: "must have required property '" + "author" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -13887,6 +16157,9 @@ function validate62(
         keyword: "required",
         params: { missingProperty: "approver" },
         message: "must have required property '" + "approver" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -13902,6 +16175,9 @@ function validate62(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -13917,6 +16193,9 @@ function validate62(
         keyword: "required",
         params: { missingProperty: "at" },
         message: "must have required property '" + "at" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err7];
@@ -13932,6 +16211,9 @@ function validate62(
         keyword: "required",
         params: { missingProperty: "utf8" },
         message: "must have required property '" + "utf8" + "'",
+        schema: schema95.required,
+        parentSchema: schema95,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err8];
@@ -13948,6 +16230,9 @@ function validate62(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema95,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -13966,6 +16251,9 @@ function validate62(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -13982,6 +16270,9 @@ function validate62(
             keyword: "minimum",
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -13995,13 +16286,16 @@ function validate62(
     if (data.hash !== undefined) {
       let data1 = data.hash;
       if (typeof data1 === "string") {
-        if (!pattern14.test(data1)) {
+        if (!pattern20.test(data1)) {
           const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
             keyword: "pattern",
             params: { pattern: "^sha256:[0-9a-f]{64}$" },
             message: 'must match pattern "' + "^sha256:[0-9a-f]{64}$" + '"',
+            schema: "^sha256:[0-9a-f]{64}$",
+            parentSchema: schema95.properties.hash,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err12];
@@ -14017,6 +16311,9 @@ function validate62(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema95.properties.hash.type,
+          parentSchema: schema95.properties.hash,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -14035,6 +16332,9 @@ function validate62(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema95.properties.size.type,
+          parentSchema: schema95.properties.size,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -14051,6 +16351,9 @@ function validate62(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema95.properties.size,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -14070,6 +16373,9 @@ function validate62(
           keyword: "enum",
           params: { allowedValues: schema95.properties.source.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema95.properties.source.enum,
+          parentSchema: schema95.properties.source,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -14092,6 +16398,9 @@ function validate62(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -14107,6 +16416,9 @@ function validate62(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err18];
@@ -14115,13 +16427,16 @@ function validate62(
           }
           errors++;
         }
-        if (!pattern4.test(data4)) {
+        if (!pattern6.test(data4)) {
           const err19 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err19];
@@ -14137,6 +16452,9 @@ function validate62(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -14155,6 +16473,9 @@ function validate62(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema95.properties.author.anyOf[1].type,
+          parentSchema: schema95.properties.author.anyOf[1],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err21];
@@ -14172,6 +16493,9 @@ function validate62(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema95.properties.author.anyOf,
+          parentSchema: schema95.properties.author,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -14203,6 +16527,9 @@ function validate62(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err23];
@@ -14218,6 +16545,9 @@ function validate62(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err24];
@@ -14226,13 +16556,16 @@ function validate62(
           }
           errors++;
         }
-        if (!pattern4.test(data5)) {
+        if (!pattern6.test(data5)) {
           const err25 = {
             instancePath: instancePath + "/approver",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err25];
@@ -14248,6 +16581,9 @@ function validate62(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err26];
@@ -14266,6 +16602,9 @@ function validate62(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema95.properties.approver.anyOf[1].type,
+          parentSchema: schema95.properties.approver.anyOf[1],
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err27];
@@ -14283,6 +16622,9 @@ function validate62(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema95.properties.approver.anyOf,
+          parentSchema: schema95.properties.approver,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err28];
@@ -14313,6 +16655,9 @@ function validate62(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema95.properties.proposal_id.anyOf[0].type,
+          parentSchema: schema95.properties.proposal_id.anyOf[0],
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err29];
@@ -14331,6 +16676,9 @@ function validate62(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema95.properties.proposal_id.anyOf[1].type,
+          parentSchema: schema95.properties.proposal_id.anyOf[1],
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err30];
@@ -14348,6 +16696,9 @@ function validate62(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema95.properties.proposal_id.anyOf,
+          parentSchema: schema95.properties.proposal_id,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err31];
@@ -14367,13 +16718,17 @@ function validate62(
       }
     }
     if (data.at !== undefined) {
-      if (!(typeof data.at === "string")) {
+      let data7 = data.at;
+      if (!(typeof data7 === "string")) {
         const err32 = {
           instancePath: instancePath + "/at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data7,
         };
         if (vErrors === null) {
           vErrors = [err32];
@@ -14384,13 +16739,17 @@ function validate62(
       }
     }
     if (data.utf8 !== undefined) {
-      if (typeof data.utf8 !== "boolean") {
+      let data8 = data.utf8;
+      if (typeof data8 !== "boolean") {
         const err33 = {
           instancePath: instancePath + "/utf8",
           schemaPath: "#/properties/utf8/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema95.properties.utf8.type,
+          parentSchema: schema95.properties.utf8,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err33];
@@ -14407,6 +16766,9 @@ function validate62(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema95.type,
+      parentSchema: schema95,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err34];
@@ -14457,8 +16819,9 @@ const schema137 = {
   maxLength: 270,
   pattern:
     "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
+  "x-pattern-name": "an origin: http:// or https://, a host name and perhaps a port, with no path",
 };
-const pattern28 = new RegExp(
+const pattern36 = new RegExp(
   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
   "u",
 );
@@ -14484,6 +16847,9 @@ function validate63(
         keyword: "required",
         params: { missingProperty: "allowed_hosts" },
         message: "must have required property '" + "allowed_hosts" + "'",
+        schema: schema135.required,
+        parentSchema: schema135,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -14499,6 +16865,9 @@ function validate63(
         keyword: "required",
         params: { missingProperty: "allowed_origins" },
         message: "must have required property '" + "allowed_origins" + "'",
+        schema: schema135.required,
+        parentSchema: schema135,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -14515,6 +16884,9 @@ function validate63(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema135,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -14534,6 +16906,9 @@ function validate63(
             keyword: "maxItems",
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
+            schema: 64,
+            parentSchema: schema135.properties.allowed_hosts,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -14553,6 +16928,9 @@ function validate63(
                 keyword: "maxLength",
                 params: { limit: 260 },
                 message: "must NOT have more than 260 characters",
+                schema: 260,
+                parentSchema: schema101,
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -14568,6 +16946,9 @@ function validate63(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema101,
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err5];
@@ -14576,7 +16957,7 @@ function validate63(
               }
               errors++;
             }
-            if (!pattern17.test(data1)) {
+            if (!pattern23.test(data1)) {
               const err6 = {
                 instancePath: instancePath + "/allowed_hosts/" + i0,
                 schemaPath: "#/$defs/HostName/pattern",
@@ -14589,6 +16970,10 @@ function validate63(
                   'must match pattern "' +
                   "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$" +
                   '"',
+                schema:
+                  "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
+                parentSchema: schema101,
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err6];
@@ -14604,6 +16989,9 @@ function validate63(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema101.type,
+              parentSchema: schema101,
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err7];
@@ -14625,6 +17013,9 @@ function validate63(
                   keyword: "uniqueItems",
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
+                  schema: true,
+                  parentSchema: schema135.properties.allowed_hosts,
+                  data: data0,
                 };
                 if (vErrors === null) {
                   vErrors = [err8];
@@ -14644,6 +17035,9 @@ function validate63(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema135.properties.allowed_hosts.type,
+          parentSchema: schema135.properties.allowed_hosts,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -14663,6 +17057,9 @@ function validate63(
             keyword: "maxItems",
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
+            schema: 64,
+            parentSchema: schema135.properties.allowed_origins,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err10];
@@ -14682,6 +17079,9 @@ function validate63(
                 keyword: "maxLength",
                 params: { limit: 270 },
                 message: "must NOT have more than 270 characters",
+                schema: 270,
+                parentSchema: schema137,
+                data: data3,
               };
               if (vErrors === null) {
                 vErrors = [err11];
@@ -14697,6 +17097,9 @@ function validate63(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema137,
+                data: data3,
               };
               if (vErrors === null) {
                 vErrors = [err12];
@@ -14705,7 +17108,7 @@ function validate63(
               }
               errors++;
             }
-            if (!pattern28.test(data3)) {
+            if (!pattern36.test(data3)) {
               const err13 = {
                 instancePath: instancePath + "/allowed_origins/" + i2,
                 schemaPath: "#/$defs/WebOrigin/pattern",
@@ -14718,6 +17121,10 @@ function validate63(
                   'must match pattern "' +
                   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$" +
                   '"',
+                schema:
+                  "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
+                parentSchema: schema137,
+                data: data3,
               };
               if (vErrors === null) {
                 vErrors = [err13];
@@ -14733,6 +17140,9 @@ function validate63(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema137.type,
+              parentSchema: schema137,
+              data: data3,
             };
             if (vErrors === null) {
               vErrors = [err14];
@@ -14754,6 +17164,9 @@ function validate63(
                   keyword: "uniqueItems",
                   params: { i: i3, j: j1 },
                   message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)",
+                  schema: true,
+                  parentSchema: schema135.properties.allowed_origins,
+                  data: data2,
                 };
                 if (vErrors === null) {
                   vErrors = [err15];
@@ -14773,6 +17186,9 @@ function validate63(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema135.properties.allowed_origins.type,
+          parentSchema: schema135.properties.allowed_origins,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -14789,6 +17205,9 @@ function validate63(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema135.type,
+      parentSchema: schema135,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err17];
@@ -14841,6 +17260,9 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "session_id" },
         message: "must have required property '" + "session_id" + "'",
+        schema: schema138.required,
+        parentSchema: schema138,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -14856,6 +17278,9 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
+        schema: schema138.required,
+        parentSchema: schema138,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -14871,6 +17296,9 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
+        schema: schema138.required,
+        parentSchema: schema138,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -14886,6 +17314,9 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "created_at" },
         message: "must have required property '" + "created_at" + "'",
+        schema: schema138.required,
+        parentSchema: schema138,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -14901,6 +17332,9 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "expires_at" },
         message: "must have required property '" + "expires_at" + "'",
+        schema: schema138.required,
+        parentSchema: schema138,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -14916,6 +17350,9 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "revoked_at" },
         message: "must have required property '" + "revoked_at" + "'",
+        schema: schema138.required,
+        parentSchema: schema138,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -14939,6 +17376,9 @@ function validate64(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema138,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -14958,6 +17398,9 @@ function validate64(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema138.properties.session_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -14973,6 +17416,9 @@ function validate64(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema138.properties.session_id.type,
+          parentSchema: schema138.properties.session_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -14992,6 +17438,9 @@ function validate64(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -15007,6 +17456,9 @@ function validate64(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err10];
@@ -15015,13 +17467,16 @@ function validate64(
           }
           errors++;
         }
-        if (!pattern4.test(data1)) {
+        if (!pattern6.test(data1)) {
           const err11 = {
             instancePath: instancePath + "/participant",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -15037,6 +17492,9 @@ function validate64(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -15059,6 +17517,9 @@ function validate64(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema38.type,
+              parentSchema: schema38,
+              data: data3,
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -15074,6 +17535,9 @@ function validate64(
               keyword: "enum",
               params: { allowedValues: schema38.enum },
               message: "must be equal to one of the allowed values",
+              schema: schema38.enum,
+              parentSchema: schema38,
+              data: data3,
             };
             if (vErrors === null) {
               vErrors = [err14];
@@ -15095,6 +17559,9 @@ function validate64(
                   keyword: "uniqueItems",
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
+                  schema: true,
+                  parentSchema: schema138.properties.capabilities,
+                  data: data2,
                 };
                 if (vErrors === null) {
                   vErrors = [err15];
@@ -15114,6 +17581,9 @@ function validate64(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema138.properties.capabilities.type,
+          parentSchema: schema138.properties.capabilities,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -15124,13 +17594,17 @@ function validate64(
       }
     }
     if (data.created_at !== undefined) {
-      if (!(typeof data.created_at === "string")) {
+      let data4 = data.created_at;
+      if (!(typeof data4 === "string")) {
         const err17 = {
           instancePath: instancePath + "/created_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err17];
@@ -15152,6 +17626,9 @@ function validate64(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err18];
@@ -15170,6 +17647,9 @@ function validate64(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema138.properties.expires_at.anyOf[1].type,
+          parentSchema: schema138.properties.expires_at.anyOf[1],
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err19];
@@ -15187,6 +17667,9 @@ function validate64(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema138.properties.expires_at.anyOf,
+          parentSchema: schema138.properties.expires_at,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err20];
@@ -15217,6 +17700,9 @@ function validate64(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err21];
@@ -15235,6 +17721,9 @@ function validate64(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema138.properties.revoked_at.anyOf[1].type,
+          parentSchema: schema138.properties.revoked_at.anyOf[1],
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -15252,6 +17741,9 @@ function validate64(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema138.properties.revoked_at.anyOf,
+          parentSchema: schema138.properties.revoked_at,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err23];
@@ -15277,6 +17769,9 @@ function validate64(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema138.type,
+      parentSchema: schema138,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err24];
@@ -15313,6 +17808,9 @@ function validate65(
         keyword: "maxLength",
         params: { limit: 2000 },
         message: "must NOT have more than 2000 characters",
+        schema: 2000,
+        parentSchema: schema77,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -15328,6 +17826,9 @@ function validate65(
         keyword: "minLength",
         params: { limit: 1 },
         message: "must NOT have fewer than 1 characters",
+        schema: 1,
+        parentSchema: schema77,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -15336,18 +17837,39 @@ function validate65(
       }
       errors++;
     }
+    if (pattern12.test(data)) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/x-plain-text",
+        keyword: "x-plain-text",
+        params: { kind: "lines", at: pattern12.exec(data).index },
+        message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+        schema: "lines",
+        parentSchema: schema77,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
   } else {
-    const err2 = {
+    const err3 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema77.type,
+      parentSchema: schema77,
+      data,
     };
     if (vErrors === null) {
-      vErrors = [err2];
+      vErrors = [err3];
     } else {
-      vErrors.push(err2);
+      vErrors.push(err3);
     }
     errors++;
   }
@@ -15385,6 +17907,9 @@ function validate66(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema145.type,
+      parentSchema: schema145,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -15406,6 +17931,9 @@ function validate66(
       keyword: "enum",
       params: { allowedValues: schema145.enum },
       message: "must be equal to one of the allowed values",
+      schema: schema145.enum,
+      parentSchema: schema145,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -15458,6 +17986,9 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "taskId" },
         message: "must have required property '" + "taskId" + "'",
+        schema: schema146.required,
+        parentSchema: schema146,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -15473,6 +18004,9 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
+        schema: schema146.required,
+        parentSchema: schema146,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -15488,6 +18022,9 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "createdAt" },
         message: "must have required property '" + "createdAt" + "'",
+        schema: schema146.required,
+        parentSchema: schema146,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -15503,6 +18040,9 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "lastUpdatedAt" },
         message: "must have required property '" + "lastUpdatedAt" + "'",
+        schema: schema146.required,
+        parentSchema: schema146,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -15518,6 +18058,9 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "ttlMs" },
         message: "must have required property '" + "ttlMs" + "'",
+        schema: schema146.required,
+        parentSchema: schema146,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -15533,6 +18076,9 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "pollIntervalMs" },
         message: "must have required property '" + "pollIntervalMs" + "'",
+        schema: schema146.required,
+        parentSchema: schema146,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -15557,6 +18103,9 @@ function validate67(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema146,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -15576,6 +18125,9 @@ function validate67(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema146.properties.taskId,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -15591,6 +18143,9 @@ function validate67(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema146.properties.taskId.type,
+          parentSchema: schema146.properties.taskId,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -15609,6 +18164,9 @@ function validate67(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema145.type,
+          parentSchema: schema145,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -15630,6 +18188,9 @@ function validate67(
           keyword: "enum",
           params: { allowedValues: schema145.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema145.enum,
+          parentSchema: schema145,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -15640,13 +18201,17 @@ function validate67(
       }
     }
     if (data.statusMessage !== undefined) {
-      if (typeof data.statusMessage !== "string") {
+      let data2 = data.statusMessage;
+      if (typeof data2 !== "string") {
         const err11 = {
           instancePath: instancePath + "/statusMessage",
           schemaPath: "#/properties/statusMessage/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema146.properties.statusMessage.type,
+          parentSchema: schema146.properties.statusMessage,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -15657,13 +18222,17 @@ function validate67(
       }
     }
     if (data.createdAt !== undefined) {
-      if (!(typeof data.createdAt === "string")) {
+      let data3 = data.createdAt;
+      if (!(typeof data3 === "string")) {
         const err12 = {
           instancePath: instancePath + "/createdAt",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -15674,13 +18243,17 @@ function validate67(
       }
     }
     if (data.lastUpdatedAt !== undefined) {
-      if (!(typeof data.lastUpdatedAt === "string")) {
+      let data4 = data.lastUpdatedAt;
+      if (!(typeof data4 === "string")) {
         const err13 = {
           instancePath: instancePath + "/lastUpdatedAt",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema44.type,
+          parentSchema: schema44,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -15699,6 +18272,9 @@ function validate67(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema146.properties.ttlMs.type,
+          parentSchema: schema146.properties.ttlMs,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -15715,6 +18291,9 @@ function validate67(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema146.properties.ttlMs,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -15734,6 +18313,9 @@ function validate67(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema146.properties.pollIntervalMs.type,
+          parentSchema: schema146.properties.pollIntervalMs,
+          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -15750,6 +18332,9 @@ function validate67(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema146.properties.pollIntervalMs,
+            data: data6,
           };
           if (vErrors === null) {
             vErrors = [err17];
@@ -15767,6 +18352,9 @@ function validate67(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema146.type,
+      parentSchema: schema146,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err18];
@@ -15802,6 +18390,9 @@ function validate68(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema44.type,
+      parentSchema: schema44,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -15838,6 +18429,9 @@ function validate69(
         keyword: "maxLength",
         params: { limit: 270 },
         message: "must NOT have more than 270 characters",
+        schema: 270,
+        parentSchema: schema137,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -15853,6 +18447,9 @@ function validate69(
         keyword: "minLength",
         params: { limit: 1 },
         message: "must NOT have fewer than 1 characters",
+        schema: 1,
+        parentSchema: schema137,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -15861,7 +18458,7 @@ function validate69(
       }
       errors++;
     }
-    if (!pattern28.test(data)) {
+    if (!pattern36.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -15874,6 +18471,10 @@ function validate69(
           'must match pattern "' +
           "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$" +
           '"',
+        schema:
+          "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
+        parentSchema: schema137,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -15889,6 +18490,9 @@ function validate69(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
+      schema: schema137.type,
+      parentSchema: schema137,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err3];
@@ -15944,6 +18548,9 @@ function validate70(
         keyword: "required",
         params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
         message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+        schema: schema152.required,
+        parentSchema: schema152,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -15959,6 +18566,9 @@ function validate70(
         keyword: "required",
         params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
         message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+        schema: schema152.required,
+        parentSchema: schema152,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -15977,6 +18587,9 @@ function validate70(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -15992,6 +18605,9 @@ function validate70(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+          parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -16020,6 +18636,13 @@ function validate70(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                      .additionalProperties.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                      .additionalProperties,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err4];
@@ -16036,6 +18659,9 @@ function validate70(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err5];
@@ -16052,6 +18678,9 @@ function validate70(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+          parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -16071,6 +18700,9 @@ function validate70(
             keyword: "required",
             params: { missingProperty: "name" },
             message: "must have required property '" + "name" + "'",
+            schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+            parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -16086,6 +18718,9 @@ function validate70(
             keyword: "required",
             params: { missingProperty: "version" },
             message: "must have required property '" + "version" + "'",
+            schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+            parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+            data: data4,
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -16095,13 +18730,17 @@ function validate70(
           errors++;
         }
         if (data4.name !== undefined) {
-          if (typeof data4.name !== "string") {
+          let data5 = data4.name;
+          if (typeof data5 !== "string") {
             const err9 = {
               instancePath: instancePath + "/io.modelcontextprotocol~1clientInfo/name",
               schemaPath: "#/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err9];
@@ -16112,13 +18751,17 @@ function validate70(
           }
         }
         if (data4.version !== undefined) {
-          if (typeof data4.version !== "string") {
+          let data6 = data4.version;
+          if (typeof data6 !== "string") {
             const err10 = {
               instancePath: instancePath + "/io.modelcontextprotocol~1clientInfo/version",
               schemaPath: "#/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+              data: data6,
             };
             if (vErrors === null) {
               vErrors = [err10];
@@ -16135,6 +18778,9 @@ function validate70(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+          parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -16151,6 +18797,9 @@ function validate70(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema152.type,
+      parentSchema: schema152,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err12];
@@ -16204,6 +18853,9 @@ function validate71(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema153.required,
+        parentSchema: schema153,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -16222,6 +18874,9 @@ function validate71(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err1];
@@ -16237,6 +18892,9 @@ function validate71(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -16255,6 +18913,9 @@ function validate71(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err3];
@@ -16270,6 +18931,9 @@ function validate71(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err4];
@@ -16298,6 +18962,13 @@ function validate71(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err5];
@@ -16315,6 +18986,10 @@ function validate71(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err6];
@@ -16331,6 +19006,9 @@ function validate71(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err7];
@@ -16350,6 +19028,9 @@ function validate71(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err8];
@@ -16365,6 +19046,9 @@ function validate71(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -16374,7 +19058,8 @@ function validate71(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err10 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -16382,6 +19067,9 @@ function validate71(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err10];
@@ -16392,7 +19080,8 @@ function validate71(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -16400,6 +19089,9 @@ function validate71(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -16416,6 +19108,9 @@ function validate71(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err12];
@@ -16432,6 +19127,9 @@ function validate71(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -16442,13 +19140,17 @@ function validate71(
       }
     }
     if (data.cursor !== undefined) {
-      if (typeof data.cursor !== "string") {
+      let data8 = data.cursor;
+      if (typeof data8 !== "string") {
         const err14 = {
           instancePath: instancePath + "/cursor",
           schemaPath: "#/properties/cursor/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema153.properties.cursor.type,
+          parentSchema: schema153.properties.cursor,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -16465,6 +19167,9 @@ function validate71(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema153.type,
+      parentSchema: schema153,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err15];
@@ -16512,6 +19217,9 @@ function validate72(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema155.required,
+        parentSchema: schema155,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -16527,6 +19235,9 @@ function validate72(
         keyword: "required",
         params: { missingProperty: "uri" },
         message: "must have required property '" + "uri" + "'",
+        schema: schema155.required,
+        parentSchema: schema155,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -16545,6 +19256,9 @@ function validate72(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -16560,6 +19274,9 @@ function validate72(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -16578,6 +19295,9 @@ function validate72(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -16593,6 +19313,9 @@ function validate72(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err5];
@@ -16621,6 +19344,13 @@ function validate72(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err6];
@@ -16638,6 +19368,10 @@ function validate72(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err7];
@@ -16654,6 +19388,9 @@ function validate72(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -16673,6 +19410,9 @@ function validate72(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -16688,6 +19428,9 @@ function validate72(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -16697,7 +19440,8 @@ function validate72(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -16705,6 +19449,9 @@ function validate72(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -16715,7 +19462,8 @@ function validate72(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err12 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -16723,6 +19471,9 @@ function validate72(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -16739,6 +19490,9 @@ function validate72(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -16755,6 +19509,9 @@ function validate72(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -16774,6 +19531,9 @@ function validate72(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema155.properties.uri,
+            data: data8,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -16789,6 +19549,9 @@ function validate72(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema155.properties.uri.type,
+          parentSchema: schema155.properties.uri,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -16805,6 +19568,9 @@ function validate72(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema155.type,
+      parentSchema: schema155,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err17];
@@ -16851,6 +19617,9 @@ function validate73(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema157.required,
+        parentSchema: schema157,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -16866,6 +19635,9 @@ function validate73(
         keyword: "required",
         params: { missingProperty: "uri" },
         message: "must have required property '" + "uri" + "'",
+        schema: schema157.required,
+        parentSchema: schema157,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -16884,6 +19656,9 @@ function validate73(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -16899,6 +19674,9 @@ function validate73(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -16917,6 +19695,9 @@ function validate73(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -16932,6 +19713,9 @@ function validate73(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err5];
@@ -16960,6 +19744,13 @@ function validate73(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err6];
@@ -16977,6 +19768,10 @@ function validate73(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err7];
@@ -16993,6 +19788,9 @@ function validate73(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -17012,6 +19810,9 @@ function validate73(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -17027,6 +19828,9 @@ function validate73(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -17036,7 +19840,8 @@ function validate73(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -17044,6 +19849,9 @@ function validate73(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -17054,7 +19862,8 @@ function validate73(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err12 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -17062,6 +19871,9 @@ function validate73(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -17078,6 +19890,9 @@ function validate73(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -17094,6 +19909,9 @@ function validate73(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -17113,6 +19931,9 @@ function validate73(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema157.properties.uri,
+            data: data8,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -17128,6 +19949,9 @@ function validate73(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema157.properties.uri.type,
+          parentSchema: schema157.properties.uri,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -17144,6 +19968,9 @@ function validate73(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema157.type,
+      parentSchema: schema157,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err17];
@@ -17190,6 +20017,9 @@ function validate74(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema159.required,
+        parentSchema: schema159,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -17208,6 +20038,9 @@ function validate74(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err1];
@@ -17223,6 +20056,9 @@ function validate74(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -17241,6 +20077,9 @@ function validate74(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err3];
@@ -17256,6 +20095,9 @@ function validate74(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err4];
@@ -17284,6 +20126,13 @@ function validate74(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err5];
@@ -17301,6 +20150,10 @@ function validate74(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err6];
@@ -17317,6 +20170,9 @@ function validate74(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err7];
@@ -17336,6 +20192,9 @@ function validate74(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err8];
@@ -17351,6 +20210,9 @@ function validate74(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -17360,7 +20222,8 @@ function validate74(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err10 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -17368,6 +20231,9 @@ function validate74(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err10];
@@ -17378,7 +20244,8 @@ function validate74(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -17386,6 +20253,9 @@ function validate74(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -17402,6 +20272,9 @@ function validate74(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err12];
@@ -17418,6 +20291,9 @@ function validate74(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -17428,13 +20304,17 @@ function validate74(
       }
     }
     if (data.cursor !== undefined) {
-      if (typeof data.cursor !== "string") {
+      let data8 = data.cursor;
+      if (typeof data8 !== "string") {
         const err14 = {
           instancePath: instancePath + "/cursor",
           schemaPath: "#/properties/cursor/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema159.properties.cursor.type,
+          parentSchema: schema159.properties.cursor,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -17451,6 +20331,9 @@ function validate74(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema159.type,
+      parentSchema: schema159,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err15];
@@ -17496,6 +20379,9 @@ function validate75(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema161.required,
+        parentSchema: schema161,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -17511,6 +20397,9 @@ function validate75(
         keyword: "required",
         params: { missingProperty: "uri" },
         message: "must have required property '" + "uri" + "'",
+        schema: schema161.required,
+        parentSchema: schema161,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -17529,6 +20418,9 @@ function validate75(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -17544,6 +20436,9 @@ function validate75(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -17562,6 +20457,9 @@ function validate75(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -17577,6 +20475,9 @@ function validate75(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err5];
@@ -17605,6 +20506,13 @@ function validate75(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err6];
@@ -17622,6 +20530,10 @@ function validate75(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err7];
@@ -17638,6 +20550,9 @@ function validate75(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -17657,6 +20572,9 @@ function validate75(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -17672,6 +20590,9 @@ function validate75(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -17681,7 +20602,8 @@ function validate75(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -17689,6 +20611,9 @@ function validate75(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -17699,7 +20624,8 @@ function validate75(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err12 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -17707,6 +20633,9 @@ function validate75(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -17723,6 +20652,9 @@ function validate75(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -17739,6 +20671,9 @@ function validate75(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -17758,6 +20693,9 @@ function validate75(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema161.properties.uri,
+            data: data8,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -17773,6 +20711,9 @@ function validate75(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema161.properties.uri.type,
+          parentSchema: schema161.properties.uri,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -17789,6 +20730,9 @@ function validate75(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema161.type,
+      parentSchema: schema161,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err17];
@@ -17834,6 +20778,9 @@ function validate76(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema163.required,
+        parentSchema: schema163,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -17852,6 +20799,9 @@ function validate76(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err1];
@@ -17867,6 +20817,9 @@ function validate76(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -17885,6 +20838,9 @@ function validate76(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err3];
@@ -17900,6 +20856,9 @@ function validate76(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err4];
@@ -17928,6 +20887,13 @@ function validate76(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err5];
@@ -17945,6 +20911,10 @@ function validate76(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err6];
@@ -17961,6 +20931,9 @@ function validate76(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err7];
@@ -17980,6 +20953,9 @@ function validate76(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err8];
@@ -17995,6 +20971,9 @@ function validate76(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -18004,7 +20983,8 @@ function validate76(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err10 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -18012,6 +20992,9 @@ function validate76(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err10];
@@ -18022,7 +21005,8 @@ function validate76(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -18030,6 +21014,9 @@ function validate76(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -18046,6 +21033,9 @@ function validate76(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err12];
@@ -18062,6 +21052,9 @@ function validate76(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -18078,6 +21071,9 @@ function validate76(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema163.type,
+      parentSchema: schema163,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err14];
@@ -18136,6 +21132,9 @@ function validate77(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema165.required,
+        parentSchema: schema165,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -18151,6 +21150,9 @@ function validate77(
         keyword: "required",
         params: { missingProperty: "notifications" },
         message: "must have required property '" + "notifications" + "'",
+        schema: schema165.required,
+        parentSchema: schema165,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -18169,6 +21171,9 @@ function validate77(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -18184,6 +21189,9 @@ function validate77(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -18202,6 +21210,9 @@ function validate77(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -18217,6 +21228,9 @@ function validate77(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err5];
@@ -18245,6 +21259,13 @@ function validate77(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err6];
@@ -18262,6 +21283,10 @@ function validate77(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err7];
@@ -18278,6 +21303,9 @@ function validate77(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -18297,6 +21325,9 @@ function validate77(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -18312,6 +21343,9 @@ function validate77(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -18321,7 +21355,8 @@ function validate77(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -18329,6 +21364,9 @@ function validate77(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -18339,7 +21377,8 @@ function validate77(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err12 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -18347,6 +21386,9 @@ function validate77(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -18363,6 +21405,9 @@ function validate77(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -18379,6 +21424,9 @@ function validate77(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -18392,13 +21440,17 @@ function validate77(
       let data8 = data.notifications;
       if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
         if (data8.toolsListChanged !== undefined) {
-          if (typeof data8.toolsListChanged !== "boolean") {
+          let data9 = data8.toolsListChanged;
+          if (typeof data9 !== "boolean") {
             const err15 = {
               instancePath: instancePath + "/notifications/toolsListChanged",
               schemaPath: "#/properties/notifications/properties/toolsListChanged/type",
               keyword: "type",
               params: { type: "boolean" },
               message: "must be boolean",
+              schema: schema165.properties.notifications.properties.toolsListChanged.type,
+              parentSchema: schema165.properties.notifications.properties.toolsListChanged,
+              data: data9,
             };
             if (vErrors === null) {
               vErrors = [err15];
@@ -18409,13 +21461,17 @@ function validate77(
           }
         }
         if (data8.promptsListChanged !== undefined) {
-          if (typeof data8.promptsListChanged !== "boolean") {
+          let data10 = data8.promptsListChanged;
+          if (typeof data10 !== "boolean") {
             const err16 = {
               instancePath: instancePath + "/notifications/promptsListChanged",
               schemaPath: "#/properties/notifications/properties/promptsListChanged/type",
               keyword: "type",
               params: { type: "boolean" },
               message: "must be boolean",
+              schema: schema165.properties.notifications.properties.promptsListChanged.type,
+              parentSchema: schema165.properties.notifications.properties.promptsListChanged,
+              data: data10,
             };
             if (vErrors === null) {
               vErrors = [err16];
@@ -18426,13 +21482,17 @@ function validate77(
           }
         }
         if (data8.resourcesListChanged !== undefined) {
-          if (typeof data8.resourcesListChanged !== "boolean") {
+          let data11 = data8.resourcesListChanged;
+          if (typeof data11 !== "boolean") {
             const err17 = {
               instancePath: instancePath + "/notifications/resourcesListChanged",
               schemaPath: "#/properties/notifications/properties/resourcesListChanged/type",
               keyword: "type",
               params: { type: "boolean" },
               message: "must be boolean",
+              schema: schema165.properties.notifications.properties.resourcesListChanged.type,
+              parentSchema: schema165.properties.notifications.properties.resourcesListChanged,
+              data: data11,
             };
             if (vErrors === null) {
               vErrors = [err17];
@@ -18452,6 +21512,9 @@ function validate77(
                 keyword: "maxItems",
                 params: { limit: 1000 },
                 message: "must NOT have more than 1000 items",
+                schema: 1000,
+                parentSchema: schema165.properties.notifications.properties.resourceSubscriptions,
+                data: data12,
               };
               if (vErrors === null) {
                 vErrors = [err18];
@@ -18462,13 +21525,17 @@ function validate77(
             }
             const len0 = data12.length;
             for (let i0 = 0; i0 < len0; i0++) {
-              if (typeof data12[i0] !== "string") {
+              let data13 = data12[i0];
+              if (typeof data13 !== "string") {
                 const err19 = {
                   instancePath: instancePath + "/notifications/resourceSubscriptions/" + i0,
                   schemaPath: "#/properties/notifications/properties/resourceSubscriptions/items/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema165.properties.notifications.properties.resourceSubscriptions.items.type,
+                  parentSchema: schema165.properties.notifications.properties.resourceSubscriptions.items,
+                  data: data13,
                 };
                 if (vErrors === null) {
                   vErrors = [err19];
@@ -18485,6 +21552,9 @@ function validate77(
               keyword: "type",
               params: { type: "array" },
               message: "must be array",
+              schema: schema165.properties.notifications.properties.resourceSubscriptions.type,
+              parentSchema: schema165.properties.notifications.properties.resourceSubscriptions,
+              data: data12,
             };
             if (vErrors === null) {
               vErrors = [err20];
@@ -18504,6 +21574,9 @@ function validate77(
                 keyword: "maxItems",
                 params: { limit: 1000 },
                 message: "must NOT have more than 1000 items",
+                schema: 1000,
+                parentSchema: schema165.properties.notifications.properties.taskIds,
+                data: data14,
               };
               if (vErrors === null) {
                 vErrors = [err21];
@@ -18514,13 +21587,17 @@ function validate77(
             }
             const len1 = data14.length;
             for (let i1 = 0; i1 < len1; i1++) {
-              if (typeof data14[i1] !== "string") {
+              let data15 = data14[i1];
+              if (typeof data15 !== "string") {
                 const err22 = {
                   instancePath: instancePath + "/notifications/taskIds/" + i1,
                   schemaPath: "#/properties/notifications/properties/taskIds/items/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema165.properties.notifications.properties.taskIds.items.type,
+                  parentSchema: schema165.properties.notifications.properties.taskIds.items,
+                  data: data15,
                 };
                 if (vErrors === null) {
                   vErrors = [err22];
@@ -18537,6 +21614,9 @@ function validate77(
               keyword: "type",
               params: { type: "array" },
               message: "must be array",
+              schema: schema165.properties.notifications.properties.taskIds.type,
+              parentSchema: schema165.properties.notifications.properties.taskIds,
+              data: data14,
             };
             if (vErrors === null) {
               vErrors = [err23];
@@ -18553,6 +21633,9 @@ function validate77(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema165.properties.notifications.type,
+          parentSchema: schema165.properties.notifications,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err24];
@@ -18569,6 +21652,9 @@ function validate77(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema165.type,
+      parentSchema: schema165,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err25];
@@ -18617,6 +21703,9 @@ function validate78(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema167.required,
+        parentSchema: schema167,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -18632,6 +21721,9 @@ function validate78(
         keyword: "required",
         params: { missingProperty: "taskId" },
         message: "must have required property '" + "taskId" + "'",
+        schema: schema167.required,
+        parentSchema: schema167,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -18650,6 +21742,9 @@ function validate78(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -18665,6 +21760,9 @@ function validate78(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -18683,6 +21781,9 @@ function validate78(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -18698,6 +21799,9 @@ function validate78(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err5];
@@ -18726,6 +21830,13 @@ function validate78(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err6];
@@ -18743,6 +21854,10 @@ function validate78(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err7];
@@ -18759,6 +21874,9 @@ function validate78(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -18778,6 +21896,9 @@ function validate78(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -18793,6 +21914,9 @@ function validate78(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -18802,7 +21926,8 @@ function validate78(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -18810,6 +21935,9 @@ function validate78(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -18820,7 +21948,8 @@ function validate78(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err12 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -18828,6 +21957,9 @@ function validate78(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -18844,6 +21976,9 @@ function validate78(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -18860,6 +21995,9 @@ function validate78(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -18879,6 +22017,9 @@ function validate78(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema167.properties.taskId,
+            data: data8,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -18894,6 +22035,9 @@ function validate78(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema167.properties.taskId.type,
+          parentSchema: schema167.properties.taskId,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -18910,6 +22054,9 @@ function validate78(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema167.type,
+      parentSchema: schema167,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err17];
@@ -18958,6 +22105,9 @@ function validate79(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema169.required,
+        parentSchema: schema169,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -18973,6 +22123,9 @@ function validate79(
         keyword: "required",
         params: { missingProperty: "taskId" },
         message: "must have required property '" + "taskId" + "'",
+        schema: schema169.required,
+        parentSchema: schema169,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -18991,6 +22144,9 @@ function validate79(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -19006,6 +22162,9 @@ function validate79(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -19024,6 +22183,9 @@ function validate79(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -19039,6 +22201,9 @@ function validate79(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err5];
@@ -19067,6 +22232,13 @@ function validate79(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err6];
@@ -19084,6 +22256,10 @@ function validate79(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err7];
@@ -19100,6 +22276,9 @@ function validate79(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -19119,6 +22298,9 @@ function validate79(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -19134,6 +22316,9 @@ function validate79(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -19143,7 +22328,8 @@ function validate79(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -19151,6 +22337,9 @@ function validate79(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -19161,7 +22350,8 @@ function validate79(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err12 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -19169,6 +22359,9 @@ function validate79(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -19185,6 +22378,9 @@ function validate79(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -19201,6 +22397,9 @@ function validate79(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -19220,6 +22419,9 @@ function validate79(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema169.properties.taskId,
+            data: data8,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -19235,6 +22437,9 @@ function validate79(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema169.properties.taskId.type,
+          parentSchema: schema169.properties.taskId,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -19251,6 +22456,9 @@ function validate79(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema169.type,
+      parentSchema: schema169,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err17];
@@ -19302,6 +22510,9 @@ function validate80(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema171.required,
+        parentSchema: schema171,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -19317,6 +22528,9 @@ function validate80(
         keyword: "required",
         params: { missingProperty: "taskId" },
         message: "must have required property '" + "taskId" + "'",
+        schema: schema171.required,
+        parentSchema: schema171,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -19332,6 +22546,9 @@ function validate80(
         keyword: "required",
         params: { missingProperty: "inputResponses" },
         message: "must have required property '" + "inputResponses" + "'",
+        schema: schema171.required,
+        parentSchema: schema171,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -19350,6 +22567,9 @@ function validate80(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -19365,6 +22585,9 @@ function validate80(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -19383,6 +22606,9 @@ function validate80(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err5];
@@ -19398,6 +22624,9 @@ function validate80(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err6];
@@ -19426,6 +22655,13 @@ function validate80(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err7];
@@ -19443,6 +22679,10 @@ function validate80(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err8];
@@ -19459,6 +22699,9 @@ function validate80(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err9];
@@ -19478,6 +22721,9 @@ function validate80(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -19493,6 +22739,9 @@ function validate80(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err11];
@@ -19502,7 +22751,8 @@ function validate80(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err12 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -19510,6 +22760,9 @@ function validate80(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -19520,7 +22773,8 @@ function validate80(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err13 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -19528,6 +22782,9 @@ function validate80(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err13];
@@ -19544,6 +22801,9 @@ function validate80(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err14];
@@ -19560,6 +22820,9 @@ function validate80(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -19579,6 +22842,9 @@ function validate80(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema171.properties.taskId,
+            data: data8,
           };
           if (vErrors === null) {
             vErrors = [err16];
@@ -19594,6 +22860,9 @@ function validate80(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema171.properties.taskId.type,
+          parentSchema: schema171.properties.taskId,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err17];
@@ -19615,6 +22884,9 @@ function validate80(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema171.properties.inputResponses.additionalProperties.type,
+              parentSchema: schema171.properties.inputResponses.additionalProperties,
+              data: data10,
             };
             if (vErrors === null) {
               vErrors = [err18];
@@ -19631,6 +22903,9 @@ function validate80(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema171.properties.inputResponses.type,
+          parentSchema: schema171.properties.inputResponses,
+          data: data9,
         };
         if (vErrors === null) {
           vErrors = [err19];
@@ -19647,6 +22922,9 @@ function validate80(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema171.type,
+      parentSchema: schema171,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err20];
@@ -19696,6 +22974,9 @@ function validate81(
         keyword: "required",
         params: { missingProperty: "error" },
         message: "must have required property '" + "error" + "'",
+        schema: schema173.required,
+        parentSchema: schema173,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -19712,6 +22993,9 @@ function validate81(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema173,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -19742,6 +23026,9 @@ function validate81(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema173.type,
+      parentSchema: schema173,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err2];
@@ -19792,6 +23079,9 @@ function validate83(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema174.required,
+        parentSchema: schema174,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -19807,6 +23097,9 @@ function validate83(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
+        schema: schema174.required,
+        parentSchema: schema174,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -19825,6 +23118,9 @@ function validate83(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -19840,6 +23136,9 @@ function validate83(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -19858,6 +23157,9 @@ function validate83(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -19873,6 +23175,9 @@ function validate83(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err5];
@@ -19901,6 +23206,13 @@ function validate83(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err6];
@@ -19918,6 +23230,10 @@ function validate83(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err7];
@@ -19934,6 +23250,9 @@ function validate83(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -19953,6 +23272,9 @@ function validate83(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -19968,6 +23290,9 @@ function validate83(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -19977,7 +23302,8 @@ function validate83(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -19985,6 +23311,9 @@ function validate83(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -19995,7 +23324,8 @@ function validate83(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err12 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -20003,6 +23333,9 @@ function validate83(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -20019,6 +23352,9 @@ function validate83(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -20035,6 +23371,9 @@ function validate83(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -20054,6 +23393,9 @@ function validate83(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema174.properties.name,
+            data: data8,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -20069,6 +23411,9 @@ function validate83(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema174.properties.name.type,
+          parentSchema: schema174.properties.name,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err16];
@@ -20087,6 +23432,9 @@ function validate83(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema174.properties.arguments.type,
+          parentSchema: schema174.properties.arguments,
+          data: data9,
         };
         if (vErrors === null) {
           vErrors = [err17];
@@ -20103,6 +23451,9 @@ function validate83(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema174.type,
+      parentSchema: schema174,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err18];
@@ -20152,6 +23503,9 @@ function validate84(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
+        schema: schema176.required,
+        parentSchema: schema176,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -20170,6 +23524,9 @@ function validate84(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err1];
@@ -20185,6 +23542,9 @@ function validate84(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema152.required,
+            parentSchema: schema152,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -20203,6 +23563,9 @@ function validate84(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err3];
@@ -20218,6 +23581,9 @@ function validate84(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err4];
@@ -20246,6 +23612,13 @@ function validate84(
                       keyword: "type",
                       params: { type: "object" },
                       message: "must be object",
+                      schema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
                     };
                     if (vErrors === null) {
                       vErrors = [err5];
@@ -20263,6 +23636,10 @@ function validate84(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err6];
@@ -20279,6 +23656,9 @@ function validate84(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err7];
@@ -20298,6 +23678,9 @@ function validate84(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err8];
@@ -20313,6 +23696,9 @@ function validate84(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
+                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err9];
@@ -20322,7 +23708,8 @@ function validate84(
               errors++;
             }
             if (data5.name !== undefined) {
-              if (typeof data5.name !== "string") {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
                 const err10 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
                   schemaPath:
@@ -20330,6 +23717,9 @@ function validate84(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
                 };
                 if (vErrors === null) {
                   vErrors = [err10];
@@ -20340,7 +23730,8 @@ function validate84(
               }
             }
             if (data5.version !== undefined) {
-              if (typeof data5.version !== "string") {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
                 const err11 = {
                   instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
                   schemaPath:
@@ -20348,6 +23739,9 @@ function validate84(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err11];
@@ -20364,6 +23758,9 @@ function validate84(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err12];
@@ -20380,6 +23777,9 @@ function validate84(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema152.type,
+          parentSchema: schema152,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -20390,13 +23790,17 @@ function validate84(
       }
     }
     if (data.cursor !== undefined) {
-      if (typeof data.cursor !== "string") {
+      let data8 = data.cursor;
+      if (typeof data8 !== "string") {
         const err14 = {
           instancePath: instancePath + "/cursor",
           schemaPath: "#/properties/cursor/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema176.properties.cursor.type,
+          parentSchema: schema176.properties.cursor,
+          data: data8,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -20413,6 +23817,9 @@ function validate84(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema176.type,
+      parentSchema: schema176,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err15];
@@ -20456,6 +23863,9 @@ function validate85(
         keyword: "additionalProperties",
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
+        schema: false,
+        parentSchema: schema178,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -20471,6 +23881,9 @@ function validate85(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema178.type,
+      parentSchema: schema178,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -20524,6 +23937,9 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
+        schema: schema179.required,
+        parentSchema: schema179,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -20539,6 +23955,9 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
+        schema: schema179.required,
+        parentSchema: schema179,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -20554,6 +23973,9 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
+        schema: schema179.required,
+        parentSchema: schema179,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -20569,6 +23991,9 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "unrecorded_edit" },
         message: "must have required property '" + "unrecorded_edit" + "'",
+        schema: schema179.required,
+        parentSchema: schema179,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -20585,6 +24010,9 @@ function validate86(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema179,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -20595,13 +24023,17 @@ function validate86(
       }
     }
     if (data.name !== undefined) {
-      if (typeof data.name !== "string") {
+      let data0 = data.name;
+      if (typeof data0 !== "string") {
         const err5 = {
           instancePath: instancePath + "/name",
           schemaPath: "#/properties/name/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema179.properties.name.type,
+          parentSchema: schema179.properties.name,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -20626,13 +24058,17 @@ function validate86(
       }
     }
     if (data.content !== undefined) {
-      if (typeof data.content !== "string") {
+      let data2 = data.content;
+      if (typeof data2 !== "string") {
         const err6 = {
           instancePath: instancePath + "/content",
           schemaPath: "#/properties/content/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema179.properties.content.type,
+          parentSchema: schema179.properties.content,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -20643,13 +24079,17 @@ function validate86(
       }
     }
     if (data.unrecorded_edit !== undefined) {
-      if (typeof data.unrecorded_edit !== "boolean") {
+      let data3 = data.unrecorded_edit;
+      if (typeof data3 !== "boolean") {
         const err7 = {
           instancePath: instancePath + "/unrecorded_edit",
           schemaPath: "#/properties/unrecorded_edit/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema179.properties.unrecorded_edit.type,
+          parentSchema: schema179.properties.unrecorded_edit,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -20666,6 +24106,9 @@ function validate86(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema179.type,
+      parentSchema: schema179,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err8];
@@ -20739,6 +24182,9 @@ function validate88(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema180.type,
+      parentSchema: schema180,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -20759,6 +24205,9 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema180.oneOf[0].required,
+        parentSchema: schema180.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -20774,6 +24223,9 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "result" },
         message: "must have required property '" + "result" + "'",
+        schema: schema180.oneOf[0].required,
+        parentSchema: schema180.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -20790,6 +24242,9 @@ function validate88(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema180.oneOf[0],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -20809,6 +24264,9 @@ function validate88(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema180.oneOf[0].properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -20824,6 +24282,9 @@ function validate88(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema180.oneOf[0].properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -20839,6 +24300,9 @@ function validate88(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema180.oneOf[0].properties.handoff_id.type,
+          parentSchema: schema180.oneOf[0].properties.handoff_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -20869,6 +24333,9 @@ function validate88(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema180.oneOf[0].type,
+      parentSchema: schema180.oneOf[0],
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -20892,6 +24359,9 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema180.oneOf[1].required,
+        parentSchema: schema180.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err8];
@@ -20907,6 +24377,9 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "error" },
         message: "must have required property '" + "error" + "'",
+        schema: schema180.oneOf[1].required,
+        parentSchema: schema180.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err9];
@@ -20923,6 +24396,9 @@ function validate88(
           keyword: "additionalProperties",
           params: { additionalProperty: key1 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema180.oneOf[1],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -20942,6 +24418,9 @@ function validate88(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema180.oneOf[1].properties.handoff_id,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -20957,6 +24436,9 @@ function validate88(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema180.oneOf[1].properties.handoff_id,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err12];
@@ -20972,6 +24454,9 @@ function validate88(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema180.oneOf[1].properties.handoff_id.type,
+          parentSchema: schema180.oneOf[1].properties.handoff_id,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -20991,6 +24476,9 @@ function validate88(
             keyword: "required",
             params: { missingProperty: "code" },
             message: "must have required property '" + "code" + "'",
+            schema: schema57.required,
+            parentSchema: schema57,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err14];
@@ -21006,6 +24494,9 @@ function validate88(
             keyword: "required",
             params: { missingProperty: "message" },
             message: "must have required property '" + "message" + "'",
+            schema: schema57.required,
+            parentSchema: schema57,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err15];
@@ -21022,6 +24513,9 @@ function validate88(
               keyword: "additionalProperties",
               params: { additionalProperty: key2 },
               message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema57,
+              data: data3,
             };
             if (vErrors === null) {
               vErrors = [err16];
@@ -21040,6 +24534,9 @@ function validate88(
               keyword: "type",
               params: { type: "integer" },
               message: "must be integer",
+              schema: schema57.properties.code.type,
+              parentSchema: schema57.properties.code,
+              data: data4,
             };
             if (vErrors === null) {
               vErrors = [err17];
@@ -21059,6 +24556,9 @@ function validate88(
                 keyword: "maxLength",
                 params: { limit: 8000 },
                 message: "must NOT have more than 8000 characters",
+                schema: 8000,
+                parentSchema: schema57.properties.message,
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err18];
@@ -21074,6 +24574,9 @@ function validate88(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema57.properties.message,
+                data: data5,
               };
               if (vErrors === null) {
                 vErrors = [err19];
@@ -21089,6 +24592,9 @@ function validate88(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema57.properties.message.type,
+              parentSchema: schema57.properties.message,
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err20];
@@ -21105,6 +24611,9 @@ function validate88(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema57.type,
+          parentSchema: schema57,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err21];
@@ -21121,6 +24630,9 @@ function validate88(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema180.oneOf[1].type,
+      parentSchema: schema180.oneOf[1],
+      data,
     };
     if (vErrors === null) {
       vErrors = [err22];
@@ -21149,6 +24661,9 @@ function validate88(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
+      schema: schema180.oneOf,
+      parentSchema: schema180,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err23];
@@ -21212,6 +24727,9 @@ function validate90(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
+        schema: schema182.required,
+        parentSchema: schema182,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -21227,6 +24745,9 @@ function validate90(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
+        schema: schema182.required,
+        parentSchema: schema182,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -21242,6 +24763,9 @@ function validate90(
         keyword: "required",
         params: { missingProperty: "already_completed" },
         message: "must have required property '" + "already_completed" + "'",
+        schema: schema182.required,
+        parentSchema: schema182,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -21258,6 +24782,9 @@ function validate90(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema182,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -21308,6 +24835,9 @@ function validate90(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema182.properties.task.anyOf[1].type,
+          parentSchema: schema182.properties.task.anyOf[1],
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -21325,6 +24855,9 @@ function validate90(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema182.properties.task.anyOf,
+          parentSchema: schema182.properties.task,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -21344,13 +24877,17 @@ function validate90(
       }
     }
     if (data.already_completed !== undefined) {
-      if (typeof data.already_completed !== "boolean") {
+      let data2 = data.already_completed;
+      if (typeof data2 !== "boolean") {
         const err6 = {
           instancePath: instancePath + "/already_completed",
           schemaPath: "#/properties/already_completed/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema182.properties.already_completed.type,
+          parentSchema: schema182.properties.already_completed,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -21367,6 +24904,9 @@ function validate90(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema182.type,
+      parentSchema: schema182,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -21418,6 +24958,9 @@ function validate93(
         keyword: "required",
         params: { missingProperty: "summary" },
         message: "must have required property '" + "summary" + "'",
+        schema: schema183.required,
+        parentSchema: schema183,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -21440,6 +24983,9 @@ function validate93(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema183,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -21459,6 +25005,9 @@ function validate93(
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema77,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -21474,6 +25023,9 @@ function validate93(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema77,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -21482,18 +25034,39 @@ function validate93(
           }
           errors++;
         }
+        if (pattern12.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern12.exec(data0).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
       } else {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema77.type,
+          parentSchema: schema77,
+          data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -21502,32 +25075,38 @@ function validate93(
       let data1 = data.constraints;
       if (typeof data1 === "string") {
         if (func1(data1) > 8000) {
-          const err5 = {
+          const err6 = {
             instancePath: instancePath + "/constraints",
             schemaPath: "#/$defs/Constraints/maxLength",
             keyword: "maxLength",
             params: { limit: 8000 },
             message: "must NOT have more than 8000 characters",
+            schema: 8000,
+            parentSchema: schema40,
+            data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err5];
+            vErrors = [err6];
           } else {
-            vErrors.push(err5);
+            vErrors.push(err6);
           }
           errors++;
         }
       } else {
-        const err6 = {
+        const err7 = {
           instancePath: instancePath + "/constraints",
           schemaPath: "#/$defs/Constraints/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema40.type,
+          parentSchema: schema40,
+          data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err7];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err7);
         }
         errors++;
       }
@@ -21536,27 +25115,15 @@ function validate93(
       let data2 = data.assignee;
       if (typeof data2 === "string") {
         if (func1(data2) > 64) {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + "/assignee",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-        if (func1(data2) < 1) {
-          const err8 = {
-            instancePath: instancePath + "/assignee",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -21565,13 +25132,16 @@ function validate93(
           }
           errors++;
         }
-        if (!pattern4.test(data2)) {
+        if (func1(data2) < 1) {
           const err9 = {
             instancePath: instancePath + "/assignee",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schemaPath: "#/$defs/ParticipantName/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -21580,18 +25150,39 @@ function validate93(
           }
           errors++;
         }
+        if (!pattern6.test(data2)) {
+          const err10 = {
+            instancePath: instancePath + "/assignee",
+            schemaPath: "#/$defs/ParticipantName/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
       } else {
-        const err10 = {
+        const err11 = {
           instancePath: instancePath + "/assignee",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err11];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err11);
         }
         errors++;
       }
@@ -21600,17 +25191,20 @@ function validate93(
       let data3 = data.artifacts;
       if (Array.isArray(data3)) {
         if (data3.length > 100) {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + "/artifacts",
             schemaPath: "#/properties/artifacts/maxItems",
             keyword: "maxItems",
             params: { limit: 100 },
             message: "must NOT have more than 100 items",
+            schema: 100,
+            parentSchema: schema183.properties.artifacts,
+            data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
@@ -21619,33 +25213,39 @@ function validate93(
           let data4 = data3[i0];
           if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
             if (data4.uri === undefined) {
-              const err12 = {
+              const err13 = {
                 instancePath: instancePath + "/artifacts/" + i0,
                 schemaPath: "#/$defs/ArtifactReference/required",
                 keyword: "required",
                 params: { missingProperty: "uri" },
                 message: "must have required property '" + "uri" + "'",
+                schema: schema32.required,
+                parentSchema: schema32,
+                data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err12];
+                vErrors = [err13];
               } else {
-                vErrors.push(err12);
+                vErrors.push(err13);
               }
               errors++;
             }
             for (const key1 in data4) {
               if (!(key1 === "uri" || key1 === "title" || key1 === "revision")) {
-                const err13 = {
+                const err14 = {
                   instancePath: instancePath + "/artifacts/" + i0,
                   schemaPath: "#/$defs/ArtifactReference/additionalProperties",
                   keyword: "additionalProperties",
                   params: { additionalProperty: key1 },
                   message: "must NOT have additional properties",
+                  schema: false,
+                  parentSchema: schema32,
+                  data: data4,
                 };
                 if (vErrors === null) {
-                  vErrors = [err13];
+                  vErrors = [err14];
                 } else {
-                  vErrors.push(err13);
+                  vErrors.push(err14);
                 }
                 errors++;
               }
@@ -21654,27 +25254,15 @@ function validate93(
               let data5 = data4.uri;
               if (typeof data5 === "string") {
                 if (func1(data5) > 2048) {
-                  const err14 = {
+                  const err15 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                     schemaPath: "#/$defs/ArtifactReference/properties/uri/maxLength",
                     keyword: "maxLength",
                     params: { limit: 2048 },
                     message: "must NOT have more than 2048 characters",
-                  };
-                  if (vErrors === null) {
-                    vErrors = [err14];
-                  } else {
-                    vErrors.push(err14);
-                  }
-                  errors++;
-                }
-                if (func1(data5) < 1) {
-                  const err15 = {
-                    instancePath: instancePath + "/artifacts/" + i0 + "/uri",
-                    schemaPath: "#/$defs/ArtifactReference/properties/uri/minLength",
-                    keyword: "minLength",
-                    params: { limit: 1 },
-                    message: "must NOT have fewer than 1 characters",
+                    schema: 2048,
+                    parentSchema: schema32.properties.uri,
+                    data: data5,
                   };
                   if (vErrors === null) {
                     vErrors = [err15];
@@ -21683,18 +25271,39 @@ function validate93(
                   }
                   errors++;
                 }
+                if (func1(data5) < 1) {
+                  const err16 = {
+                    instancePath: instancePath + "/artifacts/" + i0 + "/uri",
+                    schemaPath: "#/$defs/ArtifactReference/properties/uri/minLength",
+                    keyword: "minLength",
+                    params: { limit: 1 },
+                    message: "must NOT have fewer than 1 characters",
+                    schema: 1,
+                    parentSchema: schema32.properties.uri,
+                    data: data5,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err16];
+                  } else {
+                    vErrors.push(err16);
+                  }
+                  errors++;
+                }
               } else {
-                const err16 = {
+                const err17 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                   schemaPath: "#/$defs/ArtifactReference/properties/uri/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema32.properties.uri.type,
+                  parentSchema: schema32.properties.uri,
+                  data: data5,
                 };
                 if (vErrors === null) {
-                  vErrors = [err16];
+                  vErrors = [err17];
                 } else {
-                  vErrors.push(err16);
+                  vErrors.push(err17);
                 }
                 errors++;
               }
@@ -21703,32 +25312,56 @@ function validate93(
               let data6 = data4.title;
               if (typeof data6 === "string") {
                 if (func1(data6) > 500) {
-                  const err17 = {
+                  const err18 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/title",
                     schemaPath: "#/$defs/ArtifactReference/properties/title/maxLength",
                     keyword: "maxLength",
                     params: { limit: 500 },
                     message: "must NOT have more than 500 characters",
+                    schema: 500,
+                    parentSchema: schema32.properties.title,
+                    data: data6,
                   };
                   if (vErrors === null) {
-                    vErrors = [err17];
+                    vErrors = [err18];
                   } else {
-                    vErrors.push(err17);
+                    vErrors.push(err18);
+                  }
+                  errors++;
+                }
+                if (pattern4.test(data6)) {
+                  const err19 = {
+                    instancePath: instancePath + "/artifacts/" + i0 + "/title",
+                    schemaPath: "#/$defs/ArtifactReference/properties/title/x-plain-text",
+                    keyword: "x-plain-text",
+                    params: { kind: "line", at: pattern4.exec(data6).index },
+                    message: "must not contain control, bidi-control or invisible characters",
+                    schema: "line",
+                    parentSchema: schema32.properties.title,
+                    data: data6,
+                  };
+                  if (vErrors === null) {
+                    vErrors = [err19];
+                  } else {
+                    vErrors.push(err19);
                   }
                   errors++;
                 }
               } else {
-                const err18 = {
+                const err20 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/title",
                   schemaPath: "#/$defs/ArtifactReference/properties/title/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema32.properties.title.type,
+                  parentSchema: schema32.properties.title,
+                  data: data6,
                 };
                 if (vErrors === null) {
-                  vErrors = [err18];
+                  vErrors = [err20];
                 } else {
-                  vErrors.push(err18);
+                  vErrors.push(err20);
                 }
                 errors++;
               }
@@ -21736,66 +25369,78 @@ function validate93(
             if (data4.revision !== undefined) {
               let data7 = data4.revision;
               if (!(typeof data7 == "number" && !(data7 % 1) && !isNaN(data7) && isFinite(data7))) {
-                const err19 = {
+                const err21 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/revision",
                   schemaPath: "#/$defs/ArtifactReference/properties/revision/type",
                   keyword: "type",
                   params: { type: "integer" },
                   message: "must be integer",
+                  schema: schema32.properties.revision.type,
+                  parentSchema: schema32.properties.revision,
+                  data: data7,
                 };
                 if (vErrors === null) {
-                  vErrors = [err19];
+                  vErrors = [err21];
                 } else {
-                  vErrors.push(err19);
+                  vErrors.push(err21);
                 }
                 errors++;
               }
               if (typeof data7 == "number" && isFinite(data7)) {
                 if (data7 < 0 || isNaN(data7)) {
-                  const err20 = {
+                  const err22 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/revision",
                     schemaPath: "#/$defs/ArtifactReference/properties/revision/minimum",
                     keyword: "minimum",
                     params: { comparison: ">=", limit: 0 },
                     message: "must be >= 0",
+                    schema: 0,
+                    parentSchema: schema32.properties.revision,
+                    data: data7,
                   };
                   if (vErrors === null) {
-                    vErrors = [err20];
+                    vErrors = [err22];
                   } else {
-                    vErrors.push(err20);
+                    vErrors.push(err22);
                   }
                   errors++;
                 }
               }
             }
           } else {
-            const err21 = {
+            const err23 = {
               instancePath: instancePath + "/artifacts/" + i0,
               schemaPath: "#/$defs/ArtifactReference/type",
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema32.type,
+              parentSchema: schema32,
+              data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err21];
+              vErrors = [err23];
             } else {
-              vErrors.push(err21);
+              vErrors.push(err23);
             }
             errors++;
           }
         }
       } else {
-        const err22 = {
+        const err24 = {
           instancePath: instancePath + "/artifacts",
           schemaPath: "#/properties/artifacts/type",
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema183.properties.artifacts.type,
+          parentSchema: schema183.properties.artifacts,
+          data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err22];
+          vErrors = [err24];
         } else {
-          vErrors.push(err22);
+          vErrors.push(err24);
         }
         errors++;
       }
@@ -21804,63 +25449,75 @@ function validate93(
       let data8 = data.idempotency_key;
       if (typeof data8 === "string") {
         if (func1(data8) > 200) {
-          const err23 = {
+          const err25 = {
             instancePath: instancePath + "/idempotency_key",
             schemaPath: "#/$defs/IdempotencyKey/maxLength",
             keyword: "maxLength",
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
+            schema: 200,
+            parentSchema: schema82,
+            data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err25];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err25);
           }
           errors++;
         }
         if (func1(data8) < 1) {
-          const err24 = {
+          const err26 = {
             instancePath: instancePath + "/idempotency_key",
             schemaPath: "#/$defs/IdempotencyKey/minLength",
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema82,
+            data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err26];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err26);
           }
           errors++;
         }
       } else {
-        const err25 = {
+        const err27 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/$defs/IdempotencyKey/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema82.type,
+          parentSchema: schema82,
+          data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err25];
+          vErrors = [err27];
         } else {
-          vErrors.push(err25);
+          vErrors.push(err27);
         }
         errors++;
       }
     }
   } else {
-    const err26 = {
+    const err28 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema183.type,
+      parentSchema: schema183,
+      data,
     };
     if (vErrors === null) {
-      vErrors = [err26];
+      vErrors = [err28];
     } else {
-      vErrors.push(err26);
+      vErrors.push(err28);
     }
     errors++;
   }
@@ -21909,6 +25566,9 @@ function validate94(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
+        schema: schema189.required,
+        parentSchema: schema189,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -21924,6 +25584,9 @@ function validate94(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
+        schema: schema189.required,
+        parentSchema: schema189,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -21939,6 +25602,9 @@ function validate94(
         keyword: "required",
         params: { missingProperty: "replayed" },
         message: "must have required property '" + "replayed" + "'",
+        schema: schema189.required,
+        parentSchema: schema189,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -21955,6 +25621,9 @@ function validate94(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema189,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -22005,6 +25674,9 @@ function validate94(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema189.properties.task.anyOf[1].type,
+          parentSchema: schema189.properties.task.anyOf[1],
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -22022,6 +25694,9 @@ function validate94(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema189.properties.task.anyOf,
+          parentSchema: schema189.properties.task,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -22041,13 +25716,17 @@ function validate94(
       }
     }
     if (data.replayed !== undefined) {
-      if (typeof data.replayed !== "boolean") {
+      let data2 = data.replayed;
+      if (typeof data2 !== "boolean") {
         const err6 = {
           instancePath: instancePath + "/replayed",
           schemaPath: "#/properties/replayed/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema189.properties.replayed.type,
+          parentSchema: schema189.properties.replayed,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -22064,6 +25743,9 @@ function validate94(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema189.type,
+      parentSchema: schema189,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -22112,6 +25794,9 @@ function validate97(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema190.required,
+        parentSchema: schema190,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -22128,6 +25813,9 @@ function validate97(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema190,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -22147,6 +25835,9 @@ function validate97(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema190.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -22162,6 +25853,9 @@ function validate97(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema190.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -22177,6 +25871,9 @@ function validate97(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema190.properties.handoff_id.type,
+          parentSchema: schema190.properties.handoff_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -22196,6 +25893,9 @@ function validate97(
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema45,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -22211,6 +25911,9 @@ function validate97(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema45.type,
+          parentSchema: schema45,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -22227,6 +25930,9 @@ function validate97(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema190.type,
+      parentSchema: schema190,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -22281,6 +25987,9 @@ function validate98(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema192.required,
+        parentSchema: schema192,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -22297,6 +26006,9 @@ function validate98(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema192,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -22316,6 +26028,9 @@ function validate98(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema192.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -22331,6 +26046,9 @@ function validate98(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema192.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -22346,6 +26064,9 @@ function validate98(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema192.properties.handoff_id.type,
+          parentSchema: schema192.properties.handoff_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -22363,6 +26084,9 @@ function validate98(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
+        schema: schema192.properties.after.type,
+        parentSchema: schema192.properties.after,
+        data: data1,
       };
       if (vErrors === null) {
         vErrors = [err5];
@@ -22379,6 +26103,9 @@ function validate98(
           keyword: "minimum",
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
+          schema: 0,
+          parentSchema: schema192.properties.after,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -22396,6 +26123,9 @@ function validate98(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
+        schema: schema192.properties.limit.type,
+        parentSchema: schema192.properties.limit,
+        data: data2,
       };
       if (vErrors === null) {
         vErrors = [err7];
@@ -22412,6 +26142,9 @@ function validate98(
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
+          schema: 500,
+          parentSchema: schema192.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -22427,6 +26160,9 @@ function validate98(
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
+          schema: 1,
+          parentSchema: schema192.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -22443,6 +26179,9 @@ function validate98(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema192.type,
+      parentSchema: schema192,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err10];
@@ -22493,6 +26232,9 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "events" },
         message: "must have required property '" + "events" + "'",
+        schema: schema193.required,
+        parentSchema: schema193,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -22508,6 +26250,9 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "next_after" },
         message: "must have required property '" + "next_after" + "'",
+        schema: schema193.required,
+        parentSchema: schema193,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -22523,6 +26268,9 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "has_more" },
         message: "must have required property '" + "has_more" + "'",
+        schema: schema193.required,
+        parentSchema: schema193,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -22538,6 +26286,9 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "gap" },
         message: "must have required property '" + "gap" + "'",
+        schema: schema193.required,
+        parentSchema: schema193,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -22554,6 +26305,9 @@ function validate99(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema193,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -22588,6 +26342,9 @@ function validate99(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema193.properties.events.type,
+          parentSchema: schema193.properties.events,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -22606,6 +26363,9 @@ function validate99(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema193.properties.next_after.type,
+          parentSchema: schema193.properties.next_after,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -22622,6 +26382,9 @@ function validate99(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema193.properties.next_after,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -22633,13 +26396,17 @@ function validate99(
       }
     }
     if (data.has_more !== undefined) {
-      if (typeof data.has_more !== "boolean") {
+      let data3 = data.has_more;
+      if (typeof data3 !== "boolean") {
         const err8 = {
           instancePath: instancePath + "/has_more",
           schemaPath: "#/properties/has_more/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema193.properties.has_more.type,
+          parentSchema: schema193.properties.has_more,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -22650,13 +26417,17 @@ function validate99(
       }
     }
     if (data.gap !== undefined) {
-      if (typeof data.gap !== "boolean") {
+      let data4 = data.gap;
+      if (typeof data4 !== "boolean") {
         const err9 = {
           instancePath: instancePath + "/gap",
           schemaPath: "#/properties/gap/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema193.properties.gap.type,
+          parentSchema: schema193.properties.gap,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -22673,6 +26444,9 @@ function validate99(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema193.type,
+      parentSchema: schema193,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err10];
@@ -22743,6 +26517,9 @@ function validate101(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema194.type,
+      parentSchema: schema194,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -22763,6 +26540,9 @@ function validate101(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema194.oneOf[0].required,
+        parentSchema: schema194.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -22779,6 +26559,9 @@ function validate101(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema194.oneOf[0],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -22798,6 +26581,9 @@ function validate101(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema194.oneOf[0].properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -22813,6 +26599,9 @@ function validate101(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema194.oneOf[0].properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -22828,6 +26617,9 @@ function validate101(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema194.oneOf[0].properties.handoff_id.type,
+          parentSchema: schema194.oneOf[0].properties.handoff_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -22844,6 +26636,9 @@ function validate101(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema194.oneOf[0].type,
+      parentSchema: schema194.oneOf[0],
+      data,
     };
     if (vErrors === null) {
       vErrors = [err6];
@@ -22867,6 +26662,9 @@ function validate101(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
+        schema: schema194.oneOf[1].required,
+        parentSchema: schema194.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err7];
@@ -22883,6 +26681,9 @@ function validate101(
           keyword: "additionalProperties",
           params: { additionalProperty: key1 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema194.oneOf[1],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -22902,6 +26703,9 @@ function validate101(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema194.oneOf[1].properties.task_id,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -22917,6 +26721,9 @@ function validate101(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema194.oneOf[1].properties.task_id,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err10];
@@ -22932,6 +26739,9 @@ function validate101(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema194.oneOf[1].properties.task_id.type,
+          parentSchema: schema194.oneOf[1].properties.task_id,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -22948,6 +26758,9 @@ function validate101(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema194.oneOf[1].type,
+      parentSchema: schema194.oneOf[1],
+      data,
     };
     if (vErrors === null) {
       vErrors = [err12];
@@ -22976,6 +26789,9 @@ function validate101(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
+      schema: schema194.oneOf,
+      parentSchema: schema194,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err13];
@@ -23044,6 +26860,9 @@ function validate102(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema195,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -23062,6 +26881,9 @@ function validate102(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema74.type,
+          parentSchema: schema74,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -23084,6 +26906,9 @@ function validate102(
           keyword: "enum",
           params: { allowedValues: schema74.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema74.enum,
+          parentSchema: schema74,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -23103,6 +26928,9 @@ function validate102(
             keyword: "maxLength",
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
+            schema: 200,
+            parentSchema: schema195.properties.cursor,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -23118,6 +26946,9 @@ function validate102(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema195.properties.cursor,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -23133,6 +26964,9 @@ function validate102(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema195.properties.cursor.type,
+          parentSchema: schema195.properties.cursor,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -23150,6 +26984,9 @@ function validate102(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
+        schema: schema195.properties.limit.type,
+        parentSchema: schema195.properties.limit,
+        data: data2,
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -23166,6 +27003,9 @@ function validate102(
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
+          schema: 500,
+          parentSchema: schema195.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -23181,6 +27021,9 @@ function validate102(
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
+          schema: 1,
+          parentSchema: schema195.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -23197,6 +27040,9 @@ function validate102(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema195.type,
+      parentSchema: schema195,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err9];
@@ -23244,6 +27090,9 @@ function validate103(
         keyword: "required",
         params: { missingProperty: "handoffs" },
         message: "must have required property '" + "handoffs" + "'",
+        schema: schema197.required,
+        parentSchema: schema197,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -23259,6 +27108,9 @@ function validate103(
         keyword: "required",
         params: { missingProperty: "next_cursor" },
         message: "must have required property '" + "next_cursor" + "'",
+        schema: schema197.required,
+        parentSchema: schema197,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -23275,6 +27127,9 @@ function validate103(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema197,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -23309,6 +27164,9 @@ function validate103(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema197.properties.handoffs.type,
+          parentSchema: schema197.properties.handoffs,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -23330,6 +27188,9 @@ function validate103(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema197.properties.next_cursor.anyOf[0].type,
+          parentSchema: schema197.properties.next_cursor.anyOf[0],
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -23348,6 +27209,9 @@ function validate103(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema197.properties.next_cursor.anyOf[1].type,
+          parentSchema: schema197.properties.next_cursor.anyOf[1],
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -23365,6 +27229,9 @@ function validate103(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema197.properties.next_cursor.anyOf,
+          parentSchema: schema197.properties.next_cursor,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -23390,6 +27257,9 @@ function validate103(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema197.type,
+      parentSchema: schema197,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -23434,6 +27304,9 @@ function validate105(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
+        schema: schema198.required,
+        parentSchema: schema198,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -23450,6 +27323,9 @@ function validate105(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema198,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -23480,6 +27356,9 @@ function validate105(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema198.type,
+      parentSchema: schema198,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err2];
@@ -23530,6 +27409,9 @@ function validate107(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema199.required,
+        parentSchema: schema199,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -23545,6 +27427,9 @@ function validate107(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
+        schema: schema199.required,
+        parentSchema: schema199,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -23561,6 +27446,9 @@ function validate107(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema199,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -23580,6 +27468,9 @@ function validate107(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema199.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -23595,6 +27486,9 @@ function validate107(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema199.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -23610,6 +27504,9 @@ function validate107(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema199.properties.handoff_id.type,
+          parentSchema: schema199.properties.handoff_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -23629,6 +27526,9 @@ function validate107(
             keyword: "maxLength",
             params: { limit: 500 },
             message: "must NOT have more than 500 characters",
+            schema: 500,
+            parentSchema: schema199.properties.message,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -23644,6 +27544,9 @@ function validate107(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema199.properties.message,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -23659,6 +27562,9 @@ function validate107(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema199.properties.message.type,
+          parentSchema: schema199.properties.message,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -23678,6 +27584,9 @@ function validate107(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema199.properties.progress,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -23693,6 +27602,9 @@ function validate107(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
+          schema: schema199.properties.progress.type,
+          parentSchema: schema199.properties.progress,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -23712,6 +27624,9 @@ function validate107(
             keyword: "exclusiveMinimum",
             params: { comparison: ">", limit: 0 },
             message: "must be > 0",
+            schema: 0,
+            parentSchema: schema199.properties.total,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -23727,6 +27642,9 @@ function validate107(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
+          schema: schema199.properties.total.type,
+          parentSchema: schema199.properties.total,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -23743,6 +27661,9 @@ function validate107(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema199.type,
+      parentSchema: schema199,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err13];
@@ -23792,6 +27713,9 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
+        schema: schema200.required,
+        parentSchema: schema200,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -23807,6 +27731,9 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
+        schema: schema200.required,
+        parentSchema: schema200,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -23822,6 +27749,9 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "committed" },
         message: "must have required property '" + "committed" + "'",
+        schema: schema200.required,
+        parentSchema: schema200,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -23838,6 +27768,9 @@ function validate108(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema200,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -23876,13 +27809,17 @@ function validate108(
       }
     }
     if (data.committed !== undefined) {
-      if (typeof data.committed !== "boolean") {
+      let data2 = data.committed;
+      if (typeof data2 !== "boolean") {
         const err4 = {
           instancePath: instancePath + "/committed",
           schemaPath: "#/properties/committed/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema200.properties.committed.type,
+          parentSchema: schema200.properties.committed,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -23899,6 +27836,9 @@ function validate108(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema200.type,
+      parentSchema: schema200,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -23945,6 +27885,9 @@ function validate111(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema201.required,
+        parentSchema: schema201,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -23961,6 +27904,9 @@ function validate111(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema201,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -23980,6 +27926,9 @@ function validate111(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema201.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -23995,6 +27944,9 @@ function validate111(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema201.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -24010,6 +27962,9 @@ function validate111(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema201.properties.handoff_id.type,
+          parentSchema: schema201.properties.handoff_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -24026,6 +27981,9 @@ function validate111(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema201.type,
+      parentSchema: schema201,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -24076,6 +28034,9 @@ function validate112(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
+        schema: schema202.required,
+        parentSchema: schema202,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -24091,6 +28052,9 @@ function validate112(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
+        schema: schema202.required,
+        parentSchema: schema202,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -24107,6 +28071,9 @@ function validate112(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema202,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -24126,6 +28093,9 @@ function validate112(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema202.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -24141,6 +28111,9 @@ function validate112(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema202.properties.handoff_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -24156,6 +28129,9 @@ function validate112(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema202.properties.handoff_id.type,
+          parentSchema: schema202.properties.handoff_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -24175,6 +28151,9 @@ function validate112(
             keyword: "maxLength",
             params: { limit: 128 },
             message: "must NOT have more than 128 characters",
+            schema: 128,
+            parentSchema: schema68,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -24190,6 +28169,9 @@ function validate112(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema68,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -24198,13 +28180,16 @@ function validate112(
           }
           errors++;
         }
-        if (!pattern7.test(data1)) {
+        if (!pattern9.test(data1)) {
           const err8 = {
             instancePath: instancePath + "/key",
             schemaPath: "#/$defs/InputKey/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9._:-]+$" },
             message: 'must match pattern "' + "^[A-Za-z0-9._:-]+$" + '"',
+            schema: "^[A-Za-z0-9._:-]+$",
+            parentSchema: schema68,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -24220,6 +28205,9 @@ function validate112(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema68.type,
+          parentSchema: schema68,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -24239,6 +28227,9 @@ function validate112(
             keyword: "maxLength",
             params: { limit: 8000 },
             message: "must NOT have more than 8000 characters",
+            schema: 8000,
+            parentSchema: schema202.properties.message,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err10];
@@ -24254,6 +28245,9 @@ function validate112(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema202.properties.message,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err11];
@@ -24269,6 +28263,9 @@ function validate112(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema202.properties.message.type,
+          parentSchema: schema202.properties.message,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -24288,6 +28285,9 @@ function validate112(
             keyword: "required",
             params: { missingProperty: "type" },
             message: "must have required property '" + "type" + "'",
+            schema: schema52.required,
+            parentSchema: schema52,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err13];
@@ -24303,6 +28303,9 @@ function validate112(
             keyword: "required",
             params: { missingProperty: "properties" },
             message: "must have required property '" + "properties" + "'",
+            schema: schema52.required,
+            parentSchema: schema52,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err14];
@@ -24319,6 +28322,9 @@ function validate112(
               keyword: "additionalProperties",
               params: { additionalProperty: key1 },
               message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema52,
+              data: data3,
             };
             if (vErrors === null) {
               vErrors = [err15];
@@ -24329,13 +28335,17 @@ function validate112(
           }
         }
         if (data3.$schema !== undefined) {
-          if (typeof data3.$schema !== "string") {
+          let data4 = data3.$schema;
+          if (typeof data4 !== "string") {
             const err16 = {
               instancePath: instancePath + "/requested_schema/$schema",
               schemaPath: "#/$defs/RequestedSchema/properties/%24schema/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema52.properties.$schema.type,
+              parentSchema: schema52.properties.$schema,
+              data: data4,
             };
             if (vErrors === null) {
               vErrors = [err16];
@@ -24346,13 +28356,17 @@ function validate112(
           }
         }
         if (data3.type !== undefined) {
-          if ("object" !== data3.type) {
+          let data5 = data3.type;
+          if ("object" !== data5) {
             const err17 = {
               instancePath: instancePath + "/requested_schema/type",
               schemaPath: "#/$defs/RequestedSchema/properties/type/const",
               keyword: "const",
               params: { allowedValue: "object" },
               message: "must be equal to constant",
+              schema: "object",
+              parentSchema: schema52.properties.type,
+              data: data5,
             };
             if (vErrors === null) {
               vErrors = [err17];
@@ -24376,6 +28390,9 @@ function validate112(
                     keyword: "required",
                     params: { missingProperty: "type" },
                     message: "must have required property '" + "type" + "'",
+                    schema: schema52.properties.properties.additionalProperties.required,
+                    parentSchema: schema52.properties.properties.additionalProperties,
+                    data: data7,
                   };
                   if (vErrors === null) {
                     vErrors = [err18];
@@ -24406,6 +28423,9 @@ function validate112(
                         allowedValues: schema52.properties.properties.additionalProperties.properties.type.enum,
                       },
                       message: "must be equal to one of the allowed values",
+                      schema: schema52.properties.properties.additionalProperties.properties.type.enum,
+                      parentSchema: schema52.properties.properties.additionalProperties.properties.type,
+                      data: data8,
                     };
                     if (vErrors === null) {
                       vErrors = [err19];
@@ -24423,6 +28443,9 @@ function validate112(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema52.properties.properties.additionalProperties.type,
+                  parentSchema: schema52.properties.properties.additionalProperties,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err20];
@@ -24439,6 +28462,9 @@ function validate112(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema52.properties.properties.type,
+              parentSchema: schema52.properties.properties,
+              data: data6,
             };
             if (vErrors === null) {
               vErrors = [err21];
@@ -24453,13 +28479,17 @@ function validate112(
           if (Array.isArray(data9)) {
             const len0 = data9.length;
             for (let i0 = 0; i0 < len0; i0++) {
-              if (typeof data9[i0] !== "string") {
+              let data10 = data9[i0];
+              if (typeof data10 !== "string") {
                 const err22 = {
                   instancePath: instancePath + "/requested_schema/required/" + i0,
                   schemaPath: "#/$defs/RequestedSchema/properties/required/items/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema52.properties.required.items.type,
+                  parentSchema: schema52.properties.required.items,
+                  data: data10,
                 };
                 if (vErrors === null) {
                   vErrors = [err22];
@@ -24476,6 +28506,9 @@ function validate112(
               keyword: "type",
               params: { type: "array" },
               message: "must be array",
+              schema: schema52.properties.required.type,
+              parentSchema: schema52.properties.required,
+              data: data9,
             };
             if (vErrors === null) {
               vErrors = [err23];
@@ -24492,6 +28525,9 @@ function validate112(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema52.type,
+          parentSchema: schema52,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err24];
@@ -24508,6 +28544,9 @@ function validate112(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema202.type,
+      parentSchema: schema202,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err25];
@@ -24556,6 +28595,9 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
+        schema: schema205.required,
+        parentSchema: schema205,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -24571,6 +28613,9 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
+        schema: schema205.required,
+        parentSchema: schema205,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -24586,6 +28631,9 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "key" },
         message: "must have required property '" + "key" + "'",
+        schema: schema205.required,
+        parentSchema: schema205,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -24602,6 +28650,9 @@ function validate113(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema205,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -24649,6 +28700,9 @@ function validate113(
             keyword: "maxLength",
             params: { limit: 128 },
             message: "must NOT have more than 128 characters",
+            schema: 128,
+            parentSchema: schema68,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -24664,6 +28718,9 @@ function validate113(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema68,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -24672,13 +28729,16 @@ function validate113(
           }
           errors++;
         }
-        if (!pattern7.test(data2)) {
+        if (!pattern9.test(data2)) {
           const err6 = {
             instancePath: instancePath + "/key",
             schemaPath: "#/$defs/InputKey/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9._:-]+$" },
             message: 'must match pattern "' + "^[A-Za-z0-9._:-]+$" + '"',
+            schema: "^[A-Za-z0-9._:-]+$",
+            parentSchema: schema68,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -24694,6 +28754,9 @@ function validate113(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema68.type,
+          parentSchema: schema68,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -24710,6 +28773,9 @@ function validate113(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema205.type,
+      parentSchema: schema205,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err8];
@@ -24761,6 +28827,9 @@ function validate116(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
+        schema: schema207.required,
+        parentSchema: schema207,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -24776,6 +28845,9 @@ function validate116(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
+        schema: schema207.required,
+        parentSchema: schema207,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -24792,6 +28864,9 @@ function validate116(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema207,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -24842,6 +28917,9 @@ function validate116(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema207.properties.task.anyOf[1].type,
+          parentSchema: schema207.properties.task.anyOf[1],
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -24859,6 +28937,9 @@ function validate116(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema207.properties.task.anyOf,
+          parentSchema: schema207.properties.task,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -24884,6 +28965,9 @@ function validate116(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema207.type,
+      parentSchema: schema207,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -24928,6 +29012,9 @@ function validate119(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
+        schema: schema208.required,
+        parentSchema: schema208,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -24944,6 +29031,9 @@ function validate119(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema208,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -24963,6 +29053,9 @@ function validate119(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -24978,6 +29071,9 @@ function validate119(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -24986,13 +29082,16 @@ function validate119(
           }
           errors++;
         }
-        if (!pattern4.test(data0)) {
+        if (!pattern6.test(data0)) {
           const err4 = {
             instancePath: instancePath + "/name",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -25008,6 +29107,9 @@ function validate119(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -25024,6 +29126,9 @@ function validate119(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema208.type,
+      parentSchema: schema208,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err6];
@@ -25078,6 +29183,9 @@ function validate120(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema210,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -25087,13 +29195,17 @@ function validate120(
         errors++;
       }
     }
-    if (typeof data.include_removed !== "boolean") {
+    let data0 = data.include_removed;
+    if (typeof data0 !== "boolean") {
       const err1 = {
         instancePath: instancePath + "/include_removed",
         schemaPath: "#/properties/include_removed/type",
         keyword: "type",
         params: { type: "boolean" },
         message: "must be boolean",
+        schema: schema210.properties.include_removed.type,
+        parentSchema: schema210.properties.include_removed,
+        data: data0,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -25109,6 +29221,9 @@ function validate120(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema210.type,
+      parentSchema: schema210,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err2];
@@ -25153,6 +29268,9 @@ function validate121(
         keyword: "required",
         params: { missingProperty: "participants" },
         message: "must have required property '" + "participants" + "'",
+        schema: schema211.required,
+        parentSchema: schema211,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -25169,6 +29287,9 @@ function validate121(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema211,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -25203,6 +29324,9 @@ function validate121(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema211.properties.participants.type,
+          parentSchema: schema211.properties.participants,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -25219,6 +29343,9 @@ function validate121(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema211.type,
+      parentSchema: schema211,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err3];
@@ -25264,6 +29391,9 @@ function validate123(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
+        schema: schema212.required,
+        parentSchema: schema212,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -25280,6 +29410,9 @@ function validate123(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema212,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -25299,6 +29432,9 @@ function validate123(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -25314,6 +29450,9 @@ function validate123(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -25322,13 +29461,16 @@ function validate123(
           }
           errors++;
         }
-        if (!pattern4.test(data0)) {
+        if (!pattern6.test(data0)) {
           const err4 = {
             instancePath: instancePath + "/name",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -25344,6 +29486,9 @@ function validate123(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -25360,6 +29505,9 @@ function validate123(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema212.type,
+      parentSchema: schema212,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err6];
@@ -25404,6 +29552,9 @@ function validate124(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
+        schema: schema214.required,
+        parentSchema: schema214,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -25420,6 +29571,9 @@ function validate124(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema214,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -25450,6 +29604,9 @@ function validate124(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema214.type,
+      parentSchema: schema214,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err2];
@@ -25498,6 +29655,9 @@ function validate126(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
+        schema: schema215.required,
+        parentSchema: schema215,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -25514,6 +29674,9 @@ function validate126(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema215,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -25533,6 +29696,9 @@ function validate126(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema215.properties.proposal_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -25548,6 +29714,9 @@ function validate126(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema215.properties.proposal_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -25563,6 +29732,9 @@ function validate126(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema215.properties.proposal_id.type,
+          parentSchema: schema215.properties.proposal_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -25582,6 +29754,9 @@ function validate126(
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema45,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -25597,6 +29772,9 @@ function validate126(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema45.type,
+          parentSchema: schema45,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -25613,6 +29791,9 @@ function validate126(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema215.type,
+      parentSchema: schema215,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -25668,6 +29849,9 @@ function validate127(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema217,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -25685,6 +29869,9 @@ function validate127(
         keyword: "type",
         params: { type: "string" },
         message: "must be string",
+        schema: schema117.type,
+        parentSchema: schema117,
+        data: data0,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -25700,6 +29887,9 @@ function validate127(
         keyword: "enum",
         params: { allowedValues: schema117.enum },
         message: "must be equal to one of the allowed values",
+        schema: schema117.enum,
+        parentSchema: schema117,
+        data: data0,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -25718,6 +29908,9 @@ function validate127(
             keyword: "maxLength",
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
+            schema: 200,
+            parentSchema: schema217.properties.cursor,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -25733,6 +29926,9 @@ function validate127(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema217.properties.cursor,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -25748,6 +29944,9 @@ function validate127(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema217.properties.cursor.type,
+          parentSchema: schema217.properties.cursor,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -25765,6 +29964,9 @@ function validate127(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
+        schema: schema217.properties.limit.type,
+        parentSchema: schema217.properties.limit,
+        data: data2,
       };
       if (vErrors === null) {
         vErrors = [err6];
@@ -25781,6 +29983,9 @@ function validate127(
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
+          schema: 500,
+          parentSchema: schema217.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -25796,6 +30001,9 @@ function validate127(
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
+          schema: 1,
+          parentSchema: schema217.properties.limit,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -25812,6 +30020,9 @@ function validate127(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema217.type,
+      parentSchema: schema217,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err9];
@@ -25859,6 +30070,9 @@ function validate128(
         keyword: "required",
         params: { missingProperty: "proposals" },
         message: "must have required property '" + "proposals" + "'",
+        schema: schema219.required,
+        parentSchema: schema219,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -25874,6 +30088,9 @@ function validate128(
         keyword: "required",
         params: { missingProperty: "next_cursor" },
         message: "must have required property '" + "next_cursor" + "'",
+        schema: schema219.required,
+        parentSchema: schema219,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -25890,6 +30107,9 @@ function validate128(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema219,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -25924,6 +30144,9 @@ function validate128(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema219.properties.proposals.type,
+          parentSchema: schema219.properties.proposals,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -25945,6 +30168,9 @@ function validate128(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema219.properties.next_cursor.anyOf[0].type,
+          parentSchema: schema219.properties.next_cursor.anyOf[0],
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -25963,6 +30189,9 @@ function validate128(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema219.properties.next_cursor.anyOf[1].type,
+          parentSchema: schema219.properties.next_cursor.anyOf[1],
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -25980,6 +30209,9 @@ function validate128(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema219.properties.next_cursor.anyOf,
+          parentSchema: schema219.properties.next_cursor,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -26005,6 +30237,9 @@ function validate128(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema219.type,
+      parentSchema: schema219,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err7];
@@ -26052,6 +30287,9 @@ function validate130(
         keyword: "required",
         params: { missingProperty: "proposal" },
         message: "must have required property '" + "proposal" + "'",
+        schema: schema220.required,
+        parentSchema: schema220,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -26067,6 +30305,9 @@ function validate130(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
+        schema: schema220.required,
+        parentSchema: schema220,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -26083,6 +30324,9 @@ function validate130(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema220,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -26133,6 +30377,9 @@ function validate130(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema220.properties.revision.anyOf[1].type,
+          parentSchema: schema220.properties.revision.anyOf[1],
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -26150,6 +30397,9 @@ function validate130(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema220.properties.revision.anyOf,
+          parentSchema: schema220.properties.revision,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -26175,6 +30425,9 @@ function validate130(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema220.type,
+      parentSchema: schema220,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -26219,6 +30472,9 @@ function validate133(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
+        schema: schema221.required,
+        parentSchema: schema221,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -26235,6 +30491,9 @@ function validate133(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema221,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -26254,6 +30513,9 @@ function validate133(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema221.properties.proposal_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -26269,6 +30531,9 @@ function validate133(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema221.properties.proposal_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -26284,6 +30549,9 @@ function validate133(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema221.properties.proposal_id.type,
+          parentSchema: schema221.properties.proposal_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -26300,6 +30568,9 @@ function validate133(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema221.type,
+      parentSchema: schema221,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -26361,6 +30632,9 @@ function validate134(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
+        schema: schema222.required,
+        parentSchema: schema222,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -26376,6 +30650,9 @@ function validate134(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
+        schema: schema222.required,
+        parentSchema: schema222,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -26392,6 +30669,9 @@ function validate134(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema222,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -26411,6 +30691,9 @@ function validate134(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -26426,6 +30709,9 @@ function validate134(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -26434,13 +30720,16 @@ function validate134(
           }
           errors++;
         }
-        if (!pattern4.test(data0)) {
+        if (!pattern6.test(data0)) {
           const err5 = {
             instancePath: instancePath + "/participant",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -26456,6 +30745,9 @@ function validate134(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -26475,6 +30767,9 @@ function validate134(
             keyword: "minItems",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 items",
+            schema: 1,
+            parentSchema: schema222.properties.capabilities,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err7];
@@ -26493,6 +30788,9 @@ function validate134(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema38.type,
+              parentSchema: schema38,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err8];
@@ -26508,6 +30806,9 @@ function validate134(
               keyword: "enum",
               params: { allowedValues: schema38.enum },
               message: "must be equal to one of the allowed values",
+              schema: schema38.enum,
+              parentSchema: schema38,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err9];
@@ -26529,6 +30830,9 @@ function validate134(
                   keyword: "uniqueItems",
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
+                  schema: true,
+                  parentSchema: schema222.properties.capabilities,
+                  data: data1,
                 };
                 if (vErrors === null) {
                   vErrors = [err10];
@@ -26548,6 +30852,9 @@ function validate134(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema222.properties.capabilities.type,
+          parentSchema: schema222.properties.capabilities,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -26566,6 +30873,9 @@ function validate134(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema222.properties.expires_in_seconds.type,
+          parentSchema: schema222.properties.expires_in_seconds,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -26582,6 +30892,9 @@ function validate134(
             keyword: "maximum",
             params: { comparison: "<=", limit: 31536000 },
             message: "must be <= 31536000",
+            schema: 31536000,
+            parentSchema: schema222.properties.expires_in_seconds,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err13];
@@ -26597,6 +30910,9 @@ function validate134(
             keyword: "minimum",
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema222.properties.expires_in_seconds,
+            data: data3,
           };
           if (vErrors === null) {
             vErrors = [err14];
@@ -26614,6 +30930,9 @@ function validate134(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema222.type,
+      parentSchema: schema222,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err15];
@@ -26658,6 +30977,9 @@ function validate135(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
+        schema: schema225.required,
+        parentSchema: schema225,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -26673,6 +30995,9 @@ function validate135(
         keyword: "required",
         params: { missingProperty: "token" },
         message: "must have required property '" + "token" + "'",
+        schema: schema225.required,
+        parentSchema: schema225,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -26689,6 +31014,9 @@ function validate135(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema225,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -26722,6 +31050,9 @@ function validate135(
             keyword: "minLength",
             params: { limit: 22 },
             message: "must NOT have fewer than 22 characters",
+            schema: 22,
+            parentSchema: schema225.properties.token,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -26737,6 +31068,9 @@ function validate135(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema225.properties.token.type,
+          parentSchema: schema225.properties.token,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -26753,6 +31087,9 @@ function validate135(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema225.type,
+      parentSchema: schema225,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -26797,6 +31134,9 @@ function validate137(
         keyword: "additionalProperties",
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
+        schema: false,
+        parentSchema: schema226,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -26812,6 +31152,9 @@ function validate137(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema226.type,
+      parentSchema: schema226,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -26861,6 +31204,9 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
+        schema: schema227.required,
+        parentSchema: schema227,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -26876,6 +31222,9 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
+        schema: schema227.required,
+        parentSchema: schema227,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -26891,6 +31240,9 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
+        schema: schema227.required,
+        parentSchema: schema227,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -26907,6 +31259,9 @@ function validate138(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema227,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -26929,6 +31284,9 @@ function validate138(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -26944,6 +31302,9 @@ function validate138(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -26952,13 +31313,16 @@ function validate138(
           }
           errors++;
         }
-        if (!pattern4.test(data0)) {
+        if (!pattern6.test(data0)) {
           const err6 = {
             instancePath: instancePath + "/participant",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -26974,6 +31338,9 @@ function validate138(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -26992,6 +31359,9 @@ function validate138(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema227.properties.participant.anyOf[1].type,
+          parentSchema: schema227.properties.participant.anyOf[1],
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -27009,6 +31379,9 @@ function validate138(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema227.properties.participant.anyOf,
+          parentSchema: schema227.properties.participant,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err9];
@@ -27040,6 +31413,9 @@ function validate138(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema38.type,
+              parentSchema: schema38,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err10];
@@ -27055,6 +31431,9 @@ function validate138(
               keyword: "enum",
               params: { allowedValues: schema38.enum },
               message: "must be equal to one of the allowed values",
+              schema: schema38.enum,
+              parentSchema: schema38,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err11];
@@ -27076,6 +31455,9 @@ function validate138(
                   keyword: "uniqueItems",
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
+                  schema: true,
+                  parentSchema: schema227.properties.capabilities,
+                  data: data1,
                 };
                 if (vErrors === null) {
                   vErrors = [err12];
@@ -27095,6 +31477,9 @@ function validate138(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema227.properties.capabilities.type,
+          parentSchema: schema227.properties.capabilities,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -27131,6 +31516,9 @@ function validate138(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
+          schema: schema227.properties.session.anyOf[1].type,
+          parentSchema: schema227.properties.session.anyOf[1],
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -27148,6 +31536,9 @@ function validate138(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema227.properties.session.anyOf,
+          parentSchema: schema227.properties.session,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -27173,6 +31564,9 @@ function validate138(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema227.type,
+      parentSchema: schema227,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err16];
@@ -27218,6 +31612,9 @@ function validate140(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema230,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -27237,6 +31634,9 @@ function validate140(
             keyword: "maxLength",
             params: { limit: 64 },
             message: "must NOT have more than 64 characters",
+            schema: 64,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err1];
@@ -27252,6 +31652,9 @@ function validate140(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -27260,13 +31663,16 @@ function validate140(
           }
           errors++;
         }
-        if (!pattern4.test(data0)) {
+        if (!pattern6.test(data0)) {
           const err3 = {
             instancePath: instancePath + "/participant",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
             params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
             message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+            parentSchema: schema37,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -27282,6 +31688,9 @@ function validate140(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -27298,6 +31707,9 @@ function validate140(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema230.type,
+      parentSchema: schema230,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -27342,6 +31754,9 @@ function validate141(
         keyword: "required",
         params: { missingProperty: "sessions" },
         message: "must have required property '" + "sessions" + "'",
+        schema: schema232.required,
+        parentSchema: schema232,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -27358,6 +31773,9 @@ function validate141(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema232,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -27392,6 +31810,9 @@ function validate141(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema232.properties.sessions.type,
+          parentSchema: schema232.properties.sessions,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -27408,6 +31829,9 @@ function validate141(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema232.type,
+      parentSchema: schema232,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err3];
@@ -27452,6 +31876,9 @@ function validate143(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
+        schema: schema233.required,
+        parentSchema: schema233,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -27468,6 +31895,9 @@ function validate143(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema233,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -27498,6 +31928,9 @@ function validate143(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema233.type,
+      parentSchema: schema233,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err2];
@@ -27542,6 +31975,9 @@ function validate145(
         keyword: "required",
         params: { missingProperty: "session_id" },
         message: "must have required property '" + "session_id" + "'",
+        schema: schema234.required,
+        parentSchema: schema234,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -27558,6 +31994,9 @@ function validate145(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema234,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -27577,6 +32016,9 @@ function validate145(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema234.properties.session_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -27592,6 +32034,9 @@ function validate145(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema234.properties.session_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -27607,6 +32052,9 @@ function validate145(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema234.properties.session_id.type,
+          parentSchema: schema234.properties.session_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -27623,6 +32071,9 @@ function validate145(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema234.type,
+      parentSchema: schema234,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -27666,6 +32117,9 @@ function validate146(
         keyword: "additionalProperties",
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
+        schema: false,
+        parentSchema: schema235,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -27681,6 +32135,9 @@ function validate146(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema235.type,
+      parentSchema: schema235,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err1];
@@ -27743,6 +32200,9 @@ function validate147(
         keyword: "minProperties",
         params: { limit: 1 },
         message: "must NOT have fewer than 1 properties",
+        schema: 1,
+        parentSchema: schema236,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -27759,6 +32219,9 @@ function validate147(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema236,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -27778,6 +32241,9 @@ function validate147(
             keyword: "maxItems",
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
+            schema: 64,
+            parentSchema: schema236.properties.allowed_hosts,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -27797,6 +32263,9 @@ function validate147(
                 keyword: "maxLength",
                 params: { limit: 260 },
                 message: "must NOT have more than 260 characters",
+                schema: 260,
+                parentSchema: schema101,
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err3];
@@ -27812,6 +32281,9 @@ function validate147(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema101,
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -27820,7 +32292,7 @@ function validate147(
               }
               errors++;
             }
-            if (!pattern17.test(data1)) {
+            if (!pattern23.test(data1)) {
               const err5 = {
                 instancePath: instancePath + "/allowed_hosts/" + i0,
                 schemaPath: "#/$defs/HostName/pattern",
@@ -27833,6 +32305,10 @@ function validate147(
                   'must match pattern "' +
                   "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$" +
                   '"',
+                schema:
+                  "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
+                parentSchema: schema101,
+                data: data1,
               };
               if (vErrors === null) {
                 vErrors = [err5];
@@ -27848,6 +32324,9 @@ function validate147(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema101.type,
+              parentSchema: schema101,
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err6];
@@ -27869,6 +32348,9 @@ function validate147(
                   keyword: "uniqueItems",
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
+                  schema: true,
+                  parentSchema: schema236.properties.allowed_hosts,
+                  data: data0,
                 };
                 if (vErrors === null) {
                   vErrors = [err7];
@@ -27888,6 +32370,9 @@ function validate147(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema236.properties.allowed_hosts.type,
+          parentSchema: schema236.properties.allowed_hosts,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err8];
@@ -27907,6 +32392,9 @@ function validate147(
             keyword: "maxItems",
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
+            schema: 64,
+            parentSchema: schema236.properties.allowed_origins,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -27926,6 +32414,9 @@ function validate147(
                 keyword: "maxLength",
                 params: { limit: 270 },
                 message: "must NOT have more than 270 characters",
+                schema: 270,
+                parentSchema: schema137,
+                data: data3,
               };
               if (vErrors === null) {
                 vErrors = [err10];
@@ -27941,6 +32432,9 @@ function validate147(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema137,
+                data: data3,
               };
               if (vErrors === null) {
                 vErrors = [err11];
@@ -27949,7 +32443,7 @@ function validate147(
               }
               errors++;
             }
-            if (!pattern28.test(data3)) {
+            if (!pattern36.test(data3)) {
               const err12 = {
                 instancePath: instancePath + "/allowed_origins/" + i2,
                 schemaPath: "#/$defs/WebOrigin/pattern",
@@ -27962,6 +32456,10 @@ function validate147(
                   'must match pattern "' +
                   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$" +
                   '"',
+                schema:
+                  "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
+                parentSchema: schema137,
+                data: data3,
               };
               if (vErrors === null) {
                 vErrors = [err12];
@@ -27977,6 +32475,9 @@ function validate147(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema137.type,
+              parentSchema: schema137,
+              data: data3,
             };
             if (vErrors === null) {
               vErrors = [err13];
@@ -27998,6 +32499,9 @@ function validate147(
                   keyword: "uniqueItems",
                   params: { i: i3, j: j1 },
                   message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)",
+                  schema: true,
+                  parentSchema: schema236.properties.allowed_origins,
+                  data: data2,
                 };
                 if (vErrors === null) {
                   vErrors = [err14];
@@ -28017,6 +32521,9 @@ function validate147(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema236.properties.allowed_origins.type,
+          parentSchema: schema236.properties.allowed_origins,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -28033,6 +32540,9 @@ function validate147(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema236.type,
+      parentSchema: schema236,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err16];
@@ -28077,6 +32587,9 @@ function validate148(
         keyword: "required",
         params: { missingProperty: "settings" },
         message: "must have required property '" + "settings" + "'",
+        schema: schema239.required,
+        parentSchema: schema239,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -28093,6 +32606,9 @@ function validate148(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema239,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -28123,6 +32639,9 @@ function validate148(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema239.type,
+      parentSchema: schema239,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err2];
@@ -28168,6 +32687,9 @@ function validate150(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
+        schema: schema240.required,
+        parentSchema: schema240,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -28183,6 +32705,9 @@ function validate150(
         keyword: "required",
         params: { missingProperty: "cancelled" },
         message: "must have required property '" + "cancelled" + "'",
+        schema: schema240.required,
+        parentSchema: schema240,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -28199,6 +32724,9 @@ function validate150(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema240,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -28223,13 +32751,17 @@ function validate150(
       }
     }
     if (data.cancelled !== undefined) {
-      if (typeof data.cancelled !== "boolean") {
+      let data1 = data.cancelled;
+      if (typeof data1 !== "boolean") {
         const err3 = {
           instancePath: instancePath + "/cancelled",
           schemaPath: "#/properties/cancelled/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema240.properties.cancelled.type,
+          parentSchema: schema240.properties.cancelled,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -28246,6 +32778,9 @@ function validate150(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema240.type,
+      parentSchema: schema240,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err4];
@@ -28298,6 +32833,9 @@ function validate152(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
+        schema: schema241.required,
+        parentSchema: schema241,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -28314,6 +32852,9 @@ function validate152(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema241,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err1];
@@ -28333,6 +32874,9 @@ function validate152(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema241.properties.task_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err2];
@@ -28348,6 +32892,9 @@ function validate152(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema241.properties.task_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -28363,6 +32910,9 @@ function validate152(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema241.properties.task_id.type,
+          parentSchema: schema241.properties.task_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -28379,6 +32929,9 @@ function validate152(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema241.type,
+      parentSchema: schema241,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err5];
@@ -28439,6 +32992,9 @@ function validate153(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
+        schema: schema242.required,
+        parentSchema: schema242,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -28454,6 +33010,9 @@ function validate153(
         keyword: "required",
         params: { missingProperty: "input_responses" },
         message: "must have required property '" + "input_responses" + "'",
+        schema: schema242.required,
+        parentSchema: schema242,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -28470,6 +33029,9 @@ function validate153(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema242,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -28489,6 +33051,9 @@ function validate153(
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema242.properties.task_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err3];
@@ -28504,6 +33069,9 @@ function validate153(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema242.properties.task_id,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -28519,6 +33087,9 @@ function validate153(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema242.properties.task_id.type,
+          parentSchema: schema242.properties.task_id,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -28538,6 +33109,9 @@ function validate153(
             keyword: "maxProperties",
             params: { limit: 100 },
             message: "must NOT have more than 100 properties",
+            schema: 100,
+            parentSchema: schema242.properties.input_responses,
+            data: data1,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -28556,6 +33130,9 @@ function validate153(
                 keyword: "maxLength",
                 params: { limit: 128 },
                 message: "must NOT have more than 128 characters",
+                schema: 128,
+                parentSchema: schema68,
+                data: key1,
                 propertyName: key1,
               };
               if (vErrors === null) {
@@ -28572,6 +33149,9 @@ function validate153(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema68,
+                data: key1,
                 propertyName: key1,
               };
               if (vErrors === null) {
@@ -28581,13 +33161,16 @@ function validate153(
               }
               errors++;
             }
-            if (!pattern7.test(key1)) {
+            if (!pattern9.test(key1)) {
               const err9 = {
                 instancePath: instancePath + "/input_responses",
                 schemaPath: "#/$defs/InputKey/pattern",
                 keyword: "pattern",
                 params: { pattern: "^[A-Za-z0-9._:-]+$" },
                 message: 'must match pattern "' + "^[A-Za-z0-9._:-]+$" + '"',
+                schema: "^[A-Za-z0-9._:-]+$",
+                parentSchema: schema68,
+                data: key1,
                 propertyName: key1,
               };
               if (vErrors === null) {
@@ -28604,6 +33187,9 @@ function validate153(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema68.type,
+              parentSchema: schema68,
+              data: key1,
               propertyName: key1,
             };
             if (vErrors === null) {
@@ -28621,6 +33207,9 @@ function validate153(
               keyword: "propertyNames",
               params: { propertyName: key1 },
               message: "property name must be valid",
+              schema: schema242.properties.input_responses.propertyNames,
+              parentSchema: schema242.properties.input_responses,
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err11];
@@ -28640,6 +33229,9 @@ function validate153(
                 keyword: "required",
                 params: { missingProperty: "action" },
                 message: "must have required property '" + "action" + "'",
+                schema: schema71.required,
+                parentSchema: schema71,
+                data: data2,
               };
               if (vErrors === null) {
                 vErrors = [err12];
@@ -28656,6 +33248,9 @@ function validate153(
                   keyword: "additionalProperties",
                   params: { additionalProperty: key3 },
                   message: "must NOT have additional properties",
+                  schema: false,
+                  parentSchema: schema71,
+                  data: data2,
                 };
                 if (vErrors === null) {
                   vErrors = [err13];
@@ -28675,6 +33270,9 @@ function validate153(
                   keyword: "enum",
                   params: { allowedValues: schema71.properties.action.enum },
                   message: "must be equal to one of the allowed values",
+                  schema: schema71.properties.action.enum,
+                  parentSchema: schema71.properties.action,
+                  data: data3,
                 };
                 if (vErrors === null) {
                   vErrors = [err14];
@@ -28695,7 +33293,8 @@ function validate153(
                   if (Array.isArray(data5)) {
                     const len0 = data5.length;
                     for (let i0 = 0; i0 < len0; i0++) {
-                      if (typeof data5[i0] !== "string") {
+                      let data6 = data5[i0];
+                      if (typeof data6 !== "string") {
                         const err15 = {
                           instancePath:
                             instancePath +
@@ -28710,6 +33309,9 @@ function validate153(
                           keyword: "type",
                           params: { type: "string" },
                           message: "must be string",
+                          schema: schema71.properties.content.additionalProperties.anyOf[0].items.type,
+                          parentSchema: schema71.properties.content.additionalProperties.anyOf[0].items,
+                          data: data6,
                         };
                         if (vErrors === null) {
                           vErrors = [err15];
@@ -28731,6 +33333,9 @@ function validate153(
                       keyword: "type",
                       params: { type: "array" },
                       message: "must be array",
+                      schema: schema71.properties.content.additionalProperties.anyOf[0].type,
+                      parentSchema: schema71.properties.content.additionalProperties.anyOf[0],
+                      data: data5,
                     };
                     if (vErrors === null) {
                       vErrors = [err16];
@@ -28758,6 +33363,9 @@ function validate153(
                       keyword: "type",
                       params: { type: schema71.properties.content.additionalProperties.anyOf[1].type },
                       message: "must be string,number,boolean",
+                      schema: schema71.properties.content.additionalProperties.anyOf[1].type,
+                      parentSchema: schema71.properties.content.additionalProperties.anyOf[1],
+                      data: data5,
                     };
                     if (vErrors === null) {
                       vErrors = [err17];
@@ -28780,6 +33388,9 @@ function validate153(
                       keyword: "anyOf",
                       params: {},
                       message: "must match a schema in anyOf",
+                      schema: schema71.properties.content.additionalProperties.anyOf,
+                      parentSchema: schema71.properties.content.additionalProperties,
+                      data: data5,
                     };
                     if (vErrors === null) {
                       vErrors = [err18];
@@ -28806,6 +33417,9 @@ function validate153(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema71.properties.content.type,
+                  parentSchema: schema71.properties.content,
+                  data: data4,
                 };
                 if (vErrors === null) {
                   vErrors = [err19];
@@ -28825,6 +33439,9 @@ function validate153(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
+                  schema: schema71.properties._meta.type,
+                  parentSchema: schema71.properties._meta,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err20];
@@ -28841,6 +33458,9 @@ function validate153(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema71.type,
+              parentSchema: schema71,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err21];
@@ -28857,6 +33477,9 @@ function validate153(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema242.properties.input_responses.type,
+          parentSchema: schema242.properties.input_responses,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -28873,6 +33496,9 @@ function validate153(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema242.type,
+      parentSchema: schema242,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err23];
@@ -28920,6 +33546,9 @@ function validate154(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
+        schema: schema245.required,
+        parentSchema: schema245,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -28935,6 +33564,9 @@ function validate154(
         keyword: "required",
         params: { missingProperty: "answered" },
         message: "must have required property '" + "answered" + "'",
+        schema: schema245.required,
+        parentSchema: schema245,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -28951,6 +33583,9 @@ function validate154(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema245,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -28988,6 +33623,9 @@ function validate154(
                 keyword: "maxLength",
                 params: { limit: 128 },
                 message: "must NOT have more than 128 characters",
+                schema: 128,
+                parentSchema: schema68,
+                data: data2,
               };
               if (vErrors === null) {
                 vErrors = [err3];
@@ -29003,6 +33641,9 @@ function validate154(
                 keyword: "minLength",
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema68,
+                data: data2,
               };
               if (vErrors === null) {
                 vErrors = [err4];
@@ -29011,13 +33652,16 @@ function validate154(
               }
               errors++;
             }
-            if (!pattern7.test(data2)) {
+            if (!pattern9.test(data2)) {
               const err5 = {
                 instancePath: instancePath + "/answered/" + i0,
                 schemaPath: "#/$defs/InputKey/pattern",
                 keyword: "pattern",
                 params: { pattern: "^[A-Za-z0-9._:-]+$" },
                 message: 'must match pattern "' + "^[A-Za-z0-9._:-]+$" + '"',
+                schema: "^[A-Za-z0-9._:-]+$",
+                parentSchema: schema68,
+                data: data2,
               };
               if (vErrors === null) {
                 vErrors = [err5];
@@ -29033,6 +33677,9 @@ function validate154(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
+              schema: schema68.type,
+              parentSchema: schema68,
+              data: data2,
             };
             if (vErrors === null) {
               vErrors = [err6];
@@ -29049,6 +33696,9 @@ function validate154(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema245.properties.answered.type,
+          parentSchema: schema245.properties.answered,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -29065,6 +33715,9 @@ function validate154(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema245.type,
+      parentSchema: schema245,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err8];
@@ -29120,6 +33773,9 @@ function validate156(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema247,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err0];
@@ -29137,6 +33793,9 @@ function validate156(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
+        schema: schema247.properties.after.type,
+        parentSchema: schema247.properties.after,
+        data: data0,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -29153,6 +33812,9 @@ function validate156(
           keyword: "minimum",
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
+          schema: 0,
+          parentSchema: schema247.properties.after,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err2];
@@ -29170,6 +33832,9 @@ function validate156(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
+        schema: schema247.properties.limit.type,
+        parentSchema: schema247.properties.limit,
+        data: data1,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -29186,6 +33851,9 @@ function validate156(
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
+          schema: 500,
+          parentSchema: schema247.properties.limit,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -29201,6 +33869,9 @@ function validate156(
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
+          schema: 1,
+          parentSchema: schema247.properties.limit,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -29217,6 +33888,9 @@ function validate156(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema247.type,
+      parentSchema: schema247,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err6];
@@ -29265,6 +33939,9 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "entries" },
         message: "must have required property '" + "entries" + "'",
+        schema: schema248.required,
+        parentSchema: schema248,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -29280,6 +33957,9 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "next_after" },
         message: "must have required property '" + "next_after" + "'",
+        schema: schema248.required,
+        parentSchema: schema248,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -29295,6 +33975,9 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "has_more" },
         message: "must have required property '" + "has_more" + "'",
+        schema: schema248.required,
+        parentSchema: schema248,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -29311,6 +33994,9 @@ function validate157(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema248,
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -29345,6 +34031,9 @@ function validate157(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema248.properties.entries.type,
+          parentSchema: schema248.properties.entries,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -29363,6 +34052,9 @@ function validate157(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema248.properties.next_after.type,
+          parentSchema: schema248.properties.next_after,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -29379,6 +34071,9 @@ function validate157(
             keyword: "minimum",
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema248.properties.next_after,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err6];
@@ -29390,13 +34085,17 @@ function validate157(
       }
     }
     if (data.has_more !== undefined) {
-      if (typeof data.has_more !== "boolean") {
+      let data3 = data.has_more;
+      if (typeof data3 !== "boolean") {
         const err7 = {
           instancePath: instancePath + "/has_more",
           schemaPath: "#/properties/has_more/type",
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
+          schema: schema248.properties.has_more.type,
+          parentSchema: schema248.properties.has_more,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -29413,6 +34112,9 @@ function validate157(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema248.type,
+      parentSchema: schema248,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err8];
@@ -29476,6 +34178,9 @@ function validate159(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema249.type,
+      parentSchema: schema249,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err0];
@@ -29496,6 +34201,9 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "base_revision" },
         message: "must have required property '" + "base_revision" + "'",
+        schema: schema249.oneOf[0].required,
+        parentSchema: schema249.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -29511,6 +34219,9 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
+        schema: schema249.oneOf[0].required,
+        parentSchema: schema249.oneOf[0],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -29527,6 +34238,9 @@ function validate159(
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema249.oneOf[0],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err3];
@@ -29545,6 +34259,9 @@ function validate159(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err4];
@@ -29561,6 +34278,9 @@ function validate159(
             keyword: "minimum",
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data0,
           };
           if (vErrors === null) {
             vErrors = [err5];
@@ -29580,6 +34300,9 @@ function validate159(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema33.type,
+          parentSchema: schema33,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -29595,6 +34318,9 @@ function validate159(
           keyword: "x-max-bytes",
           params: { limit: 524288 },
           message: "must NOT be larger than 524288 bytes as JSON",
+          schema: 524288,
+          parentSchema: schema33,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -29614,6 +34340,9 @@ function validate159(
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema77,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -29629,6 +34358,9 @@ function validate159(
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema77,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -29637,34 +34369,58 @@ function validate159(
           }
           errors++;
         }
+        if (pattern12.test(data2)) {
+          const err10 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern12.exec(data2).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
       } else {
-        const err10 = {
+        const err11 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema77.type,
+          parentSchema: schema77,
+          data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err11];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err11);
         }
         errors++;
       }
     }
   } else {
-    const err11 = {
+    const err12 = {
       instancePath,
       schemaPath: "#/oneOf/0/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema249.oneOf[0].type,
+      parentSchema: schema249.oneOf[0],
+      data,
     };
     if (vErrors === null) {
-      vErrors = [err11];
+      vErrors = [err12];
     } else {
-      vErrors.push(err11);
+      vErrors.push(err12);
     }
     errors++;
   }
@@ -29677,27 +34433,15 @@ function validate159(
   const _errs14 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.base_revision === undefined) {
-      const err12 = {
+      const err13 = {
         instancePath,
         schemaPath: "#/oneOf/1/required",
         keyword: "required",
         params: { missingProperty: "base_revision" },
         message: "must have required property '" + "base_revision" + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err12];
-      } else {
-        vErrors.push(err12);
-      }
-      errors++;
-    }
-    if (data.diff === undefined) {
-      const err13 = {
-        instancePath,
-        schemaPath: "#/oneOf/1/required",
-        keyword: "required",
-        params: { missingProperty: "diff" },
-        message: "must have required property '" + "diff" + "'",
+        schema: schema249.oneOf[1].required,
+        parentSchema: schema249.oneOf[1],
+        data,
       };
       if (vErrors === null) {
         vErrors = [err13];
@@ -29706,32 +34450,35 @@ function validate159(
       }
       errors++;
     }
+    if (data.diff === undefined) {
+      const err14 = {
+        instancePath,
+        schemaPath: "#/oneOf/1/required",
+        keyword: "required",
+        params: { missingProperty: "diff" },
+        message: "must have required property '" + "diff" + "'",
+        schema: schema249.oneOf[1].required,
+        parentSchema: schema249.oneOf[1],
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err14];
+      } else {
+        vErrors.push(err14);
+      }
+      errors++;
+    }
     for (const key1 in data) {
       if (!(key1 === "base_revision" || key1 === "diff" || key1 === "summary")) {
-        const err14 = {
+        const err15 = {
           instancePath,
           schemaPath: "#/oneOf/1/additionalProperties",
           keyword: "additionalProperties",
           params: { additionalProperty: key1 },
           message: "must NOT have additional properties",
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.base_revision !== undefined) {
-      let data3 = data.base_revision;
-      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-        const err15 = {
-          instancePath: instancePath + "/base_revision",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
+          schema: false,
+          parentSchema: schema249.oneOf[1],
+          data,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -29740,19 +34487,43 @@ function validate159(
         }
         errors++;
       }
+    }
+    if (data.base_revision !== undefined) {
+      let data3 = data.base_revision;
+      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+        const err16 = {
+          instancePath: instancePath + "/base_revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
       if (typeof data3 == "number" && isFinite(data3)) {
         if (data3 < 1 || isNaN(data3)) {
-          const err16 = {
+          const err17 = {
             instancePath: instancePath + "/base_revision",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err16];
+            vErrors = [err17];
           } else {
-            vErrors.push(err16);
+            vErrors.push(err17);
           }
           errors++;
         }
@@ -29761,27 +34532,15 @@ function validate159(
     if (data.diff !== undefined) {
       let data4 = data.diff;
       if (typeof data4 !== "string") {
-        const err17 = {
+        const err18 = {
           instancePath: instancePath + "/diff",
           schemaPath: "#/$defs/ArtifactText/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-        };
-        if (vErrors === null) {
-          vErrors = [err17];
-        } else {
-          vErrors.push(err17);
-        }
-        errors++;
-      }
-      if (new TextEncoder().encode(JSON.stringify(data4)).length > 524288) {
-        const err18 = {
-          instancePath: instancePath + "/diff",
-          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
-          keyword: "x-max-bytes",
-          params: { limit: 524288 },
-          message: "must NOT be larger than 524288 bytes as JSON",
+          schema: schema33.type,
+          parentSchema: schema33,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err18];
@@ -29790,32 +34549,38 @@ function validate159(
         }
         errors++;
       }
+      if (new TextEncoder().encode(JSON.stringify(data4)).length > 524288) {
+        const err19 = {
+          instancePath: instancePath + "/diff",
+          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
+          keyword: "x-max-bytes",
+          params: { limit: 524288 },
+          message: "must NOT be larger than 524288 bytes as JSON",
+          schema: 524288,
+          parentSchema: schema33,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
     }
     if (data.summary !== undefined) {
       let data5 = data.summary;
       if (typeof data5 === "string") {
         if (func1(data5) > 2000) {
-          const err19 = {
+          const err20 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/maxLength",
             keyword: "maxLength",
             params: { limit: 2000 },
             message: "must NOT have more than 2000 characters",
-          };
-          if (vErrors === null) {
-            vErrors = [err19];
-          } else {
-            vErrors.push(err19);
-          }
-          errors++;
-        }
-        if (func1(data5) < 1) {
-          const err20 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
+            schema: 2000,
+            parentSchema: schema77,
+            data: data5,
           };
           if (vErrors === null) {
             vErrors = [err20];
@@ -29824,34 +34589,76 @@ function validate159(
           }
           errors++;
         }
+        if (func1(data5) < 1) {
+          const err21 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema77,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err21];
+          } else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+        if (pattern12.test(data5)) {
+          const err22 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern12.exec(data5).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data5,
+          };
+          if (vErrors === null) {
+            vErrors = [err22];
+          } else {
+            vErrors.push(err22);
+          }
+          errors++;
+        }
       } else {
-        const err21 = {
+        const err23 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema77.type,
+          parentSchema: schema77,
+          data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err23];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err23);
         }
         errors++;
       }
     }
   } else {
-    const err22 = {
+    const err24 = {
       instancePath,
       schemaPath: "#/oneOf/1/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema249.oneOf[1].type,
+      parentSchema: schema249.oneOf[1],
+      data,
     };
     if (vErrors === null) {
-      vErrors = [err22];
+      vErrors = [err24];
     } else {
-      vErrors.push(err22);
+      vErrors.push(err24);
     }
     errors++;
   }
@@ -29869,17 +34676,20 @@ function validate159(
     }
   }
   if (!valid0) {
-    const err23 = {
+    const err25 = {
       instancePath,
       schemaPath: "#/oneOf",
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
+      schema: schema249.oneOf,
+      parentSchema: schema249,
+      data,
     };
     if (vErrors === null) {
-      vErrors = [err23];
+      vErrors = [err25];
     } else {
-      vErrors.push(err23);
+      vErrors.push(err25);
     }
     errors++;
   } else {
@@ -29956,6 +34766,9 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "type" },
         message: "must have required property '" + "type" + "'",
+        schema: schema256.required,
+        parentSchema: schema256,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err0];
@@ -29971,6 +34784,9 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "title" },
         message: "must have required property '" + "title" + "'",
+        schema: schema256.required,
+        parentSchema: schema256,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err1];
@@ -29986,6 +34802,9 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
+        schema: schema256.required,
+        parentSchema: schema256,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err2];
@@ -30001,6 +34820,9 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "detail" },
         message: "must have required property '" + "detail" + "'",
+        schema: schema256.required,
+        parentSchema: schema256,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err3];
@@ -30016,6 +34838,9 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "code" },
         message: "must have required property '" + "code" + "'",
+        schema: schema256.required,
+        parentSchema: schema256,
+        data,
       };
       if (vErrors === null) {
         vErrors = [err4];
@@ -30025,13 +34850,17 @@ function validate160(
       errors++;
     }
     if (data.type !== undefined) {
-      if (typeof data.type !== "string") {
+      let data0 = data.type;
+      if (typeof data0 !== "string") {
         const err5 = {
           instancePath: instancePath + "/type",
           schemaPath: "#/properties/type/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema256.properties.type.type,
+          parentSchema: schema256.properties.type,
+          data: data0,
         };
         if (vErrors === null) {
           vErrors = [err5];
@@ -30042,13 +34871,17 @@ function validate160(
       }
     }
     if (data.title !== undefined) {
-      if (typeof data.title !== "string") {
+      let data1 = data.title;
+      if (typeof data1 !== "string") {
         const err6 = {
           instancePath: instancePath + "/title",
           schemaPath: "#/properties/title/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema256.properties.title.type,
+          parentSchema: schema256.properties.title,
+          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err6];
@@ -30067,6 +34900,9 @@ function validate160(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema256.properties.status.type,
+          parentSchema: schema256.properties.status,
+          data: data2,
         };
         if (vErrors === null) {
           vErrors = [err7];
@@ -30083,6 +34919,9 @@ function validate160(
             keyword: "maximum",
             params: { comparison: "<=", limit: 599 },
             message: "must be <= 599",
+            schema: 599,
+            parentSchema: schema256.properties.status,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err8];
@@ -30098,6 +34937,9 @@ function validate160(
             keyword: "minimum",
             params: { comparison: ">=", limit: 400 },
             message: "must be >= 400",
+            schema: 400,
+            parentSchema: schema256.properties.status,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err9];
@@ -30109,13 +34951,17 @@ function validate160(
       }
     }
     if (data.detail !== undefined) {
-      if (typeof data.detail !== "string") {
+      let data3 = data.detail;
+      if (typeof data3 !== "string") {
         const err10 = {
           instancePath: instancePath + "/detail",
           schemaPath: "#/properties/detail/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema256.properties.detail.type,
+          parentSchema: schema256.properties.detail,
+          data: data3,
         };
         if (vErrors === null) {
           vErrors = [err10];
@@ -30137,6 +34983,9 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema61.type,
+          parentSchema: schema61,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err11];
@@ -30162,6 +35011,9 @@ function validate160(
           keyword: "enum",
           params: { allowedValues: schema61.enum },
           message: "must be equal to one of the allowed values",
+          schema: schema61.enum,
+          parentSchema: schema61,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err12];
@@ -30180,6 +35032,9 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
+          schema: schema256.properties.code.anyOf[1].type,
+          parentSchema: schema256.properties.code.anyOf[1],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err13];
@@ -30195,6 +35050,9 @@ function validate160(
           keyword: "enum",
           params: { allowedValues: schema256.properties.code.anyOf[1].enum },
           message: "must be equal to one of the allowed values",
+          schema: schema256.properties.code.anyOf[1].enum,
+          parentSchema: schema256.properties.code.anyOf[1],
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err14];
@@ -30212,6 +35070,9 @@ function validate160(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
+          schema: schema256.properties.code.anyOf,
+          parentSchema: schema256.properties.code,
+          data: data4,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -30244,6 +35105,9 @@ function validate160(
                 keyword: "required",
                 params: { missingProperty: "path" },
                 message: "must have required property '" + "path" + "'",
+                schema: schema256.properties.errors.items.required,
+                parentSchema: schema256.properties.errors.items,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err16];
@@ -30259,6 +35123,9 @@ function validate160(
                 keyword: "required",
                 params: { missingProperty: "message" },
                 message: "must have required property '" + "message" + "'",
+                schema: schema256.properties.errors.items.required,
+                parentSchema: schema256.properties.errors.items,
+                data: data6,
               };
               if (vErrors === null) {
                 vErrors = [err17];
@@ -30268,13 +35135,17 @@ function validate160(
               errors++;
             }
             if (data6.path !== undefined) {
-              if (typeof data6.path !== "string") {
+              let data7 = data6.path;
+              if (typeof data7 !== "string") {
                 const err18 = {
                   instancePath: instancePath + "/errors/" + i0 + "/path",
                   schemaPath: "#/properties/errors/items/properties/path/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema256.properties.errors.items.properties.path.type,
+                  parentSchema: schema256.properties.errors.items.properties.path,
+                  data: data7,
                 };
                 if (vErrors === null) {
                   vErrors = [err18];
@@ -30285,13 +35156,17 @@ function validate160(
               }
             }
             if (data6.keyword !== undefined) {
-              if (typeof data6.keyword !== "string") {
+              let data8 = data6.keyword;
+              if (typeof data8 !== "string") {
                 const err19 = {
                   instancePath: instancePath + "/errors/" + i0 + "/keyword",
                   schemaPath: "#/properties/errors/items/properties/keyword/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema256.properties.errors.items.properties.keyword.type,
+                  parentSchema: schema256.properties.errors.items.properties.keyword,
+                  data: data8,
                 };
                 if (vErrors === null) {
                   vErrors = [err19];
@@ -30302,13 +35177,17 @@ function validate160(
               }
             }
             if (data6.message !== undefined) {
-              if (typeof data6.message !== "string") {
+              let data9 = data6.message;
+              if (typeof data9 !== "string") {
                 const err20 = {
                   instancePath: instancePath + "/errors/" + i0 + "/message",
                   schemaPath: "#/properties/errors/items/properties/message/type",
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
+                  schema: schema256.properties.errors.items.properties.message.type,
+                  parentSchema: schema256.properties.errors.items.properties.message,
+                  data: data9,
                 };
                 if (vErrors === null) {
                   vErrors = [err20];
@@ -30325,6 +35204,9 @@ function validate160(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
+              schema: schema256.properties.errors.items.type,
+              parentSchema: schema256.properties.errors.items,
+              data: data6,
             };
             if (vErrors === null) {
               vErrors = [err21];
@@ -30341,6 +35223,9 @@ function validate160(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
+          schema: schema256.properties.errors.type,
+          parentSchema: schema256.properties.errors,
+          data: data5,
         };
         if (vErrors === null) {
           vErrors = [err22];
@@ -30359,6 +35244,9 @@ function validate160(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
+          schema: schema256.properties.current_revision.type,
+          parentSchema: schema256.properties.current_revision,
+          data: data10,
         };
         if (vErrors === null) {
           vErrors = [err23];
@@ -30377,6 +35265,9 @@ function validate160(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
+          schema: schema256.properties.details.type,
+          parentSchema: schema256.properties.details,
+          data: data11,
         };
         if (vErrors === null) {
           vErrors = [err24];
@@ -30393,6 +35284,9 @@ function validate160(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
+      schema: schema256.type,
+      parentSchema: schema256,
+      data,
     };
     if (vErrors === null) {
       vErrors = [err25];

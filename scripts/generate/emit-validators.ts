@@ -5,6 +5,7 @@
 // (coerceTypes), used only for REST query parameters.
 import { Ajv2020, _, str, type KeywordCxt, type Options } from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
+import { usePattern } from 'ajv/dist/vocabularies/code.js';
 import prettier from 'prettier';
 import { BUNDLE_ID } from './bundle.js';
 import { defaultedKeys, HEADER, type Json } from './schema-tools.js';
@@ -25,6 +26,46 @@ function addMaxBytesKeyword(ajv: Ajv2020): void {
   });
 }
 
+/**
+ * What `x-plain-text` refuses in a name, a title or a summary: characters
+ * that hide or disguise text where people read it (a list, a terminal, a
+ * log). Control characters (C0, DEL, C1; a summary keeps tab and line feed),
+ * bidirectional embeddings, overrides, isolates and marks, and the invisible
+ * zero-width space, word joiner, invisible operators, Mongolian vowel
+ * separator and BOM. The zero-width joiner and non-joiner stay: emoji
+ * sequences and scripts such as Persian need them. Free text (the file,
+ * constraints, notes, answers) keeps everything.
+ */
+export const HIDDEN_CHARACTERS = {
+  line: '[\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]',
+  lines:
+    '[\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]',
+} as const;
+
+/** `x-plain-text: line | lines`: a string without HIDDEN_CHARACTERS; the error says where the first one is. */
+function addPlainTextKeyword(ajv: Ajv2020): void {
+  ajv.addKeyword({
+    keyword: 'x-plain-text',
+    type: 'string',
+    schemaType: 'string',
+    code(cxt: KeywordCxt) {
+      const kind = cxt.schema as keyof typeof HIDDEN_CHARACTERS;
+      if (!Object.hasOwn(HIDDEN_CHARACTERS, kind)) throw new Error(`x-plain-text must be line or lines, not ${kind}`);
+      const hidden = usePattern(cxt, HIDDEN_CHARACTERS[kind]);
+      cxt.fail(_`${hidden}.test(${cxt.data})`);
+    },
+    error: {
+      message: ({ schema }: { schema: string }) =>
+        schema === 'lines'
+          ? str`must not contain control (but tab and line feed), bidi-control or invisible characters`
+          : str`must not contain control, bidi-control or invisible characters`,
+      // Where the first one is, found by the same expression, so the message can name it.
+      params: (cxt) =>
+        _`{kind: ${cxt.schema}, at: ${usePattern(cxt as unknown as KeywordCxt, HIDDEN_CHARACTERS[cxt.schema as keyof typeof HIDDEN_CHARACTERS])}.exec(${cxt.data}).index}`,
+    },
+  });
+}
+
 function createAjv(options: Options = {}): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,
@@ -34,12 +75,17 @@ function createAjv(options: Options = {}): Ajv2020 {
     allowUnionTypes: true,
     validateFormats: false,
     useDefaults: true,
+    // Errors carry their schema: a pattern's x-pattern-name says what it means (src/engine/check-input.ts).
+    verbose: true,
     code: { source: true, esm: true, lines: true },
     ...options,
   });
   addMaxBytesKeyword(ajv);
+  addPlainTextKeyword(ajv);
   // Annotations the generator reads to build the JSON-RPC dispatch table.
   ajv.addVocabulary(['x-mcp-method', 'x-mcp-handler', 'x-mcp-name-param', 'x-mcp-requires-extension']);
+  // What a pattern means, in words, for the message of a value that does not match it.
+  ajv.addVocabulary(['x-pattern-name']);
   return ajv;
 }
 

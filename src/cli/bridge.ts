@@ -84,7 +84,8 @@ export class Bridge {
     if (line.trim() === '') return;
     let message: unknown;
     try {
-      message = parseOutsideJson(line, 'the message');
+      // The room judges depth and Unicode (and answers with this line's id): the bridge reads id and method.
+      message = parseOutsideJson(line, 'the message', { judge: false });
     } catch (error) {
       const text = error instanceof OutsideJsonError ? error.message : 'the message is not valid JSON';
       return this.error(null, -32700, text);

@@ -94,7 +94,11 @@ export function fieldValue(option: CliOption, value: unknown, given: Record<stri
       try {
         return parseOutsideJson(text, `${flag} ${value as string}`);
       } catch (error) {
-        if (error instanceof OutsideJsonError) throw new InvalidArgumentError(error.message);
+        if (error instanceof OutsideJsonError) {
+          // A place inside the file is named from the file's root: say which file.
+          const where = error.kind === 'invalid_unicode' ? `${flag} ${value as string}: ` : '';
+          throw new InvalidArgumentError(`${where}${error.message}`);
+        }
         throw error;
       }
     }

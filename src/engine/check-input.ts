@@ -2,10 +2,37 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { DomainError } from './errors.js';
 import { MAX_INPUT_DEPTH } from './limits.js';
 
-function describe(error: ErrorObject, root: string | null): string {
+/** The value at a JSON Pointer of `input` (an Ajv instancePath). */
+function valueAt(input: unknown, pointer: string): unknown {
+  if (pointer === '') return input;
+  let node = input;
+  for (const part of pointer.slice(1).split('/')) {
+    const key = part.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** The character x-plain-text found at code unit `at`: `U+202E at index 12` (in code points). */
+function hiddenCharacter(value: unknown, at: number): string {
+  if (typeof value !== 'string' || !(at >= 0 && at < value.length)) return '';
+  const code = value.codePointAt(at)!.toString(16).toUpperCase().padStart(4, '0');
+  return ` (U+${code} at index ${[...value.slice(0, at)].length})`;
+}
+
+function describe(error: ErrorObject, root: string | null, input: unknown): string {
   const path = error.instancePath.slice(1).replaceAll('/', '.');
   const where = path === '' ? (root ?? 'input') : root ? `${root}.${path}` : path;
   switch (error.keyword) {
+    case 'pattern': {
+      const named = (error.parentSchema as { 'x-pattern-name'?: string } | undefined)?.['x-pattern-name'];
+      const value = valueAt(input, error.instancePath);
+      if (named === undefined) return `${where} ${error.message ?? 'is invalid'}`;
+      return `${where} must be ${named}${typeof value === 'string' ? ` (got ${JSON.stringify(value)})` : ''}`;
+    }
+    case 'x-plain-text':
+      return `${where} ${error.message}${hiddenCharacter(valueAt(input, error.instancePath), (error.params as { at: number }).at)}`;
     case 'additionalProperties':
       return `${where} has unknown property '${(error.params as { additionalProperty: string }).additionalProperty}'`;
     case 'enum':
@@ -15,9 +42,13 @@ function describe(error: ErrorObject, root: string | null): string {
   }
 }
 
-/** One line naming each failing field and why; `root` prefixes the paths (e.g. "params"). */
-export function formatValidationErrors(errors: ErrorObject[] | null | undefined, root: string | null = null): string {
-  return [...new Set((errors ?? []).map((error) => describe(error, root)))].join('; ');
+/** One line naming each failing field and why; `root` prefixes the paths (e.g. "params"); `input` is what was checked. */
+export function formatValidationErrors(
+  errors: ErrorObject[] | null | undefined,
+  root: string | null = null,
+  input: unknown = undefined,
+): string {
+  return [...new Set((errors ?? []).map((error) => describe(error, root, input)))].join('; ');
 }
 
 /** The top-level field under which `input` nests deeper than the limit, or null; walked without recursion. */
@@ -60,7 +91,7 @@ export function checkInput<T>(validate: ValidateFunction<T>, input: unknown): T 
     const limit = (tooLarge.params as { limit: number }).limit;
     throw new DomainError('too_large', `${formatValidationErrors([tooLarge])} (limit ${limit} bytes)`, { limit });
   }
-  throw new DomainError('invalid_input', formatValidationErrors(errors), {
+  throw new DomainError('invalid_input', formatValidationErrors(errors, null, input), {
     errors: errors.map((e) => ({ path: e.instancePath, keyword: e.keyword, message: e.message ?? '' })),
   });
 }

@@ -17,5 +17,5 @@ export const TASK_OPERATION = 'handoff.execute';
 export const TASK_EXPIRED_CODE = -32001;
 /** Progress reports of one task are committed at most this often: a chatty worker cannot flood the event ring. */
 export const PROGRESS_INTERVAL_MS = 1000;
-/** How deep an input's objects and arrays may nest: deeper ones would exhaust the stack in validation or JSON. */
-export const MAX_INPUT_DEPTH = 100;
+/** How deep an input's objects and arrays may nest: the one limit of every JSON the room takes. */
+export { MAX_JSON_DEPTH as MAX_INPUT_DEPTH } from '../outside-json.js';

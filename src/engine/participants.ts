@@ -26,6 +26,9 @@ const toParticipant = (row: ParticipantRow): Participant => ({
   removed_at: row.removed_at === null ? null : toTimestamp(row.removed_at),
 });
 
+/** A name as names are compared for sameness: Unicode NFC, then case folded (`Alice` is `alice`). */
+export const sameName = (name: string): string => name.normalize('NFC').toLowerCase();
+
 /** A current member: added and not removed. */
 export const isParticipant = (room: Room, name: string): boolean => {
   const row = room.store.getParticipant(name);
@@ -53,6 +56,18 @@ export function addParticipant(room: Room, actor: Actor, input: ParticipantAddIn
   return change(room, ({ now, record }) => {
     if (isParticipant(room, args.name)) {
       throw new DomainError('conflict', `${args.name} is already a participant of this room`);
+    }
+    // Names are unique ignoring case and normalisation: two that read alike would be taken one for the other.
+    const twin = room.store
+      .listParticipants()
+      .find((row) => row.name !== args.name && sameName(row.name) === sameName(args.name));
+    if (twin) {
+      throw new DomainError(
+        'conflict',
+        twin.removed_at === null
+          ? `${args.name} cannot join beside ${twin.name}: participant names are unique ignoring case`
+          : `${args.name} reads as ${twin.name}, a removed participant (names are unique ignoring case): add ${twin.name} to bring it back`,
+      );
     }
     room.store.insertParticipant({ name: args.name, created_at: now });
     record({

@@ -150,21 +150,21 @@ describe('size limits', () => {
     ]);
   });
 
-  test('nesting: 100 levels of objects and arrays pass, one more is refused before validating (no stack overflow)', () => {
+  test('nesting: 64 levels of objects and arrays pass, one more is refused before validating (no stack overflow)', () => {
     const { handoff } = createHandoff(room, alice, { summary: 'x', assignee: 'bob' });
     acceptHandoff(room, bob, { handoff_id: handoff.handoff_id });
     // The input object, result and structuredContent are three levels; `a` adds `levels` arrays.
     const nested = (levels: number): unknown => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`);
     const resultWith = (levels: number) => ({ content: [], structuredContent: { a: nested(levels) } });
-    for (const levels of [98, 100_000]) {
+    for (const levels of [62, 100_000]) {
       expectRefused(
         room,
         () => completeHandoff(room, bob, { handoff_id: handoff.handoff_id, result: resultWith(levels) }),
         'invalid_input',
-        /^result nests deeper than 100 levels$/,
+        /^result nests deeper than 64 levels$/,
       );
     }
-    const fits = completeHandoff(room, bob, { handoff_id: handoff.handoff_id, result: resultWith(97) });
+    const fits = completeHandoff(room, bob, { handoff_id: handoff.handoff_id, result: resultWith(61) });
     expect(fits.handoff.status).toBe('result_ready');
   });
 });

@@ -136,12 +136,31 @@ export const oddString: fc.Arbitrary<string> = fc
   .array(fc.oneof(fc.constantFrom(...ODD_PIECES), fc.string({ maxLength: 4 })), { minLength: 1, maxLength: 8 })
   .map((pieces) => pieces.join(''));
 
+/** Odd text that is valid Unicode: its lone surrogates made U+FFFD (the room refuses a body holding one). */
+export const oddWellFormedString: fc.Arbitrary<string> = oddString.map((text) =>
+  text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
+);
+
 /**
  * Single code points for strings of an exact length in code points (JSON
- * Schema maxLength): a lone high surrogate never meets a low one here, so
- * each piece stays one code point.
+ * Schema maxLength), each one a summary may hold: lone surrogates and hidden
+ * characters are refused whatever the length (tests of their own).
  */
-const ONE_CODE_POINT = ['a', 'é', '\u{1F600}', '\u0301', '\u200f', '\u0000', '\ud800', '中'];
+const ONE_CODE_POINT = ['a', 'é', '\u{1F600}', '\u0301', '\u200d', '中'];
+
+/** Whether a value holds a string or key with a lone surrogate: the room refuses the whole body. */
+export function holdsLoneSurrogate(value: unknown): boolean {
+  const pending = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(next)) return true;
+    } else if (next !== null && typeof next === 'object' && !(next instanceof Deep)) {
+      for (const [key, child] of Object.entries(next)) pending.push(key, child);
+    }
+  }
+  return false;
+}
 
 /** A string of exactly `length` code points, from odd pieces. */
 export const codePoints = (length: number): fc.Arbitrary<string> =>

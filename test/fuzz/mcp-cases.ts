@@ -24,6 +24,8 @@ import {
   pathsOf,
   serialize,
   setAt,
+  holdsLoneSurrogate,
+  oddWellFormedString,
   truncated,
   withJunk,
   withKeyAt,
@@ -277,9 +279,11 @@ export function expectForParams(
   deep: boolean,
 ): Expectation {
   const entry = mcpMethods[method as McpMethod];
+  // The body is judged before its headers: nested past 64 levels, or a string that is not Unicode.
+  if (deep) return rpc(400, -32600);
+  if (holdsLoneSurrogate(params)) return rpc(400, -32602);
   // Mcp-Name still names the original value.
   if (path.length === 1 && path[0] === entry.nameParam) return rpc(400, -32020);
-  if (deep) return { is: 'any' };
   if (!entry.validateParams(params)) return rpc(400, -32602);
   if (method === 'tools/call' && path[0] === 'arguments' && path.length > 1) {
     const validate = toolValidators.get(params.name as string)!;
@@ -699,7 +703,7 @@ export function limitCases(world: FuzzWorld): fc.Arbitrary<FuzzCase> {
           ),
         ),
       ),
-    fc.tuple(fc.integer({ min: -3, max: 3 }), oddString).map(([delta, odd]) => {
+    fc.tuple(fc.integer({ min: -3, max: 3 }), oddWellFormedString).map(([delta, odd]) => {
       // The text's length that makes the result's JSON exactly resultLimit + delta bytes.
       const frame = Buffer.byteLength(JSON.stringify({ content: [{ type: 'text', text: odd }] }), 'utf8');
       const text = odd + 'x'.repeat(resultLimit + delta - frame);

@@ -24,6 +24,7 @@ import {
   pathsOf,
   serialize,
   setAt,
+  holdsLoneSurrogate,
   truncated,
   withJunk,
   withKeyAt,
@@ -301,6 +302,7 @@ function inputOf(call: RestCall, body: unknown): unknown {
 
 /** What a body changed at a path must get: the engine's validator decides whether it is valid. */
 function expectForBody(call: RestCall, body: unknown): Expectation {
+  if (holdsLoneSurrogate(body)) return problem(400, 'invalid_input');
   const validate = inputValidators.get(call.route.operationId)!;
   if (validate(inputOf(call, body))) return { is: 'any' };
   const tooLarge = validate.errors?.some((e) => e.keyword === 'x-max-bytes');
@@ -351,7 +353,7 @@ const changedBody: Build = (call) => {
       return caseOf(
         `rest ${call.route.operationId} body: ${deep ? 'deeply nested' : 'changed'}`,
         restRequest(call, { text: serialize(changed) }),
-        deep ? { is: 'any' } : expectForBody(call, changed),
+        deep ? problem(400, 'invalid_input') : expectForBody(call, changed),
       );
     });
 };

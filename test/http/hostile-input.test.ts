@@ -276,3 +276,137 @@ describe('a file an outside edit left not UTF-8', () => {
     expect(readFileSync(s.artifact)).toEqual(latin1);
   });
 });
+
+describe('nesting', () => {
+  const deep = (levels: number, inside = '1') => `${'['.repeat(levels)}${inside}${']'.repeat(levels)}`;
+  const mcpBody = (args: string) =>
+    `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"handoff_create","arguments":${args},"_meta":${JSON.stringify(requestMeta())}}}`;
+  const mcpPost = (args: string) =>
+    post(mcp, mcpBody(args), mcpHeaders('tools/call', s.tokens.alice, { 'mcp-name': 'handoff_create' }));
+
+  it.each([
+    ['65 levels', 63],
+    ['100,000 arrays with __proto__ inside', 100_000],
+  ])('REST: %s is 400 before anything walks it, and nothing is created', async (_name, levels) => {
+    const body = `{"summary":"x","artifacts":${deep(levels, '{"__proto__":{}}')}}`;
+    const r = await unchanged(() => post(`${rest}/handoffs`, body, restHeaders(s.tokens.alice)));
+    expectProblemBody(r, 400, 'invalid_input');
+    expect(r.body.detail).toBe('the request body nests deeper than 64 levels of objects and arrays');
+  });
+
+  it.each([
+    ['65 levels', 61],
+    ['100,000 arrays with __proto__ inside', 100_000],
+  ])('MCP: %s is 400 / -32600, and nothing is created', async (_name, levels) => {
+    const r = await unchanged(() => mcpPost(`{"summary":"x","artifacts":${deep(levels, '{"__proto__":{}}')}}`));
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'the request body nests deeper than 64 levels of objects and arrays' },
+    });
+  });
+
+  it('64 levels are read and judged by the schema: a tool error naming the field', async () => {
+    // The envelope is three levels (the message, params, arguments); the arguments object one more.
+    const r = await unchanged(() => mcpPost(`{"summary":"x","artifacts":${deep(60)}}`));
+    expect(r.status).toBe(200);
+    expect(r.body.result.isError).toBe(true);
+    expect(r.body.result.structuredContent.error.code).toBe('invalid_input');
+  });
+});
+
+describe('strings that are not valid Unicode', () => {
+  it('REST: a lone surrogate is 400 naming the field and where, never stored as U+FFFD', async () => {
+    const r = await unchanged(() =>
+      post(`${rest}/handoffs`, '{"summary":"abc\\ud800"}', restHeaders(s.tokens.alice)),
+    );
+    expectProblemBody(r, 400, 'invalid_input');
+    expect(r.body.detail).toBe('summary is not valid Unicode: it holds a lone surrogate (U+D800) at index 3');
+  });
+
+  it('REST: in a key, and a low surrogate alone, likewise', async () => {
+    const key = await unchanged(() =>
+      post(`${rest}/handoffs`, '{"summary":"x","artifacts":[{"uri":"a","\\udc00":1}]}', restHeaders(s.tokens.alice)),
+    );
+    expectProblemBody(key, 400, 'invalid_input');
+    expect(key.body.detail).toBe(
+      'a key of artifacts.0 is not valid Unicode: it holds a lone surrogate (U+DC00) at index 0',
+    );
+  });
+
+  it('MCP: 400 / -32602 naming params.arguments.summary', async () => {
+    const body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"handoff_create","arguments":{"summary":"\\ud83d"},"_meta":${JSON.stringify(requestMeta())}}}`;
+    const r = await unchanged(() =>
+      post(mcp, body, mcpHeaders('tools/call', s.tokens.alice, { 'mcp-name': 'handoff_create' })),
+    );
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32602,
+        message: 'params.arguments.summary is not valid Unicode: it holds a lone surrogate (U+D83D) at index 0',
+      },
+    });
+  });
+
+  it('a pair written as two escapes is one character, and is stored as it was sent', async () => {
+    const r = await post(`${rest}/handoffs`, '{"summary":"rocket \\ud83d\\ude80"}', restHeaders(s.tokens.alice));
+    expect(r.status).toBe(201);
+    expect(r.body.handoff.summary).toBe('rocket 🚀');
+  });
+});
+
+describe('names, titles and summaries', () => {
+  const create = (body: unknown) => post(`${rest}/handoffs`, body, restHeaders(s.tokens.alice));
+
+  it.each([
+    ['a right-to-left override', 'pay \u202Eevil', 'U+202E at index 4'],
+    ['a bidi isolate', 'a\u2066b', 'U+2066 at index 1'],
+    ['a zero-width space', 'a\u200Bb', 'U+200B at index 1'],
+    ['a BOM', '\uFEFFx', 'U+FEFF at index 0'],
+    ['a carriage return', 'one\r\ntwo', 'U+000D at index 3'],
+    ['an escape', 'x\u001B[31m', 'U+001B at index 1'],
+  ])('a summary with %s is 400 naming the character, and nothing is created', async (_name, summary, found) => {
+    const r = await unchanged(() => create({ summary }));
+    expectProblemBody(r, 400, 'invalid_input');
+    expect(r.body.detail).toBe(
+      `summary must not contain control (but tab and line feed), bidi-control or invisible characters (${found})`,
+    );
+  });
+
+  it('a title is one line: a line feed in it is refused', async () => {
+    const r = await unchanged(() => create({ summary: 'x', artifacts: [{ uri: 'a', title: 'one\ntwo' }] }));
+    expectProblemBody(r, 400, 'invalid_input');
+    expect(r.body.detail).toBe(
+      'artifacts.0.title must not contain control, bidi-control or invisible characters (U+000A at index 3)',
+    );
+  });
+
+  it('lines, tabs, emoji joined by ZWJ and Persian with ZWNJ are text and kept', async () => {
+    const summary = 'Two lines:\n\tfamily 👨\u200D👩\u200D👧 and می\u200Cخواهم';
+    const r = await create({ summary });
+    expect(r.status).toBe(201);
+    expect(r.body.handoff.summary).toBe(summary);
+  });
+
+  it('free text keeps what a summary may not: constraints with a bidi mark', async () => {
+    const r = await create({ summary: 'x', constraints: 'a\u202Eb\r\n' });
+    expect(r.status).toBe(201);
+    expect(r.body.handoff.constraints).toBe('a\u202Eb\r\n');
+  });
+
+  it('participant names are unique ignoring case: Alice cannot join beside alice', async () => {
+    const add = (name: string) => post(`${rest}/participants`, { name }, restHeaders(s.tokens.admin));
+    const r = await unchanged(() => add('Alice'));
+    expectProblemBody(r, 409, 'conflict');
+    expect(r.body.detail).toBe('Alice cannot join beside alice: participant names are unique ignoring case');
+    expect((await add('erin')).status).toBe(201);
+    expect((await fetch(`${rest}/participants/erin`, { method: 'DELETE', headers: restHeaders(s.tokens.admin) })).status).toBe(200);
+    const removedTwin = await unchanged(() => add('ERIN'));
+    expectProblemBody(removedTwin, 409, 'conflict');
+    expect(removedTwin.body.detail).toBe(
+      'ERIN reads as erin, a removed participant (names are unique ignoring case): add erin to bring it back',
+    );
+    expect((await add('erin')).status).toBe(201);
+  });
+});

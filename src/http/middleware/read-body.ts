@@ -14,6 +14,15 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const RPC_PARSE_ERROR = -32700;
 const RPC_INVALID_REQUEST = -32600;
+const RPC_INVALID_PARAMS = -32602;
+
+/** The JSON-RPC code of each way a body's JSON is refused: not JSON at all, or JSON the room does not take. */
+const RPC_CODE_OF: Record<OutsideJsonError['kind'], number> = {
+  malformed: RPC_PARSE_ERROR,
+  forbidden_key: RPC_PARSE_ERROR,
+  too_deep: RPC_INVALID_REQUEST,
+  invalid_unicode: RPC_INVALID_PARAMS,
+};
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
@@ -65,7 +74,8 @@ function discardRest(req: IncomingMessage, maxBytes: number): Promise<boolean> {
 /**
  * Reads a request body into ctx.state.body: refused over the limit (413,
  * before anything is parsed), when it is not JSON by its content type
- * (415), not UTF-8 or not valid JSON, or holding a prototype key (400).
+ * (415), not UTF-8 or not valid JSON, holding a prototype key, nested too
+ * deep, or holding a string that is not valid Unicode (400).
  * No body leaves ctx.state.body undefined.
  */
 export function readJsonBody(limit = MAX_BODY_BYTES): Koa.Middleware {
@@ -111,7 +121,7 @@ export function readJsonBody(limit = MAX_BODY_BYTES): Koa.Middleware {
         ctx.state.body = parseOutsideJson(text, 'the request body');
       } catch (error) {
         if (!(error instanceof OutsideJsonError)) throw error;
-        throw new Refusal(400, 'invalid_input', error.message, RPC_PARSE_ERROR);
+        throw new Refusal(400, 'invalid_input', error.message, RPC_CODE_OF[error.kind]);
       }
     }
     await next();
