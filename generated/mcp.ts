@@ -884,6 +884,7 @@ export const toolCatalog = [
                       'proposal.withdrawn',
                       'artifact.external_edit',
                       'settings.updated',
+                      'artifact.restored',
                     ],
                   },
                   at: {},

@@ -756,7 +756,7 @@ export interface components {
          * @description What changed. One event is written per state change, in the same transaction.
          * @enum {string}
          */
-        EventType: "handoff.created" | "handoff.accepted" | "task.input_required" | "task.input_received" | "task.progress" | "handoff.result_ready" | "task.failed" | "handoff.approved" | "handoff.rejected" | "handoff.cancelled" | "task.expired" | "participant.added" | "participant.removed" | "session.created" | "session.revoked" | "proposal.created" | "proposal.accepted" | "proposal.rejected" | "proposal.withdrawn" | "artifact.external_edit" | "settings.updated";
+        EventType: "handoff.created" | "handoff.accepted" | "task.input_required" | "task.input_received" | "task.progress" | "handoff.result_ready" | "task.failed" | "handoff.approved" | "handoff.rejected" | "handoff.cancelled" | "task.expired" | "participant.added" | "participant.removed" | "session.created" | "session.revoked" | "proposal.created" | "proposal.accepted" | "proposal.rejected" | "proposal.withdrawn" | "artifact.external_edit" | "settings.updated" | "artifact.restored";
         /**
          * Handoff
          * @description Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.

@@ -155,7 +155,8 @@ export type EventType =
   | "proposal.rejected"
   | "proposal.withdrawn"
   | "artifact.external_edit"
-  | "settings.updated";
+  | "settings.updated"
+  | "artifact.restored";
 /**
  * The key of an input request, unique over the task's lifetime.
  *

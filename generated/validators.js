@@ -6882,6 +6882,7 @@ const schema62 = {
     "proposal.withdrawn",
     "artifact.external_edit",
     "settings.updated",
+    "artifact.restored",
   ],
 };
 
@@ -6937,7 +6938,8 @@ function validate34(
     data === "proposal.rejected" ||
     data === "proposal.withdrawn" ||
     data === "artifact.external_edit" ||
-    data === "settings.updated"
+    data === "settings.updated" ||
+    data === "artifact.restored"
   )) {
     const err1 = {
       instancePath,
@@ -7233,7 +7235,8 @@ function validate35(
         data1 === "proposal.rejected" ||
         data1 === "proposal.withdrawn" ||
         data1 === "artifact.external_edit" ||
-        data1 === "settings.updated"
+        data1 === "settings.updated" ||
+        data1 === "artifact.restored"
       )) {
         const err11 = {
           instancePath: instancePath + "/type",

@@ -36,7 +36,19 @@ export function backupCommands(program: Command): void {
       // The writer's lock proves no room process writes the target; it is released before the files move.
       if (existsSync(sidecarPath(file))) openForWriting(engine, file, 'ce restore', false).close();
       const { restoreRoom } = await import('../store/backup.js');
-      const kept = restoreRoom(backup, file, `.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+      const kept = await restoreRoom(
+        backup,
+        file,
+        `.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`,
+        Date.now(),
+      );
+      // The file follows its restored sidecar, as a writer does after a crash at this very point.
+      const room = openForWriting(engine, file, 'ce restore', false);
+      try {
+        engine.syncArtifact(room);
+      } finally {
+        room.close();
+      }
       answer(options, { restored: file, from: backup, kept }, (r) =>
         [`restored ${r.restored} from ${r.from}`, ...r.kept.map((k) => `kept what was there as ${k}`)].join('\n'),
       );

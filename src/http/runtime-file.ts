@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { DomainError } from '../engine/index.js';
 import { parseOutsideJson } from '../outside-json.js';
+import { writeFileDurably } from '../store/durable-file.js';
+import { isThisProcess, stillRunning, thisProcess } from '../store/process-identity.js';
 import { sidecarPath } from '../store/sidecar.js';
 
 /**
@@ -12,6 +16,8 @@ import { sidecarPath } from '../store/sidecar.js';
  */
 export interface RuntimeInfo {
   pid: number;
+  /** The kernel's start time of the room process, so a reused pid is not taken for it. */
+  process_start: string | null;
   base_url: string;
   mcp_url: string;
   rest_url: string;
@@ -25,18 +31,8 @@ export const runtimeFilePath = (artifactPath: string): string => `${sidecarPath(
 
 export const newOperatorToken = (): string => `op_${randomBytes(32).toString('base64url')}`;
 
-export function writeRuntimeFile(artifactPath: string, info: RuntimeInfo): void {
-  writeFileSync(runtimeFilePath(artifactPath), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-}
-
-export function removeRuntimeFile(artifactPath: string, pid = process.pid): void {
-  // Only the process that wrote it removes it.
-  if (readRuntimeFile(artifactPath)?.pid === pid) rmSync(runtimeFilePath(artifactPath), { force: true });
-}
-
-/** The running room's details, or null when none runs (no file, or its process is gone). */
-export function readRuntimeFile(artifactPath: string): RuntimeInfo | null {
-  const file = runtimeFilePath(artifactPath);
+/** The runtime file's contents, whatever process wrote them; null when there is none or it is not one. */
+function readRecord(file: string): RuntimeInfo | null {
   let info: RuntimeInfo;
   try {
     info = parseOutsideJson(readFileSync(file, 'utf8'), file) as RuntimeInfo;
@@ -46,10 +42,71 @@ export function readRuntimeFile(artifactPath: string): RuntimeInfo | null {
   if (typeof info?.pid !== 'number' || typeof info.base_url !== 'string' || typeof info.operator_token !== 'string') {
     return null;
   }
-  try {
-    process.kill(info.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return null;
-  }
   return info;
+}
+
+const identityOf = (info: RuntimeInfo) => ({ pid: info.pid, process_start: info.process_start ?? null });
+
+/**
+ * Makes way for this process's runtime file: nothing there, or a stale one
+ * (its process gone) removed. A symbolic link planted at the path is refused,
+ * never followed (it would carry the operator's token elsewhere), and so is
+ * the file of a room process that still runs. ce serve holds the sidecar's
+ * writer lock before it gets here, so a live one means the lock and the file
+ * disagree: better to stop and say so than to take the file over.
+ */
+function makeWay(file: string): void {
+  let stat;
+  try {
+    stat = lstatSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (stat.isSymbolicLink()) {
+    throw new DomainError(
+      'conflict',
+      `${file} is a symbolic link (to ${readlinkSync(file)}): the room writes its operator token there and never through a link; remove it and start again`,
+    );
+  }
+  if (!stat.isFile()) {
+    throw new DomainError('conflict', `${file} is not a file: the room writes its runtime file there; remove it`);
+  }
+  const info = readRecord(file);
+  if (info && !isThisProcess(identityOf(info)) && stillRunning(identityOf(info))) {
+    throw new DomainError(
+      'locked',
+      `${file} belongs to room process ${info.pid}, which still runs (${info.base_url}); stop it first`,
+      { pid: info.pid },
+    );
+  }
+  rmSync(file, { force: true });
+}
+
+/**
+ * Writes the runtime file: owner-only (0600), created exclusively and never
+ * through a link, whole and fsynced before its name appears (durable-file.ts).
+ */
+export function writeRuntimeFile(artifactPath: string, info: Omit<RuntimeInfo, 'pid' | 'process_start'>): void {
+  const file = runtimeFilePath(artifactPath);
+  makeWay(file);
+  const record: RuntimeInfo = { ...thisProcess(), ...info };
+  writeFileDurably(file, Buffer.from(`${JSON.stringify(record, null, 2)}\n`), {
+    temp: path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`),
+    mode: 0o600,
+    as: 'new',
+  });
+}
+
+/** Removes the runtime file, if this process wrote it. */
+export function removeRuntimeFile(artifactPath: string): void {
+  const file = runtimeFilePath(artifactPath);
+  const info = readRecord(file);
+  if (info && isThisProcess(identityOf(info))) rmSync(file, { force: true });
+}
+
+/** The running room's details, or null when none runs (no file, or its process is gone). */
+export function readRuntimeFile(artifactPath: string): RuntimeInfo | null {
+  const info = readRecord(runtimeFilePath(artifactPath));
+  return info && stillRunning(identityOf(info)) ? info : null;
 }

@@ -60,24 +60,29 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
+  const { port } = server.address() as AddressInfo;
+  names.listening(port, options.tls ? 'https' : 'http');
+  const baseUrl = `${options.tls ? 'https' : 'http'}://${localAddress(host)}:${port}`;
+  try {
+    writeRuntimeFile(room.artifactPath, {
+      base_url: baseUrl,
+      mcp_url: `${baseUrl}/mcp`,
+      rest_url: `${baseUrl}/workspace`,
+      operator_token: operatorToken,
+      ...(options.tls ? { tls_fingerprint256: new X509Certificate(options.tls.cert).fingerprint256 } : {}),
+      started_at: new Date().toISOString(),
+    });
+  } catch (error) {
+    // No runtime file, no room: ce on this machine could not reach it as the operator.
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw error;
+  }
   // The served room lets the changes of one turn of the event loop share a commit.
   room.commits.start();
   const stopSweeper = startExpirySweeper(room);
   const stopWatcher = watchArtifact(room, (error) =>
     process.stderr.write(`ce: watching the artifact: ${String(error)}\n`),
   );
-  const { port } = server.address() as AddressInfo;
-  names.listening(port, options.tls ? 'https' : 'http');
-  const baseUrl = `${options.tls ? 'https' : 'http'}://${localAddress(host)}:${port}`;
-  writeRuntimeFile(room.artifactPath, {
-    pid: process.pid,
-    base_url: baseUrl,
-    mcp_url: `${baseUrl}/mcp`,
-    rest_url: `${baseUrl}/workspace`,
-    operator_token: operatorToken,
-    ...(options.tls ? { tls_fingerprint256: new X509Certificate(options.tls.cert).fingerprint256 } : {}),
-    started_at: new Date().toISOString(),
-  });
   let closing: Promise<void> | null = null;
   return {
     server,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { writeFileDurably } from './durable-file.js';
 
 /**
  * The artifact stays a plain file; these are the only ways the room touches
@@ -32,33 +33,22 @@ export function removeLeftoverTempFiles(file: string): string[] {
 }
 
 /**
- * Replaces the file atomically: write a temp file beside it, fsync, rename
- * over the original, fsync the directory. A reader sees the old bytes or the
- * new, never a mix; after a crash the file is one of the two.
+ * Replaces the file atomically (durable-file.ts): a reader sees the old bytes
+ * or the new, never a mix; after a crash the file is one of the two. The new
+ * file keeps the old one's permission bits and, where the process may, its
+ * owner; a file that was not there gets `mode` (owner-only by default).
  */
-export function writeArtifactFileAtomically(file: string, bytes: Uint8Array): void {
-  const dir = path.dirname(file);
-  const temp = path.join(dir, tempName(file));
-  const fd = openSync(temp, 'w', 0o644);
+export function writeArtifactFileAtomically(file: string, bytes: Uint8Array, mode = 0o600): void {
+  let was: { mode: number; uid: number; gid: number } | null = null;
   try {
-    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written);
-    fsyncSync(fd);
+    was = statSync(file);
   } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  closeSync(fd);
-  try {
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  const dirFd = openSync(dir, 'r');
-  try {
-    fsyncSync(dirFd);
-  } finally {
-    closeSync(dirFd);
-  }
+  writeFileDurably(file, bytes, {
+    temp: path.join(path.dirname(file), tempName(file)),
+    mode: was ? was.mode & 0o7777 : mode,
+    ...(was ? { owner: { uid: was.uid, gid: was.gid } } : {}),
+    as: 'replace',
+  });
 }

@@ -1,11 +1,15 @@
 // Backups of a room while it runs, and putting one back. A backup is a room
 // of its own: the artifact and its sidecar beside it, so it can be opened,
-// served or restored as it is.
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+// served or restored as it is. Every file either writes is whole and
+// fsynced, its name too, before success is reported (durable-file.ts), and
+// has no permission bits the room's artifact lacks.
+import { existsSync, linkSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DomainError } from '../engine/errors.js';
-import { writeArtifactFileAtomically } from './artifact-file.js';
+import { hashBytes } from './artifact-file.js';
+import { fsyncDirectory, fsyncFile, writeFileDurably } from './durable-file.js';
+import { migrate } from './migrations.js';
 import { sidecarPath } from './sidecar.js';
 
 /** Enough pages for any sidecar: the whole copy is one step, one consistent snapshot. */
@@ -24,12 +28,40 @@ export function backupTarget(artifactPath: string, dest: string): string {
   return path.resolve(isDirectory ? path.join(dest, path.basename(artifactPath)) : dest);
 }
 
+/** A file's permission bits as a data file has them (no execute bits); owner-only when it is not there. */
+const dataBits = (file: string): number => {
+  try {
+    return statSync(file).mode & 0o666;
+  } catch {
+    return 0o600;
+  }
+};
+
+interface LatestRevision {
+  number: number;
+  hash: string;
+  bytes: Buffer;
+}
+
+function latestRevision(db: Database.Database): LatestRevision | undefined {
+  const row = db.prepare('SELECT number, hash, content FROM revisions ORDER BY number DESC LIMIT 1').get() as
+    | { number: number; hash: string; content: string | Buffer }
+    | undefined;
+  if (!row) return undefined;
+  return {
+    number: row.number,
+    hash: row.hash,
+    bytes: typeof row.content === 'string' ? Buffer.from(row.content) : row.content,
+  };
+}
+
 /**
  * Copies the sidecar with SQLite's online backup API (a read-only
  * connection, so a running room is neither stopped nor blocked: WAL lets it
  * write on) and writes the artifact beside the copy as the copy's latest
  * revision says, so the two agree whatever the live file is doing. The
- * copy keeps no writer's lock of the room it came from.
+ * copy keeps no writer's lock of the room it came from. Neither file is
+ * replaced: a backup never overwrites one.
  */
 export async function backupRoom(artifactPath: string, dest: string): Promise<BackupReport> {
   const source = sidecarPath(artifactPath);
@@ -44,7 +76,9 @@ export async function backupRoom(artifactPath: string, dest: string): Promise<Ba
   if (!existsSync(path.dirname(artifact))) {
     throw new DomainError('not_found', `the directory ${path.dirname(artifact)} does not exist`);
   }
+  const mode = dataBits(artifactPath);
   const partial = `${sidecar}.partial`;
+  rmSync(partial, { force: true });
   const db = new Database(source, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
@@ -57,21 +91,23 @@ export async function backupRoom(artifactPath: string, dest: string): Promise<Ba
   }
   try {
     const copy = new Database(partial);
-    let revision: { number: number; content: string | Buffer } | undefined;
+    let revision: LatestRevision | undefined;
     try {
       copy.prepare('DELETE FROM writer_lock').run();
-      revision = copy.prepare('SELECT number, content FROM revisions ORDER BY number DESC LIMIT 1').get() as
-        typeof revision | undefined;
+      revision = latestRevision(copy);
       copy.pragma('journal_mode = DELETE'); // one file, nothing beside it
     } finally {
       copy.close();
     }
     if (!revision) throw new DomainError('conflict', 'the room has no revision yet; there is nothing to back up');
-    writeArtifactFileAtomically(
-      artifact,
-      typeof revision.content === 'string' ? Buffer.from(revision.content) : revision.content,
-    );
-    renameSync(partial, sidecar);
+    fsyncFile(partial, mode);
+    // The sidecar first: a crash before the file leaves a sidecar whose name says the backup is not whole.
+    writeFileDurably(artifact, revision.bytes, {
+      temp: `${artifact}.partial`,
+      mode,
+      as: 'new',
+    });
+    renameIntoFreeName(partial, sidecar);
     return { artifact, sidecar, revision: revision.number };
   } catch (error) {
     rmSync(partial, { force: true });
@@ -79,40 +115,123 @@ export async function backupRoom(artifactPath: string, dest: string): Promise<Ba
   }
 }
 
+/** Gives `from` the name `to`, which must not exist (a link never replaces nor follows one), and fsyncs the directory. */
+function renameIntoFreeName(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new DomainError('conflict', `${to} exists; a backup never overwrites a file`);
+    }
+    throw error;
+  } finally {
+    rmSync(from, { force: true });
+  }
+  fsyncDirectory(path.dirname(to));
+}
+
 /**
  * Puts a backup (its artifact and sidecar) in place of a room's, once the
- * backup's sidecar passes an integrity check. The caller has made sure no
- * room process writes the target (src/cli/backup.ts takes the writer's lock
- * first). What was there is kept beside it, renamed with `suffix`, never
+ * backup's sidecar passes an integrity check and its file is what the
+ * sidecar last recorded. The caller has made sure no room process writes the
+ * target (src/cli/backup.ts takes the writer's lock first). What was there
+ * is kept beside it, copied under names ending in `suffix`, never
  * overwritten. Returns the kept files.
+ *
+ * A crash at any point leaves the room wholly as it was or wholly restored:
+ * the restored sidecar, marked with the revision the file is to be
+ * (file_rewrite), replaces the old one in one rename, which is the point of
+ * no return. The file follows when the room is next opened for writing
+ * (syncArtifact writes it from that revision): ce restore does so at once,
+ * and after a crash the next writer does. Never a mix, and never a file
+ * half written.
  */
-export function restoreRoom(backupArtifact: string, artifactPath: string, suffix: string): string[] {
+export async function restoreRoom(
+  backupArtifact: string,
+  artifactPath: string,
+  suffix: string,
+  now: number,
+): Promise<string[]> {
   const backupSidecar = sidecarPath(backupArtifact);
   for (const file of [backupArtifact, backupSidecar]) {
     if (!existsSync(file))
       throw new DomainError('not_found', `${file} does not exist; a backup is a file and its sidecar`);
   }
+  const target = sidecarPath(artifactPath);
+  const restoring = `${target}.restoring`;
+  rmSync(restoring, { force: true });
+  rmSync(`${restoring}-journal`, { force: true });
+
+  // 1. The restored sidecar, beside the room's: checked, brought to this ce's schema, marked, fsynced.
   const check = new Database(backupSidecar, { readonly: true, fileMustExist: true });
   try {
     const [result] = check.pragma('integrity_check') as { integrity_check: string }[];
     if (result?.integrity_check !== 'ok') {
       throw new DomainError('invalid_input', `${backupSidecar} fails SQLite's integrity check; nothing was restored`);
     }
+    // The online backup API: a backup served as a room of its own may hold changes in its WAL still.
+    await check.backup(restoring, { progress: () => ALL_PAGES });
+  } catch (error) {
+    rmSync(restoring, { force: true });
+    throw error;
   } finally {
     check.close();
   }
-  const target = sidecarPath(artifactPath);
+  // Permissions belong to where the room lives: the restored sidecar gets the bits of the file it comes back to.
+  const mode = dataBits(existsSync(artifactPath) ? artifactPath : backupArtifact);
+  try {
+    const copy = new Database(restoring);
+    try {
+      copy.pragma('journal_mode = DELETE');
+      copy.pragma('synchronous = FULL');
+      migrate(copy, now);
+      copy.prepare('DELETE FROM writer_lock').run();
+      const latest = latestRevision(copy);
+      if (!latest) throw new DomainError('invalid_input', `${backupSidecar} has no revision; nothing was restored`);
+      const onDisk = hashBytes(readFileSync(backupArtifact));
+      if (onDisk !== latest.hash) {
+        throw new DomainError(
+          'invalid_input',
+          `${backupArtifact} is not the file its sidecar last recorded (revision ${latest.number}); nothing was restored`,
+        );
+      }
+      copy
+        .prepare('INSERT OR REPLACE INTO file_rewrite (id, revision, reason, at) VALUES (1, ?, ?, ?)')
+        .run(latest.number, `restored from ${path.resolve(backupArtifact)}`, now);
+    } finally {
+      copy.close();
+    }
+    fsyncFile(restoring, mode);
+  } catch (error) {
+    rmSync(restoring, { force: true });
+    throw error;
+  }
+
+  // 2. What was there, kept: the old sidecar made one file (its WAL folded in), then both copied.
   const kept: string[] = [];
+  if (existsSync(target)) {
+    const old = new Database(target, { fileMustExist: true });
+    try {
+      old.pragma('wal_checkpoint(TRUNCATE)');
+      old.pragma('journal_mode = DELETE');
+    } finally {
+      old.close();
+    }
+    for (const extra of ['-wal', '-shm']) rmSync(`${target}${extra}`, { force: true });
+  }
   for (const file of [artifactPath, target]) {
     if (!existsSync(file)) continue;
-    renameSync(file, `${file}${suffix}`);
+    writeFileDurably(`${file}${suffix}`, readFileSync(file), {
+      temp: `${file}${suffix}.partial`,
+      mode: dataBits(file),
+      as: 'new',
+    });
     kept.push(`${file}${suffix}`);
   }
-  // The replaced sidecar's WAL and shared memory were checkpointed when its last writer closed.
-  for (const extra of ['-wal', '-shm']) rmSync(`${target}${extra}`, { force: true });
-  copyFileSync(backupSidecar, `${target}.restoring`);
-  renameSync(`${target}.restoring`, target);
-  copyFileSync(backupArtifact, `${artifactPath}.restoring`);
-  renameSync(`${artifactPath}.restoring`, artifactPath);
+
+  // 3. The point of no return: the restored sidecar takes the room's name in one rename.
+  renameSync(restoring, target);
+  fsyncDirectory(path.dirname(target));
+
   return kept;
 }

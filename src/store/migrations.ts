@@ -200,6 +200,22 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'a file to write from a revision',
+    sql: `
+      -- Set by ce restore in the sidecar it puts back, before the file is
+      -- touched: the file is to be written from this revision the next time
+      -- the room is opened for writing, if a crash came between the two, and
+      -- is not an outside edit. Removed with the artifact.restored event.
+      CREATE TABLE file_rewrite (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        revision INTEGER NOT NULL REFERENCES revisions (number),
+        reason TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export function migrate(db: Database, now: number): number[] {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { existsSync, realpathSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, openSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { DomainError } from '../engine/errors.js';
 import { migrate } from './migrations.js';
@@ -27,6 +27,41 @@ export interface OpenSidecarOptions {
   now: number;
 }
 
+/** The artifact's permission bits, as a data file may have them (no execute bits); owner-only without one. */
+function artifactBits(artifactPath: string): number {
+  try {
+    return statSync(artifactPath).mode & 0o666;
+  } catch {
+    return 0o600;
+  }
+}
+
+/** A new, empty sidecar file with `mode` (SQLite reads an empty file as a new database). */
+function createOwnerOnly(file: string, mode: number): void {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  closeSync(fd);
+  chmodSync(file, mode); // the umask may have taken bits the file's own have
+}
+
+/**
+ * The sidecar holds everything the room knows, token hashes included: it and
+ * its -wal and -shm never have permission bits the artifact lacks. SQLite
+ * gives -wal and -shm the database file's mode; bits are only ever taken
+ * away here, never added.
+ */
+function keepWithinArtifactBits(file: string, artifactPath: string): void {
+  const allowed = artifactBits(artifactPath);
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    let mode: number;
+    try {
+      mode = statSync(path).mode & 0o777;
+    } catch {
+      continue;
+    }
+    if ((mode & ~allowed) !== 0) chmodSync(path, mode & allowed);
+  }
+}
+
 export function openSidecar(artifactPath: string, options: OpenSidecarOptions): Sidecar {
   const file = sidecarPath(artifactPath);
   if ((options.mode === 'read' || options.create === false) && !existsSync(file)) {
@@ -38,6 +73,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     return { db, path: file, writable: false, close: () => db.close() };
   }
 
+  if (!existsSync(file)) createOwnerOnly(file, artifactBits(artifactPath));
   const db = new Database(file);
   // The real path: the same sidecar reached through a symlink is the same sidecar.
   const identity = realpathSync(file);
@@ -46,6 +82,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
       throw new DomainError('locked', `the sidecar is already written by this process (pid ${process.pid})`);
     }
     db.pragma('journal_mode = WAL');
+    keepWithinArtifactBits(file, artifactPath);
     // Acknowledged means on disk: every commit is fsynced, WAL included.
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');

@@ -36,6 +36,8 @@ function prepareStatements(db: Database) {
       'SELECT proposal_id, approver, note, base_revision, hash, size, at FROM pending_writes WHERE id = 1',
     ),
     deletePendingWrite: p('DELETE FROM pending_writes WHERE id = 1'),
+    getFileRewrite: p('SELECT revision, reason, at FROM file_rewrite WHERE id = 1'),
+    deleteFileRewrite: p('DELETE FROM file_rewrite WHERE id = 1'),
 
     insertHistory: p(`INSERT INTO history (at, kind, actor, revision, proposal_id, handoff_id, note)
       VALUES (@at, @kind, @actor, @revision, @proposal_id, @handoff_id, @note)`),
@@ -109,6 +111,14 @@ export class WorkspaceStore {
   }
   deletePendingWrite(): void {
     this.s.deletePendingWrite.run();
+  }
+
+  /** The revision the file is to be written from (a restore), if any. */
+  getFileRewrite(): { revision: number; reason: string; at: number } | undefined {
+    return this.s.getFileRewrite.get() as { revision: number; reason: string; at: number } | undefined;
+  }
+  deleteFileRewrite(): void {
+    this.s.deleteFileRewrite.run();
   }
 
   insertHistory(row: Omit<HistoryRow, 'id'>): number {

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
 import { DomainError } from '../engine/errors.js';
+import { isThisProcess, stillRunning, thisProcess } from './process-identity.js';
 
 /**
  * One writer per sidecar, enforced by a row in the sidecar itself: taking it
@@ -17,42 +17,14 @@ export interface LockHolder {
   acquired_at: number;
 }
 
-/** Fields of /proc/<pid>/stat after the command name: [0] is the state, [19] the start time. */
-function procStat(pid: number): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return null;
-  }
-}
-
-/** The kernel's start time of a process (jiffies since boot), so a reused pid is not mistaken for the holder. */
-export const processStart = (pid: number): string | null => procStat(pid)?.[19] ?? null;
-
 function isRunning(holder: LockHolder): boolean {
   if (holder.hostname !== hostname()) return true; // cannot tell; assume it still writes
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-  }
-  const stat = procStat(holder.pid);
-  if (stat?.[0] === 'Z') return false; // exited, not yet reaped by its parent
-  const start = stat?.[19] ?? null;
-  return holder.process_start === null || start === null || start === holder.process_start;
+  return stillRunning(holder);
 }
 
-const self = (): Omit<LockHolder, 'acquired_at' | 'command'> => ({
-  pid: process.pid,
-  hostname: hostname(),
-  process_start: processStart(process.pid),
-});
+const self = (): Omit<LockHolder, 'acquired_at' | 'command'> => ({ ...thisProcess(), hostname: hostname() });
 
-const isSelf = (holder: LockHolder): boolean => {
-  const me = self();
-  return holder.pid === me.pid && holder.hostname === me.hostname && holder.process_start === me.process_start;
-};
+const isSelf = (holder: LockHolder): boolean => holder.hostname === hostname() && isThisProcess(holder);
 
 export function describeHolder(holder: LockHolder): string {
   return `process ${holder.pid} (${holder.command}) on ${holder.hostname} since ${new Date(holder.acquired_at).toISOString()}`;

@@ -2,7 +2,7 @@ import { watch } from 'node:fs';
 import path from 'node:path';
 import type { ArtifactReadInput, ArtifactReadOutput, Revision } from '../../../generated/types.js';
 import { validateArtifactReadInput } from '../../../generated/validators.js';
-import { hashBytes, readArtifactBytes } from '../../store/artifact-file.js';
+import { hashBytes, readArtifactBytes, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { RevisionRow } from '../../store/rows.js';
 import { requireActorCapability, type Actor } from '../access.js';
 import { checkInput } from '../check-input.js';
@@ -36,6 +36,8 @@ export function currentRevision(room: Room): RevisionRow {
  * a new room records the initial revision.
  */
 export function syncArtifact(room: Room): Revision | null {
+  // A restore put the sidecar back and the file follows it: written from the revision it names.
+  settleFileRewrite(room);
   const bytes = readDisk(room);
   const hash = hashBytes(bytes);
   // A write the room began is settled first: its bytes are the room's, not an outside edit.
@@ -73,6 +75,42 @@ export function syncArtifact(room: Room): Revision | null {
     }
     return toRevision(row);
   });
+}
+
+/**
+ * ce restore puts a room's sidecar back first, marked with the revision the
+ * file is to be (file_rewrite), then writes the file and removes the mark.
+ * After a crash between the two, the next writer finishes it here: the file
+ * written from that revision, whatever it holds, and the mark removed with
+ * its event. Bytes that are the restored room's, never an outside edit.
+ */
+function settleFileRewrite(room: Room): void {
+  if (!room.sidecar.writable) return;
+  const rewrite = room.workspace.getFileRewrite();
+  if (!rewrite) return;
+  const revision = room.workspace.getRevision(rewrite.revision)!;
+  const bytes = typeof revision.content === 'string' ? Buffer.from(revision.content) : revision.content;
+  let onDisk: Buffer | null = null;
+  try {
+    onDisk = readArtifactBytes(room.artifactPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (onDisk === null || hashBytes(onDisk) !== revision.hash) writeArtifactFileAtomically(room.artifactPath, bytes);
+  change(
+    room,
+    ({ record }) => {
+      room.workspace.deleteFileRewrite();
+      record({
+        type: 'artifact.restored',
+        actor: null,
+        handoffId: null,
+        taskId: null,
+        payload: { revision: revision.number, hash: revision.hash, reason: rewrite.reason },
+      });
+    },
+    { durableNow: true },
+  );
 }
 
 /**
