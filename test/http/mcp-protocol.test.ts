@@ -81,6 +81,31 @@ describe('transport headers and protocol version', () => {
     expect(error.data).toEqual({ supported: [PROTOCOL_VERSION], requested: '2025-11-25' });
   });
 
+  it('answers initialize sent with the 2026-07-28 headers as a method it does not have: 404, -32601', async () => {
+    const r = await post(
+      url,
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' }, _meta: requestMeta() },
+      },
+      mcpHeaders('initialize', s.tokens.alice),
+    );
+    expectRpcError(r, 404, -32601, /^method not found: initialize$/);
+    expect(r.body.id).toBe(0);
+  });
+
+  it('answers initialize naming an older version in its header with the versions it speaks: 400, -32022', async () => {
+    const r = await post(
+      url,
+      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } },
+      mcpHeaders('initialize', s.tokens.alice, { 'mcp-protocol-version': '2025-11-25' }),
+    );
+    const error = expectRpcError(r, 400, -32022, new RegExp(PROTOCOL_VERSION));
+    expect(error.data).toEqual({ supported: [PROTOCOL_VERSION], requested: '2025-11-25' });
+  });
+
   it('refuses initialize as a legacy client sends it (no MCP headers), naming 2026-07-28', async () => {
     const r = await post(
       url,
@@ -788,12 +813,13 @@ describe('resources/list and resources/read', () => {
     const { token: noRead } = createSession(s.room, LOCAL_OPERATOR, { participant: 'dave', capabilities: ['approve'] });
     const unknown = await rpc(url, 'resources/read', { uri: 'workspace:///secret.md' }, { token: s.tokens.alice });
     const unreadable = await rpc(url, 'resources/read', { uri: ARTIFACT_URI }, { token: noRead });
-    expect(unknown.body.error).toMatchObject({ code: -32602 });
-    expect(unreadable.body.error).toMatchObject({ code: -32602 });
+    // Each names the URI it could not find in data.uri (server/resources.mdx).
+    expect(unknown.body.error).toMatchObject({ code: -32602, data: { uri: 'workspace:///secret.md' } });
+    expect(unreadable.body.error).toMatchObject({ code: -32602, data: { uri: ARTIFACT_URI } });
     expect(unreadable.status).toBe(unknown.status);
     expect(unreadable.body.error.message.replace(ARTIFACT_URI, '<uri>')).toBe(
       unknown.body.error.message.replace('workspace:///secret.md', '<uri>'),
     );
-    expect(JSON.stringify(unreadable.body.error.data ?? null)).toBe(JSON.stringify(unknown.body.error.data ?? null));
+    expect({ ...unreadable.body.error.data, uri: '<uri>' }).toEqual({ ...unknown.body.error.data, uri: '<uri>' });
   });
 });

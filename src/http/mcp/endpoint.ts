@@ -78,9 +78,12 @@ export function mcpEndpoint(room: Room, streams: StreamRegistry, callerOf: (ctx:
     setRpcId(ctx, message.id ?? null);
     const params = message.params ?? {};
 
-    // Earlier revisions opened with initialize; this server never implemented it.
-    if (message.method === 'initialize') {
-      const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown';
+    // Earlier revisions opened with initialize (basic/versioning.mdx): a client that names one of them, or
+    // no version, learns which one to speak; one speaking 2026-07-28 asked for a method it does not have.
+    if (message.method === 'initialize' && header(ctx.headers, 'mcp-protocol-version') !== PROTOCOL_VERSION) {
+      const requested =
+        header(ctx.headers, 'mcp-protocol-version') ??
+        (typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown');
       throw new McpError(
         400,
         RPC.unsupportedVersion,

@@ -59,7 +59,8 @@ const DESCRIPTIONS: Record<RoomView, { title: string; mimeType: string }> = {
   history: { title: 'Recent history', mimeType: 'application/json' },
 };
 
-const unknownResource = (uri: string) => new McpError(200, RPC.invalidParams, `unknown resource ${uri}`);
+/** Resource not found (-32602), with the URI it names in data.uri (server/resources.mdx). */
+const unknownResource = (uri: string) => new McpError(200, RPC.invalidParams, `unknown resource ${uri}`, { uri });
 
 /** Each view's contents; the lists are the first 500, as the design's views are. */
 function contentsOf(room: Room, caller: Actor, view: RoomView, uri: string) {
