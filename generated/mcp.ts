@@ -126,11 +126,13 @@ export const toolCatalog = [
           maxLength: 2000,
           'x-plain-text': 'lines',
           title: 'Summary',
+          description: 'What the work is, in at most 2,000 Unicode code points.',
         },
         constraints: {
           type: 'string',
           maxLength: 8000,
           title: 'Constraints',
+          description: 'Conditions the work must meet, in at most 8,000 Unicode code points.',
         },
         assignee: {
           type: 'string',
@@ -138,6 +140,8 @@ export const toolCatalog = [
           maxLength: 64,
           pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
           title: 'Assignee',
+          description:
+            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
         },
         artifacts: {
           title: 'Artifacts',
@@ -168,12 +172,15 @@ export const toolCatalog = [
             additionalProperties: false,
           },
           maxItems: 100,
+          description: 'References to what the work is about: uri, title, revision; stored, never fetched.',
         },
         idempotency_key: {
           type: 'string',
           minLength: 1,
           maxLength: 200,
           title: 'Idempotency key',
+          description:
+            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back.',
         },
       },
       required: ['summary'],
@@ -198,12 +205,14 @@ export const toolCatalog = [
           type: 'string',
           enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
           title: 'Status',
+          description: 'open → accepted → result_ready → approved or rejected.',
         },
         cursor: {
           title: 'Cursor',
           type: 'string',
           minLength: 1,
           maxLength: 200,
+          description: 'next_cursor of the previous page.',
         },
         limit: {
           title: 'Limit',
@@ -211,6 +220,7 @@ export const toolCatalog = [
           minimum: 1,
           maximum: 500,
           default: 50,
+          description: 'How many handoffs at most on this page.',
         },
       },
       required: [],
@@ -281,34 +291,31 @@ export const toolCatalog = [
       'Read a handoff by handoff_id or task_id: status, inputs, result, decision; its task for owner and assignee.',
     inputSchema: {
       type: 'object',
+      properties: {
+        handoff_id: {
+          title: 'Handoff ID',
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          description: "The handoff's id (give this or task_id).",
+        },
+        task_id: {
+          title: 'Task ID',
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          description: "The task's id (give this or handoff_id).",
+        },
+      },
       oneOf: [
         {
-          type: 'object',
-          properties: {
-            handoff_id: {
-              title: 'Handoff ID',
-              type: 'string',
-              minLength: 1,
-              maxLength: 100,
-            },
-          },
           required: ['handoff_id'],
-          additionalProperties: false,
         },
         {
-          type: 'object',
-          properties: {
-            task_id: {
-              title: 'Task ID',
-              type: 'string',
-              minLength: 1,
-              maxLength: 100,
-            },
-          },
           required: ['task_id'],
-          additionalProperties: false,
         },
       ],
+      additionalProperties: false,
     },
     outputSchema: {
       type: 'object',
@@ -378,6 +385,7 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The handoff's id.",
         },
       },
       required: ['handoff_id'],
@@ -404,6 +412,7 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The handoff's id.",
         },
         key: {
           type: 'string',
@@ -411,12 +420,14 @@ export const toolCatalog = [
           maxLength: 128,
           pattern: '^[A-Za-z0-9._:-]+$',
           title: 'Input key',
+          description: "The key of an input request, unique over the task's lifetime.",
         },
         message: {
           title: 'Message',
           type: 'string',
           minLength: 1,
           maxLength: 8000,
+          description: 'The question for the owner, as the owner will read it.',
         },
         requested_schema: {
           type: 'object',
@@ -454,6 +465,8 @@ export const toolCatalog = [
           required: ['type', 'properties'],
           additionalProperties: false,
           title: 'Requested schema',
+          description:
+            'The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.',
         },
       },
       required: ['handoff_id', 'message'],
@@ -480,22 +493,26 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The handoff's id.",
         },
         message: {
           title: 'Message',
           type: 'string',
           minLength: 1,
           maxLength: 500,
+          description: 'What is being done now.',
         },
         progress: {
           title: 'Progress',
           type: 'number',
           minimum: 0,
+          description: 'How much is done.',
         },
         total: {
           title: 'Total',
           type: 'number',
           exclusiveMinimum: 0,
+          description: 'How much there is to do.',
         },
       },
       required: ['handoff_id', 'message'],
@@ -516,240 +533,233 @@ export const toolCatalog = [
       'As the assignee, finish with a result (for an approver to decide) or an error (it is cancelled). Answers {handoff, task, already_completed}.',
     inputSchema: {
       type: 'object',
-      oneOf: [
-        {
+      properties: {
+        handoff_id: {
+          title: 'Handoff ID',
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          description: "The handoff's id.",
+        },
+        result: {
           type: 'object',
           properties: {
-            handoff_id: {
-              title: 'Handoff ID',
-              type: 'string',
-              minLength: 1,
-              maxLength: 100,
-            },
-            result: {
-              type: 'object',
-              properties: {
-                content: {
-                  title: 'Content',
-                  type: 'array',
-                  items: {
-                    oneOf: [
-                      {
-                        type: 'object',
-                        properties: {
-                          type: {
-                            title: 'Type',
-                            const: 'text',
-                          },
-                          text: {
-                            title: 'Text',
-                            type: 'string',
-                          },
-                          annotations: {
-                            title: 'Annotations',
-                            type: 'object',
-                          },
-                          _meta: {
-                            title: 'Metadata',
-                            type: 'object',
-                          },
-                        },
-                        required: ['type', 'text'],
-                        additionalProperties: false,
+            content: {
+              title: 'Content',
+              type: 'array',
+              items: {
+                oneOf: [
+                  {
+                    type: 'object',
+                    properties: {
+                      type: {
+                        title: 'Type',
+                        const: 'text',
                       },
-                      {
-                        type: 'object',
-                        properties: {
-                          type: {
-                            title: 'Type',
-                            enum: ['image', 'audio'],
-                          },
-                          data: {
-                            title: 'Data (base64)',
-                            type: 'string',
-                            contentEncoding: 'base64',
-                          },
-                          mimeType: {
-                            title: 'MIME type',
-                            type: 'string',
-                            minLength: 1,
-                          },
-                          annotations: {
-                            title: 'Annotations',
-                            type: 'object',
-                          },
-                          _meta: {
-                            title: 'Metadata',
-                            type: 'object',
-                          },
-                        },
-                        required: ['type', 'data', 'mimeType'],
-                        additionalProperties: false,
+                      text: {
+                        title: 'Text',
+                        type: 'string',
                       },
-                      {
+                      annotations: {
+                        title: 'Annotations',
+                        type: 'object',
+                      },
+                      _meta: {
+                        title: 'Metadata',
+                        type: 'object',
+                      },
+                    },
+                    required: ['type', 'text'],
+                    additionalProperties: false,
+                  },
+                  {
+                    type: 'object',
+                    properties: {
+                      type: {
+                        title: 'Type',
+                        enum: ['image', 'audio'],
+                      },
+                      data: {
+                        title: 'Data (base64)',
+                        type: 'string',
+                        contentEncoding: 'base64',
+                      },
+                      mimeType: {
+                        title: 'MIME type',
+                        type: 'string',
+                        minLength: 1,
+                      },
+                      annotations: {
+                        title: 'Annotations',
+                        type: 'object',
+                      },
+                      _meta: {
+                        title: 'Metadata',
+                        type: 'object',
+                      },
+                    },
+                    required: ['type', 'data', 'mimeType'],
+                    additionalProperties: false,
+                  },
+                  {
+                    type: 'object',
+                    properties: {
+                      type: {
+                        title: 'Type',
+                        const: 'resource_link',
+                      },
+                      uri: {
+                        title: 'URI',
+                        type: 'string',
+                        minLength: 1,
+                      },
+                      name: {
+                        title: 'Name',
+                        type: 'string',
+                      },
+                      title: {
+                        title: 'Title',
+                        type: 'string',
+                      },
+                      description: {
+                        title: 'Description',
+                        type: 'string',
+                      },
+                      mimeType: {
+                        title: 'MIME type',
+                        type: 'string',
+                      },
+                      size: {
+                        title: 'Size (bytes)',
+                        type: 'integer',
+                        minimum: 0,
+                      },
+                      annotations: {
+                        title: 'Annotations',
+                        type: 'object',
+                      },
+                      _meta: {
+                        title: 'Metadata',
+                        type: 'object',
+                      },
+                    },
+                    required: ['type', 'uri', 'name'],
+                    additionalProperties: false,
+                  },
+                  {
+                    type: 'object',
+                    properties: {
+                      type: {
+                        title: 'Type',
+                        const: 'resource',
+                      },
+                      resource: {
+                        title: 'Resource',
                         type: 'object',
                         properties: {
-                          type: {
-                            title: 'Type',
-                            const: 'resource_link',
-                          },
                           uri: {
                             title: 'URI',
                             type: 'string',
                             minLength: 1,
                           },
-                          name: {
-                            title: 'Name',
-                            type: 'string',
-                          },
-                          title: {
-                            title: 'Title',
-                            type: 'string',
-                          },
-                          description: {
-                            title: 'Description',
-                            type: 'string',
-                          },
                           mimeType: {
                             title: 'MIME type',
                             type: 'string',
                           },
-                          size: {
-                            title: 'Size (bytes)',
-                            type: 'integer',
-                            minimum: 0,
+                          text: {
+                            title: 'Text',
+                            type: 'string',
                           },
-                          annotations: {
-                            title: 'Annotations',
-                            type: 'object',
+                          blob: {
+                            title: 'Blob (base64)',
+                            type: 'string',
                           },
                           _meta: {
                             title: 'Metadata',
                             type: 'object',
                           },
                         },
-                        required: ['type', 'uri', 'name'],
+                        required: ['uri'],
+                        oneOf: [
+                          {
+                            required: ['text'],
+                          },
+                          {
+                            required: ['blob'],
+                          },
+                        ],
                         additionalProperties: false,
                       },
-                      {
+                      annotations: {
+                        title: 'Annotations',
                         type: 'object',
-                        properties: {
-                          type: {
-                            title: 'Type',
-                            const: 'resource',
-                          },
-                          resource: {
-                            title: 'Resource',
-                            type: 'object',
-                            properties: {
-                              uri: {
-                                title: 'URI',
-                                type: 'string',
-                                minLength: 1,
-                              },
-                              mimeType: {
-                                title: 'MIME type',
-                                type: 'string',
-                              },
-                              text: {
-                                title: 'Text',
-                                type: 'string',
-                              },
-                              blob: {
-                                title: 'Blob (base64)',
-                                type: 'string',
-                              },
-                              _meta: {
-                                title: 'Metadata',
-                                type: 'object',
-                              },
-                            },
-                            required: ['uri'],
-                            oneOf: [
-                              {
-                                required: ['text'],
-                              },
-                              {
-                                required: ['blob'],
-                              },
-                            ],
-                            additionalProperties: false,
-                          },
-                          annotations: {
-                            title: 'Annotations',
-                            type: 'object',
-                          },
-                          _meta: {
-                            title: 'Metadata',
-                            type: 'object',
-                          },
-                        },
-                        required: ['type', 'resource'],
-                        additionalProperties: false,
                       },
-                    ],
+                      _meta: {
+                        title: 'Metadata',
+                        type: 'object',
+                      },
+                    },
+                    required: ['type', 'resource'],
+                    additionalProperties: false,
                   },
-                },
-                structuredContent: {
-                  title: 'Structured content',
-                },
-                isError: {
-                  title: 'Is error',
-                  type: 'boolean',
-                },
-                resultType: {
-                  title: 'Result type',
-                  const: 'complete',
-                },
-                _meta: {
-                  title: 'Metadata',
-                  type: 'object',
-                },
+                ],
               },
-              required: ['content'],
-              additionalProperties: false,
-              'x-max-bytes': 262144,
-              title: 'Result',
+            },
+            structuredContent: {
+              title: 'Structured content',
+            },
+            isError: {
+              title: 'Is error',
+              type: 'boolean',
+            },
+            resultType: {
+              title: 'Result type',
+              const: 'complete',
+            },
+            _meta: {
+              title: 'Metadata',
+              type: 'object',
             },
           },
-          required: ['handoff_id', 'result'],
+          required: ['content'],
           additionalProperties: false,
+          'x-max-bytes': 262144,
+          title: 'Result',
+          description: "The work's result, a CallToolResult (give this or error).",
         },
-        {
+        error: {
           type: 'object',
           properties: {
-            handoff_id: {
-              title: 'Handoff ID',
+            code: {
+              title: 'Code',
+              type: 'integer',
+            },
+            message: {
+              title: 'Message',
               type: 'string',
               minLength: 1,
-              maxLength: 100,
+              maxLength: 8000,
             },
-            error: {
-              type: 'object',
-              properties: {
-                code: {
-                  title: 'Code',
-                  type: 'integer',
-                },
-                message: {
-                  title: 'Message',
-                  type: 'string',
-                  minLength: 1,
-                  maxLength: 8000,
-                },
-                data: {
-                  title: 'Data',
-                },
-              },
-              required: ['code', 'message'],
-              additionalProperties: false,
-              title: 'Error',
+            data: {
+              title: 'Data',
             },
           },
-          required: ['handoff_id', 'error'],
+          required: ['code', 'message'],
           additionalProperties: false,
+          title: 'Error',
+          description: 'Why the work failed, a JSON-RPC error (give this or result).',
+        },
+      },
+      required: ['handoff_id'],
+      oneOf: [
+        {
+          required: ['result'],
+        },
+        {
+          required: ['error'],
         },
       ],
+      additionalProperties: false,
     },
     annotations: {
       title: 'Complete a handoff',
@@ -771,11 +781,13 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The handoff's id.",
         },
         note: {
           type: 'string',
           maxLength: 2000,
           title: 'Note',
+          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
         },
       },
       required: ['handoff_id'],
@@ -801,11 +813,13 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The handoff's id.",
         },
         note: {
           type: 'string',
           maxLength: 2000,
           title: 'Note',
+          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
         },
       },
       required: ['handoff_id'],
@@ -831,12 +845,14 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The handoff's id.",
         },
         after: {
           title: 'After event',
           type: 'integer',
           minimum: 0,
           default: 0,
+          description: 'Only events after this id (0 for the oldest kept).',
         },
         limit: {
           title: 'Limit',
@@ -844,6 +860,7 @@ export const toolCatalog = [
           minimum: 1,
           maximum: 500,
           default: 100,
+          description: 'How many events at most.',
         },
       },
       required: ['handoff_id'],
@@ -930,60 +947,46 @@ export const toolCatalog = [
       'Propose a change to the file against the revision you read: the full new content, or a unified diff. An approver decides. Answers {proposal, revision} as proposal_get.',
     inputSchema: {
       type: 'object',
-      oneOf: [
-        {
-          type: 'object',
-          properties: {
-            base_revision: {
-              title: 'Base revision',
-              $ref: '#/$defs/RevisionNumber',
-            },
-            content: {
-              title: 'New content',
-              $ref: '#/$defs/ArtifactText',
-            },
-            summary: {
-              title: 'Summary',
-              $ref: '#/$defs/Summary',
-            },
-          },
-          required: ['base_revision', 'content'],
-          additionalProperties: false,
-        },
-        {
-          type: 'object',
-          properties: {
-            base_revision: {
-              title: 'Base revision',
-              $ref: '#/$defs/RevisionNumber',
-            },
-            diff: {
-              title: 'Unified diff',
-              $ref: '#/$defs/ArtifactText',
-            },
-            summary: {
-              title: 'Summary',
-              $ref: '#/$defs/Summary',
-            },
-          },
-          required: ['base_revision', 'diff'],
-          additionalProperties: false,
-        },
-      ],
-      $defs: {
-        RevisionNumber: {
+      properties: {
+        base_revision: {
           type: 'integer',
           minimum: 1,
+          title: 'Base revision',
+          description: 'The revision the change was made against.',
         },
-        ArtifactText: {
-          type: 'string',
-          'x-max-bytes': 524288,
+        content: {
+          title: 'New content',
+          $ref: '#/$defs/ArtifactText',
+          description: 'The whole new text of the file (give this or diff).',
         },
-        Summary: {
+        diff: {
+          title: 'Unified diff',
+          $ref: '#/$defs/ArtifactText',
+          description: 'A unified diff against base_revision (give this or content).',
+        },
+        summary: {
           type: 'string',
           minLength: 1,
           maxLength: 2000,
           'x-plain-text': 'lines',
+          title: 'Summary',
+          description: 'What the change is and why.',
+        },
+      },
+      required: ['base_revision'],
+      oneOf: [
+        {
+          required: ['content'],
+        },
+        {
+          required: ['diff'],
+        },
+      ],
+      additionalProperties: false,
+      $defs: {
+        ArtifactText: {
+          type: 'string',
+          'x-max-bytes': 524288,
         },
       },
     },
@@ -1007,12 +1010,14 @@ export const toolCatalog = [
           enum: ['open', 'accepted', 'rejected', 'withdrawn'],
           title: 'Status',
           default: 'open',
+          description: 'open → accepted | rejected | withdrawn.',
         },
         cursor: {
           title: 'Cursor',
           type: 'string',
           minLength: 1,
           maxLength: 200,
+          description: 'next_cursor of the previous page.',
         },
         limit: {
           title: 'Limit',
@@ -1020,6 +1025,7 @@ export const toolCatalog = [
           minimum: 1,
           maximum: 500,
           default: 50,
+          description: 'How many proposals at most on this page.',
         },
       },
       required: [],
@@ -1087,6 +1093,7 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The proposal's id.",
         },
       },
       required: ['proposal_id'],
@@ -1152,11 +1159,13 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The proposal's id.",
         },
         note: {
           type: 'string',
           maxLength: 2000,
           title: 'Note',
+          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
         },
       },
       required: ['proposal_id'],
@@ -1182,11 +1191,13 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The proposal's id.",
         },
         note: {
           type: 'string',
           maxLength: 2000,
           title: 'Note',
+          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
         },
       },
       required: ['proposal_id'],
@@ -1212,11 +1223,13 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The proposal's id.",
         },
         note: {
           type: 'string',
           maxLength: 2000,
           title: 'Note',
+          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points.',
         },
       },
       required: ['proposal_id'],
@@ -1301,6 +1314,7 @@ export const toolCatalog = [
           type: 'integer',
           minimum: 0,
           default: 0,
+          description: 'Only entries after this id (0 for the first).',
         },
         limit: {
           title: 'Limit',
@@ -1308,6 +1322,7 @@ export const toolCatalog = [
           minimum: 1,
           maximum: 500,
           default: 100,
+          description: 'How many entries at most.',
         },
       },
       required: [],
@@ -1379,6 +1394,7 @@ export const toolCatalog = [
           title: 'Include removed',
           type: 'boolean',
           default: false,
+          description: 'Also list participants that were removed.',
         },
       },
       additionalProperties: false,
@@ -1432,6 +1448,8 @@ export const toolCatalog = [
           maxLength: 64,
           pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
           title: 'Participant name',
+          description:
+            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
         },
       },
       required: ['name'],
@@ -1458,6 +1476,8 @@ export const toolCatalog = [
           maxLength: 64,
           pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
           title: 'Participant name',
+          description:
+            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
         },
       },
       required: ['name'],
@@ -1531,6 +1551,8 @@ export const toolCatalog = [
           maxLength: 64,
           pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
           title: 'Participant',
+          description:
+            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
         },
       },
       required: [],
@@ -1588,6 +1610,8 @@ export const toolCatalog = [
           maxLength: 64,
           pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$',
           title: 'Participant',
+          description:
+            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
         },
         capabilities: {
           title: 'Capabilities',
@@ -1598,12 +1622,14 @@ export const toolCatalog = [
           },
           minItems: 1,
           uniqueItems: true,
+          description: 'What the session may do: read, write, approve, admin.',
         },
         expires_in_seconds: {
           title: 'Expires in (seconds)',
           type: 'integer',
           minimum: 1,
           maximum: 31536000,
+          description: 'Lifetime; without it the session lasts until revoked.',
         },
       },
       required: ['participant', 'capabilities'],
@@ -1629,6 +1655,7 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
+          description: "The session's id (never its token).",
         },
       },
       required: ['session_id'],

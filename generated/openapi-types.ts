@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Read a handoff (its task only for owner and assignee)
-         * @description Names a handoff by its id or by its task's id.
+         * @description Names a handoff by its id or by its task's id: exactly one of the two.
          */
         get: operations["getHandoff"];
         put?: never;
@@ -790,12 +790,17 @@ export interface components {
          * @description The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled). The handoff_id comes from the path.
          */
         HandoffCompleteInputBody: {
-            /** Result */
-            result: components["schemas"]["CallToolResult"];
-        } | {
-            /** Error */
-            error: components["schemas"]["JsonRpcError"];
-        };
+            /**
+             * Result
+             * @description The work's result, a CallToolResult (give this or error).
+             */
+            result?: components["schemas"]["CallToolResult"];
+            /**
+             * Error
+             * @description Why the work failed, a JSON-RPC error (give this or result).
+             */
+            error?: components["schemas"]["JsonRpcError"];
+        } & (unknown | unknown);
         /**
          * HandoffCompleteOutput
          * @description The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.
@@ -817,7 +822,10 @@ export interface components {
             constraints?: components["schemas"]["Constraints"];
             /** Assignee */
             assignee?: components["schemas"]["ParticipantName"];
-            /** Artifacts */
+            /**
+             * Artifacts
+             * @description References to what the work is about: uri, title, revision; stored, never fetched.
+             */
             artifacts?: components["schemas"]["ArtifactReference"][];
             /** Idempotency key */
             idempotency_key?: components["schemas"]["IdempotencyKey"];
@@ -915,7 +923,10 @@ export interface components {
         HandoffRequestInputInputBody: {
             /** Input key */
             key?: components["schemas"]["InputKey"];
-            /** Message */
+            /**
+             * Message
+             * @description The question for the owner, as the owner will read it.
+             */
             message: string;
             /** Requested schema */
             requested_schema?: components["schemas"]["RequestedSchema"];
@@ -1226,7 +1237,10 @@ export interface components {
         SessionCreateInput: {
             /** Participant */
             participant: components["schemas"]["ParticipantName"];
-            /** Capabilities */
+            /**
+             * Capabilities
+             * @description What the session may do: read, write, approve, admin.
+             */
             capabilities: components["schemas"]["Capability"][];
             /**
              * Expires in (seconds)
@@ -1360,20 +1374,27 @@ export interface components {
          * @description Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.
          */
         WorkspaceProposeInput: {
-            /** Base revision */
+            /**
+             * Base revision
+             * @description The revision the change was made against.
+             */
             base_revision: components["schemas"]["RevisionNumber"];
-            /** New content */
-            content: components["schemas"]["ArtifactText"];
-            /** Summary */
+            /**
+             * New content
+             * @description The whole new text of the file (give this or diff).
+             */
+            content?: components["schemas"]["ArtifactText"];
+            /**
+             * Unified diff
+             * @description A unified diff against base_revision (give this or content).
+             */
+            diff?: components["schemas"]["ArtifactText"];
+            /**
+             * Summary
+             * @description What the change is and why.
+             */
             summary?: components["schemas"]["Summary"];
-        } | {
-            /** Base revision */
-            base_revision: components["schemas"]["RevisionNumber"];
-            /** Unified diff */
-            diff: components["schemas"]["ArtifactText"];
-            /** Summary */
-            summary?: components["schemas"]["Summary"];
-        };
+        } & (unknown | unknown);
     };
     responses: never;
     parameters: never;

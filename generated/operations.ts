@@ -129,7 +129,7 @@ export const operations = {
           field: 'limit',
           kind: 'integer',
           required: false,
-          description: 'Limit',
+          description: 'How many handoffs at most on this page',
         },
         {
           flags: '--cursor <cursor>',
@@ -171,7 +171,7 @@ export const operations = {
       arguments: [
         {
           field: 'handoff_id',
-          description: "The handoff's id",
+          description: "The handoff's id (give this or task_id)",
         },
       ],
       options: [],
@@ -254,7 +254,7 @@ export const operations = {
           field: 'message',
           kind: 'string',
           required: true,
-          description: 'Message',
+          description: 'The question for the owner, as the owner will read it',
         },
         {
           flags: '--key <key>',
@@ -525,7 +525,7 @@ export const operations = {
           field: 'limit',
           kind: 'integer',
           required: false,
-          description: 'Limit',
+          description: 'How many events at most',
         },
       ],
     },
@@ -699,8 +699,7 @@ export const operations = {
           field: 'summary',
           kind: 'string',
           required: false,
-          description:
-            'What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown',
+          description: 'What the change is and why',
         },
       ],
     },
@@ -759,7 +758,7 @@ export const operations = {
           field: 'limit',
           kind: 'integer',
           required: false,
-          description: 'Limit',
+          description: 'How many proposals at most on this page',
         },
         {
           flags: '--cursor <cursor>',
@@ -800,7 +799,7 @@ export const operations = {
       arguments: [
         {
           field: 'proposal_id',
-          description: 'Proposal ID',
+          description: "The proposal's id",
         },
       ],
       options: [],
@@ -836,7 +835,7 @@ export const operations = {
       arguments: [
         {
           field: 'proposal_id',
-          description: 'Proposal ID',
+          description: "The proposal's id",
         },
       ],
       options: [
@@ -879,7 +878,7 @@ export const operations = {
       arguments: [
         {
           field: 'proposal_id',
-          description: 'Proposal ID',
+          description: "The proposal's id",
         },
       ],
       options: [
@@ -922,7 +921,7 @@ export const operations = {
       arguments: [
         {
           field: 'proposal_id',
-          description: 'Proposal ID',
+          description: "The proposal's id",
         },
       ],
       options: [
@@ -1015,7 +1014,7 @@ export const operations = {
           field: 'limit',
           kind: 'integer',
           required: false,
-          description: 'Limit',
+          description: 'How many entries at most',
         },
       ],
     },
@@ -1292,7 +1291,7 @@ export const operations = {
       arguments: [
         {
           field: 'session_id',
-          description: 'Session ID',
+          description: "The session's id (never its token)",
         },
       ],
       options: [],

@@ -226,40 +226,20 @@ export type TaskStatus = "working" | "input_required" | "completed" | "failed" |
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "HandoffCompleteInput".
  */
-export type HandoffCompleteInput =
-  | {
-      /**
-       * The handoff's id.
-       */
-      handoff_id: string;
-      result: CallToolResult;
-    }
-  | {
-      /**
-       * The handoff's id.
-       */
-      handoff_id: string;
-      error: JsonRpcError;
-    };
+export type HandoffCompleteInput = HandoffCompleteInput1 & HandoffCompleteInput2;
+export type HandoffCompleteInput1 = {
+  [k: string]: unknown | undefined;
+};
 /**
- * Names a handoff by its id or by its task's id.
+ * Names a handoff by its id or by its task's id: exactly one of the two.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "HandoffGetInput".
  */
-export type HandoffGetInput =
-  | {
-      /**
-       * The handoff's id.
-       */
-      handoff_id: string;
-    }
-  | {
-      /**
-       * The task's id (Mcp-Name of tasks/* requests).
-       */
-      task_id: string;
-    };
+export type HandoffGetInput = HandoffGetInput1 & HandoffGetInput2;
+export type HandoffGetInput1 = {
+  [k: string]: unknown | undefined;
+};
 /**
  * open → accepted | rejected | withdrawn.
  */
@@ -270,17 +250,10 @@ export type ProposalStatus1 = "open" | "accepted" | "rejected" | "withdrawn";
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "WorkspaceProposeInput".
  */
-export type WorkspaceProposeInput =
-  | {
-      base_revision: RevisionNumber;
-      content: ArtifactText;
-      summary?: Summary;
-    }
-  | {
-      base_revision: RevisionNumber;
-      diff: ArtifactText;
-      summary?: Summary;
-    };
+export type WorkspaceProposeInput = WorkspaceProposeInput1 & WorkspaceProposeInput2;
+export type WorkspaceProposeInput1 = {
+  [k: string]: unknown | undefined;
+};
 
 export interface CommonRoomSchemas {
   [k: string]: unknown | undefined;
@@ -890,6 +863,14 @@ export interface ArtifactReadOutput {
    */
   unrecorded_edit: boolean;
 }
+export interface HandoffCompleteInput2 {
+  /**
+   * The handoff's id.
+   */
+  handoff_id: string;
+  result?: CallToolResult;
+  error?: JsonRpcError;
+}
 /**
  * The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.
  *
@@ -915,6 +896,8 @@ export interface HandoffCreateInput {
   constraints?: Constraints;
   assignee?: ParticipantName;
   /**
+   * References to what the work is about: uri, title, revision; stored, never fetched.
+   *
    * @maxItems 100
    */
   artifacts?: ArtifactReference[];
@@ -958,7 +941,13 @@ export interface HandoffEventsInput {
    * The handoff's id.
    */
   handoff_id: string;
+  /**
+   * Only events after this id (0 for the oldest kept).
+   */
   after?: number;
+  /**
+   * How many events at most.
+   */
   limit?: number;
 }
 /**
@@ -973,6 +962,16 @@ export interface HandoffEventsOutput {
   has_more: boolean;
   gap: boolean;
 }
+export interface HandoffGetInput2 {
+  /**
+   * The handoff's id (give this or task_id).
+   */
+  handoff_id?: string;
+  /**
+   * The task's id (give this or handoff_id).
+   */
+  task_id?: string;
+}
 /**
  * Lists handoffs, newest first, a page at a time.
  *
@@ -985,6 +984,9 @@ export interface HandoffListInput {
    * next_cursor of the previous page.
    */
   cursor?: string;
+  /**
+   * How many handoffs at most on this page.
+   */
   limit?: number;
 }
 /**
@@ -1065,6 +1067,9 @@ export interface HandoffRequestInputInput {
    */
   handoff_id: string;
   key?: InputKey;
+  /**
+   * The question for the owner, as the owner will read it.
+   */
   message: string;
   requested_schema?: RequestedSchema;
 }
@@ -1147,6 +1152,9 @@ export interface ParticipantOutput {
  * via the `definition` "ProposalDecisionInput".
  */
 export interface ProposalDecisionInput {
+  /**
+   * The proposal's id.
+   */
   proposal_id: string;
   note?: Note;
 }
@@ -1158,7 +1166,13 @@ export interface ProposalDecisionInput {
  */
 export interface ProposalListInput {
   status?: ProposalStatus1;
+  /**
+   * next_cursor of the previous page.
+   */
   cursor?: string;
+  /**
+   * How many proposals at most on this page.
+   */
   limit?: number;
 }
 /**
@@ -1188,6 +1202,9 @@ export interface ProposalOutput {
  * via the `definition` "ProposalRefInput".
  */
 export interface ProposalRefInput {
+  /**
+   * The proposal's id.
+   */
   proposal_id: string;
 }
 /**
@@ -1199,6 +1216,8 @@ export interface ProposalRefInput {
 export interface SessionCreateInput {
   participant: ParticipantName;
   /**
+   * What the session may do: read, write, approve, admin.
+   *
    * @minItems 1
    */
   capabilities: [Capability, ...Capability[]];
@@ -1269,6 +1288,9 @@ export interface SessionOutput {
  * via the `definition` "SessionRevokeInput".
  */
 export interface SessionRevokeInput {
+  /**
+   * The session's id (never its token).
+   */
   session_id: string;
 }
 /**
@@ -1361,7 +1383,13 @@ export interface TaskUpdateOutput {
  * via the `definition` "WorkspaceHistoryInput".
  */
 export interface WorkspaceHistoryInput {
+  /**
+   * Only entries after this id (0 for the first).
+   */
   after?: number;
+  /**
+   * How many entries at most.
+   */
   limit?: number;
 }
 /**
@@ -1374,6 +1402,12 @@ export interface WorkspaceHistoryOutput {
   entries: HistoryEntry[];
   next_after: number;
   has_more: boolean;
+}
+export interface WorkspaceProposeInput2 {
+  base_revision: RevisionNumber;
+  content?: ArtifactText;
+  diff?: ArtifactText;
+  summary?: Summary;
 }
 /**
  * An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.

@@ -24131,38 +24131,22 @@ const schema180 = {
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
   type: "object",
-  oneOf: [
-    {
-      type: "object",
-      properties: {
-        handoff_id: {
-          title: "Handoff ID",
-          type: "string",
-          minLength: 1,
-          maxLength: 100,
-          description: "The handoff's id.",
-        },
-        result: { title: "Result", $ref: "#/$defs/CallToolResult" },
-      },
-      required: ["handoff_id", "result"],
-      additionalProperties: false,
+  properties: {
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+    result: {
+      title: "Result",
+      description: "The work's result, a CallToolResult (give this or error).",
+      $ref: "#/$defs/CallToolResult",
     },
-    {
-      type: "object",
-      properties: {
-        handoff_id: {
-          title: "Handoff ID",
-          type: "string",
-          minLength: 1,
-          maxLength: 100,
-          description: "The handoff's id.",
-        },
-        error: { title: "Error", $ref: "#/$defs/JsonRpcError" },
-      },
-      required: ["handoff_id", "error"],
-      additionalProperties: false,
+    error: {
+      title: "Error",
+      description: "Why the work failed, a JSON-RPC error (give this or result).",
+      $ref: "#/$defs/JsonRpcError",
     },
-  ],
+  },
+  required: ["handoff_id"],
+  oneOf: [{ required: ["result"] }, { required: ["error"] }],
+  additionalProperties: false,
 };
 
 function validate88(
@@ -24178,49 +24162,13 @@ function validate88(
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!(data && typeof data == "object" && !Array.isArray(data))) {
-    const err0 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema180.type,
-      parentSchema: schema180,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err0];
-    } else {
-      vErrors.push(err0);
-    }
-    errors++;
-  }
   const _errs1 = errors;
   let valid0 = false;
   let passing0 = null;
   const _errs2 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.handoff_id === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/oneOf/0/required",
-        keyword: "required",
-        params: { missingProperty: "handoff_id" },
-        message: "must have required property '" + "handoff_id" + "'",
-        schema: schema180.oneOf[0].required,
-        parentSchema: schema180.oneOf[0],
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
     if (data.result === undefined) {
-      const err2 = {
+      const err0 = {
         instancePath,
         schemaPath: "#/oneOf/0/required",
         keyword: "required",
@@ -24231,28 +24179,111 @@ function validate88(
         data,
       };
       if (vErrors === null) {
-        vErrors = [err2];
+        vErrors = [err0];
       } else {
-        vErrors.push(err2);
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+  }
+  var _valid0 = _errs2 === errors;
+  if (_valid0) {
+    valid0 = true;
+    passing0 = 0;
+  }
+  const _errs3 = errors;
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.error === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/oneOf/1/required",
+        keyword: "required",
+        params: { missingProperty: "error" },
+        message: "must have required property '" + "error" + "'",
+        schema: schema180.oneOf[1].required,
+        parentSchema: schema180.oneOf[1],
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+  }
+  var _valid0 = _errs3 === errors;
+  if (_valid0 && valid0) {
+    valid0 = false;
+    passing0 = [passing0, 1];
+  } else {
+    if (_valid0) {
+      valid0 = true;
+      passing0 = 1;
+    }
+  }
+  if (!valid0) {
+    const err2 = {
+      instancePath,
+      schemaPath: "#/oneOf",
+      keyword: "oneOf",
+      params: { passingSchemas: passing0 },
+      message: "must match exactly one schema in oneOf",
+      schema: schema180.oneOf,
+      parentSchema: schema180,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err2];
+    } else {
+      vErrors.push(err2);
+    }
+    errors++;
+  } else {
+    errors = _errs1;
+    if (vErrors !== null) {
+      if (_errs1) {
+        vErrors.length = _errs1;
+      } else {
+        vErrors = null;
+      }
+    }
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.handoff_id === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "handoff_id" },
+        message: "must have required property '" + "handoff_id" + "'",
+        schema: schema180.required,
+        parentSchema: schema180,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
       }
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === "handoff_id" || key0 === "result")) {
-        const err3 = {
+      if (!(key0 === "handoff_id" || key0 === "result" || key0 === "error")) {
+        const err4 = {
           instancePath,
-          schemaPath: "#/oneOf/0/additionalProperties",
+          schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema180.oneOf[0],
+          parentSchema: schema180,
           data,
         };
         if (vErrors === null) {
-          vErrors = [err3];
+          vErrors = [err4];
         } else {
-          vErrors.push(err3);
+          vErrors.push(err4);
         }
         errors++;
       }
@@ -24261,32 +24292,14 @@ function validate88(
       let data0 = data.handoff_id;
       if (typeof data0 === "string") {
         if (func1(data0) > 100) {
-          const err4 = {
+          const err5 = {
             instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/oneOf/0/properties/handoff_id/maxLength",
+            schemaPath: "#/properties/handoff_id/maxLength",
             keyword: "maxLength",
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema180.oneOf[0].properties.handoff_id,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err5 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/oneOf/0/properties/handoff_id/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema180.oneOf[0].properties.handoff_id,
+            parentSchema: schema180.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -24296,21 +24309,39 @@ function validate88(
           }
           errors++;
         }
+        if (func1(data0) < 1) {
+          const err6 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/properties/handoff_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema180.properties.handoff_id,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
       } else {
-        const err6 = {
+        const err7 = {
           instancePath: instancePath + "/handoff_id",
-          schemaPath: "#/oneOf/0/properties/handoff_id/type",
+          schemaPath: "#/properties/handoff_id/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema180.oneOf[0].properties.handoff_id.type,
-          parentSchema: schema180.oneOf[0].properties.handoff_id,
+          schema: schema180.properties.handoff_id.type,
+          parentSchema: schema180.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err7];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err7);
         }
         errors++;
       }
@@ -24329,151 +24360,11 @@ function validate88(
         errors = vErrors.length;
       }
     }
-  } else {
-    const err7 = {
-      instancePath,
-      schemaPath: "#/oneOf/0/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema180.oneOf[0].type,
-      parentSchema: schema180.oneOf[0],
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err7];
-    } else {
-      vErrors.push(err7);
-    }
-    errors++;
-  }
-  var _valid0 = _errs2 === errors;
-  if (_valid0) {
-    valid0 = true;
-    passing0 = 0;
-    var props0 = true;
-  }
-  const _errs8 = errors;
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.handoff_id === undefined) {
-      const err8 = {
-        instancePath,
-        schemaPath: "#/oneOf/1/required",
-        keyword: "required",
-        params: { missingProperty: "handoff_id" },
-        message: "must have required property '" + "handoff_id" + "'",
-        schema: schema180.oneOf[1].required,
-        parentSchema: schema180.oneOf[1],
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err8];
-      } else {
-        vErrors.push(err8);
-      }
-      errors++;
-    }
-    if (data.error === undefined) {
-      const err9 = {
-        instancePath,
-        schemaPath: "#/oneOf/1/required",
-        keyword: "required",
-        params: { missingProperty: "error" },
-        message: "must have required property '" + "error" + "'",
-        schema: schema180.oneOf[1].required,
-        parentSchema: schema180.oneOf[1],
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err9];
-      } else {
-        vErrors.push(err9);
-      }
-      errors++;
-    }
-    for (const key1 in data) {
-      if (!(key1 === "handoff_id" || key1 === "error")) {
-        const err10 = {
-          instancePath,
-          schemaPath: "#/oneOf/1/additionalProperties",
-          keyword: "additionalProperties",
-          params: { additionalProperty: key1 },
-          message: "must NOT have additional properties",
-          schema: false,
-          parentSchema: schema180.oneOf[1],
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err10];
-        } else {
-          vErrors.push(err10);
-        }
-        errors++;
-      }
-    }
-    if (data.handoff_id !== undefined) {
-      let data2 = data.handoff_id;
-      if (typeof data2 === "string") {
-        if (func1(data2) > 100) {
-          const err11 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/oneOf/1/properties/handoff_id/maxLength",
-            keyword: "maxLength",
-            params: { limit: 100 },
-            message: "must NOT have more than 100 characters",
-            schema: 100,
-            parentSchema: schema180.oneOf[1].properties.handoff_id,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err11];
-          } else {
-            vErrors.push(err11);
-          }
-          errors++;
-        }
-        if (func1(data2) < 1) {
-          const err12 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/oneOf/1/properties/handoff_id/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema180.oneOf[1].properties.handoff_id,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-      } else {
-        const err13 = {
-          instancePath: instancePath + "/handoff_id",
-          schemaPath: "#/oneOf/1/properties/handoff_id/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema180.oneOf[1].properties.handoff_id.type,
-          parentSchema: schema180.oneOf[1].properties.handoff_id,
-          data: data2,
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
     if (data.error !== undefined) {
-      let data3 = data.error;
-      if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-        if (data3.code === undefined) {
-          const err14 = {
+      let data2 = data.error;
+      if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+        if (data2.code === undefined) {
+          const err8 = {
             instancePath: instancePath + "/error",
             schemaPath: "#/$defs/JsonRpcError/required",
             keyword: "required",
@@ -24481,17 +24372,17 @@ function validate88(
             message: "must have required property '" + "code" + "'",
             schema: schema57.required,
             parentSchema: schema57,
-            data: data3,
+            data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err8];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err8);
           }
           errors++;
         }
-        if (data3.message === undefined) {
-          const err15 = {
+        if (data2.message === undefined) {
+          const err9 = {
             instancePath: instancePath + "/error",
             schemaPath: "#/$defs/JsonRpcError/required",
             keyword: "required",
@@ -24499,39 +24390,39 @@ function validate88(
             message: "must have required property '" + "message" + "'",
             schema: schema57.required,
             parentSchema: schema57,
-            data: data3,
+            data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err15];
+            vErrors = [err9];
           } else {
-            vErrors.push(err15);
+            vErrors.push(err9);
           }
           errors++;
         }
-        for (const key2 in data3) {
-          if (!(key2 === "code" || key2 === "message" || key2 === "data")) {
-            const err16 = {
+        for (const key1 in data2) {
+          if (!(key1 === "code" || key1 === "message" || key1 === "data")) {
+            const err10 = {
               instancePath: instancePath + "/error",
               schemaPath: "#/$defs/JsonRpcError/additionalProperties",
               keyword: "additionalProperties",
-              params: { additionalProperty: key2 },
+              params: { additionalProperty: key1 },
               message: "must NOT have additional properties",
               schema: false,
               parentSchema: schema57,
-              data: data3,
+              data: data2,
             };
             if (vErrors === null) {
-              vErrors = [err16];
+              vErrors = [err10];
             } else {
-              vErrors.push(err16);
+              vErrors.push(err10);
             }
             errors++;
           }
         }
-        if (data3.code !== undefined) {
-          let data4 = data3.code;
-          if (!(typeof data4 == "number" && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
-            const err17 = {
+        if (data2.code !== undefined) {
+          let data3 = data2.code;
+          if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
+            const err11 = {
               instancePath: instancePath + "/error/code",
               schemaPath: "#/$defs/JsonRpcError/properties/code/type",
               keyword: "type",
@@ -24539,21 +24430,21 @@ function validate88(
               message: "must be integer",
               schema: schema57.properties.code.type,
               parentSchema: schema57.properties.code,
-              data: data4,
+              data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err17];
+              vErrors = [err11];
             } else {
-              vErrors.push(err17);
+              vErrors.push(err11);
             }
             errors++;
           }
         }
-        if (data3.message !== undefined) {
-          let data5 = data3.message;
-          if (typeof data5 === "string") {
-            if (func1(data5) > 8000) {
-              const err18 = {
+        if (data2.message !== undefined) {
+          let data4 = data2.message;
+          if (typeof data4 === "string") {
+            if (func1(data4) > 8000) {
+              const err12 = {
                 instancePath: instancePath + "/error/message",
                 schemaPath: "#/$defs/JsonRpcError/properties/message/maxLength",
                 keyword: "maxLength",
@@ -24561,17 +24452,17 @@ function validate88(
                 message: "must NOT have more than 8000 characters",
                 schema: 8000,
                 parentSchema: schema57.properties.message,
-                data: data5,
+                data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err18];
+                vErrors = [err12];
               } else {
-                vErrors.push(err18);
+                vErrors.push(err12);
               }
               errors++;
             }
-            if (func1(data5) < 1) {
-              const err19 = {
+            if (func1(data4) < 1) {
+              const err13 = {
                 instancePath: instancePath + "/error/message",
                 schemaPath: "#/$defs/JsonRpcError/properties/message/minLength",
                 keyword: "minLength",
@@ -24579,17 +24470,17 @@ function validate88(
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
                 parentSchema: schema57.properties.message,
-                data: data5,
+                data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err19];
+                vErrors = [err13];
               } else {
-                vErrors.push(err19);
+                vErrors.push(err13);
               }
               errors++;
             }
           } else {
-            const err20 = {
+            const err14 = {
               instancePath: instancePath + "/error/message",
               schemaPath: "#/$defs/JsonRpcError/properties/message/type",
               keyword: "type",
@@ -24597,18 +24488,18 @@ function validate88(
               message: "must be string",
               schema: schema57.properties.message.type,
               parentSchema: schema57.properties.message,
-              data: data5,
+              data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err20];
+              vErrors = [err14];
             } else {
-              vErrors.push(err20);
+              vErrors.push(err14);
             }
             errors++;
           }
         }
       } else {
-        const err21 = {
+        const err15 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/$defs/JsonRpcError/type",
           keyword: "type",
@@ -24616,79 +24507,38 @@ function validate88(
           message: "must be object",
           schema: schema57.type,
           parentSchema: schema57,
-          data: data3,
+          data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err15];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err15);
         }
         errors++;
       }
     }
   } else {
-    const err22 = {
+    const err16 = {
       instancePath,
-      schemaPath: "#/oneOf/1/type",
+      schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema180.oneOf[1].type,
-      parentSchema: schema180.oneOf[1],
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err22];
-    } else {
-      vErrors.push(err22);
-    }
-    errors++;
-  }
-  var _valid0 = _errs8 === errors;
-  if (_valid0 && valid0) {
-    valid0 = false;
-    passing0 = [passing0, 1];
-  } else {
-    if (_valid0) {
-      valid0 = true;
-      passing0 = 1;
-      if (props0 !== true) {
-        props0 = true;
-      }
-    }
-  }
-  if (!valid0) {
-    const err23 = {
-      instancePath,
-      schemaPath: "#/oneOf",
-      keyword: "oneOf",
-      params: { passingSchemas: passing0 },
-      message: "must match exactly one schema in oneOf",
-      schema: schema180.oneOf,
+      schema: schema180.type,
       parentSchema: schema180,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err23];
+      vErrors = [err16];
     } else {
-      vErrors.push(err23);
+      vErrors.push(err16);
     }
     errors++;
-  } else {
-    errors = _errs1;
-    if (vErrors !== null) {
-      if (_errs1) {
-        vErrors.length = _errs1;
-      } else {
-        vErrors = null;
-      }
-    }
   }
   validate88.errors = vErrors;
-  evaluated0.props = props0;
   return errors === 0;
 }
-validate88.evaluated = { dynamicProps: true, dynamicItems: false };
+validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffCompleteOutput = validate90;
 const schema182 = {
@@ -24933,7 +24783,13 @@ const schema183 = {
     summary: { title: "Summary", $ref: "#/$defs/Summary" },
     constraints: { title: "Constraints", $ref: "#/$defs/Constraints" },
     assignee: { title: "Assignee", $ref: "#/$defs/ParticipantName" },
-    artifacts: { title: "Artifacts", type: "array", items: { $ref: "#/$defs/ArtifactReference" }, maxItems: 100 },
+    artifacts: {
+      title: "Artifacts",
+      description: "References to what the work is about: uri, title, revision; stored, never fetched.",
+      type: "array",
+      items: { $ref: "#/$defs/ArtifactReference" },
+      maxItems: 100,
+    },
     idempotency_key: { title: "Idempotency key", $ref: "#/$defs/IdempotencyKey" },
   },
   required: ["summary"],
@@ -25956,8 +25812,21 @@ const schema192 = {
   type: "object",
   properties: {
     handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    after: { title: "After event", type: "integer", minimum: 0, default: 0 },
-    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 100 },
+    after: {
+      title: "After event",
+      description: "Only events after this id (0 for the oldest kept).",
+      type: "integer",
+      minimum: 0,
+      default: 0,
+    },
+    limit: {
+      title: "Limit",
+      description: "How many events at most.",
+      type: "integer",
+      minimum: 1,
+      maximum: 500,
+      default: 100,
+    },
   },
   required: ["handoff_id"],
   additionalProperties: false,
@@ -26466,38 +26335,26 @@ validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false }
 export const validateHandoffGetInput = validate101;
 const schema194 = {
   title: "HandoffGetInput",
-  description: "Names a handoff by its id or by its task's id.",
+  description: "Names a handoff by its id or by its task's id: exactly one of the two.",
   type: "object",
-  oneOf: [
-    {
-      type: "object",
-      properties: {
-        handoff_id: {
-          title: "Handoff ID",
-          type: "string",
-          minLength: 1,
-          maxLength: 100,
-          description: "The handoff's id.",
-        },
-      },
-      required: ["handoff_id"],
-      additionalProperties: false,
+  properties: {
+    handoff_id: {
+      title: "Handoff ID",
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+      description: "The handoff's id (give this or task_id).",
     },
-    {
-      type: "object",
-      properties: {
-        task_id: {
-          title: "Task ID",
-          type: "string",
-          minLength: 1,
-          maxLength: 100,
-          description: "The task's id (Mcp-Name of tasks/* requests).",
-        },
-      },
-      required: ["task_id"],
-      additionalProperties: false,
+    task_id: {
+      title: "Task ID",
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+      description: "The task's id (give this or handoff_id).",
     },
-  ],
+  },
+  oneOf: [{ required: ["handoff_id"] }, { required: ["task_id"] }],
+  additionalProperties: false,
 };
 
 function validate101(
@@ -26513,31 +26370,13 @@ function validate101(
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!(data && typeof data == "object" && !Array.isArray(data))) {
-    const err0 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema194.type,
-      parentSchema: schema194,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err0];
-    } else {
-      vErrors.push(err0);
-    }
-    errors++;
-  }
   const _errs1 = errors;
   let valid0 = false;
   let passing0 = null;
   const _errs2 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.handoff_id === undefined) {
-      const err1 = {
+      const err0 = {
         instancePath,
         schemaPath: "#/oneOf/0/required",
         keyword: "required",
@@ -26548,118 +26387,22 @@ function validate101(
         data,
       };
       if (vErrors === null) {
-        vErrors = [err1];
+        vErrors = [err0];
       } else {
-        vErrors.push(err1);
+        vErrors.push(err0);
       }
       errors++;
     }
-    for (const key0 in data) {
-      if (!(key0 === "handoff_id")) {
-        const err2 = {
-          instancePath,
-          schemaPath: "#/oneOf/0/additionalProperties",
-          keyword: "additionalProperties",
-          params: { additionalProperty: key0 },
-          message: "must NOT have additional properties",
-          schema: false,
-          parentSchema: schema194.oneOf[0],
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-    }
-    if (data.handoff_id !== undefined) {
-      let data0 = data.handoff_id;
-      if (typeof data0 === "string") {
-        if (func1(data0) > 100) {
-          const err3 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/oneOf/0/properties/handoff_id/maxLength",
-            keyword: "maxLength",
-            params: { limit: 100 },
-            message: "must NOT have more than 100 characters",
-            schema: 100,
-            parentSchema: schema194.oneOf[0].properties.handoff_id,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err4 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/oneOf/0/properties/handoff_id/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema194.oneOf[0].properties.handoff_id,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + "/handoff_id",
-          schemaPath: "#/oneOf/0/properties/handoff_id/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema194.oneOf[0].properties.handoff_id.type,
-          parentSchema: schema194.oneOf[0].properties.handoff_id,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err6 = {
-      instancePath,
-      schemaPath: "#/oneOf/0/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema194.oneOf[0].type,
-      parentSchema: schema194.oneOf[0],
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err6];
-    } else {
-      vErrors.push(err6);
-    }
-    errors++;
   }
   var _valid0 = _errs2 === errors;
   if (_valid0) {
     valid0 = true;
     passing0 = 0;
-    var props0 = true;
   }
-  const _errs7 = errors;
+  const _errs3 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.task_id === undefined) {
-      const err7 = {
+      const err1 = {
         instancePath,
         schemaPath: "#/oneOf/1/required",
         keyword: "required",
@@ -26670,109 +26413,14 @@ function validate101(
         data,
       };
       if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err1];
       } else {
-        vErrors.push(err7);
+        vErrors.push(err1);
       }
       errors++;
     }
-    for (const key1 in data) {
-      if (!(key1 === "task_id")) {
-        const err8 = {
-          instancePath,
-          schemaPath: "#/oneOf/1/additionalProperties",
-          keyword: "additionalProperties",
-          params: { additionalProperty: key1 },
-          message: "must NOT have additional properties",
-          schema: false,
-          parentSchema: schema194.oneOf[1],
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-    }
-    if (data.task_id !== undefined) {
-      let data1 = data.task_id;
-      if (typeof data1 === "string") {
-        if (func1(data1) > 100) {
-          const err9 = {
-            instancePath: instancePath + "/task_id",
-            schemaPath: "#/oneOf/1/properties/task_id/maxLength",
-            keyword: "maxLength",
-            params: { limit: 100 },
-            message: "must NOT have more than 100 characters",
-            schema: 100,
-            parentSchema: schema194.oneOf[1].properties.task_id,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
-        if (func1(data1) < 1) {
-          const err10 = {
-            instancePath: instancePath + "/task_id",
-            schemaPath: "#/oneOf/1/properties/task_id/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema194.oneOf[1].properties.task_id,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
-          }
-          errors++;
-        }
-      } else {
-        const err11 = {
-          instancePath: instancePath + "/task_id",
-          schemaPath: "#/oneOf/1/properties/task_id/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema194.oneOf[1].properties.task_id.type,
-          parentSchema: schema194.oneOf[1].properties.task_id,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err12 = {
-      instancePath,
-      schemaPath: "#/oneOf/1/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema194.oneOf[1].type,
-      parentSchema: schema194.oneOf[1],
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err12];
-    } else {
-      vErrors.push(err12);
-    }
-    errors++;
   }
-  var _valid0 = _errs7 === errors;
+  var _valid0 = _errs3 === errors;
   if (_valid0 && valid0) {
     valid0 = false;
     passing0 = [passing0, 1];
@@ -26780,13 +26428,10 @@ function validate101(
     if (_valid0) {
       valid0 = true;
       passing0 = 1;
-      if (props0 !== true) {
-        props0 = true;
-      }
     }
   }
   if (!valid0) {
-    const err13 = {
+    const err2 = {
       instancePath,
       schemaPath: "#/oneOf",
       keyword: "oneOf",
@@ -26797,9 +26442,9 @@ function validate101(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err13];
+      vErrors = [err2];
     } else {
-      vErrors.push(err13);
+      vErrors.push(err2);
     }
     errors++;
   } else {
@@ -26812,11 +26457,165 @@ function validate101(
       }
     }
   }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    for (const key0 in data) {
+      if (!(key0 === "handoff_id" || key0 === "task_id")) {
+        const err3 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema194,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.handoff_id !== undefined) {
+      let data0 = data.handoff_id;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 100) {
+          const err4 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/properties/handoff_id/maxLength",
+            keyword: "maxLength",
+            params: { limit: 100 },
+            message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema194.properties.handoff_id,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err5 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/properties/handoff_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema194.properties.handoff_id,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + "/handoff_id",
+          schemaPath: "#/properties/handoff_id/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema194.properties.handoff_id.type,
+          parentSchema: schema194.properties.handoff_id,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+    if (data.task_id !== undefined) {
+      let data1 = data.task_id;
+      if (typeof data1 === "string") {
+        if (func1(data1) > 100) {
+          const err7 = {
+            instancePath: instancePath + "/task_id",
+            schemaPath: "#/properties/task_id/maxLength",
+            keyword: "maxLength",
+            params: { limit: 100 },
+            message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema194.properties.task_id,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (func1(data1) < 1) {
+          const err8 = {
+            instancePath: instancePath + "/task_id",
+            schemaPath: "#/properties/task_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema194.properties.task_id,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + "/task_id",
+          schemaPath: "#/properties/task_id/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema194.properties.task_id.type,
+          parentSchema: schema194.properties.task_id,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err10 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema194.type,
+      parentSchema: schema194,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err10];
+    } else {
+      vErrors.push(err10);
+    }
+    errors++;
+  }
   validate101.errors = vErrors;
-  evaluated0.props = props0;
   return errors === 0;
 }
-validate101.evaluated = { dynamicProps: true, dynamicItems: false };
+validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffListInput = validate102;
 const schema195 = {
@@ -26832,7 +26631,14 @@ const schema195 = {
       maxLength: 200,
       description: "next_cursor of the previous page.",
     },
-    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 50 },
+    limit: {
+      title: "Limit",
+      description: "How many handoffs at most on this page.",
+      type: "integer",
+      minimum: 1,
+      maximum: 500,
+      default: 50,
+    },
   },
   required: [],
   additionalProperties: false,
@@ -28009,7 +27815,13 @@ const schema202 = {
   properties: {
     handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
     key: { title: "Input key", $ref: "#/$defs/InputKey" },
-    message: { title: "Message", type: "string", minLength: 1, maxLength: 8000 },
+    message: {
+      title: "Message",
+      description: "The question for the owner, as the owner will read it.",
+      type: "string",
+      minLength: 1,
+      maxLength: 8000,
+    },
     requested_schema: { title: "Requested schema", $ref: "#/$defs/RequestedSchema" },
   },
   required: ["handoff_id", "message"],
@@ -29630,7 +29442,13 @@ const schema215 = {
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
   type: "object",
   properties: {
-    proposal_id: { title: "Proposal ID", type: "string", minLength: 1, maxLength: 100 },
+    proposal_id: {
+      title: "Proposal ID",
+      description: "The proposal's id.",
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+    },
     note: { title: "Note", $ref: "#/$defs/Note" },
   },
   required: ["proposal_id"],
@@ -29817,8 +29635,21 @@ const schema217 = {
   type: "object",
   properties: {
     status: { title: "Status", $ref: "#/$defs/ProposalStatus", default: "open" },
-    cursor: { title: "Cursor", type: "string", minLength: 1, maxLength: 200 },
-    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 50 },
+    cursor: {
+      title: "Cursor",
+      description: "next_cursor of the previous page.",
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+    },
+    limit: {
+      title: "Limit",
+      description: "How many proposals at most on this page.",
+      type: "integer",
+      minimum: 1,
+      maximum: 500,
+      default: 50,
+    },
   },
   required: [],
   additionalProperties: false,
@@ -30449,7 +30280,15 @@ const schema221 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
-  properties: { proposal_id: { title: "Proposal ID", type: "string", minLength: 1, maxLength: 100 } },
+  properties: {
+    proposal_id: {
+      title: "Proposal ID",
+      description: "The proposal's id.",
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+    },
+  },
   required: ["proposal_id"],
   additionalProperties: false,
 };
@@ -30597,6 +30436,7 @@ const schema222 = {
     participant: { title: "Participant", $ref: "#/$defs/ParticipantName" },
     capabilities: {
       title: "Capabilities",
+      description: "What the session may do: read, write, approve, admin.",
       type: "array",
       items: { $ref: "#/$defs/Capability" },
       minItems: 1,
@@ -31952,7 +31792,15 @@ const schema234 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
-  properties: { session_id: { title: "Session ID", type: "string", minLength: 1, maxLength: 100 } },
+  properties: {
+    session_id: {
+      title: "Session ID",
+      description: "The session's id (never its token).",
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+    },
+  },
   required: ["session_id"],
   additionalProperties: false,
 };
@@ -33741,8 +33589,21 @@ const schema247 = {
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
   type: "object",
   properties: {
-    after: { title: "After entry", type: "integer", minimum: 0, default: 0 },
-    limit: { title: "Limit", type: "integer", minimum: 1, maximum: 500, default: 100 },
+    after: {
+      title: "After entry",
+      description: "Only entries after this id (0 for the first).",
+      type: "integer",
+      minimum: 0,
+      default: 0,
+    },
+    limit: {
+      title: "Limit",
+      description: "How many entries at most.",
+      type: "integer",
+      minimum: 1,
+      maximum: 500,
+      default: 100,
+    },
   },
   required: [],
   additionalProperties: false,
@@ -34137,28 +33998,27 @@ const schema249 = {
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
   type: "object",
-  oneOf: [
-    {
-      type: "object",
-      properties: {
-        base_revision: { title: "Base revision", $ref: "#/$defs/RevisionNumber" },
-        content: { title: "New content", $ref: "#/$defs/ArtifactText" },
-        summary: { title: "Summary", $ref: "#/$defs/Summary" },
-      },
-      required: ["base_revision", "content"],
-      additionalProperties: false,
+  properties: {
+    base_revision: {
+      title: "Base revision",
+      description: "The revision the change was made against.",
+      $ref: "#/$defs/RevisionNumber",
     },
-    {
-      type: "object",
-      properties: {
-        base_revision: { title: "Base revision", $ref: "#/$defs/RevisionNumber" },
-        diff: { title: "Unified diff", $ref: "#/$defs/ArtifactText" },
-        summary: { title: "Summary", $ref: "#/$defs/Summary" },
-      },
-      required: ["base_revision", "diff"],
-      additionalProperties: false,
+    content: {
+      title: "New content",
+      description: "The whole new text of the file (give this or diff).",
+      $ref: "#/$defs/ArtifactText",
     },
-  ],
+    diff: {
+      title: "Unified diff",
+      description: "A unified diff against base_revision (give this or content).",
+      $ref: "#/$defs/ArtifactText",
+    },
+    summary: { title: "Summary", description: "What the change is and why.", $ref: "#/$defs/Summary" },
+  },
+  required: ["base_revision"],
+  oneOf: [{ required: ["content"] }, { required: ["diff"] }],
+  additionalProperties: false,
 };
 
 function validate159(
@@ -34174,49 +34034,13 @@ function validate159(
   if (evaluated0.dynamicItems) {
     evaluated0.items = undefined;
   }
-  if (!(data && typeof data == "object" && !Array.isArray(data))) {
-    const err0 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema249.type,
-      parentSchema: schema249,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err0];
-    } else {
-      vErrors.push(err0);
-    }
-    errors++;
-  }
   const _errs1 = errors;
   let valid0 = false;
   let passing0 = null;
   const _errs2 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.base_revision === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/oneOf/0/required",
-        keyword: "required",
-        params: { missingProperty: "base_revision" },
-        message: "must have required property '" + "base_revision" + "'",
-        schema: schema249.oneOf[0].required,
-        parentSchema: schema249.oneOf[0],
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
     if (data.content === undefined) {
-      const err2 = {
+      const err0 = {
         instancePath,
         schemaPath: "#/oneOf/0/required",
         keyword: "required",
@@ -34227,234 +34051,22 @@ function validate159(
         data,
       };
       if (vErrors === null) {
-        vErrors = [err2];
+        vErrors = [err0];
       } else {
-        vErrors.push(err2);
+        vErrors.push(err0);
       }
       errors++;
     }
-    for (const key0 in data) {
-      if (!(key0 === "base_revision" || key0 === "content" || key0 === "summary")) {
-        const err3 = {
-          instancePath,
-          schemaPath: "#/oneOf/0/additionalProperties",
-          keyword: "additionalProperties",
-          params: { additionalProperty: key0 },
-          message: "must NOT have additional properties",
-          schema: false,
-          parentSchema: schema249.oneOf[0],
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err3];
-        } else {
-          vErrors.push(err3);
-        }
-        errors++;
-      }
-    }
-    if (data.base_revision !== undefined) {
-      let data0 = data.base_revision;
-      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-        const err4 = {
-          instancePath: instancePath + "/base_revision",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
-          schema: schema96.type,
-          parentSchema: schema96,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-      if (typeof data0 == "number" && isFinite(data0)) {
-        if (data0 < 1 || isNaN(data0)) {
-          const err5 = {
-            instancePath: instancePath + "/base_revision",
-            schemaPath: "#/$defs/RevisionNumber/minimum",
-            keyword: "minimum",
-            params: { comparison: ">=", limit: 1 },
-            message: "must be >= 1",
-            schema: 1,
-            parentSchema: schema96,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
-      }
-    }
-    if (data.content !== undefined) {
-      let data1 = data.content;
-      if (typeof data1 !== "string") {
-        const err6 = {
-          instancePath: instancePath + "/content",
-          schemaPath: "#/$defs/ArtifactText/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema33.type,
-          parentSchema: schema33,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err6];
-        } else {
-          vErrors.push(err6);
-        }
-        errors++;
-      }
-      if (new TextEncoder().encode(JSON.stringify(data1)).length > 524288) {
-        const err7 = {
-          instancePath: instancePath + "/content",
-          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
-          keyword: "x-max-bytes",
-          params: { limit: 524288 },
-          message: "must NOT be larger than 524288 bytes as JSON",
-          schema: 524288,
-          parentSchema: schema33,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err7];
-        } else {
-          vErrors.push(err7);
-        }
-        errors++;
-      }
-    }
-    if (data.summary !== undefined) {
-      let data2 = data.summary;
-      if (typeof data2 === "string") {
-        if (func1(data2) > 2000) {
-          const err8 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/maxLength",
-            keyword: "maxLength",
-            params: { limit: 2000 },
-            message: "must NOT have more than 2000 characters",
-            schema: 2000,
-            parentSchema: schema77,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err8];
-          } else {
-            vErrors.push(err8);
-          }
-          errors++;
-        }
-        if (func1(data2) < 1) {
-          const err9 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema77,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
-        if (pattern12.test(data2)) {
-          const err10 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/x-plain-text",
-            keyword: "x-plain-text",
-            params: { kind: "lines", at: pattern12.exec(data2).index },
-            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
-            schema: "lines",
-            parentSchema: schema77,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err10];
-          } else {
-            vErrors.push(err10);
-          }
-          errors++;
-        }
-      } else {
-        const err11 = {
-          instancePath: instancePath + "/summary",
-          schemaPath: "#/$defs/Summary/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema77.type,
-          parentSchema: schema77,
-          data: data2,
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err12 = {
-      instancePath,
-      schemaPath: "#/oneOf/0/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema249.oneOf[0].type,
-      parentSchema: schema249.oneOf[0],
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err12];
-    } else {
-      vErrors.push(err12);
-    }
-    errors++;
   }
   var _valid0 = _errs2 === errors;
   if (_valid0) {
     valid0 = true;
     passing0 = 0;
-    var props0 = true;
   }
-  const _errs14 = errors;
+  const _errs3 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.base_revision === undefined) {
-      const err13 = {
-        instancePath,
-        schemaPath: "#/oneOf/1/required",
-        keyword: "required",
-        params: { missingProperty: "base_revision" },
-        message: "must have required property '" + "base_revision" + "'",
-        schema: schema249.oneOf[1].required,
-        parentSchema: schema249.oneOf[1],
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err13];
-      } else {
-        vErrors.push(err13);
-      }
-      errors++;
-    }
     if (data.diff === undefined) {
-      const err14 = {
+      const err1 = {
         instancePath,
         schemaPath: "#/oneOf/1/required",
         keyword: "required",
@@ -34465,207 +34077,14 @@ function validate159(
         data,
       };
       if (vErrors === null) {
-        vErrors = [err14];
+        vErrors = [err1];
       } else {
-        vErrors.push(err14);
+        vErrors.push(err1);
       }
       errors++;
     }
-    for (const key1 in data) {
-      if (!(key1 === "base_revision" || key1 === "diff" || key1 === "summary")) {
-        const err15 = {
-          instancePath,
-          schemaPath: "#/oneOf/1/additionalProperties",
-          keyword: "additionalProperties",
-          params: { additionalProperty: key1 },
-          message: "must NOT have additional properties",
-          schema: false,
-          parentSchema: schema249.oneOf[1],
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-    if (data.base_revision !== undefined) {
-      let data3 = data.base_revision;
-      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-        const err16 = {
-          instancePath: instancePath + "/base_revision",
-          schemaPath: "#/$defs/RevisionNumber/type",
-          keyword: "type",
-          params: { type: "integer" },
-          message: "must be integer",
-          schema: schema96.type,
-          parentSchema: schema96,
-          data: data3,
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-      if (typeof data3 == "number" && isFinite(data3)) {
-        if (data3 < 1 || isNaN(data3)) {
-          const err17 = {
-            instancePath: instancePath + "/base_revision",
-            schemaPath: "#/$defs/RevisionNumber/minimum",
-            keyword: "minimum",
-            params: { comparison: ">=", limit: 1 },
-            message: "must be >= 1",
-            schema: 1,
-            parentSchema: schema96,
-            data: data3,
-          };
-          if (vErrors === null) {
-            vErrors = [err17];
-          } else {
-            vErrors.push(err17);
-          }
-          errors++;
-        }
-      }
-    }
-    if (data.diff !== undefined) {
-      let data4 = data.diff;
-      if (typeof data4 !== "string") {
-        const err18 = {
-          instancePath: instancePath + "/diff",
-          schemaPath: "#/$defs/ArtifactText/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema33.type,
-          parentSchema: schema33,
-          data: data4,
-        };
-        if (vErrors === null) {
-          vErrors = [err18];
-        } else {
-          vErrors.push(err18);
-        }
-        errors++;
-      }
-      if (new TextEncoder().encode(JSON.stringify(data4)).length > 524288) {
-        const err19 = {
-          instancePath: instancePath + "/diff",
-          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
-          keyword: "x-max-bytes",
-          params: { limit: 524288 },
-          message: "must NOT be larger than 524288 bytes as JSON",
-          schema: 524288,
-          parentSchema: schema33,
-          data: data4,
-        };
-        if (vErrors === null) {
-          vErrors = [err19];
-        } else {
-          vErrors.push(err19);
-        }
-        errors++;
-      }
-    }
-    if (data.summary !== undefined) {
-      let data5 = data.summary;
-      if (typeof data5 === "string") {
-        if (func1(data5) > 2000) {
-          const err20 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/maxLength",
-            keyword: "maxLength",
-            params: { limit: 2000 },
-            message: "must NOT have more than 2000 characters",
-            schema: 2000,
-            parentSchema: schema77,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err20];
-          } else {
-            vErrors.push(err20);
-          }
-          errors++;
-        }
-        if (func1(data5) < 1) {
-          const err21 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema77,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err21];
-          } else {
-            vErrors.push(err21);
-          }
-          errors++;
-        }
-        if (pattern12.test(data5)) {
-          const err22 = {
-            instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/x-plain-text",
-            keyword: "x-plain-text",
-            params: { kind: "lines", at: pattern12.exec(data5).index },
-            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
-            schema: "lines",
-            parentSchema: schema77,
-            data: data5,
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-      } else {
-        const err23 = {
-          instancePath: instancePath + "/summary",
-          schemaPath: "#/$defs/Summary/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema77.type,
-          parentSchema: schema77,
-          data: data5,
-        };
-        if (vErrors === null) {
-          vErrors = [err23];
-        } else {
-          vErrors.push(err23);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err24 = {
-      instancePath,
-      schemaPath: "#/oneOf/1/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema249.oneOf[1].type,
-      parentSchema: schema249.oneOf[1],
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err24];
-    } else {
-      vErrors.push(err24);
-    }
-    errors++;
   }
-  var _valid0 = _errs14 === errors;
+  var _valid0 = _errs3 === errors;
   if (_valid0 && valid0) {
     valid0 = false;
     passing0 = [passing0, 1];
@@ -34673,13 +34092,10 @@ function validate159(
     if (_valid0) {
       valid0 = true;
       passing0 = 1;
-      if (props0 !== true) {
-        props0 = true;
-      }
     }
   }
   if (!valid0) {
-    const err25 = {
+    const err2 = {
       instancePath,
       schemaPath: "#/oneOf",
       keyword: "oneOf",
@@ -34690,9 +34106,9 @@ function validate159(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err25];
+      vErrors = [err2];
     } else {
-      vErrors.push(err25);
+      vErrors.push(err2);
     }
     errors++;
   } else {
@@ -34705,14 +34121,265 @@ function validate159(
       }
     }
   }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.base_revision === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "base_revision" },
+        message: "must have required property '" + "base_revision" + "'",
+        schema: schema249.required,
+        parentSchema: schema249,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "base_revision" || key0 === "content" || key0 === "diff" || key0 === "summary")) {
+        const err4 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema249,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.base_revision !== undefined) {
+      let data0 = data.base_revision;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err5 = {
+          instancePath: instancePath + "/base_revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      if (typeof data0 == "number" && isFinite(data0)) {
+        if (data0 < 1 || isNaN(data0)) {
+          const err6 = {
+            instancePath: instancePath + "/base_revision",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.content !== undefined) {
+      let data1 = data.content;
+      if (typeof data1 !== "string") {
+        const err7 = {
+          instancePath: instancePath + "/content",
+          schemaPath: "#/$defs/ArtifactText/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema33.type,
+          parentSchema: schema33,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+      if (new TextEncoder().encode(JSON.stringify(data1)).length > 524288) {
+        const err8 = {
+          instancePath: instancePath + "/content",
+          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
+          keyword: "x-max-bytes",
+          params: { limit: 524288 },
+          message: "must NOT be larger than 524288 bytes as JSON",
+          schema: 524288,
+          parentSchema: schema33,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err8];
+        } else {
+          vErrors.push(err8);
+        }
+        errors++;
+      }
+    }
+    if (data.diff !== undefined) {
+      let data2 = data.diff;
+      if (typeof data2 !== "string") {
+        const err9 = {
+          instancePath: instancePath + "/diff",
+          schemaPath: "#/$defs/ArtifactText/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema33.type,
+          parentSchema: schema33,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+      if (new TextEncoder().encode(JSON.stringify(data2)).length > 524288) {
+        const err10 = {
+          instancePath: instancePath + "/diff",
+          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
+          keyword: "x-max-bytes",
+          params: { limit: 524288 },
+          message: "must NOT be larger than 524288 bytes as JSON",
+          schema: 524288,
+          parentSchema: schema33,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err10];
+        } else {
+          vErrors.push(err10);
+        }
+        errors++;
+      }
+    }
+    if (data.summary !== undefined) {
+      let data3 = data.summary;
+      if (typeof data3 === "string") {
+        if (func1(data3) > 2000) {
+          const err11 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/maxLength",
+            keyword: "maxLength",
+            params: { limit: 2000 },
+            message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema77,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err11];
+          } else {
+            vErrors.push(err11);
+          }
+          errors++;
+        }
+        if (func1(data3) < 1) {
+          const err12 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema77,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (pattern12.test(data3)) {
+          const err13 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern12.exec(data3).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/summary",
+          schemaPath: "#/$defs/Summary/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema77.type,
+          parentSchema: schema77,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err15 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema249.type,
+      parentSchema: schema249,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
   validate159.errors = vErrors;
-  evaluated0.props = props0;
   return errors === 0;
 }
-validate159.evaluated = { dynamicProps: true, dynamicItems: false };
+validate159.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateProblemDetails = validate160;
-const schema256 = {
+const schema254 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -34769,8 +34436,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "type" },
         message: "must have required property '" + "type" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema254.required,
+        parentSchema: schema254,
         data,
       };
       if (vErrors === null) {
@@ -34787,8 +34454,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "title" },
         message: "must have required property '" + "title" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema254.required,
+        parentSchema: schema254,
         data,
       };
       if (vErrors === null) {
@@ -34805,8 +34472,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema254.required,
+        parentSchema: schema254,
         data,
       };
       if (vErrors === null) {
@@ -34823,8 +34490,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "detail" },
         message: "must have required property '" + "detail" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema254.required,
+        parentSchema: schema254,
         data,
       };
       if (vErrors === null) {
@@ -34841,8 +34508,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "code" },
         message: "must have required property '" + "code" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema254.required,
+        parentSchema: schema254,
         data,
       };
       if (vErrors === null) {
@@ -34861,8 +34528,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema256.properties.type.type,
-          parentSchema: schema256.properties.type,
+          schema: schema254.properties.type.type,
+          parentSchema: schema254.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -34882,8 +34549,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema256.properties.title.type,
-          parentSchema: schema256.properties.title,
+          schema: schema254.properties.title.type,
+          parentSchema: schema254.properties.title,
           data: data1,
         };
         if (vErrors === null) {
@@ -34903,8 +34570,8 @@ function validate160(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema256.properties.status.type,
-          parentSchema: schema256.properties.status,
+          schema: schema254.properties.status.type,
+          parentSchema: schema254.properties.status,
           data: data2,
         };
         if (vErrors === null) {
@@ -34923,7 +34590,7 @@ function validate160(
             params: { comparison: "<=", limit: 599 },
             message: "must be <= 599",
             schema: 599,
-            parentSchema: schema256.properties.status,
+            parentSchema: schema254.properties.status,
             data: data2,
           };
           if (vErrors === null) {
@@ -34941,7 +34608,7 @@ function validate160(
             params: { comparison: ">=", limit: 400 },
             message: "must be >= 400",
             schema: 400,
-            parentSchema: schema256.properties.status,
+            parentSchema: schema254.properties.status,
             data: data2,
           };
           if (vErrors === null) {
@@ -34962,8 +34629,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema256.properties.detail.type,
-          parentSchema: schema256.properties.detail,
+          schema: schema254.properties.detail.type,
+          parentSchema: schema254.properties.detail,
           data: data3,
         };
         if (vErrors === null) {
@@ -35035,8 +34702,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema256.properties.code.anyOf[1].type,
-          parentSchema: schema256.properties.code.anyOf[1],
+          schema: schema254.properties.code.anyOf[1].type,
+          parentSchema: schema254.properties.code.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
@@ -35051,10 +34718,10 @@ function validate160(
           instancePath: instancePath + "/code",
           schemaPath: "#/properties/code/anyOf/1/enum",
           keyword: "enum",
-          params: { allowedValues: schema256.properties.code.anyOf[1].enum },
+          params: { allowedValues: schema254.properties.code.anyOf[1].enum },
           message: "must be equal to one of the allowed values",
-          schema: schema256.properties.code.anyOf[1].enum,
-          parentSchema: schema256.properties.code.anyOf[1],
+          schema: schema254.properties.code.anyOf[1].enum,
+          parentSchema: schema254.properties.code.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
@@ -35073,8 +34740,8 @@ function validate160(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema256.properties.code.anyOf,
-          parentSchema: schema256.properties.code,
+          schema: schema254.properties.code.anyOf,
+          parentSchema: schema254.properties.code,
           data: data4,
         };
         if (vErrors === null) {
@@ -35108,8 +34775,8 @@ function validate160(
                 keyword: "required",
                 params: { missingProperty: "path" },
                 message: "must have required property '" + "path" + "'",
-                schema: schema256.properties.errors.items.required,
-                parentSchema: schema256.properties.errors.items,
+                schema: schema254.properties.errors.items.required,
+                parentSchema: schema254.properties.errors.items,
                 data: data6,
               };
               if (vErrors === null) {
@@ -35126,8 +34793,8 @@ function validate160(
                 keyword: "required",
                 params: { missingProperty: "message" },
                 message: "must have required property '" + "message" + "'",
-                schema: schema256.properties.errors.items.required,
-                parentSchema: schema256.properties.errors.items,
+                schema: schema254.properties.errors.items.required,
+                parentSchema: schema254.properties.errors.items,
                 data: data6,
               };
               if (vErrors === null) {
@@ -35146,8 +34813,8 @@ function validate160(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema256.properties.errors.items.properties.path.type,
-                  parentSchema: schema256.properties.errors.items.properties.path,
+                  schema: schema254.properties.errors.items.properties.path.type,
+                  parentSchema: schema254.properties.errors.items.properties.path,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -35167,8 +34834,8 @@ function validate160(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema256.properties.errors.items.properties.keyword.type,
-                  parentSchema: schema256.properties.errors.items.properties.keyword,
+                  schema: schema254.properties.errors.items.properties.keyword.type,
+                  parentSchema: schema254.properties.errors.items.properties.keyword,
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -35188,8 +34855,8 @@ function validate160(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema256.properties.errors.items.properties.message.type,
-                  parentSchema: schema256.properties.errors.items.properties.message,
+                  schema: schema254.properties.errors.items.properties.message.type,
+                  parentSchema: schema254.properties.errors.items.properties.message,
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -35207,8 +34874,8 @@ function validate160(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema256.properties.errors.items.type,
-              parentSchema: schema256.properties.errors.items,
+              schema: schema254.properties.errors.items.type,
+              parentSchema: schema254.properties.errors.items,
               data: data6,
             };
             if (vErrors === null) {
@@ -35226,8 +34893,8 @@ function validate160(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema256.properties.errors.type,
-          parentSchema: schema256.properties.errors,
+          schema: schema254.properties.errors.type,
+          parentSchema: schema254.properties.errors,
           data: data5,
         };
         if (vErrors === null) {
@@ -35247,8 +34914,8 @@ function validate160(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema256.properties.current_revision.type,
-          parentSchema: schema256.properties.current_revision,
+          schema: schema254.properties.current_revision.type,
+          parentSchema: schema254.properties.current_revision,
           data: data10,
         };
         if (vErrors === null) {
@@ -35268,8 +34935,8 @@ function validate160(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema256.properties.details.type,
-          parentSchema: schema256.properties.details,
+          schema: schema254.properties.details.type,
+          parentSchema: schema254.properties.details,
           data: data11,
         };
         if (vErrors === null) {
@@ -35287,8 +34954,8 @@ function validate160(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema256.type,
-      parentSchema: schema256,
+      schema: schema254.type,
+      parentSchema: schema254,
       data,
     };
     if (vErrors === null) {

@@ -3,9 +3,10 @@ import { compile } from 'json-schema-to-typescript';
 import { HEADER, type Json } from './schema-tools.js';
 
 /**
- * The same schema without the titles of its properties. A property's title is
- * a form label ("Assignee"); json-schema-to-typescript would make each one a
- * type of its own.
+ * The same schema without the titles of its properties, nor the description
+ * of one that refers to a shared schema. A property's title is a form label
+ * ("Assignee") and such a description says what the field is for;
+ * json-schema-to-typescript would make each one a type of its own.
  */
 function withoutPropertyTitles(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(withoutPropertyTitles);
@@ -17,6 +18,7 @@ function withoutPropertyTitles(node: unknown): unknown {
         ? Object.fromEntries(
             Object.entries(value as Json).map(([name, property]) => {
               const { title: _label, ...rest } = property as Json;
+              if (typeof rest.$ref === 'string') delete rest.description;
               return [name, withoutPropertyTitles(rest)];
             }),
           )

@@ -117,7 +117,17 @@ export function leanInputSchema(schema: Json): Json {
     );
   };
   const { title: _title, description: _description, ...rest } = inlineSingleUseDefs(schema);
-  return lean(rest, false) as Json;
+  const result = lean(rest, false) as Json;
+  // Each parameter keeps one line saying what it is: what a model reads to fill it in.
+  const said = (rest.properties ?? {}) as Record<string, Json>;
+  const properties = (result.properties ?? {}) as Record<string, Json>;
+  for (const [name, property] of Object.entries(properties)) {
+    const description = said[name]?.description;
+    if (typeof description === 'string') {
+      properties[name] = { ...property, description: firstSentence(description.split('\n')[0]!) };
+    }
+  }
+  return result;
 }
 
 /** A definition referred to once is written where it is used: the same schema, shorter. */

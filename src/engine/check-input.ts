@@ -42,13 +42,49 @@ function describe(error: ErrorObject, root: string | null, input: unknown): stri
   }
 }
 
+/** The names a `oneOf` of `{required: [name]}` branches chooses between, or null for any other oneOf. */
+function alternatives(error: ErrorObject): string[] | null {
+  const branches = error.schema;
+  if (!Array.isArray(branches)) return null;
+  const names = branches.map((branch: { required?: unknown[] }) =>
+    Object.keys(branch).length === 1 && Array.isArray(branch.required) && branch.required.length === 1
+      ? String(branch.required[0])
+      : null,
+  );
+  return names.every((name) => name !== null) ? (names as string[]) : null;
+}
+
+/**
+ * `oneOf: [{required: [a]}, {required: [b]}]` says "exactly one of a or b":
+ * its failure is said so, in place of Ajv's three messages about branches.
+ */
+function choicesSaid(errors: ErrorObject[], root: string | null): { errors: ErrorObject[]; said: string[] } {
+  const said: string[] = [];
+  let rest = errors;
+  for (const error of errors) {
+    if (error.keyword !== 'oneOf') continue;
+    const names = alternatives(error);
+    if (!names) continue;
+    const path = error.instancePath.slice(1).replaceAll('/', '.');
+    const where = path === '' ? (root ?? 'input') : root ? `${root}.${path}` : path;
+    const listed = names.join(' or ');
+    const passing = (error.params as { passingSchemas: number[] | null }).passingSchemas;
+    said.push(passing === null ? `${where} needs one of ${listed}` : `${where} takes one of ${listed}, not both`);
+    rest = rest.filter(
+      (other) => other !== error && !(other.keyword === 'required' && other.schemaPath.startsWith(`${error.schemaPath}/`)),
+    );
+  }
+  return { errors: rest, said };
+}
+
 /** One line naming each failing field and why; `root` prefixes the paths (e.g. "params"); `input` is what was checked. */
 export function formatValidationErrors(
   errors: ErrorObject[] | null | undefined,
   root: string | null = null,
   input: unknown = undefined,
 ): string {
-  return [...new Set((errors ?? []).map((error) => describe(error, root, input)))].join('; ');
+  const { errors: rest, said } = choicesSaid(errors ?? [], root);
+  return [...new Set([...rest.map((error) => describe(error, root, input)), ...said])].join('; ');
 }
 
 /** The top-level field under which `input` nests deeper than the limit, or null; walked without recursion. */

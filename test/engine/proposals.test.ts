@@ -197,7 +197,7 @@ describe('proposals', () => {
       room,
       () => proposeChange(room, alice, { base_revision: 1, content: 'x', diff: 'y' } as never),
       'invalid_input',
-      /unknown property/,
+      /^input takes one of content or diff, not both$/,
     );
     expectRefused(
       room,

@@ -492,7 +492,7 @@ const brokenEnvelope: Build = (call) => {
   );
 };
 
-/** A method name the room does not have, prototype names included; initialize is refused with the supported version. */
+/** A method name the room does not have, prototype names included; initialize too, sent with the 2026-07-28 headers. */
 const unknownMethod: Build = (call) =>
   fc
     .oneof(
@@ -517,7 +517,7 @@ const unknownMethod: Build = (call) =>
       return base(
         renamed,
         'mcp: unknown method',
-        method === 'initialize' ? rpc(400, -32022) : rpc(404, -32601),
+        rpc(404, -32601),
         mcpRequest(renamed, headers),
       );
     });

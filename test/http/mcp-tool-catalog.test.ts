@@ -36,13 +36,14 @@ afterEach(async () => {
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 
 describe('the size of tools/list', () => {
-  it('is at most 24 KB in all, so an agent can afford to list the tools', async () => {
+  // Every parameter carries one line a model reads to fill it in (about 3 KB in all).
+  it('is at most 28 KB in all, so an agent can afford to list the tools', async () => {
     const response = await fetch(
       s.http.mcpUrl,
       rpcRequest(s.http.mcpUrl, 'tools/list', {}, { token: s.tokens.alice }).init,
     );
     const bytes = Buffer.byteLength(await response.text(), 'utf8');
-    expect(bytes).toBeLessThanOrEqual(24 * 1024);
+    expect(bytes).toBeLessThanOrEqual(28 * 1024);
     expect(tools.length).toBe(toolCatalog.length);
   });
 });
@@ -210,9 +211,38 @@ describe('input field labels', () => {
     expect(create.properties.assignee).toMatchObject({ title: 'Assignee', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' });
     expect(JSON.stringify(create)).not.toContain('"title":"ParticipantName"');
     const complete = tools.find((t) => t.name === 'handoff_complete')!.inputSchema;
-    expect(complete.oneOf.map((branch: Wire) => branch.properties.handoff_id.title)).toEqual([
-      'Handoff ID',
-      'Handoff ID',
-    ]);
+    expect(complete.properties.result.title).toBe('Result');
+    expect(complete.properties.error.title).toBe('Error');
+  });
+});
+
+describe('parameters every client can see', () => {
+  const COMBINATORS = ['oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', 'dependentSchemas'];
+
+  /** The schemas a combinator at the top of an input schema holds (the branches a client must not need to read). */
+  function branches(schema: Wire): Wire[] {
+    return COMBINATORS.flatMap((key) => {
+      const value = schema[key];
+      if (value === undefined) return [];
+      if (Array.isArray(value)) return value;
+      return key === 'dependentSchemas' ? Object.values(value) : [value];
+    });
+  }
+
+  it('every parameter is a top-level property with one line saying what it is; combinators only require', () => {
+    for (const tool of tools) {
+      const schema = tool.inputSchema as Wire;
+      const top = Object.keys(schema.properties ?? {});
+      for (const [name, property] of Object.entries(schema.properties ?? {}) as [string, Wire][]) {
+        expect(typeof property.description, `${tool.name}.${name} says what it is`).toBe('string');
+        expect(property.description, `${tool.name}.${name}`).not.toMatch(/\n/);
+      }
+      for (const branch of branches(schema)) {
+        // A branch says which parameters go together, never what a parameter is.
+        expect(branch.properties, `${tool.name}: a parameter inside ${JSON.stringify(branch)}`).toBeUndefined();
+        for (const name of branch.required ?? []) expect(top, `${tool.name}: ${name} is at the top level`).toContain(name);
+      }
+      expect(schema.additionalProperties, tool.name).toBe(false);
+    }
   });
 });

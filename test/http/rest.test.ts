@@ -432,8 +432,7 @@ describe('GET /workspace/handoffs/{handoff_id} (getHandoff)', () => {
       await w.carol.GET('/workspace/handoffs/{handoff_id}', { params: { path: { handoff_id: tooLong } } }),
       400,
       'invalid_input',
-      // HandoffGetInput is a oneOf (handoff_id or task_id): Ajv also says why the other branch failed.
-      /^handoff_id must NOT have more than 100 characters; /,
+      'handoff_id must NOT have more than 100 characters',
     );
   });
 
@@ -661,13 +660,13 @@ describe('POST /workspace/handoffs/{handoff_id}/complete (completeHandoff)', () 
       await complete(w.bob, handoff_id, {}),
       400,
       'invalid_input',
-      /input must have required property 'result'.*input must have required property 'error'/,
+      'input needs one of result or error',
     );
     expectProblem(
       await complete(w.bob, handoff_id, { result, error: { code: 1, message: 'x' } }),
       400,
       'invalid_input',
-      /input has unknown property '(error|result)'/,
+      'input takes one of result or error, not both',
     );
   });
 
@@ -989,7 +988,7 @@ describe('POST /workspace/proposals (proposeChange)', () => {
       await w.alice.POST('/workspace/proposals', { body: { base_revision, content: 'x', diff: 'y' } as never }),
       400,
       'invalid_input',
-      /input has unknown property '(content|diff)'/,
+      'input takes one of content or diff, not both',
     );
     const stale = expectProblem(
       await w.alice.POST('/workspace/proposals', { body: { base_revision: 999, content: 'x' } }),
@@ -1008,7 +1007,7 @@ describe('POST /workspace/proposals (proposeChange)', () => {
       await w.alice.POST('/workspace/proposals', { body: { base_revision: 0, content: 'x' } }),
       400,
       'invalid_input',
-      /^base_revision must be >= 1; /,
+      'base_revision must be >= 1',
     );
   });
 

@@ -52,13 +52,14 @@ export function completeHandoff(room: Room, actor: Actor, input: HandoffComplete
     }
     let doneHandoff: HandoffRow;
     let doneTask: TaskRow;
-    if ('result' in args) {
+    // The schema holds exactly one of result and error.
+    if (args.result !== undefined) {
       const resultJson = JSON.stringify(args.result);
       doneTask = { ...task, status: 'completed', status_message: null, result_json: resultJson, last_updated_at: now };
       doneHandoff = { ...handoff, status: 'result_ready', result_json: resultJson, completed_at: now, updated_at: now };
       record({ type: 'handoff.result_ready', actor: caller.participant, handoffId: handoff.id, taskId: task.id });
     } else {
-      const error: JsonRpcError = args.error;
+      const error: JsonRpcError = args.error!;
       const errorJson = JSON.stringify(error);
       doneTask = {
         ...task,

@@ -40,10 +40,11 @@ export function getHandoff(room: Room, actor: Actor, input: HandoffGetInput): Ha
   const args = checkInput(validateHandoffGetInput, input);
   requireActorCapability(actor, 'read');
   let handoff: HandoffRow;
-  if ('handoff_id' in args) {
+  // The schema holds exactly one of the two.
+  if (args.handoff_id !== undefined) {
     handoff = loadHandoff(room, args.handoff_id);
   } else {
-    const found = room.store.getHandoffByTask(args.task_id);
+    const found = room.store.getHandoffByTask(args.task_id!);
     if (!found) throw new DomainError('not_found', `no handoff has task ${args.task_id}`);
     handoff = found;
   }

@@ -109,11 +109,13 @@ export function proposeChange(room: Room, actor: Actor, input: WorkspaceProposeI
         { reason: 'not_text', base_revision: base.number, current_revision: currentRevision(room).number },
       );
     }
-    const content = 'content' in args ? args.content : applyDiff({ ...base, content: base.content }, args.diff);
+    // The schema holds exactly one of content and diff.
+    const content =
+      args.content !== undefined ? args.content : applyDiff({ ...base, content: base.content }, args.diff!);
     const problem = textProblem(content);
     if (problem) {
       throw new DomainError('invalid_input', `the proposed text is not UTF-8 text: ${problem}`, {
-        field: 'diff' in args ? 'diff' : 'content',
+        field: args.diff !== undefined ? 'diff' : 'content',
       });
     }
     const row = {
@@ -123,7 +125,7 @@ export function proposeChange(room: Room, actor: Actor, input: WorkspaceProposeI
       base_revision: base.number,
       summary: args.summary ?? null,
       content,
-      diff: 'diff' in args ? args.diff : null,
+      diff: args.diff ?? null,
       created_at: now,
     };
     room.workspace.insertProposal(row);
