@@ -6637,7 +6637,7 @@ const schema60 = {
     code: {
       title: "DomainErrorCode",
       description:
-        "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).",
+        "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine (an I/O error, the sidecar busy); nothing was changed, and the same request may succeed later (503). disk_full: the disk is full; nothing was changed, reads go on, and writes are taken again once there is room (507).",
       type: "string",
       enum: [
         "unauthorized",
@@ -6649,6 +6649,7 @@ const schema60 = {
         "limit_reached",
         "locked",
         "unavailable",
+        "disk_full",
       ],
     },
   },
@@ -6656,7 +6657,7 @@ const schema60 = {
 const schema61 = {
   title: "DomainErrorCode",
   description:
-    "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine, such as a full disk; nothing was changed, and the same request may succeed later (503).",
+    "unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine (an I/O error, the sidecar busy); nothing was changed, and the same request may succeed later (503). disk_full: the disk is full; nothing was changed, reads go on, and writes are taken again once there is room (507).",
   type: "string",
   enum: [
     "unauthorized",
@@ -6668,6 +6669,7 @@ const schema61 = {
     "limit_reached",
     "locked",
     "unavailable",
+    "disk_full",
   ],
 };
 
@@ -6770,7 +6772,8 @@ function validate33(
         data0 === "too_large" ||
         data0 === "limit_reached" ||
         data0 === "locked" ||
-        data0 === "unavailable"
+        data0 === "unavailable" ||
+        data0 === "disk_full"
       )) {
         const err4 = {
           instancePath: instancePath + "/code",
@@ -34673,7 +34676,8 @@ function validate160(
         data4 === "too_large" ||
         data4 === "limit_reached" ||
         data4 === "locked" ||
-        data4 === "unavailable"
+        data4 === "unavailable" ||
+        data4 === "disk_full"
       )) {
         const err12 = {
           instancePath: instancePath + "/code",

@@ -2,7 +2,7 @@
 // ROOM_DIR, so the bundled file stays as shipped) and prints the MCP and REST
 // URLs and a session token that can read, write and approve, the same at
 // every start. PORT picks the port.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../generated/types.js';
@@ -15,6 +15,7 @@ import {
   type Room,
 } from '../src/engine/index.js';
 import { parseOutsideJson } from '../src/outside-json.js';
+import { writeFileDurably } from '../src/store/durable-file.js';
 import { portNumber } from '../src/cli/options.js';
 import { CommandFailure, reportFailure } from '../src/cli/output.js';
 import { startServing, untilSignal, type ServeSettings } from '../src/cli/serve.js';
@@ -23,7 +24,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const file = path.join(process.env.ROOM_DIR ?? path.join(root, '.room'), 'welcome.md');
 if (!existsSync(file)) {
   mkdirSync(path.dirname(file), { recursive: true });
-  copyFileSync(path.join(root, 'examples', 'welcome.md'), file);
+  writeFileDurably(file, readFileSync(path.join(root, 'examples', 'welcome.md')), {
+    temp: `${file}.partial`,
+    mode: 0o644,
+    as: 'new',
+  });
 }
 
 let port = 7420;
@@ -87,7 +92,11 @@ function tokenFor(room: Room, name: keyof typeof SESSIONS, saved: string | undef
 const stopped = untilSignal(serving);
 const saved = savedTokens();
 const tokens = { you: tokenFor(serving.room, 'you', saved.you), agent: tokenFor(serving.room, 'agent', saved.agent) };
-writeFileSync(tokensFile, `${JSON.stringify(tokens, null, 2)}\n`, { mode: 0o600 });
+writeFileDurably(tokensFile, Buffer.from(`${JSON.stringify(tokens, null, 2)}\n`), {
+  temp: `${tokensFile}.partial`,
+  mode: 0o600,
+  as: 'replace',
+});
 
 process.stdout.write(
   [

@@ -132,6 +132,14 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
     if (route.in === 'body') {
       responses['415'] = { description: 'The body is not sent as application/json', ...problem };
     }
+    if (op.changes) {
+      // The disk's refusals: nothing was changed, and details.reason says why.
+      responses['503'] = {
+        description: 'The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged',
+        ...problem,
+      };
+      responses['507'] = { description: 'The disk is full; nothing was changed, and reads go on', ...problem };
+    }
     for (const [status, description] of Object.entries(route.extra_statuses ?? {})) {
       responses[status] = { description, ...problem };
     }

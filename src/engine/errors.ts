@@ -29,3 +29,66 @@ export const unknownTask = (): DomainError => new DomainError('not_found', 'unkn
 
 export const unknownHandoff = (handoffId: string): DomainError =>
   new DomainError('not_found', `unknown handoff ${handoffId}`);
+
+/** Why the disk refused a write, as answers name it in details.reason. */
+export type StorageReason = 'disk full' | 'I/O error' | 'busy';
+
+/**
+ * The disk refused a change: its commit (or a write of the artifact) failed,
+ * and nothing of it was kept. Not a refusal of the request: MCP answers it
+ * as a JSON-RPC error, never a tool result. `fatal` when the kernel may have
+ * dropped what it was to write (a failed fsync): the process cannot trust
+ * what it would read back, and stops (PostgreSQL's rule since 2018).
+ */
+export class StorageError extends DomainError {
+  constructor(
+    readonly reason: StorageReason,
+    message: string,
+    readonly fatal: boolean,
+    cause?: string,
+  ) {
+    super(reason === 'disk full' ? 'disk_full' : 'unavailable', message, {
+      reason,
+      ...(cause ? { cause } : {}),
+    });
+    this.name = 'StorageError';
+  }
+}
+
+export const isStorageError = (value: unknown): value is StorageError => value instanceof StorageError;
+
+/**
+ * What a failed SQLite statement or commit means for the room: a full disk
+ * (refused, writes taken again once there is room), a busy database (refused,
+ * try again), or an I/O error or corruption (fatal). Any other error is
+ * returned as it is.
+ */
+export function storageErrorOf(error: unknown, doing: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return error;
+  if (code === 'SQLITE_FULL') {
+    return new StorageError(
+      'disk full',
+      `the disk is full (while ${doing}): nothing of it was kept; reads go on, and writes are taken again once there is room`,
+      false,
+      code,
+    );
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new StorageError(
+      'busy',
+      `the sidecar is busy (while ${doing}): nothing was changed; try again`,
+      false,
+      code,
+    );
+  }
+  if (/^SQLITE_(IOERR|CORRUPT|CANTOPEN|NOTADB|PROTOCOL|READONLY)/.test(code)) {
+    return new StorageError(
+      'I/O error',
+      `the disk failed to write the sidecar (${code}, while ${doing}): the change is not acknowledged; read the room again once it is back before relying on it`,
+      true,
+      code,
+    );
+  }
+  return error; // a statement the room got wrong: not the disk's doing
+}

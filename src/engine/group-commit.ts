@@ -9,7 +9,15 @@
 // computed at once, but an answer built on it must wait for `settled()`:
 // acknowledged still means on disk. A room that does not group (ce without a
 // server) commits every change on its own, as before.
+//
+// A batch's fate is its commit's: when COMMIT fails, every change of the
+// batch is answered with the error (a StorageError) and nothing is
+// published. A failed fsync is fatal: the kernel may have dropped what it
+// was to write, so the room refuses every write from then on and tells
+// onFatal's listeners, which stop the process (src/cli/serve.ts).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from 'better-sqlite3';
+import { storageErrorOf, StorageError } from './errors.js';
 
 /** Changes one batch takes at most; the next change commits it at once. */
 export const MAX_BATCH = 256;
@@ -25,11 +33,23 @@ interface Batch<C> {
   reject(error: unknown): void;
 }
 
+const DOING = 'committing this change';
+
 export class GroupCommit<C> {
   private grouping = false;
   private batch: Batch<C> | null = null;
   private holds = 0;
   private readonly committedListeners = new Set<(size: number) => void>();
+  private readonly fatalListeners = new Set<(error: StorageError) => void>();
+  /** The batches each answer's changes ran in (see durably). */
+  private readonly touched = new AsyncLocalStorage<Set<Batch<C>>>();
+  /** Set once a commit failed fatally: every write is refused with it. */
+  private broken: StorageError | null = null;
+  /**
+   * The store seam of the fault-injection tests: called right before each
+   * COMMIT of a batch; what it throws is what the commit threw.
+   */
+  beforeCommit: (() => void) | null = null;
 
   constructor(
     private readonly db: Database,
@@ -56,25 +76,62 @@ export class GroupCommit<C> {
    * file must find its pending write on disk).
    */
   run<T>(body: () => { result: T; changes: C[] }, commitNow = false): T {
+    if (this.broken) throw this.broken;
     if (!this.grouping) {
-      const { result, changes } = body();
-      this.publish(changes);
-      return result;
+      let outcome: { result: T; changes: C[] };
+      try {
+        outcome = body();
+      } catch (error) {
+        throw this.judged(error);
+      }
+      this.publish(outcome.changes);
+      return outcome.result;
     }
     const batch = this.open();
     batch.ran += 1;
+    this.touched.getStore()?.add(batch);
     let outcome: { result: T; changes: C[] };
     try {
       outcome = body();
     } catch (error) {
       // SQLite ended the whole transaction (a full disk, say): nothing of the batch is kept.
-      if (!this.db.inTransaction) this.fail(batch, error);
-      throw error;
+      if (!this.db.inTransaction) throw this.fail(batch, error);
+      throw storageErrorOf(error, DOING); // refused inside its savepoint: the batch goes on
     }
     batch.changes.push(...outcome.changes);
     batch.size += 1;
-    if (commitNow || batch.size >= MAX_BATCH) this.commit();
+    if (commitNow || batch.size >= MAX_BATCH) {
+      const failed = this.commit();
+      // What the caller does next (write the artifact) must find this change on disk.
+      if (failed !== null && commitNow) throw failed;
+    }
     return outcome.result;
+  }
+
+  /**
+   * Runs `answer` (a request's work) and resolves once every change it made,
+   * and whatever batch is open when it ends (its reads may have seen it), is
+   * on disk; rejects with the commit's error when one of them failed, whatever
+   * the work answered. What an answer waits for before it leaves.
+   */
+  async durably<T>(answer: () => Promise<T>): Promise<T> {
+    const touched = new Set<Batch<C>>();
+    let outcome: { value: T } | { error: unknown };
+    try {
+      outcome = { value: await this.touched.run(touched, answer) };
+    } catch (error) {
+      outcome = { error };
+    }
+    if (this.batch) touched.add(this.batch);
+    await Promise.all([...touched].map((batch) => batch.settled));
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
+  }
+
+  /** `listener(error)` once, when a commit fails fatally (a failed fsync). */
+  onFatal(listener: (error: StorageError) => void): () => void {
+    this.fatalListeners.add(listener);
+    return () => this.fatalListeners.delete(listener);
   }
 
   /**
@@ -116,20 +173,25 @@ export class GroupCommit<C> {
     return () => this.committedListeners.delete(listener);
   }
 
-  /** Commits the open batch now; its events are published, its answers may leave. */
-  commit(): void {
+  /**
+   * Commits the open batch now; its events are published, its answers may
+   * leave. Returns the error every change of the batch was answered with
+   * when the commit failed (nothing is published then), or null.
+   */
+  commit(): unknown {
     const batch = this.batch;
-    if (!batch) return;
+    if (!batch) return null;
     this.batch = null;
     try {
+      this.beforeCommit?.();
       this.db.exec('COMMIT');
     } catch (error) {
-      this.fail(batch, error);
-      return;
+      return this.fail(batch, error);
     }
     for (const listener of this.committedListeners) listener(batch.size);
     batch.resolve();
     this.publish(batch.changes);
+    return null;
   }
 
   private open(): Batch<C> {
@@ -151,9 +213,28 @@ export class GroupCommit<C> {
     return batch;
   }
 
-  private fail(batch: Batch<C>, error: unknown): void {
+  /** Ends a batch whose commit failed: rolled back, every change answered with the error, which is returned. */
+  private fail(batch: Batch<C>, error: unknown): unknown {
     if (this.batch === batch) this.batch = null;
-    if (this.db.inTransaction) this.db.exec('ROLLBACK');
-    batch.reject(error);
+    if (this.db.inTransaction) {
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        // The disk refused the rollback too: the failure below says all there is.
+      }
+    }
+    const judged = this.judged(error);
+    batch.reject(judged);
+    return judged;
+  }
+
+  /** The error a failed statement or commit is answered with; a fatal one breaks the room for writes. */
+  private judged(error: unknown): unknown {
+    const judged = storageErrorOf(error, DOING);
+    if (judged instanceof StorageError && judged.fatal && !this.broken) {
+      this.broken = judged;
+      for (const listener of this.fatalListeners) listener(judged);
+    }
+    return judged;
   }
 }

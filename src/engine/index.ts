@@ -1,7 +1,7 @@
 // The engine: plain functions over a room. No HTTP, no JSON-RPC; adapters
 // (MCP, REST, ce) translate and call these.
 export { openRoom, change, taskViewers, type Room, type RoomChange, type OpenRoomOptions } from './room.js';
-export { DomainError, isDomainError } from './errors.js';
+export { DomainError, isDomainError, isStorageError, StorageError } from './errors.js';
 export { LOCAL_OPERATOR, type Actor } from './access.js';
 export { checkInput } from './check-input.js';
 export { readableViews, ROOM_VIEWS, type RoomView } from './room-views.js';

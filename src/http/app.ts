@@ -79,14 +79,9 @@ export function createApp(
   const origin = checkOrigin(names);
   const body = readJsonBody(options.maxBodyBytes ?? MAX_BODY_BYTES);
 
-  // Acknowledged means on disk: an answer leaves once the commit holding what it saw is done (group-commit.ts).
-  const durable: Koa.Middleware = async (_ctx, next) => {
-    try {
-      await next();
-    } finally {
-      await room.commits.settled();
-    }
-  };
+  // Acknowledged means on disk: an answer leaves once the commits of what it did and saw are done, and is
+  // the commit's error when one failed (group-commit.ts).
+  const durable: Koa.Middleware = (_ctx, next) => room.commits.durably(next);
 
   const operatorToken = options.operatorToken ?? null;
   const mcp = new Router();

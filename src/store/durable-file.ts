@@ -43,6 +43,8 @@ export interface DurableWrite {
 const CREATE_EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 export function writeFileDurably(target: string, bytes: Uint8Array, how: DurableWrite): void {
+  // A temp file of that name is one a write that died left behind (or a link planted there): removed, never followed.
+  rmSync(how.temp, { force: true });
   const fd = openSync(how.temp, CREATE_EXCLUSIVE, 0o600);
   try {
     for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);

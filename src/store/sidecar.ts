@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, constants, existsSync, openSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { DomainError } from '../engine/errors.js';
+import { DomainError, storageErrorOf } from '../engine/errors.js';
+import { fsyncDirectory } from './durable-file.js';
 import { migrate } from './migrations.js';
 import { acquireWriterLock, releaseWriterLock } from './writer-lock.js';
 
@@ -41,6 +42,7 @@ function createOwnerOnly(file: string, mode: number): void {
   const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   closeSync(fd);
   chmodSync(file, mode); // the umask may have taken bits the file's own have
+  fsyncDirectory(path.dirname(file)); // its name survives a power cut before SQLite's first sync of it
 }
 
 /**
@@ -97,7 +99,8 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     }
   } catch (error) {
     db.close();
-    throw error;
+    // The disk refused the lock or a migration: said as the room's storage failing, not as a bug.
+    throw storageErrorOf(error, `opening ${path.basename(file)} for writing`);
   }
   heldHere.add(identity);
   let open = true;

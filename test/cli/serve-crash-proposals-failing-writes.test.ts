@@ -14,7 +14,7 @@ const ROUNDS = 20;
 const FAILING = 0.4;
 
 test(
-  `ce serve killed with SIGKILL ${ROUNDS} times while some of its file writes fail refuses those approvals as unavailable and keeps the file and the sidecar agreeing`,
+  `ce serve killed with SIGKILL ${ROUNDS} times while some of its file writes fail refuses those approvals (disk full, or unavailable) and keeps the file and the sidecar agreeing`,
   { timeout: 240_000 },
   async () => {
     const { scenario, totals, serve } = proposalCrashScenario({ failingWrites: { ratio: FAILING } });

@@ -16,6 +16,7 @@ import {
   type Room,
   type RoomChange,
 } from '../../src/engine/index.js';
+import type { DomainErrorCode } from '../../generated/types.js';
 import { hashBytes } from '../../src/store/artifact-file.js';
 import { expectRefused } from '../helpers/expect-refused.js';
 import { failArtifactWrites, type ArtifactFault } from '../helpers/fail-artifact-writes.js';
@@ -140,22 +141,38 @@ describe('a crash between the steps', () => {
 });
 
 describe('a write that fails', () => {
-  test.each<[ArtifactFault, RegExp]>([
-    ['write', /^the room could not write room\.md \(ENOSPC: no space left on device\); nothing was accepted/],
-    ['rename', /^the room could not write room\.md \(EROFS: read-only file system\); nothing was accepted/],
+  test.each<[ArtifactFault, DomainErrorCode, RegExp, Record<string, string>]>([
+    [
+      'write',
+      'disk_full',
+      /^the disk is full: the room could not write room\.md; nothing was accepted/,
+      { reason: 'disk full', cause: 'ENOSPC' },
+    ],
+    [
+      'fsync',
+      'unavailable',
+      /^the disk failed writing room\.md \(EIO\); nothing was accepted/,
+      { reason: 'I/O error', cause: 'EIO' },
+    ],
+    [
+      'rename',
+      'unavailable',
+      /^the room could not write room\.md \(EROFS: read-only file system\); nothing was accepted/,
+      { reason: 'EROFS' },
+    ],
   ])(
-    'at the %s is refused as unavailable: the proposal stays open, the file and the sidecar are as they were',
-    (fault, message) => {
+    'at the %s is refused (%s): the proposal stays open, the file and the sidecar are as they were',
+    (fault, code, message, details) => {
       const { room, proposalId } = roomWithProposal();
       const restore = failArtifactWrites(t.dir, fault);
       try {
         const error = expectRefused(
           room,
           () => approveProposal(room, approver, { proposal_id: proposalId }),
-          'unavailable',
+          code,
           message,
         );
-        expect(error.details).toEqual({ reason: fault === 'write' ? 'ENOSPC' : 'EROFS' });
+        expect(error.details).toEqual(details);
       } finally {
         restore();
       }

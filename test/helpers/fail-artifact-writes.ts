@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 
-/** Which step fails: writing the temp file (ENOSPC) or renaming it over the artifact (EROFS). */
-export type ArtifactFault = 'write' | 'rename';
+/** Which step fails: writing the temp file (ENOSPC), its fsync (EIO), or renaming it over the artifact (EROFS). */
+export type ArtifactFault = 'write' | 'fsync' | 'rename';
 
 const errno = (code: string, message: string, syscall: string): NodeJS.ErrnoException =>
   Object.defineProperties(new Error(`${code}: ${message}, ${syscall}`), {
@@ -23,20 +23,24 @@ const errno = (code: string, message: string, syscall: string): NodeJS.ErrnoExce
  * `failing()` says so. Returns a function that puts the real fs back.
  */
 export function failArtifactWrites(dir: string, fault: ArtifactFault, failing: () => boolean = () => true): () => void {
-  const real = { openSync: fs.openSync, writeSync: fs.writeSync, renameSync: fs.renameSync };
+  const real = { openSync: fs.openSync, writeSync: fs.writeSync, fsyncSync: fs.fsyncSync, renameSync: fs.renameSync };
   const isTemp = (file: fs.PathLike): boolean =>
     path.dirname(path.resolve(String(file))) === path.resolve(dir) &&
     /^\..+\.\d+\.\d+\.tmp$/.test(path.basename(String(file)));
   const doomed = new Set<number>();
   fs.openSync = ((file: fs.PathLike, ...rest: unknown[]) => {
     const fd = (real.openSync as (...args: unknown[]) => number)(file, ...rest);
-    if (fault === 'write' && isTemp(file) && failing()) doomed.add(fd);
+    if ((fault === 'write' || fault === 'fsync') && isTemp(file) && failing()) doomed.add(fd);
     return fd;
   }) as typeof fs.openSync;
   fs.writeSync = ((fd: number, ...rest: unknown[]) => {
-    if (doomed.delete(fd)) throw errno('ENOSPC', 'no space left on device', 'write');
+    if (fault === 'write' && doomed.delete(fd)) throw errno('ENOSPC', 'no space left on device', 'write');
     return (real.writeSync as (...args: unknown[]) => number)(fd, ...rest);
   }) as typeof fs.writeSync;
+  fs.fsyncSync = ((fd: number) => {
+    if (fault === 'fsync' && doomed.delete(fd)) throw errno('EIO', 'i/o error', 'fsync');
+    real.fsyncSync(fd);
+  }) as typeof fs.fsyncSync;
   fs.renameSync = ((from: fs.PathLike, to: fs.PathLike) => {
     if (fault === 'rename' && isTemp(from) && failing()) throw errno('EROFS', 'read-only file system', 'rename');
     real.renameSync(from, to);
@@ -45,6 +49,7 @@ export function failArtifactWrites(dir: string, fault: ArtifactFault, failing: (
   return () => {
     fs.openSync = real.openSync;
     fs.writeSync = real.writeSync;
+    fs.fsyncSync = real.fsyncSync;
     fs.renameSync = real.renameSync;
     syncBuiltinESMExports();
   };

@@ -172,6 +172,8 @@ const structured = (outcome: Outcome): Wire =>
 /** A refusal's details: the problem (REST) or the tool error (MCP). */
 function refusalDetails(door: Door, outcome: Outcome & { kind: 'refused' }): { message: string; details: Wire } {
   if (door === 'rest') return { message: outcome.body.detail, details: outcome.body };
+  // The disk's refusals are JSON-RPC errors; the room's own are tool results.
+  if (outcome.body.error) return { message: outcome.body.error.message, details: outcome.body.error.data };
   const error = outcome.body.structuredContent.error;
   return { message: error.message, details: error.details ?? {} };
 }
@@ -313,14 +315,22 @@ export function proposalCrashScenario(options: ProposalScenarioOptions = {}) {
     attempt.code = outcome.code;
     model.totals.refused[outcome.code] = (model.totals.refused[outcome.code] ?? 0) + 1;
     const { message, details } = refusalDetails(door, outcome);
-    if (outcome.code === 'unavailable') {
-      expect(failing, `${what}: refused as unavailable with no fault: ${message}`).toBe(true);
-      expect(outcome.status, what).toBe(door === 'rest' ? 503 : 200);
-      const reason = /\((ENOSPC|EROFS):/.exec(message)?.[1];
-      expect(message, what).toMatch(
-        /^the room could not write room\.md \((ENOSPC: no space left on device|EROFS: read-only file system)\); nothing was accepted, the file is as it was and the proposal stays open$/,
+    if (outcome.code === 'unavailable' || outcome.code === 'disk_full') {
+      expect(failing, `${what}: refused as ${outcome.code} with no fault: ${message}`).toBe(true);
+      // A full disk (ENOSPC) is the disk's refusal: 507, and a JSON-RPC error on MCP. A read-only directory
+      // (EROFS) is the room's: 503, and a tool result on MCP.
+      const reason = outcome.code === 'disk_full' ? 'ENOSPC' : 'EROFS';
+      expect(outcome.status, what).toBe(reason === 'ENOSPC' ? 507 : door === 'rest' ? 503 : 200);
+      expect(message, what).toBe(
+        reason === 'ENOSPC'
+          ? 'the disk is full: the room could not write room.md; nothing was accepted, the file is as it was and the proposal stays open'
+          : 'the room could not write room.md (EROFS: read-only file system); nothing was accepted, the file is as it was and the proposal stays open',
       );
-      if (door === 'mcp') expect(details, what).toEqual({ reason });
+      if (door === 'mcp') {
+        expect(details, what).toMatchObject(
+          reason === 'ENOSPC' ? { reason: 'disk full', cause: 'ENOSPC', code: 'disk_full' } : { reason },
+        );
+      }
       model.totals.failedWrites[reason!] = (model.totals.failedWrites[reason!] ?? 0) + 1;
       // The file as it was, no temp file, and the proposal still open.
       expect(readFileSync(artifact), what).toEqual(before);

@@ -132,7 +132,9 @@ function parse(text: string): Wire {
 function mcpOutcome(answer: Answer): Outcome {
   const body = parse(answer.text);
   const unexpected: Outcome = { kind: 'unexpected', status: answer.status, text: answer.text };
-  if (answer.status >= 500 || typeof body !== 'object' || body === null || body.jsonrpc !== '2.0') return unexpected;
+  if (typeof body !== 'object' || body === null || body.jsonrpc !== '2.0') return unexpected;
+  // The 5xx that are refusals: the disk refused the change (data.reason says why), and nothing was kept.
+  if (answer.status >= 500 && typeof body.error?.data?.reason !== 'string') return unexpected;
   if (answer.status === 200 && typeof body.result === 'object' && body.result !== null) {
     if (body.result.isError !== true) return { kind: 'acknowledged', status: 200, body: body.result };
     const code = body.result.structuredContent?.error?.code;
@@ -150,9 +152,11 @@ function restOutcome(answer: Answer): Outcome {
     if (body !== undefined) return { kind: 'acknowledged', status: answer.status, body };
   }
   if (/^application\/problem\+json\b/.test(answer.contentType) && typeof body?.code === 'string') {
-    // The one 5xx that is a refusal: the room could not write the file, and wrote nothing.
+    // The 5xx that are refusals: the room could not write (503), or the disk is full (507), and wrote nothing.
     const refused =
-      (answer.status >= 400 && answer.status < 500) || (answer.status === 503 && body.code === 'unavailable');
+      (answer.status >= 400 && answer.status < 500) ||
+      (answer.status === 503 && body.code === 'unavailable') ||
+      (answer.status === 507 && body.code === 'disk_full');
     if (refused) return { kind: 'refused', status: answer.status, code: body.code, body };
   }
   return { kind: 'unexpected', status: answer.status, text: answer.text };

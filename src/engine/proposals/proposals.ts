@@ -25,7 +25,7 @@ import { decodeArtifact, textProblem } from '../artifact/text.js';
 import { checkInput } from '../check-input.js';
 import { toTimestamp } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { DomainError } from '../errors.js';
+import { DomainError, StorageError } from '../errors.js';
 import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
 import { recordAcceptedWrite } from './accepted-write.js';
@@ -206,6 +206,21 @@ export function approveProposal(room: Room, actor: Actor, input: ProposalDecisio
 function couldNotWrite(room: Room, error: unknown): unknown {
   const { code, message } = error as NodeJS.ErrnoException;
   if (typeof code !== 'string') return error;
+  const name = path.basename(room.artifactPath);
+  const unchanged = 'nothing was accepted, the file is as it was and the proposal stays open';
+  // The disk's own refusals: no refusal of the request, answered as the room's storage failing.
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new StorageError(
+      'disk full',
+      `the disk is full: the room could not write ${name}; ${unchanged}`,
+      false,
+      code,
+    );
+  }
+  if (code === 'EIO') {
+    // Only the temp file saw the failure, and it is gone: nothing the room relies on was lost.
+    return new StorageError('I/O error', `the disk failed writing ${name} (EIO); ${unchanged}`, false, code);
+  }
   const why = message.split(',')[0] ?? message;
   return new DomainError(
     'unavailable',

@@ -1,6 +1,6 @@
 import type { DomainErrorCode, ToolError } from '../../../generated/types.js';
 import type Koa from 'koa';
-import { isDomainError, type DomainError } from '../../engine/index.js';
+import { isDomainError, isStorageError, type DomainError } from '../../engine/index.js';
 import { Refusal } from '../refusal.js';
 import { McpError, RPC, type RequestId } from './protocol.js';
 
@@ -14,10 +14,18 @@ const codes: Record<Exclude<DomainErrorCode, 'unauthorized'>, number> = {
   limit_reached: RPC.limitReached,
   locked: RPC.locked,
   unavailable: RPC.unavailable,
+  disk_full: RPC.unavailable,
 };
 
 export function rpcErrorFor(error: DomainError): McpError {
   if (error.code === 'unauthorized') return new McpError(401, RPC.invalidRequest, error.message);
+  // The disk refused the change: an HTTP status as REST gives it, and data.reason saying why.
+  if (isStorageError(error)) {
+    return new McpError(error.code === 'disk_full' ? 507 : 503, RPC.unavailable, error.message, {
+      ...error.details,
+      code: error.code,
+    });
+  }
   return new McpError(
     200,
     codes[error.code],

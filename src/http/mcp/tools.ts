@@ -3,7 +3,7 @@
 import { operations } from '../../../generated/operations.js';
 import { taskTools, toolCatalog, toolOperations, type TaskToolName } from '../../../generated/mcp.js';
 import type { DetailedTask, Handoff } from '../../../generated/types.js';
-import { isDomainError } from '../../engine/index.js';
+import { isDomainError, isStorageError } from '../../engine/index.js';
 import { engineOperations } from '../../engine/operations.js';
 import type { McpRequestContext } from './context.js';
 import { toolErrorResult } from './errors.js';
@@ -44,8 +44,9 @@ export const toolHandlers = {
     try {
       output = (engineOperations[operation.engine] as Run)(room, caller, params.arguments ?? {});
     } catch (error) {
-      // A refused action is a tool result a model can read and correct itself from.
-      if (isDomainError(error)) return complete(toolErrorResult(error));
+      // A refused action is a tool result a model can read and correct itself from; a disk that
+      // failed is no refusal of the call, and is a JSON-RPC error.
+      if (isDomainError(error) && !isStorageError(error)) return complete(toolErrorResult(error));
       throw error;
     }
     if (tasksDeclared && runsAsTask(params.name)) {

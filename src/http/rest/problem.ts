@@ -14,6 +14,7 @@ export const STATUS_FOR: Record<DomainErrorCode, number> = {
   too_large: 413,
   limit_reached: 429,
   unavailable: 503,
+  disk_full: 507,
 };
 
 const TITLES: Record<number, string> = {
@@ -28,6 +29,7 @@ const TITLES: Record<number, string> = {
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
+  507: 'Insufficient Storage',
 };
 
 /** An error as application/problem+json (RFC 9457). */
@@ -46,7 +48,9 @@ export function sendProblem(
 
 /** A refusal of the room, with everything it said: `details` whole, and its best-known members on their own. */
 export function sendDomainError(ctx: Koa.Context, error: DomainError): void {
-  const details = (error.details ?? {}) as { errors?: unknown; current_revision?: unknown };
+  const details = (error.details ?? {}) as { errors?: unknown; current_revision?: unknown; reason?: unknown };
+  // A busy sidecar is a moment's matter.
+  if (details.reason === 'busy') ctx.set('Retry-After', '1');
   sendProblem(ctx, STATUS_FOR[error.code], error.code, error.message, {
     ...(details.errors ? { errors: details.errors } : {}),
     ...(details.current_revision !== undefined ? { current_revision: details.current_revision } : {}),
