@@ -1444,7 +1444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1524,7 +1524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1551,7 +1551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1609,7 +1609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1694,7 +1694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1703,7 +1703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1794,7 +1794,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1812,7 +1812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1901,7 +1901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1919,7 +1919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2008,7 +2008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2026,7 +2026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2115,7 +2115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2133,7 +2133,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2222,7 +2222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2240,7 +2240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2301,7 +2301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2359,7 +2359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2437,7 +2437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2455,7 +2455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2533,7 +2533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2551,7 +2551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2611,7 +2611,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2691,7 +2691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2709,7 +2709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2767,7 +2767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2856,7 +2856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2874,7 +2874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The room could not write the file (a full disk, a read-only directory); nothing was accepted */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2963,7 +2963,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2981,7 +2981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3070,7 +3070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3088,7 +3088,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3144,7 +3144,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3203,7 +3203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3350,7 +3350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3368,7 +3368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the admin capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,7 +3435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description No such record */
+            /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3444,7 +3444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3549,7 +3549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3629,7 +3629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3647,7 +3647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3705,7 +3705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the admin capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3714,7 +3714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description No such record */
+            /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3723,7 +3723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Already done */
+            /** @description The record is in the wrong state, or the base revision is stale */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3732,7 +3732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3788,7 +3788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability */
+            /** @description The session lacks the capability, or the caller is the wrong participant */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3866,7 +3866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The body or a result is too large */
+            /** @description The body or a value in it is too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3884,7 +3884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged */
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -11,6 +11,8 @@ export const operations = {
     output: 'HandoffCreateOutput',
     changes: true,
     actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found', 'limit_reached'],
     mcp: {
       tool: 'handoff_create',
       title: 'Create a handoff',
@@ -83,6 +85,8 @@ export const operations = {
     output: 'HandoffListOutput',
     changes: false,
     actor: 'either',
+    capability: 'read',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'handoff_list',
       title: 'List handoffs',
@@ -149,6 +153,8 @@ export const operations = {
     output: 'HandoffTaskOutput',
     changes: false,
     actor: 'either',
+    capability: 'read',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'handoff_get',
       title: 'Read a handoff',
@@ -185,6 +191,8 @@ export const operations = {
     output: 'HandoffTaskOutput',
     changes: true,
     actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'handoff_accept',
       title: 'Accept a handoff',
@@ -221,6 +229,8 @@ export const operations = {
     output: 'HandoffRequestInputOutput',
     changes: true,
     actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'handoff_request_input',
       title: 'Ask the owner for input',
@@ -274,6 +284,8 @@ export const operations = {
     output: 'HandoffProgressOutput',
     changes: true,
     actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'handoff_progress',
       title: 'Report progress',
@@ -333,6 +345,8 @@ export const operations = {
     output: 'HandoffCompleteOutput',
     changes: true,
     actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found', 'conflict', 'too_large'],
     mcp: {
       tool: 'handoff_complete',
       title: 'Complete a handoff',
@@ -391,6 +405,8 @@ export const operations = {
     output: 'HandoffOutput',
     changes: true,
     actor: 'participant',
+    capability: 'approve',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'handoff_approve',
       title: "Approve a handoff's result",
@@ -435,6 +451,8 @@ export const operations = {
     output: 'HandoffOutput',
     changes: true,
     actor: 'participant',
+    capability: 'approve',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'handoff_reject',
       title: "Reject a handoff's result",
@@ -479,6 +497,8 @@ export const operations = {
     output: 'HandoffEventsOutput',
     changes: false,
     actor: 'either',
+    capability: 'read',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'handoff_events',
       title: "Read a handoff's events",
@@ -538,6 +558,8 @@ export const operations = {
     output: 'DetailedTask',
     changes: false,
     actor: 'participant',
+    capability: 'read',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       method: 'tasks/get',
     },
@@ -574,6 +596,8 @@ export const operations = {
     output: 'TaskUpdateOutput',
     changes: true,
     actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       method: 'tasks/update',
     },
@@ -620,6 +644,8 @@ export const operations = {
     output: 'TaskCancelOutput',
     changes: true,
     actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       method: 'tasks/cancel',
     },
@@ -651,6 +677,8 @@ export const operations = {
     output: 'ProposalOutput',
     changes: true,
     actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found', 'too_large'],
     mcp: {
       tool: 'workspace_propose',
       title: 'Propose a change to the artifact',
@@ -712,6 +740,8 @@ export const operations = {
     output: 'ProposalListOutput',
     changes: false,
     actor: 'either',
+    capability: 'read',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'proposal_list',
       title: 'List proposals',
@@ -778,6 +808,8 @@ export const operations = {
     output: 'ProposalOutput',
     changes: false,
     actor: 'either',
+    capability: 'read',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'proposal_get',
       title: 'Read a proposal',
@@ -813,6 +845,8 @@ export const operations = {
     output: 'ProposalOutput',
     changes: true,
     actor: 'participant',
+    capability: 'approve',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'proposal_approve',
       title: 'Accept a proposal',
@@ -857,6 +891,8 @@ export const operations = {
     output: 'ProposalOutput',
     changes: true,
     actor: 'participant',
+    capability: 'approve',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'proposal_reject',
       title: 'Reject a proposal',
@@ -900,6 +936,8 @@ export const operations = {
     output: 'ProposalOutput',
     changes: true,
     actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'proposal_withdraw',
       title: 'Withdraw a proposal',
@@ -943,6 +981,8 @@ export const operations = {
     output: 'ArtifactReadOutput',
     changes: false,
     actor: 'either',
+    capability: 'read',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'workspace_read',
       title: 'Read the artifact',
@@ -973,6 +1013,8 @@ export const operations = {
     output: 'WorkspaceHistoryOutput',
     changes: false,
     actor: 'either',
+    capability: 'read',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'workspace_history',
       title: "Read the room's history",
@@ -1027,6 +1069,8 @@ export const operations = {
     output: 'ParticipantListOutput',
     changes: false,
     actor: 'operator',
+    capability: 'read',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'participant_list',
       title: 'List participants',
@@ -1070,6 +1114,8 @@ export const operations = {
     output: 'ParticipantOutput',
     changes: true,
     actor: 'operator',
+    capability: 'admin',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'participant_add',
       title: 'Add a participant',
@@ -1107,6 +1153,8 @@ export const operations = {
     output: 'ParticipantOutput',
     changes: true,
     actor: 'operator',
+    capability: 'admin',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'participant_remove',
       title: 'Remove a participant',
@@ -1143,6 +1191,8 @@ export const operations = {
     output: 'SessionGetOutput',
     changes: false,
     actor: 'either',
+    capability: null,
+    errors: ['not_found'],
     mcp: {
       tool: 'session_get',
       title: 'Who am I',
@@ -1173,6 +1223,8 @@ export const operations = {
     output: 'SessionListOutput',
     changes: false,
     actor: 'operator',
+    capability: 'admin',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'session_list',
       title: 'List sessions',
@@ -1216,6 +1268,8 @@ export const operations = {
     output: 'SessionCreateOutput',
     changes: true,
     actor: 'operator',
+    capability: 'admin',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       tool: 'session_create',
       title: 'Create a session',
@@ -1270,6 +1324,8 @@ export const operations = {
     output: 'SessionOutput',
     changes: true,
     actor: 'operator',
+    capability: 'admin',
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'session_revoke',
       title: 'Revoke a session',
@@ -1305,6 +1361,8 @@ export const operations = {
     output: 'SettingsOutput',
     changes: false,
     actor: 'operator',
+    capability: 'admin',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       none: "the room's network settings are the operator's to set, over REST or ce; no agent needs them in tools/list",
     },
@@ -1331,6 +1389,8 @@ export const operations = {
     output: 'SettingsOutput',
     changes: true,
     actor: 'operator',
+    capability: 'admin',
+    errors: ['forbidden', 'not_found'],
     mcp: {
       none: "the room's network settings are the operator's to set, over REST or ce; no agent needs them in tools/list",
     },
@@ -1370,39 +1430,84 @@ export const operations = {
 
 export type OperationId = keyof typeof operations;
 export type Operation = (typeof operations)[OperationId];
-/** Each operation's input and output types. */
+/** Each operation's input (as sent, and as checked: its defaults filled) and output types. */
 export interface OperationTypes {
-  createHandoff: { input: T.HandoffCreateInput; output: T.HandoffCreateOutput };
-  listHandoffs: { input: T.HandoffListInput; output: T.HandoffListOutput };
-  getHandoff: { input: T.HandoffGetInput; output: T.HandoffTaskOutput };
-  acceptHandoff: { input: T.HandoffRefInput; output: T.HandoffTaskOutput };
-  requestHandoffInput: { input: T.HandoffRequestInputInput; output: T.HandoffRequestInputOutput };
-  reportProgress: { input: T.HandoffProgressInput; output: T.HandoffProgressOutput };
-  completeHandoff: { input: T.HandoffCompleteInput; output: T.HandoffCompleteOutput };
-  approveHandoff: { input: T.HandoffDecisionInput; output: T.HandoffOutput };
-  rejectHandoff: { input: T.HandoffDecisionInput; output: T.HandoffOutput };
-  listHandoffEvents: { input: T.HandoffEventsInput; output: T.HandoffEventsOutput };
-  getTask: { input: T.TaskRefInput; output: T.DetailedTask };
-  answerTaskInput: { input: T.TaskUpdateInput; output: T.TaskUpdateOutput };
-  cancelTask: { input: T.TaskRefInput; output: T.TaskCancelOutput };
-  proposeChange: { input: T.WorkspaceProposeInput; output: T.ProposalOutput };
-  listProposals: { input: T.ProposalListInput; output: T.ProposalListOutput };
-  getProposal: { input: T.ProposalRefInput; output: T.ProposalOutput };
-  approveProposal: { input: T.ProposalDecisionInput; output: T.ProposalOutput };
-  rejectProposal: { input: T.ProposalDecisionInput; output: T.ProposalOutput };
-  withdrawProposal: { input: T.ProposalDecisionInput; output: T.ProposalOutput };
-  readArtifact: { input: T.ArtifactReadInput; output: T.ArtifactReadOutput };
-  listHistory: { input: T.WorkspaceHistoryInput; output: T.WorkspaceHistoryOutput };
-  listParticipants: { input: T.ParticipantListInput; output: T.ParticipantListOutput };
-  addParticipant: { input: T.ParticipantAddInput; output: T.ParticipantOutput };
-  removeParticipant: { input: T.ParticipantRemoveInput; output: T.ParticipantOutput };
-  getSession: { input: T.SessionGetInput; output: T.SessionGetOutput };
-  listSessions: { input: T.SessionListInput; output: T.SessionListOutput };
-  createSession: { input: T.SessionCreateInput; output: T.SessionCreateOutput };
-  revokeSession: { input: T.SessionRevokeInput; output: T.SessionOutput };
-  getSettings: { input: T.SettingsGetInput; output: T.SettingsOutput };
-  updateSettings: { input: T.SettingsUpdateInput; output: T.SettingsOutput };
+  createHandoff: { input: T.HandoffCreateInput; checked: T.HandoffCreateInput; output: T.HandoffCreateOutput };
+  listHandoffs: {
+    input: T.HandoffListInput;
+    checked: T.HandoffListInput & Required<Pick<T.HandoffListInput, 'limit'>>;
+    output: T.HandoffListOutput;
+  };
+  getHandoff: { input: T.HandoffGetInput; checked: T.HandoffGetInput; output: T.HandoffTaskOutput };
+  acceptHandoff: { input: T.HandoffRefInput; checked: T.HandoffRefInput; output: T.HandoffTaskOutput };
+  requestHandoffInput: {
+    input: T.HandoffRequestInputInput;
+    checked: T.HandoffRequestInputInput;
+    output: T.HandoffRequestInputOutput;
+  };
+  reportProgress: { input: T.HandoffProgressInput; checked: T.HandoffProgressInput; output: T.HandoffProgressOutput };
+  completeHandoff: { input: T.HandoffCompleteInput; checked: T.HandoffCompleteInput; output: T.HandoffCompleteOutput };
+  approveHandoff: { input: T.HandoffDecisionInput; checked: T.HandoffDecisionInput; output: T.HandoffOutput };
+  rejectHandoff: { input: T.HandoffDecisionInput; checked: T.HandoffDecisionInput; output: T.HandoffOutput };
+  listHandoffEvents: {
+    input: T.HandoffEventsInput;
+    checked: T.HandoffEventsInput & Required<Pick<T.HandoffEventsInput, 'after' | 'limit'>>;
+    output: T.HandoffEventsOutput;
+  };
+  getTask: { input: T.TaskRefInput; checked: T.TaskRefInput; output: T.DetailedTask };
+  answerTaskInput: { input: T.TaskUpdateInput; checked: T.TaskUpdateInput; output: T.TaskUpdateOutput };
+  cancelTask: { input: T.TaskRefInput; checked: T.TaskRefInput; output: T.TaskCancelOutput };
+  proposeChange: { input: T.WorkspaceProposeInput; checked: T.WorkspaceProposeInput; output: T.ProposalOutput };
+  listProposals: {
+    input: T.ProposalListInput;
+    checked: T.ProposalListInput & Required<Pick<T.ProposalListInput, 'status' | 'limit'>>;
+    output: T.ProposalListOutput;
+  };
+  getProposal: { input: T.ProposalRefInput; checked: T.ProposalRefInput; output: T.ProposalOutput };
+  approveProposal: { input: T.ProposalDecisionInput; checked: T.ProposalDecisionInput; output: T.ProposalOutput };
+  rejectProposal: { input: T.ProposalDecisionInput; checked: T.ProposalDecisionInput; output: T.ProposalOutput };
+  withdrawProposal: { input: T.ProposalDecisionInput; checked: T.ProposalDecisionInput; output: T.ProposalOutput };
+  readArtifact: { input: T.ArtifactReadInput; checked: T.ArtifactReadInput; output: T.ArtifactReadOutput };
+  listHistory: {
+    input: T.WorkspaceHistoryInput;
+    checked: T.WorkspaceHistoryInput & Required<Pick<T.WorkspaceHistoryInput, 'after' | 'limit'>>;
+    output: T.WorkspaceHistoryOutput;
+  };
+  listParticipants: {
+    input: T.ParticipantListInput;
+    checked: T.ParticipantListInput & Required<Pick<T.ParticipantListInput, 'include_removed'>>;
+    output: T.ParticipantListOutput;
+  };
+  addParticipant: { input: T.ParticipantAddInput; checked: T.ParticipantAddInput; output: T.ParticipantOutput };
+  removeParticipant: {
+    input: T.ParticipantRemoveInput;
+    checked: T.ParticipantRemoveInput;
+    output: T.ParticipantOutput;
+  };
+  getSession: { input: T.SessionGetInput; checked: T.SessionGetInput; output: T.SessionGetOutput };
+  listSessions: { input: T.SessionListInput; checked: T.SessionListInput; output: T.SessionListOutput };
+  createSession: { input: T.SessionCreateInput; checked: T.SessionCreateInput; output: T.SessionCreateOutput };
+  revokeSession: { input: T.SessionRevokeInput; checked: T.SessionRevokeInput; output: T.SessionOutput };
+  getSettings: { input: T.SettingsGetInput; checked: T.SettingsGetInput; output: T.SettingsOutput };
+  updateSettings: { input: T.SettingsUpdateInput; checked: T.SettingsUpdateInput; output: T.SettingsOutput };
 }
+
+/** An operation's input as its engine function takes it: checked, its defaults filled. */
+export type InputOf<K extends OperationId> = OperationTypes[K]['checked'];
+
+/** The HTTP status of each of the room's error codes (schemas/domain/domain-error.json, x-http-status). */
+export const HTTP_STATUS = {
+  unauthorized: 401,
+  invalid_input: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  locked: 409,
+  too_large: 413,
+  limit_reached: 429,
+  unavailable: 503,
+  disk_full: 507,
+} as const satisfies Record<T.DomainErrorCode, number>;
 
 /** Every REST route as a list: each operation's binding with its id. */
 export const restRoutes = (Object.values(operations) as Operation[]).map((operation) => ({
@@ -1410,11 +1515,16 @@ export const restRoutes = (Object.values(operations) as Operation[]).map((operat
   ...operation.rest,
 }));
 
-/** The engine functions the table names, each (room, actor, input) => output. */
-export type EngineOperations<Room, Actor> = {
+/**
+ * The engine functions the table names, each (room, who, input) => output,
+ * run by runOperation (generated/operation-runner.ts) once the input is
+ * checked and the caller may act: a participant's operation gets the
+ * participant (Caller), the others the actor as it came.
+ */
+export type EngineOperations<Room, Actor, Caller> = {
   [K in OperationId as (typeof operations)[K]['engine']]: (
     room: Room,
-    actor: Actor,
-    input: OperationTypes[K]['input'],
+    who: (typeof operations)[K]['actor'] extends 'participant' ? Caller : Actor,
+    input: OperationTypes[K]['checked'],
   ) => OperationTypes[K]['output'];
 };

@@ -6625,6 +6625,18 @@ const schema60 = {
   title: "DomainError",
   description:
     "A refused engine operation. The code is stable and maps once to an HTTP status (REST), a tool error (MCP tools) or a JSON-RPC code (MCP protocol methods).",
+  "x-http-status": {
+    unauthorized: 401,
+    invalid_input: 400,
+    forbidden: 403,
+    not_found: 404,
+    conflict: 409,
+    locked: 409,
+    too_large: 413,
+    limit_reached: 429,
+    unavailable: 503,
+    disk_full: 507,
+  },
   type: "object",
   properties: {
     code: { $ref: "#/$defs/DomainError/$defs/code" },

@@ -7,8 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { bundleSchemas, readOperationTable } from './generate/bundle.js';
+import { emitCatalogTypes } from './generate/emit-catalog-types.js';
 import { emitMcp } from './generate/emit-mcp.js';
 import { emitOpenApi } from './generate/emit-openapi.js';
+import { emitOperationRunner } from './generate/emit-operation-runner.js';
 import { emitOperations } from './generate/emit-operations.js';
 import { emitTypes } from './generate/emit-types.js';
 import { emitValidators } from './generate/emit-validators.js';
@@ -27,6 +29,7 @@ async function outputs(): Promise<Record<string, string>> {
   const openapi = emitOpenApi(bundle, table.operations);
   return {
     'schema-bundle.json': JSON.stringify(bundle, null, 2) + '\n',
+    'catalog.ts': await emitCatalogTypes(shape),
     'types.ts': await emitTypes(bundle),
     'validators.js': js,
     'validators.d.ts': dts,
@@ -34,6 +37,7 @@ async function outputs(): Promise<Record<string, string>> {
     'query-validators.d.ts': queryDts,
     'mcp.ts': await emitMcp(bundle, table.operations),
     'operations.ts': await emitOperations(bundle, table.operations),
+    'operation-runner.ts': await emitOperationRunner(table.operations),
     'openapi.json': JSON.stringify(openapi, null, 2) + '\n',
     'openapi-types.ts': `// ${HEADER}\n` + astToString(await openapiTS(structuredClone(openapi) as never)),
   };

@@ -7,11 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Capability } from '../generated/types.js';
 import {
-  addParticipant,
   authenticate,
-  createSession,
   isDomainError,
   LOCAL_OPERATOR,
+  runOperation,
   type Room,
 } from '../src/engine/index.js';
 import { parseOutsideJson } from '../src/outside-json.js';
@@ -81,11 +80,11 @@ function tokenFor(room: Room, name: keyof typeof SESSIONS, saved: string | undef
     }
   }
   try {
-    addParticipant(room, LOCAL_OPERATOR, { name });
+    runOperation(room, LOCAL_OPERATOR, 'addParticipant', { name });
   } catch (error) {
     if (!isDomainError(error) || error.code !== 'conflict') throw error; // already there from an earlier start
   }
-  return createSession(room, LOCAL_OPERATOR, { participant: name, capabilities: [...SESSIONS[name]] }).token;
+  return runOperation(room, LOCAL_OPERATOR, 'createSession', { participant: name, capabilities: [...SESSIONS[name]] }).token;
 }
 
 // Ready for the signal before printing: a stop may come the moment the tokens are read.

@@ -11,7 +11,7 @@ import {
   LOCAL_OPERATOR,
   openRoom,
   type Room,
-} from '../../src/engine/index.js';
+} from '../../test/helpers/engine.js';
 
 export interface BenchRoom {
   file: string;

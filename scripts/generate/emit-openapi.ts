@@ -5,32 +5,39 @@ import type { Json } from './schema-tools.js';
 import { withoutProperties } from './schema-tools.js';
 import type { Operation } from './table.js';
 
-const STATUS_FOR: Record<string, [number, string][]> = {
-  get: [
-    [400, 'The input does not match its schema'],
-    [401, 'No valid session'],
-    [403, 'The session lacks the capability'],
-    [404, 'No such record, or one the caller may not see'],
-  ],
-  post: [
-    [400, 'The input does not match its schema'],
-    [401, 'No valid session'],
-    [403, 'The session lacks the capability, or the caller is the wrong participant'],
-    [404, 'No such record, or one the caller may not see'],
-    [409, 'The record is in the wrong state, or the base revision is stale'],
-    [413, 'The body or a result is too large'],
-  ],
-  delete: [
-    [400, 'The input does not match its schema'],
-    [401, 'No valid session'],
-    [403, 'The session lacks the admin capability'],
-    [404, 'No such record'],
-    [409, 'Already done'],
-  ],
+/** What each of the room's error codes means on a route. */
+const MEANING: Record<string, string> = {
+  invalid_input: 'The input does not match its schema',
+  unauthorized: 'No valid session',
+  forbidden: 'The session lacks the capability, or the caller is the wrong participant',
+  not_found: 'No such record, or one the caller may not see',
+  conflict: 'The record is in the wrong state, or the base revision is stale',
+  locked: 'Another process writes the sidecar',
+  too_large: 'The body or a value in it is too large',
+  limit_reached: 'The room already has 32 active tasks',
+  unavailable: 'The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged',
+  disk_full: 'The disk is full; nothing was changed, and reads go on',
 };
+
+/**
+ * The error codes a route can answer with: its operation's own (the
+ * table's errors), and those of every route (unauthorized, invalid_input), of
+ * a POST, whose body is read whatever the route takes (too_large), and of a
+ * change (the disk's refusals).
+ */
+function errorCodesOf(op: Operation): string[] {
+  return [
+    'invalid_input',
+    'unauthorized',
+    ...op.errors,
+    ...(op.rest.method === 'post' ? ['too_large'] : []),
+    ...(op.changes ? ['unavailable', 'disk_full'] : []),
+  ];
+}
 
 export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
   const defs = bundle.$defs as Record<string, Json>;
+  const statuses = defs.DomainError!['x-http-status'] as Record<string, number>;
   const components: Record<string, Json> = {};
   const paths: Record<string, Record<string, Json>> = {};
   // A schema put in the document has its $defs references turned into
@@ -125,23 +132,15 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
         content: { 'application/json': { schema: use(op.output) } },
       },
     };
-    for (const [status, description] of STATUS_FOR[route.method]!) {
-      if (route.omit_statuses?.includes(status)) continue;
-      responses[String(status)] = { description, ...problem };
+    const byStatus = new Map<number, string[]>();
+    for (const code of new Set(errorCodesOf(op))) {
+      const status = statuses[code];
+      if (status === undefined) throw new Error(`operation ${op.id}: no HTTP status for the error ${code}`);
+      byStatus.set(status, [...(byStatus.get(status) ?? []), MEANING[code]!]);
     }
-    if (route.in === 'body') {
-      responses['415'] = { description: 'The body is not sent as application/json', ...problem };
-    }
-    if (op.changes) {
-      // The disk's refusals: nothing was changed, and details.reason says why.
-      responses['503'] = {
-        description: 'The disk failed to take the change (an I/O error, the sidecar busy); it is not acknowledged',
-        ...problem,
-      };
-      responses['507'] = { description: 'The disk is full; nothing was changed, and reads go on', ...problem };
-    }
-    for (const [status, description] of Object.entries(route.extra_statuses ?? {})) {
-      responses[status] = { description, ...problem };
+    if (route.in === 'body') byStatus.set(415, ['The body is not sent as application/json']);
+    for (const [status, meanings] of [...byStatus].sort(([a], [b]) => a - b)) {
+      responses[String(status)] = { description: meanings.join('; or: '), ...problem };
     }
     (paths[route.path] ??= {})[route.method] = {
       operationId: op.id,

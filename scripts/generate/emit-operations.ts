@@ -3,6 +3,7 @@
 // parameters, the type and help of each ce argument and flag.
 import prettier from 'prettier';
 import { HEADER, resolveRef, type Json } from './schema-tools.js';
+import { checkedType } from './emit-validators.js';
 import type { Operation } from './table.js';
 
 /** A property of an input schema, also inside oneOf branches, references followed. */
@@ -48,6 +49,8 @@ function operationEntry(defs: Record<string, Json>, op: Operation): Json {
     output: op.output,
     changes: op.changes,
     actor: op.actor,
+    capability: op.capability,
+    errors: op.errors,
     mcp: op.mcp,
     rest: {
       method: op.rest.method.toUpperCase(),
@@ -80,6 +83,8 @@ function operationEntry(defs: Record<string, Json>, op: Operation): Json {
 
 export function emitOperations(bundle: Json, operations: Operation[]): Promise<string> {
   const defs = bundle.$defs as Record<string, Json>;
+  const statuses = defs.DomainError!['x-http-status'];
+  if (!statuses) throw new Error('schemas/domain/domain-error.json: needs x-http-status, the status of each code');
   const code = [
     `// ${HEADER}`,
     `import type * as T from './types.js';`,
@@ -89,10 +94,18 @@ export function emitOperations(bundle: Json, operations: Operation[]): Promise<s
     ``,
     `export type OperationId = keyof typeof operations;`,
     `export type Operation = (typeof operations)[OperationId];`,
-    `/** Each operation's input and output types. */`,
+    `/** Each operation's input (as sent, and as checked: its defaults filled) and output types. */`,
     `export interface OperationTypes {`,
-    ...operations.map((op) => `  ${op.id}: { input: T.${op.input}; output: T.${op.output} };`),
+    ...operations.map(
+      (op) => `  ${op.id}: { input: T.${op.input}; checked: ${checkedType(defs, op.input)}; output: T.${op.output} };`,
+    ),
     `}`,
+    ``,
+    `/** An operation's input as its engine function takes it: checked, its defaults filled. */`,
+    `export type InputOf<K extends OperationId> = OperationTypes[K]['checked'];`,
+    ``,
+    `/** The HTTP status of each of the room's error codes (schemas/domain/domain-error.json, x-http-status). */`,
+    `export const HTTP_STATUS = ${JSON.stringify(statuses)} as const satisfies Record<T.DomainErrorCode, number>;`,
     ``,
     `/** Every REST route as a list: each operation's binding with its id. */`,
     `export const restRoutes = (Object.values(operations) as Operation[]).map((operation) => ({`,
@@ -100,9 +113,18 @@ export function emitOperations(bundle: Json, operations: Operation[]): Promise<s
     `  ...operation.rest,`,
     `}));`,
     ``,
-    `/** The engine functions the table names, each (room, actor, input) => output. */`,
-    `export type EngineOperations<Room, Actor> = {`,
-    `  [K in OperationId as (typeof operations)[K]['engine']]: (room: Room, actor: Actor, input: OperationTypes[K]['input']) => OperationTypes[K]['output'];`,
+    `/**`,
+    ` * The engine functions the table names, each (room, who, input) => output,`,
+    ` * run by runOperation (generated/operation-runner.ts) once the input is`,
+    ` * checked and the caller may act: a participant's operation gets the`,
+    ` * participant (Caller), the others the actor as it came.`,
+    ` */`,
+    `export type EngineOperations<Room, Actor, Caller> = {`,
+    `  [K in OperationId as (typeof operations)[K]['engine']]: (`,
+    `    room: Room,`,
+    `    who: (typeof operations)[K]['actor'] extends 'participant' ? Caller : Actor,`,
+    `    input: OperationTypes[K]['checked'],`,
+    `  ) => OperationTypes[K]['output'];`,
     `};`,
     ``,
   ].join('\n');

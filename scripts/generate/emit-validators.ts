@@ -84,8 +84,9 @@ function createAjv(options: Options = {}): Ajv2020 {
   addPlainTextKeyword(ajv);
   // Annotations the generator reads to build the JSON-RPC dispatch table.
   ajv.addVocabulary(['x-mcp-method', 'x-mcp-handler', 'x-mcp-name-param', 'x-mcp-requires-extension']);
-  // What a pattern means, in words, for the message of a value that does not match it.
-  ajv.addVocabulary(['x-pattern-name']);
+  // What a pattern means, in words, for the message of a value that does not match it; the HTTP status of each
+  // error code (read by generated/operations.ts).
+  ajv.addVocabulary(['x-pattern-name', 'x-http-status']);
   return ajv;
 }
 
@@ -100,7 +101,7 @@ async function moduleOf(ajv: Ajv2020, refs: Record<string, string>): Promise<str
 }
 
 /** The type a validator checks: the schema's, with defaulted properties present once validated. */
-function checkedType(defs: Record<string, Json>, title: string): string {
+export function checkedType(defs: Record<string, Json>, title: string): string {
   const keys = defaultedKeys(defs[title]!);
   return keys.length === 0
     ? `T.${title}`

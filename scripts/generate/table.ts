@@ -1,70 +1,20 @@
-// The operation table (schemas/operations.catalog.json): its types, and the
-// checks npm run generate makes before emitting anything from it.
+// The operation table (schemas/operations.catalog.json): its types (generated
+// from the schema of its shape), and the checks npm run generate makes before
+// emitting anything from it.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Json } from './schema-tools.js';
 
-export type Actor = 'participant' | 'either' | 'operator';
-
-export interface ToolBinding {
-  tool: string;
-  title: string;
-  description: string;
-  destructive: boolean;
-  idempotent: boolean;
-  runs_as_task?: boolean;
-}
-
-export interface TasksMethodBinding {
-  method: 'tasks/get' | 'tasks/update' | 'tasks/cancel';
-}
-
-/** An operation of the operator's that is on REST and ce only; why it is not on MCP. */
-export interface NoMcpBinding {
-  none: string;
-}
-
-export interface RestBinding {
-  method: 'get' | 'post' | 'delete';
-  path: string;
-  status: 200 | 201;
-  in: 'body' | 'query' | 'path';
-  tag: string;
-  location?: string;
-  query_names?: Record<string, string>;
-  omit_statuses?: number[];
-  extra_statuses?: Record<string, string>;
-}
-
-export interface CliOption {
-  field: string;
-  as?: string;
-  required?: boolean;
-  description?: string;
-}
-
-export interface CliBinding {
-  command: string;
-  arguments: string[];
-  example?: string;
-  options: Record<string, CliOption>;
-}
-
-export interface Operation {
-  id: string;
-  summary: string;
-  engine: string;
-  input: string;
-  output: string;
-  changes: boolean;
-  actor: Actor;
-  mcp: ToolBinding | TasksMethodBinding | NoMcpBinding;
-  rest: RestBinding;
-  cli: CliBinding;
-}
-
-export interface OperationTable {
-  operations: Operation[];
-}
+export type {
+  CliBinding,
+  CliOption,
+  NoMcpBinding,
+  Operation,
+  OperationTable,
+  RestBinding,
+  TasksMethodBinding,
+  ToolBinding,
+} from '../../generated/catalog.js';
+import type { Operation, OperationTable, TasksMethodBinding, ToolBinding } from '../../generated/catalog.js';
 
 export const isTool = (binding: Operation['mcp']): binding is ToolBinding => 'tool' in binding;
 export const isTasksMethod = (binding: Operation['mcp']): binding is TasksMethodBinding => 'method' in binding;

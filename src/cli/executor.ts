@@ -14,14 +14,12 @@
 // runs, so `--help` and usage errors answer without it.
 import type { Operation } from '../../generated/operations.js';
 import { DomainError, isDomainError } from '../engine/errors.js';
-import type { Actor, Room } from '../engine/index.js';
+import type { Room } from '../engine/index.js';
 import { findRoomProcess, roomClient, RoomNotListening } from './remote.js';
 
 export type Engine = typeof import('../engine/index.js');
 
 export const loadEngine = (): Promise<Engine> => import('../engine/index.js');
-
-type Run = (room: Room, actor: Actor, input: unknown) => unknown;
 
 /** A room file on this machine, or a room anywhere by its address with a session token. */
 export type RoomTarget = { file: string } | { url: URL; token: string; ca?: Buffer };
@@ -68,13 +66,13 @@ export async function execute(
     }
   }
   const engine = await loadEngine();
-  const { engineOperations } = await import('../engine/operations.js');
+  const { runOperation } = await import('../engine/operations.js');
   const room = operation.changes
     ? openForWriting(engine, file, `ce ${operation.cli.command}`, false)
     : openForReading(engine, file);
   try {
     const actor = participant === null ? engine.LOCAL_OPERATOR : engine.actAs(room, participant);
-    return (engineOperations[operation.engine] as Run)(room, actor, input);
+    return runOperation(room, actor, operation.id, input);
   } finally {
     room.close();
   }

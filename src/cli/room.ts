@@ -48,7 +48,7 @@ async function init(file: string): Promise<InitOutput> {
       artifact: path.resolve(file),
       sidecar: room.sidecar.path,
       already_room: recorded?.source !== 'initial',
-      revision: recorded ?? engine.readArtifact(room, engine.LOCAL_OPERATOR, {}).revision,
+      revision: recorded ?? engine.runOperation(room, engine.LOCAL_OPERATOR, 'readArtifact', {}).revision,
       recorded,
     };
   } finally {

@@ -71,7 +71,8 @@ function choicesSaid(errors: ErrorObject[], root: string | null): { errors: Erro
     const passing = (error.params as { passingSchemas: number[] | null }).passingSchemas;
     said.push(passing === null ? `${where} needs one of ${listed}` : `${where} takes one of ${listed}, not both`);
     rest = rest.filter(
-      (other) => other !== error && !(other.keyword === 'required' && other.schemaPath.startsWith(`${error.schemaPath}/`)),
+      (other) =>
+        other !== error && !(other.keyword === 'required' && other.schemaPath.startsWith(`${error.schemaPath}/`)),
     );
   }
   return { errors: rest, said };

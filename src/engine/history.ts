@@ -1,8 +1,7 @@
-import type { HistoryEntry, Revision, WorkspaceHistoryInput, WorkspaceHistoryOutput } from '../../generated/types.js';
-import { validateWorkspaceHistoryInput } from '../../generated/validators.js';
+import type { InputOf } from '../../generated/operations.js';
+import type { HistoryEntry, Revision, WorkspaceHistoryOutput } from '../../generated/types.js';
 import type { HistoryRow, RevisionRow } from '../store/rows.js';
-import { requireActorCapability, type Actor } from './access.js';
-import { checkInput } from './check-input.js';
+import { type Actor } from './access.js';
 import { toTimestamp } from './clock.js';
 import type { Room } from './room.js';
 
@@ -48,9 +47,7 @@ function toHistoryEntry(room: Room, row: HistoryRow): HistoryEntry {
 }
 
 /** workspace_history: revisions and decisions, oldest first, after a cursor. */
-export function workspaceHistory(room: Room, actor: Actor, input: WorkspaceHistoryInput): WorkspaceHistoryOutput {
-  const args = checkInput(validateWorkspaceHistoryInput, input);
-  requireActorCapability(actor, 'read');
+export function workspaceHistory(room: Room, actor: Actor, args: InputOf<'listHistory'>): WorkspaceHistoryOutput {
   const rows = room.workspace.listHistory(args.after, args.limit + 1);
   const page = rows.slice(0, args.limit);
   return {

@@ -1,20 +1,7 @@
-import type {
-  Caller,
-  Participant,
-  ParticipantAddInput,
-  ParticipantListInput,
-  ParticipantListOutput,
-  ParticipantOutput,
-  ParticipantRemoveInput,
-} from '../../generated/types.js';
-import {
-  validateParticipantAddInput,
-  validateParticipantListInput,
-  validateParticipantRemoveInput,
-} from '../../generated/validators.js';
+import type { InputOf } from '../../generated/operations.js';
+import type { Caller, Participant, ParticipantListOutput, ParticipantOutput } from '../../generated/types.js';
 import type { ParticipantRow } from '../store/rows.js';
-import { actorName, requireActorCapability, type Actor } from './access.js';
-import { checkInput } from './check-input.js';
+import { actorName, type Actor } from './access.js';
 import { toTimestamp } from './clock.js';
 import { DomainError } from './errors.js';
 import { change, type Room } from './room.js';
@@ -50,9 +37,7 @@ export function actAs(room: Room, name: string): Caller {
 }
 
 /** Adds a participant, or brings back a removed one (its old sessions stay revoked). */
-export function addParticipant(room: Room, actor: Actor, input: ParticipantAddInput): ParticipantOutput {
-  const args = checkInput(validateParticipantAddInput, input);
-  requireActorCapability(actor, 'admin');
+export function addParticipant(room: Room, actor: Actor, args: InputOf<'addParticipant'>): ParticipantOutput {
   return change(room, ({ now, record }) => {
     if (isParticipant(room, args.name)) {
       throw new DomainError('conflict', `${args.name} is already a participant of this room`);
@@ -85,9 +70,7 @@ export function addParticipant(room: Room, actor: Actor, input: ParticipantAddIn
  * Removes a participant and revokes its sessions, effective on their next
  * request. What it did stays in the record.
  */
-export function removeParticipant(room: Room, actor: Actor, input: ParticipantRemoveInput): ParticipantOutput {
-  const args = checkInput(validateParticipantRemoveInput, input);
-  requireActorCapability(actor, 'admin');
+export function removeParticipant(room: Room, actor: Actor, args: InputOf<'removeParticipant'>): ParticipantOutput {
   return change(room, ({ now, record }) => {
     if (!room.store.removeParticipant(args.name, now)) {
       throw new DomainError('not_found', `${args.name} is not a participant of this room`);
@@ -106,9 +89,7 @@ export function removeParticipant(room: Room, actor: Actor, input: ParticipantRe
 }
 
 /** Current participants by name; removed ones only when asked. */
-export function listParticipants(room: Room, actor: Actor, input: ParticipantListInput = {}): ParticipantListOutput {
-  const args = checkInput(validateParticipantListInput, input);
-  requireActorCapability(actor, 'read');
+export function listParticipants(room: Room, actor: Actor, args: InputOf<'listParticipants'>): ParticipantListOutput {
   return {
     participants: room.store
       .listParticipants()

@@ -2,10 +2,9 @@
 // process serves the room, kept in the sidecar so that they outlive a
 // restart and can be changed while it runs. One row a setting; a setting
 // with no row has its default.
-import type { RoomSettings, SettingsGetInput, SettingsOutput, SettingsUpdateInput } from '../../generated/types.js';
-import { validateSettingsGetInput, validateSettingsUpdateInput } from '../../generated/validators.js';
-import { actorName, requireActorCapability, type Actor } from './access.js';
-import { checkInput } from './check-input.js';
+import type { InputOf } from '../../generated/operations.js';
+import type { RoomSettings, SettingsOutput } from '../../generated/types.js';
+import { actorName, type Actor } from './access.js';
 import { change, type Room } from './room.js';
 
 const DEFAULTS: RoomSettings = { allowed_hosts: [], allowed_origins: [] };
@@ -33,16 +32,12 @@ export function roomSettings(room: Room): RoomSettings {
   return settings;
 }
 
-export function getSettings(room: Room, actor: Actor, input: SettingsGetInput): SettingsOutput {
-  checkInput(validateSettingsGetInput, input);
-  requireActorCapability(actor, 'admin');
+export function getSettings(room: Room, actor: Actor, _args: InputOf<'getSettings'>): SettingsOutput {
   return { settings: roomSettings(room) };
 }
 
 /** Replaces each setting named; a running room serves by them from its next request. */
-export function updateSettings(room: Room, actor: Actor, input: SettingsUpdateInput): SettingsOutput {
-  const args = checkInput(validateSettingsUpdateInput, input);
-  requireActorCapability(actor, 'admin');
+export function updateSettings(room: Room, actor: Actor, args: InputOf<'updateSettings'>): SettingsOutput {
   const changed = (Object.keys(DEFAULTS) as (keyof RoomSettings)[]).filter((key) => args[key] !== undefined);
   const output = change(room, ({ now, record }) => {
     for (const key of changed) {

@@ -7,7 +7,7 @@ import {
   DomainError,
   type Room,
   type RoomChange,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
 
 describe('Bus', () => {

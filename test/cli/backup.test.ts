@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { onTestFinished, expect, test } from 'vitest';
-import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../../src/engine/index.js';
+import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../helpers/engine.js';
 import { hashBytes } from '../../src/store/artifact-file.js';
 import { sidecarPath } from '../../src/store/sidecar.js';
 import { ceServe } from '../helpers/ce-serve.js';

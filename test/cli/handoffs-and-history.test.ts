@@ -35,7 +35,7 @@ import {
   syncArtifact,
   workspaceHistory,
   type Room,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { ce, failedWith, failedWithJson, okJson, okPlain } from '../helpers/run-ce.js';
 import { caller, tempDir } from '../helpers/room.js';
 

@@ -4,7 +4,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { acceptHandoff, createHandoff, openRoom, syncArtifact, addParticipant, LOCAL_OPERATOR } from '../../src/engine/index.js';
+import { acceptHandoff, createHandoff, openRoom, syncArtifact, addParticipant, LOCAL_OPERATOR } from '../helpers/engine.js';
 import { caller, tempDir } from '../helpers/room.js';
 import { ce, failedWith, okJson } from '../helpers/run-ce.js';
 

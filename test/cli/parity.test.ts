@@ -23,7 +23,7 @@ import {
   removeParticipant,
   syncArtifact,
   type Room,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { caller } from '../helpers/room.js';
 import { ce, okJson } from '../helpers/run-ce.js';
 import { bytesOf, coverage, ok, plain, refused, twinRooms, usage, type Case } from '../helpers/twin-rooms.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { Participant, Session, SessionCreateOutput } from '../../generated/types.js';
-import { addParticipant, LOCAL_OPERATOR, openRoom, syncArtifact } from '../../src/engine/index.js';
+import { addParticipant, LOCAL_OPERATOR, openRoom, syncArtifact } from '../helpers/engine.js';
 import { ce, failedWith, failedWithJson, okJson, okPlain } from '../helpers/run-ce.js';
 import { tempDir } from '../helpers/room.js';
 

@@ -8,7 +8,7 @@
 import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
-import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../../src/engine/index.js';
+import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../helpers/engine.js';
 import { runtimeFilePath } from '../../src/http/runtime-file.js';
 import { hashBytes } from '../../src/store/artifact-file.js';
 import { restoreRoom } from '../../src/store/backup.js';

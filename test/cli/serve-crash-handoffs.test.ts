@@ -7,7 +7,7 @@
 // answers the same through both doors. (The rounds, the lock and the
 // integrity checks are the harness's: test/helpers/crash-harness.ts.)
 import { expect, test } from 'vitest';
-import type { Room } from '../../src/engine/index.js';
+import type { Room } from '../helpers/engine.js';
 import { MAX_ACTIVE_TASKS } from '../../src/engine/limits.js';
 import type { EventRow, HandoffRow, TaskRow } from '../../src/store/rows.js';
 import { runCrashRounds, type CrashScenario, type KilledRound, type LoadContext } from '../helpers/crash-harness.js';

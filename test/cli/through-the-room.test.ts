@@ -14,7 +14,7 @@ import type {
   SessionCreateOutput,
   TaskCancelOutput,
 } from '../../generated/types.js';
-import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../../src/engine/index.js';
+import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../helpers/engine.js';
 import { runtimeFilePath, readRuntimeFile } from '../../src/http/runtime-file.js';
 import { ceServe } from '../helpers/ce-serve.js';
 import { isMethod, nextFrame, openSse, type Wire } from '../helpers/mcp-wire.js';

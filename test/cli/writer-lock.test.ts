@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { HandoffListOutput } from '../../generated/types.js';
-import { openRoom } from '../../src/engine/index.js';
+import { openRoom } from '../helpers/engine.js';
 import { ce, failedWith, failedWithJson, okJson } from '../helpers/run-ce.js';
 import { dumpDatabase, tempDir } from '../helpers/room.js';
 

@@ -15,7 +15,7 @@ import {
   workspaceHistory,
   type Room,
   type RoomChange,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import type { DomainErrorCode } from '../../generated/types.js';
 import { hashBytes } from '../../src/store/artifact-file.js';
 import { expectRefused } from '../helpers/expect-refused.js';

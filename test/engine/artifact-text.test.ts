@@ -14,7 +14,7 @@ import {
   syncArtifact,
   workspaceHistory,
   type DomainError,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { sidecarPath } from '../../src/store/sidecar.js';
 import { expectRefused } from '../helpers/expect-refused.js';
 import { caller, makeRoom, tempDir, type TestRoom } from '../helpers/room.js';

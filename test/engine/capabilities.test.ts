@@ -31,7 +31,7 @@ import {
   withdrawProposal,
   workspaceHistory,
   type Room,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { ALL_CAPS, caller, makeRoom } from '../helpers/room.js';
 
 const full = (name: string): Caller => caller(name, ALL_CAPS);

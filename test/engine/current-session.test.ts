@@ -6,7 +6,7 @@ import {
   currentSession,
   LOCAL_OPERATOR,
   type Room,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { expectRefused } from '../helpers/expect-refused.js';
 import { makeRoom, type TestRoom } from '../helpers/room.js';
 

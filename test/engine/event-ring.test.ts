@@ -8,7 +8,7 @@ import {
   listHandoffs,
   LOCAL_OPERATOR,
   type Room,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { expectRefused } from '../helpers/expect-refused.js';
 import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
 

@@ -41,7 +41,7 @@ import {
   sweepExpiredTasks,
   type Room,
   type SweepReport,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import type { EventRow } from '../../src/store/rows.js';
 import { caller, dumpDatabase, makeRoom, type TestRoom } from '../helpers/room.js';
 

@@ -19,7 +19,7 @@ import {
   workspaceHistory,
   type Room,
   type RoomChange,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { expectRefused } from '../helpers/expect-refused.js';
 import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
 

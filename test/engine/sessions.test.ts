@@ -11,7 +11,7 @@ import {
   removeParticipant,
   revokeSession,
   type Room,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { expectRefused } from '../helpers/expect-refused.js';
 import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
 

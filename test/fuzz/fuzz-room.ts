@@ -18,7 +18,7 @@ import {
   removeParticipant,
   revokeSession,
   syncArtifact,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { readRuntimeFile } from '../../src/http/runtime-file.js';
 import { ceServe, type ServedRoom } from '../helpers/ce-serve.js';
 import { tempDir } from '../helpers/room.js';

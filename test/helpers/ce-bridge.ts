@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { expect } from 'vitest';
 import type { Capability } from '../../generated/types.js';
-import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../../src/engine/index.js';
+import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from './engine.js';
 import { eventually } from './mcp-clients.js';
 import { tempDir } from './room.js';
 import { CE_BIN } from './run-ce.js';

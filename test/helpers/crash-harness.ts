@@ -32,7 +32,7 @@ import {
   openRoom,
   syncArtifact,
   type Room,
-} from '../../src/engine/index.js';
+} from './engine.js';
 import { readRuntimeFile, runtimeFilePath } from '../../src/http/runtime-file.js';
 import { readLockHolder } from '../../src/store/writer-lock.js';
 import { ceServe, type CeServeOptions, type ServedRoom } from './ce-serve.js';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { DomainErrorCode } from '../../generated/types.js';
-import { DomainError, type Room } from '../../src/engine/index.js';
+import { DomainError, type Room } from './engine.js';
 import { dumpDatabase } from './room.js';
 
 /** The operation is refused with `code` and `message` (exactly, or matching), and the database is unchanged. */

@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { Capability } from '../../generated/types.js';
-import { openRoom, type Room } from '../../src/engine/index.js';
+import { openRoom, type Room } from './engine.js';
 import { hashBytes } from '../../src/store/artifact-file.js';
 import type { PendingWriteRow, ProposalRow, RevisionRow } from '../../src/store/rows.js';
 import type { CeServeOptions } from './ce-serve.js';

@@ -6,7 +6,7 @@ import openapi from '../../generated/openapi.json' with { type: 'json' };
 import { restRoutes } from '../../generated/operations.js';
 import type { Capability } from '../../generated/types.js';
 import * as validators from '../../generated/validators.js';
-import { createSession, LOCAL_OPERATOR } from '../../src/engine/index.js';
+import { createSession, LOCAL_OPERATOR } from './engine.js';
 import { readRuntimeFile } from '../../src/http/runtime-file.js';
 import { startTestServer, type TestServer } from './server.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Capability, Caller } from '../../generated/types.js';
-import { addParticipant, LOCAL_OPERATOR, ManualClock, openRoom, type Room } from '../../src/engine/index.js';
+import { addParticipant, LOCAL_OPERATOR, ManualClock, openRoom, type Room } from './engine.js';
 
 export interface TestRoom {
   room: Room;

@@ -1,5 +1,5 @@
 import type { Capability } from '../../generated/types.js';
-import { createSession, LOCAL_OPERATOR, syncArtifact } from '../../src/engine/index.js';
+import { createSession, LOCAL_OPERATOR, syncArtifact } from './engine.js';
 import { serveRoom, type RoomServer, type ServeOptions } from '../../src/http/server.js';
 import { makeRoom, type TestRoom } from './room.js';
 

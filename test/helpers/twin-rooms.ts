@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import path from 'node:path';
 import type { TestContext } from 'vitest';
 import { operations, type Operation } from '../../generated/operations.js';
-import { openRoom } from '../../src/engine/index.js';
+import { openRoom } from './engine.js';
 import { ceServe, type ServedRoom } from './ce-serve.js';
 import { dumpDatabase, tempDir } from './room.js';
 import { ce, words, type CeRun } from './run-ce.js';

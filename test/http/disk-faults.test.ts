@@ -7,7 +7,7 @@
 // and goes on; a failed fsync refuses every write from then on.
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, test } from 'vitest';
-import { listHandoffs, LOCAL_OPERATOR, openRoom } from '../../src/engine/index.js';
+import { listHandoffs, LOCAL_OPERATOR, openRoom } from '../helpers/engine.js';
 import { isMethod, listen, nextFrame, type SseClient } from '../helpers/mcp-wire.js';
 import { dumpDatabase } from '../helpers/room.js';
 import { rpc, startTestServer, type TestServer } from '../helpers/server.js';

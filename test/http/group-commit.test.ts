@@ -4,7 +4,7 @@
 // connection to the sidecar shows what is on disk when each answer arrives.
 import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
-import { change, createHandoff, DomainError, openRoom } from '../../src/engine/index.js';
+import { change, createHandoff, DomainError, openRoom } from '../helpers/engine.js';
 import { sidecarPath } from '../../src/store/sidecar.js';
 import { callTool, isMethod, listen, nextFrame, type RawResponse } from '../helpers/mcp-wire.js';
 import { caller, makeRoom, type TestRoom } from '../helpers/room.js';

@@ -3,7 +3,7 @@
 // byte what serializing it for that stream would give; and who may see a
 // task is decided once per change, whatever the number of streams.
 import { afterEach, describe, expect, test } from 'vitest';
-import { taskViewers, type RoomChange } from '../../src/engine/index.js';
+import { taskViewers, type RoomChange } from '../helpers/engine.js';
 import { frameTemplate, spliceFrame, sseFrame } from '../../src/http/mcp/frames.js';
 import { ListenFanout, type FrameSink } from '../../src/http/mcp/listen-fanout.js';
 import { createHandoff, isMethod, listen, nextFrame, textResult, toolOk, type Wire } from '../helpers/mcp-wire.js';

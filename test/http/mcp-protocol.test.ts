@@ -2,7 +2,7 @@
 // protocol rule of MCP 2026-07-28 + the Tasks extension this server keeps
 // (design/MCP-NOTES.md, handoffs-design-note.md "MCP", PRODUCT.md §4–§5).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSession, listSessions, LOCAL_OPERATOR, revokeSession } from '../../src/engine/index.js';
+import { createSession, listSessions, LOCAL_OPERATOR, revokeSession } from '../helpers/engine.js';
 import {
   base64Header,
   callTool,

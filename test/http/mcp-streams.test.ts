@@ -3,7 +3,7 @@
 // a bounded number of streams.
 import { connect } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
-import { acceptHandoff, completeHandoff, createHandoff } from '../../src/engine/index.js';
+import { acceptHandoff, completeHandoff, createHandoff } from '../helpers/engine.js';
 import { isMethod, listen, nextFrame } from '../helpers/mcp-wire.js';
 import { caller } from '../helpers/room.js';
 import { rpc, rpcRequest, startTestServer, type TestServer } from '../helpers/server.js';

@@ -15,7 +15,7 @@ import {
   proposeChange,
   readArtifact,
   type Room,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { callTool, type Who, type Wire } from '../helpers/mcp-wire.js';
 import { expectOfficial } from '../helpers/mcp-schemas.js';
 import { caller, dumpDatabase } from '../helpers/room.js';

@@ -11,7 +11,7 @@ import { taskTools, toolCatalog, toolOperations } from '../../generated/mcp.js';
 import { operations } from '../../generated/operations.js';
 import type { DomainErrorCode } from '../../generated/types.js';
 import * as validators from '../../generated/validators.js';
-import { limits, sweepExpiredTasks } from '../../src/engine/index.js';
+import { limits, sweepExpiredTasks } from '../helpers/engine.js';
 import { callTool, META_HANDOFF, taskRpc, textResult, type Who, type Wire } from '../helpers/mcp-wire.js';
 import { expectOfficial, expectValidAgainst } from '../helpers/mcp-schemas.js';
 import { rpc, startTestServer, type TestServer } from '../helpers/server.js';

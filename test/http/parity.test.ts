@@ -26,7 +26,7 @@ import {
   handoffEvents,
   LOCAL_OPERATOR,
   requestInput,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { callTool, taskRpc, toolOk, type Who, type Wire } from '../helpers/mcp-wire.js';
 import { caller } from '../helpers/room.js';
 import { ce, okJson } from '../helpers/run-ce.js';

@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { listHandoffs, LOCAL_OPERATOR } from '../../src/engine/index.js';
+import { listHandoffs, LOCAL_OPERATOR } from '../helpers/engine.js';
 import { requestMeta } from '../helpers/mcp-wire.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

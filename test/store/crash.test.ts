@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVENT_RING_SIZE } from '../../src/engine/limits.js';
-import { openRoom, type Room } from '../../src/engine/index.js';
+import { openRoom, type Room } from '../helpers/engine.js';
 import type { EventRow, HandoffRow, TaskRow } from '../../src/store/rows.js';
 import { migrations } from '../../src/store/migrations.js';
 import { readLockHolder, type LockHolder } from '../../src/store/writer-lock.js';

@@ -19,7 +19,7 @@ import {
   LOCAL_OPERATOR,
   openRoom,
   type Room,
-} from '../../src/engine/index.js';
+} from '../helpers/engine.js';
 import { migrations } from '../../src/store/migrations.js';
 import { sidecarPath } from '../../src/store/sidecar.js';
 import { readLockHolder } from '../../src/store/writer-lock.js';

@@ -1,11 +1,10 @@
+import type { InputOf } from '../../../generated/operations.js';
 import { watch } from 'node:fs';
 import path from 'node:path';
-import type { ArtifactReadInput, ArtifactReadOutput, Revision } from '../../../generated/types.js';
-import { validateArtifactReadInput } from '../../../generated/validators.js';
+import type { ArtifactReadOutput, Revision } from '../../../generated/types.js';
 import { hashBytes, readArtifactBytes, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { RevisionRow } from '../../store/rows.js';
-import { requireActorCapability, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
+import { type Actor } from '../access.js';
 import { DomainError } from '../errors.js';
 import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
@@ -118,9 +117,7 @@ function settleFileRewrite(room: Room): void {
  * writing records an outside edit first; a read-only reader reports the
  * newest recorded revision and says when the file differs from it.
  */
-export function readArtifact(room: Room, actor: Actor, input: ArtifactReadInput = {}): ArtifactReadOutput {
-  checkInput(validateArtifactReadInput, input);
-  requireActorCapability(actor, 'read');
+export function readArtifact(room: Room, actor: Actor, _args: InputOf<'readArtifact'>): ArtifactReadOutput {
   if (room.sidecar.writable) syncArtifact(room);
   const bytes = readDisk(room);
   const revision = currentRevision(room);

@@ -1,7 +1,5 @@
-import type { Caller, HandoffRefInput, HandoffTaskOutput } from '../../../generated/types.js';
-import { validateHandoffRefInput } from '../../../generated/validators.js';
-import { requireParticipant, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
+import type { InputOf } from '../../../generated/operations.js';
+import type { Caller, HandoffTaskOutput } from '../../../generated/types.js';
 import { DomainError } from '../errors.js';
 import { change, handoffView, taskView, type Room } from '../room.js';
 import { loadHandoff, loadTaskOf } from './load.js';
@@ -10,9 +8,7 @@ import { loadHandoff, loadTaskOf } from './load.js';
  * handoff_accept: open → accepted by the named assignee, or by anyone with
  * write when none was named. The task stays working and records the assignee.
  */
-export function acceptHandoff(room: Room, actor: Actor, input: HandoffRefInput): HandoffTaskOutput {
-  const args = checkInput(validateHandoffRefInput, input);
-  const caller = requireParticipant(actor, 'write');
+export function acceptHandoff(room: Room, caller: Caller, args: InputOf<'acceptHandoff'>): HandoffTaskOutput {
   return change(room, ({ now, record }) => {
     const handoff = loadHandoff(room, args.handoff_id);
     if (handoff.status !== 'open') {

@@ -1,7 +1,5 @@
-import type { Caller, TaskUpdateInput, TaskUpdateOutput } from '../../../generated/types.js';
-import { validateTaskUpdateInput } from '../../../generated/validators.js';
-import { requireParticipant, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
+import type { InputOf } from '../../../generated/operations.js';
+import type { Caller, TaskUpdateOutput } from '../../../generated/types.js';
 import { DomainError } from '../errors.js';
 import { change, taskView, type Room } from '../room.js';
 import { loadVisibleTask } from './load.js';
@@ -11,9 +9,7 @@ import { loadVisibleTask } from './load.js';
  * already answered keys are ignored; when none remain the task is working
  * again. Nothing answered means nothing written.
  */
-export function answerInput(room: Room, actor: Actor, input: TaskUpdateInput): TaskUpdateOutput {
-  const args = checkInput(validateTaskUpdateInput, input);
-  const caller = requireParticipant(actor, 'write');
+export function answerInput(room: Room, caller: Caller, args: InputOf<'answerTaskInput'>): TaskUpdateOutput {
   return change(room, ({ now, record }) => {
     const task = loadVisibleTask(room, caller, args.task_id);
     if (task.owner !== caller.participant) {

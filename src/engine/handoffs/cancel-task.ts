@@ -1,7 +1,5 @@
-import type { Caller, TaskCancelOutput, TaskRefInput } from '../../../generated/types.js';
-import { validateTaskRefInput } from '../../../generated/validators.js';
-import { requireParticipant, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
+import type { InputOf } from '../../../generated/operations.js';
+import type { Caller, TaskCancelOutput } from '../../../generated/types.js';
 import { DomainError } from '../errors.js';
 import { change, taskView, type Room } from '../room.js';
 import { isTerminal, loadVisibleTask } from './load.js';
@@ -11,9 +9,7 @@ import { takeWaitingProgress } from './report-progress.js';
  * tasks/cancel: the owner cancels a task that is not terminal, and its
  * handoff if no result is ready yet. A terminal task stays as it was.
  */
-export function cancelTask(room: Room, actor: Actor, input: TaskRefInput): TaskCancelOutput {
-  const args = checkInput(validateTaskRefInput, input);
-  const caller = requireParticipant(actor, 'write');
+export function cancelTask(room: Room, caller: Caller, args: InputOf<'cancelTask'>): TaskCancelOutput {
   return change(room, ({ now, record }) => {
     const task = loadVisibleTask(room, caller, args.task_id);
     if (task.owner !== caller.participant) {

@@ -1,8 +1,6 @@
-import type { Caller, HandoffCompleteInput, HandoffCompleteOutput, JsonRpcError } from '../../../generated/types.js';
-import { validateHandoffCompleteInput } from '../../../generated/validators.js';
+import type { InputOf } from '../../../generated/operations.js';
+import type { Caller, HandoffCompleteOutput, JsonRpcError } from '../../../generated/types.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
-import { requireParticipant, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { canSeeTask, change, handoffView, taskView, type Room } from '../room.js';
 import { loadHandoff, loadTaskOf } from './load.js';
@@ -14,9 +12,7 @@ import { takeWaitingProgress } from './report-progress.js';
  * (task failed, handoff cancelled). A second completion never replaces the
  * first: it returns what is stored and says so.
  */
-export function completeHandoff(room: Room, actor: Actor, input: HandoffCompleteInput): HandoffCompleteOutput {
-  const args = checkInput(validateHandoffCompleteInput, input);
-  const caller = requireParticipant(actor, 'write');
+export function completeHandoff(room: Room, caller: Caller, args: InputOf<'completeHandoff'>): HandoffCompleteOutput {
   return change(room, ({ now, record }) => {
     let handoff = loadHandoff(room, args.handoff_id);
     if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {

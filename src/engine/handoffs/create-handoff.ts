@@ -1,8 +1,6 @@
-import type { Caller, HandoffCreateInput, HandoffCreateOutput } from '../../../generated/types.js';
-import { validateHandoffCreateInput } from '../../../generated/validators.js';
+import type { InputOf } from '../../../generated/operations.js';
+import type { Caller, HandoffCreateOutput } from '../../../generated/types.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
-import { requireParticipant, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
 import { DomainError } from '../errors.js';
 import { newCorrelationId, newHandoffId, newTaskId } from '../ids.js';
 import {
@@ -20,9 +18,7 @@ import { canSeeTask, change, handoffView, taskView, type Room } from '../room.js
  * one transaction. The same participant and idempotency_key again returns
  * the original, writing nothing, whatever the other fields say.
  */
-export function createHandoff(room: Room, actor: Actor, input: HandoffCreateInput): HandoffCreateOutput {
-  const args = checkInput(validateHandoffCreateInput, input);
-  const caller = requireParticipant(actor, 'write');
+export function createHandoff(room: Room, caller: Caller, args: InputOf<'createHandoff'>): HandoffCreateOutput {
   return change(room, ({ now, record }) => {
     if (args.idempotency_key !== undefined) {
       const existing = room.store.getHandoffByIdempotencyKey(caller.participant, args.idempotency_key);

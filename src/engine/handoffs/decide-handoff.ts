@@ -1,7 +1,5 @@
-import type { Caller, Decision, HandoffDecisionInput, HandoffOutput } from '../../../generated/types.js';
-import { validateHandoffDecisionInput } from '../../../generated/validators.js';
-import { requireParticipant, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
+import type { InputOf } from '../../../generated/operations.js';
+import type { Caller, Decision, HandoffOutput } from '../../../generated/types.js';
 import { toTimestamp } from '../clock.js';
 import { DomainError } from '../errors.js';
 import { appendHistory } from '../history.js';
@@ -14,12 +12,10 @@ import { loadHandoff } from './load.js';
  */
 function decideHandoff(
   room: Room,
-  actor: Actor,
-  input: HandoffDecisionInput,
+  caller: Caller,
+  args: InputOf<'approveHandoff'>,
   decision: Decision['decision'],
 ): HandoffOutput {
-  const args = checkInput(validateHandoffDecisionInput, input);
-  const caller = requireParticipant(actor, 'approve');
   return change(room, ({ now, record }) => {
     const handoff = loadHandoff(room, args.handoff_id);
     if (handoff.status !== 'result_ready') {
@@ -47,8 +43,8 @@ function decideHandoff(
   });
 }
 
-export const approveHandoff = (room: Room, actor: Actor, input: HandoffDecisionInput): HandoffOutput =>
-  decideHandoff(room, actor, input, 'approved');
+export const approveHandoff = (room: Room, caller: Caller, args: InputOf<'approveHandoff'>): HandoffOutput =>
+  decideHandoff(room, caller, args, 'approved');
 
-export const rejectHandoff = (room: Room, actor: Actor, input: HandoffDecisionInput): HandoffOutput =>
-  decideHandoff(room, actor, input, 'rejected');
+export const rejectHandoff = (room: Room, caller: Caller, args: InputOf<'rejectHandoff'>): HandoffOutput =>
+  decideHandoff(room, caller, args, 'rejected');

@@ -1,23 +1,13 @@
+import type { InputOf } from '../../../generated/operations.js';
 import type {
   Caller,
   DetailedTask,
-  HandoffEventsInput,
   HandoffEventsOutput,
-  HandoffGetInput,
-  HandoffListInput,
   HandoffListOutput,
   HandoffTaskOutput,
-  TaskRefInput,
 } from '../../../generated/types.js';
-import {
-  validateHandoffEventsInput,
-  validateHandoffGetInput,
-  validateHandoffListInput,
-  validateTaskRefInput,
-} from '../../../generated/validators.js';
 import type { HandoffRow } from '../../store/rows.js';
-import { LOCAL_OPERATOR, requireActorCapability, requireParticipant, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
+import { LOCAL_OPERATOR, type Actor } from '../access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../errors.js';
 import { canSeeTask, handoffView, taskView, type Room } from '../room.js';
@@ -25,9 +15,7 @@ import { toEvent } from '../views.js';
 import { loadHandoff, loadVisibleTask } from './load.js';
 
 /** tasks/get: the DetailedTask, for its owner or assignee only. */
-export function getTask(room: Room, actor: Actor, input: TaskRefInput): DetailedTask {
-  const args = checkInput(validateTaskRefInput, input);
-  const caller = requireParticipant(actor, 'read');
+export function getTask(room: Room, caller: Caller, args: InputOf<'getTask'>): DetailedTask {
   return taskView(room, loadVisibleTask(room, caller, args.task_id));
 }
 
@@ -36,9 +24,7 @@ export function getTask(room: Room, actor: Actor, input: TaskRefInput): Detailed
  * assignee. The local operator reads the handoff without its task: a task
  * is read as a participant (`ce task --participant`).
  */
-export function getHandoff(room: Room, actor: Actor, input: HandoffGetInput): HandoffTaskOutput {
-  const args = checkInput(validateHandoffGetInput, input);
-  requireActorCapability(actor, 'read');
+export function getHandoff(room: Room, actor: Actor, args: InputOf<'getHandoff'>): HandoffTaskOutput {
   let handoff: HandoffRow;
   // The schema holds exactly one of the two.
   if (args.handoff_id !== undefined) {
@@ -57,9 +43,7 @@ export function getHandoff(room: Room, actor: Actor, input: HandoffGetInput): Ha
  * handoff_events: the handoff's events after a cursor, oldest first. `gap`
  * says that some of them already left the ring.
  */
-export function handoffEvents(room: Room, actor: Actor, input: HandoffEventsInput): HandoffEventsOutput {
-  const args = checkInput(validateHandoffEventsInput, input);
-  requireActorCapability(actor, 'read');
+export function handoffEvents(room: Room, actor: Actor, args: InputOf<'listHandoffEvents'>): HandoffEventsOutput {
   const handoff = loadHandoff(room, args.handoff_id);
   const rows = room.store.listHandoffEvents(handoff.id, args.after, args.limit + 1);
   const page = rows.slice(0, args.limit);
@@ -72,9 +56,7 @@ export function handoffEvents(room: Room, actor: Actor, input: HandoffEventsInpu
 }
 
 /** Handoffs, newest first, a page at a time. */
-export function listHandoffs(room: Room, actor: Actor, input: HandoffListInput): HandoffListOutput {
-  const args = checkInput(validateHandoffListInput, input);
-  requireActorCapability(actor, 'read');
+export function listHandoffs(room: Room, actor: Actor, args: InputOf<'listHandoffs'>): HandoffListOutput {
   const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
   const rows = room.store.listHandoffs({
     status: args.status ?? null,

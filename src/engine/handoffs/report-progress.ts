@@ -1,8 +1,6 @@
+import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffProgressInput, HandoffProgressOutput, Progress } from '../../../generated/types.js';
-import { validateHandoffProgressInput } from '../../../generated/validators.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
-import { requireParticipant, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
 import { toTimestamp } from '../clock.js';
 import { DomainError, isDomainError } from '../errors.js';
 import { PROGRESS_INTERVAL_MS } from '../limits.js';
@@ -86,9 +84,7 @@ export function takeWaitingProgress(room: Room, taskId: string, change: Change):
  * cancelling, expiry), so the last report before the task ends is always
  * committed. A waiting report is answered `committed: false`.
  */
-export function reportProgress(room: Room, actor: Actor, input: HandoffProgressInput): HandoffProgressOutput {
-  const args = checkInput(validateHandoffProgressInput, input);
-  const caller = requireParticipant(actor, 'write');
+export function reportProgress(room: Room, caller: Caller, args: InputOf<'reportProgress'>): HandoffProgressOutput {
   const { handoff, task } = reportable(room, caller, args.handoff_id);
   const now = room.clock.now();
   const last = room.progress.lastCommit.get(task.id);

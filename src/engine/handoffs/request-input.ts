@@ -1,13 +1,5 @@
-import type {
-  Caller,
-  HandoffRequestInputInput,
-  HandoffRequestInputOutput,
-  InputRequest,
-  RequestedSchema,
-} from '../../../generated/types.js';
-import { validateHandoffRequestInputInput } from '../../../generated/validators.js';
-import { requireParticipant, type Actor } from '../access.js';
-import { checkInput } from '../check-input.js';
+import type { InputOf } from '../../../generated/operations.js';
+import type { Caller, HandoffRequestInputOutput, InputRequest, RequestedSchema } from '../../../generated/types.js';
 import { DomainError } from '../errors.js';
 import { newInputKey } from '../ids.js';
 import { change, handoffView, taskView, type Room } from '../room.js';
@@ -26,9 +18,11 @@ const DEFAULT_REQUESTED_SCHEMA: RequestedSchema = {
  * is an elicitation/create form under a key unique for the task's lifetime;
  * the task goes to input_required.
  */
-export function requestInput(room: Room, actor: Actor, input: HandoffRequestInputInput): HandoffRequestInputOutput {
-  const args = checkInput(validateHandoffRequestInputInput, input);
-  const caller = requireParticipant(actor, 'write');
+export function requestInput(
+  room: Room,
+  caller: Caller,
+  args: InputOf<'requestHandoffInput'>,
+): HandoffRequestInputOutput {
   return change(room, ({ now, record }) => {
     let handoff = loadHandoff(room, args.handoff_id);
     if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {

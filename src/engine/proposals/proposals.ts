@@ -1,28 +1,13 @@
+import type { InputOf } from '../../../generated/operations.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { applyPatch, createPatch, parsePatch } from 'diff';
-import type {
-  Caller,
-  Proposal,
-  ProposalDecisionInput,
-  ProposalListInput,
-  ProposalListOutput,
-  ProposalOutput,
-  ProposalRefInput,
-  WorkspaceProposeInput,
-} from '../../../generated/types.js';
-import {
-  validateProposalDecisionInput,
-  validateProposalListInput,
-  validateProposalRefInput,
-  validateWorkspaceProposeInput,
-} from '../../../generated/validators.js';
+import type { Caller, Proposal, ProposalListOutput, ProposalOutput } from '../../../generated/types.js';
 import { hashBytes, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { ProposalRow, RevisionRow } from '../../store/rows.js';
-import { requireActorCapability, requireParticipant, type Actor } from '../access.js';
+import { type Actor } from '../access.js';
 import { currentRevision, notTextNow, syncArtifact } from '../artifact/artifact.js';
 import { decodeArtifact, textProblem } from '../artifact/text.js';
-import { checkInput } from '../check-input.js';
 import { toTimestamp } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError, StorageError } from '../errors.js';
@@ -90,9 +75,7 @@ function applyDiff(base: RevisionRow & { content: string }, diff: string): strin
  * author read. A diff is applied to that revision now, so a proposal always
  * holds the full text it would write.
  */
-export function proposeChange(room: Room, actor: Actor, input: WorkspaceProposeInput): ProposalOutput {
-  const args = checkInput(validateWorkspaceProposeInput, input);
-  const caller = requireParticipant(actor, 'write');
+export function proposeChange(room: Room, caller: Caller, args: InputOf<'proposeChange'>): ProposalOutput {
   syncArtifact(room);
   return change(room, ({ now, record }) => {
     const base = room.workspace.getRevision(args.base_revision);
@@ -153,9 +136,7 @@ function requireOpen(row: ProposalRow): void {
  * order of accepted-write.ts, so a crash at any moment leaves them agreeing
  * once the room starts again; the answer leaves only when both are on disk.
  */
-export function approveProposal(room: Room, actor: Actor, input: ProposalDecisionInput): ProposalOutput {
-  const args = checkInput(validateProposalDecisionInput, input);
-  const caller = requireParticipant(actor, 'approve');
+export function approveProposal(room: Room, caller: Caller, args: InputOf<'approveProposal'>): ProposalOutput {
   syncArtifact(room); // an outside edit since the proposal makes its base stale
   // (1) The pending write, committed before the file is touched.
   const { write, bytes } = change(
@@ -231,12 +212,10 @@ function couldNotWrite(room: Room, error: unknown): unknown {
 
 function closeProposal(
   room: Room,
-  actor: Actor,
-  input: ProposalDecisionInput,
+  caller: Caller,
+  args: InputOf<'rejectProposal'>,
   status: 'rejected' | 'withdrawn',
 ): ProposalOutput {
-  const args = checkInput(validateProposalDecisionInput, input);
-  const caller = requireParticipant(actor, status === 'rejected' ? 'approve' : 'write');
   return change(room, ({ now, record }) => {
     const row = loadProposal(room, args.proposal_id);
     if (status === 'withdrawn' && row.author !== caller.participant) {
@@ -271,23 +250,19 @@ function closeProposal(
 }
 
 /** proposal_reject: an approver closes an open proposal; the file is untouched. */
-export const rejectProposal = (room: Room, actor: Actor, input: ProposalDecisionInput): ProposalOutput =>
-  closeProposal(room, actor, input, 'rejected');
+export const rejectProposal = (room: Room, caller: Caller, args: InputOf<'rejectProposal'>): ProposalOutput =>
+  closeProposal(room, caller, args, 'rejected');
 
 /** proposal_withdraw: the author takes back an open proposal. */
-export const withdrawProposal = (room: Room, actor: Actor, input: ProposalDecisionInput): ProposalOutput =>
-  closeProposal(room, actor, input, 'withdrawn');
+export const withdrawProposal = (room: Room, caller: Caller, args: InputOf<'withdrawProposal'>): ProposalOutput =>
+  closeProposal(room, caller, args, 'withdrawn');
 
-export function getProposal(room: Room, actor: Actor, input: ProposalRefInput): ProposalOutput {
-  const args = checkInput(validateProposalRefInput, input);
-  requireActorCapability(actor, 'read');
+export function getProposal(room: Room, actor: Actor, args: InputOf<'getProposal'>): ProposalOutput {
   return output(room, loadProposal(room, args.proposal_id));
 }
 
 /** Proposals, newest first; open ones unless a status is given. */
-export function listProposals(room: Room, actor: Actor, input: ProposalListInput): ProposalListOutput {
-  const args = checkInput(validateProposalListInput, input);
-  requireActorCapability(actor, 'read');
+export function listProposals(room: Room, actor: Actor, args: InputOf<'listProposals'>): ProposalListOutput {
   const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
   const rows = room.workspace.listProposals({
     status: args.status,

@@ -1,7 +1,7 @@
 // subscriptions/listen: what a listen acknowledges and so follows. The
 // endpoint opens the stream (StreamReply); listen-fanout.ts turns changes
 // into its frames.
-import { getTask } from '../../engine/index.js';
+import { runOperation } from '../../engine/index.js';
 import { StreamReply, type McpRequestContext } from './context.js';
 import { META } from './protocol.js';
 import { readableUris } from './resources.js';
@@ -22,7 +22,7 @@ export function listen(
   const resourceSubscriptions = (notifications.resourceSubscriptions ?? []).filter((uri) => readable.has(uri));
   const taskIds = (notifications.taskIds ?? []).filter((taskId) => {
     try {
-      getTask(room, caller, { task_id: taskId });
+      runOperation(room, caller, 'getTask', { task_id: taskId });
       return true;
     } catch {
       return false;

@@ -4,11 +4,8 @@
 import path from 'node:path';
 import type { EventType } from '../../../generated/types.js';
 import {
-  listHandoffs,
-  listProposals,
-  readArtifact,
   readableViews,
-  workspaceHistory,
+  runOperation,
   type Actor,
   type Room,
   type RoomView,
@@ -67,13 +64,13 @@ function contentsOf(room: Room, caller: Actor, view: RoomView, uri: string) {
   const json = (value: unknown) => ({ uri, mimeType: 'application/json', text: JSON.stringify(value) });
   switch (view) {
     case 'artifact':
-      return { uri, mimeType: 'text/markdown', text: readArtifact(room, caller, {}).content };
+      return { uri, mimeType: 'text/markdown', text: runOperation(room, caller, 'readArtifact', {}).content };
     case 'handoffs':
-      return json(listHandoffs(room, caller, { limit: 500 }));
+      return json(runOperation(room, caller, 'listHandoffs', { limit: 500 }));
     case 'proposals':
-      return json(listProposals(room, caller, { limit: 500 }));
+      return json(runOperation(room, caller, 'listProposals', { limit: 500 }));
     case 'history':
-      return json(workspaceHistory(room, caller, { limit: 500 }));
+      return json(runOperation(room, caller, 'listHistory', { limit: 500 }));
   }
 }
 

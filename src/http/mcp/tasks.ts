@@ -1,21 +1,15 @@
 // tasks/get, tasks/update and tasks/cancel (the Tasks extension): each runs
 // the operation the table binds to it, with the protocol's names mapped to
 // the operation's (taskId → task_id).
-import { operations } from '../../../generated/operations.js';
 import { tasksMethodOperations } from '../../../generated/mcp.js';
-import { engineOperations } from '../../engine/operations.js';
+import { runOperation } from '../../engine/operations.js';
 import type { McpRequestContext } from './context.js';
 import { complete, McpError, RPC, TASKS_EXTENSION } from './protocol.js';
 
 type Method = keyof typeof tasksMethodOperations;
 
 function run(method: Method, { room, caller }: McpRequestContext, input: Record<string, unknown>): unknown {
-  const operation = operations[tasksMethodOperations[method]];
-  return (engineOperations[operation.engine] as (room: unknown, actor: unknown, input: unknown) => unknown)(
-    room,
-    caller,
-    input,
-  );
+  return runOperation(room, caller, tasksMethodOperations[method], input);
 }
 
 export const taskHandlers = {

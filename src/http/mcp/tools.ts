@@ -4,12 +4,10 @@ import { operations } from '../../../generated/operations.js';
 import { taskTools, toolCatalog, toolOperations, type TaskToolName } from '../../../generated/mcp.js';
 import type { DetailedTask, Handoff } from '../../../generated/types.js';
 import { isDomainError, isStorageError } from '../../engine/index.js';
-import { engineOperations } from '../../engine/operations.js';
+import { runOperation } from '../../engine/operations.js';
 import type { McpRequestContext } from './context.js';
 import { toolErrorResult } from './errors.js';
 import { CACHE, complete, McpError, META, RPC, resultMeta } from './protocol.js';
-
-type Run = (room: McpRequestContext['room'], caller: McpRequestContext['caller'], input: unknown) => unknown;
 
 const runsAsTask = (name: string): name is TaskToolName => (taskTools as readonly string[]).includes(name);
 
@@ -42,7 +40,7 @@ export const toolHandlers = {
     const operation = operations[toolOperations[params.name as keyof typeof toolOperations]];
     let output: unknown;
     try {
-      output = (engineOperations[operation.engine] as Run)(room, caller, params.arguments ?? {});
+      output = runOperation(room, caller, operation.id, params.arguments ?? {});
     } catch (error) {
       // A refused action is a tool result a model can read and correct itself from; a disk that
       // failed is no refusal of the call, and is a JSON-RPC error.

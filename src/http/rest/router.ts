@@ -4,12 +4,10 @@ import type Koa from 'koa';
 import { operations, type Operation } from '../../../generated/operations.js';
 import * as queryValidators from '../../../generated/query-validators.js';
 import { checkInput, DomainError, isDomainError, type Actor, type Room } from '../../engine/index.js';
-import { engineOperations } from '../../engine/operations.js';
+import { runOperation } from '../../engine/operations.js';
 import { Refusal } from '../refusal.js';
 
 type Rest = Operation['rest'];
-type Run = (room: Room, actor: Actor, input: unknown) => unknown;
-
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -85,7 +83,6 @@ export function restRouter(room: Room, before: readonly Koa.Middleware[]) {
   const router = new Router();
   for (const operation of Object.values(operations) as Operation[]) {
     const route = operation.rest;
-    const run = engineOperations[operation.engine] as Run;
     router.register(
       route.path.replace(/\{(\w+)\}/g, ':$1'),
       [route.method],
@@ -93,7 +90,7 @@ export function restRouter(room: Room, before: readonly Koa.Middleware[]) {
         ...before,
         (ctx) => {
           try {
-            const output = run(room, ctx.state.actor as Actor, inputOf(ctx, operation));
+            const output = runOperation(room, ctx.state.actor as Actor, operation.id, inputOf(ctx, operation));
             ctx.status = route.status;
             if ('location' in route) ctx.set('Location', locationOf(route.location, output));
             ctx.body = output;

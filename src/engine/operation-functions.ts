@@ -1,0 +1,25 @@
+// The engine function of every operation in the table, by the name the table
+// gives it (its `engine` field). Only the runner (operations.ts) calls these:
+// they take input already checked and a caller already allowed to act.
+export { addParticipant, listParticipants, removeParticipant } from './participants.js';
+export { createHandoff } from './handoffs/create-handoff.js';
+export { acceptHandoff } from './handoffs/accept-handoff.js';
+export { requestInput } from './handoffs/request-input.js';
+export { answerInput } from './handoffs/answer-input.js';
+export { completeHandoff } from './handoffs/complete-handoff.js';
+export { reportProgress } from './handoffs/report-progress.js';
+export { approveHandoff, rejectHandoff } from './handoffs/decide-handoff.js';
+export { cancelTask } from './handoffs/cancel-task.js';
+export { getTask, getHandoff, handoffEvents, listHandoffs } from './handoffs/read-handoffs.js';
+export { createSession, currentSession, listSessions, revokeSession } from './sessions.js';
+export { readArtifact } from './artifact/artifact.js';
+export {
+  proposeChange,
+  approveProposal,
+  rejectProposal,
+  withdrawProposal,
+  getProposal,
+  listProposals,
+} from './proposals/proposals.js';
+export { workspaceHistory } from './history.js';
+export { getSettings, updateSettings } from './settings.js';
