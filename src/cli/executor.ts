@@ -13,7 +13,7 @@
 // The engine (SQLite, the compiled validators) is loaded only when a command
 // runs, so `--help` and usage errors answer without it.
 import type { Operation } from '../../generated/operations.js';
-import { DomainError, isDomainError } from '../engine/errors.js';
+import { DomainError, isDomainError } from '../errors.js';
 import type { Room } from '../engine/index.js';
 import { findRoomProcess, roomClient, RoomNotListening } from './remote.js';
 

@@ -2,7 +2,7 @@
 // JSON document with --json, plain text for people otherwise. A failure goes
 // to stderr as one line (or one JSON line with --json), and sets the exit code.
 import { CommanderError } from 'commander';
-import { isDomainError } from '../engine/errors.js';
+import { isDomainError } from '../errors.js';
 
 export interface JsonOption {
   json?: boolean;

@@ -5,7 +5,7 @@
 // objects, and a problem+json answer becomes the DomainError it was made of.
 import type { Operation } from '../../generated/operations.js';
 import type { DomainErrorCode } from '../../generated/types.js';
-import { DomainError } from '../engine/errors.js';
+import { DomainError } from '../errors.js';
 import { parseOutsideJson } from '../outside-json.js';
 import { bodyText, certificateTrouble, failureCode, RoomNotReached, sendToRoom } from './room-http.js';
 

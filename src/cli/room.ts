@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Revision } from '../../generated/types.js';
-import { DomainError } from '../engine/errors.js';
+import { DomainError } from '../errors.js';
 import { loadEngine, openForReading, openForWriting } from './executor.js';
 import { command, FILE_ARGUMENT } from './options.js';
 import { findRoomProcess } from './remote.js';

@@ -1,5 +1,5 @@
 import type { Capability, Caller } from '../../generated/types.js';
-import { DomainError } from './errors.js';
+import { DomainError } from '../errors.js';
 
 export function requireCapability(caller: Caller, capability: Capability): void {
   if (!caller.capabilities.includes(capability)) {

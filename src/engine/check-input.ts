@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { DomainError } from './errors.js';
+import { DomainError } from '../errors.js';
 import { MAX_INPUT_DEPTH } from './limits.js';
 
 /** The value at a JSON Pointer of `input` (an Ajv instancePath). */

@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError } from '../errors.js';
 
 /** An opaque newest-first page cursor: the creation time and id of the last row given. */
 export const encodeCursor = (row: { created_at: number; id: string }): string =>

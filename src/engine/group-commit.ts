@@ -17,7 +17,7 @@
 // onFatal's listeners, which stop the process (src/cli/serve.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from 'better-sqlite3';
-import { storageErrorOf, StorageError } from './errors.js';
+import { storageErrorOf, StorageError } from '../errors.js';
 
 /** Changes one batch takes at most; the next change commits it at once. */
 export const MAX_BATCH = 256;

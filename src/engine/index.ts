@@ -3,7 +3,7 @@
 // operation's input and who may act before its engine function runs.
 export { openRoom, change, taskViewers, type Room, type RoomChange, type OpenRoomOptions } from './room.js';
 export { runOperation } from './operations.js';
-export { DomainError, isDomainError, isStorageError, StorageError } from './errors.js';
+export { DomainError, isDomainError, isStorageError, StorageError } from '../errors.js';
 export { LOCAL_OPERATOR, type Actor } from './access.js';
 export { checkInput } from './check-input.js';
 export { readableViews, ROOM_VIEWS, type RoomView } from './room-views.js';

@@ -3,7 +3,7 @@ import type { Caller, Participant, ParticipantListOutput, ParticipantOutput } fr
 import type { ParticipantRow } from '../store/rows.js';
 import { actorName, type Actor } from './access.js';
 import { toTimestamp } from './clock.js';
-import { DomainError } from './errors.js';
+import { DomainError } from '../errors.js';
 import { change, type Room } from './room.js';
 import { forgetSessions } from './session-cache.js';
 

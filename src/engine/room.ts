@@ -7,11 +7,11 @@ import { RoomStore } from '../store/room-store.js';
 import { WorkspaceStore } from '../store/workspace-store.js';
 import type { HandoffRow, TaskRow } from '../store/rows.js';
 import { systemClock, type Clock } from './clock.js';
-import { DomainError } from './errors.js';
+import { DomainError } from '../errors.js';
 import { GroupCommit } from './group-commit.js';
 import { EVENT_RING_SIZE } from './limits.js';
 import { requireTextFile } from './artifact/text.js';
-import { ProgressPacer } from './handoffs/progress-pacer.js';
+import { ProgressPacer } from './progress-pacer.js';
 import { toDetailedTask, toEvent, toHandoff } from './views.js';
 
 /** What a committed state change tells live subscribers. */
@@ -30,7 +30,7 @@ export interface Room {
   readonly clock: Clock;
   readonly bus: Bus<RoomChange>;
   /** Progress reports waiting for their task's next commit (see report-progress.ts). */
-  readonly progress: ProgressPacer;
+  readonly progress: ProgressPacer<Change>;
   /** How changes reach the disk: one commit each, or shared by a turn's changes in a served room. */
   readonly commits: GroupCommit<RoomChange>;
   close(): void;
@@ -59,7 +59,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   // The writer holds the lock: a temp file of this artifact is a write that died before its rename.
   if (sidecar.writable) removeLeftoverTempFiles(artifactPath);
   const bus = new Bus<RoomChange>();
-  const progress = new ProgressPacer();
+  const progress = new ProgressPacer<Change>();
   const commits = new GroupCommit<RoomChange>(sidecar.db, (changes) => {
     for (const item of changes) bus.publish(item);
   });
@@ -110,6 +110,29 @@ export interface ChangeOptions {
    * that must find this change on disk.
    */
   durableNow?: boolean;
+  /**
+   * The tasks this change is about to alter. A progress report waiting for
+   * one of them is applied first, in the same transaction: reports and the
+   * change that ends a task commit in order, and the last report before a
+   * task ends is kept. One no longer reportable (its task moved on) is dropped.
+   */
+  alters?: (change: Change) => readonly string[];
+}
+
+/** Applies the waiting reports of `taskIds` within `change`; the ids of those it took. */
+function applyWaitingProgress(room: Room, change: Change, taskIds: readonly string[]): string[] {
+  const taken: string[] = [];
+  for (const taskId of taskIds) {
+    const waiting = room.progress.waitingFor(taskId);
+    if (!waiting) continue;
+    taken.push(taskId);
+    try {
+      waiting.apply(change);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+    }
+  }
+  return taken;
 }
 
 /**
@@ -123,9 +146,10 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
     throw new DomainError('locked', 'the room is open for reading only; state changes go through the writer');
   }
   const now = room.clock.now();
+  let taken: string[] = [];
   const run = room.store.db.transaction(() => {
     const eventIds: number[] = [];
-    const result = apply({
+    const current: Change = {
       now,
       record(event) {
         const id = room.store.insertEvent({
@@ -139,13 +163,17 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
         if (id > EVENT_RING_SIZE) room.store.pruneEventsThrough(id - EVENT_RING_SIZE);
         eventIds.push(id);
       },
-    });
+    };
+    taken = options.alters ? applyWaitingProgress(room, current, options.alters(current)) : [];
+    const result = apply(current);
     // Snapshots are taken at the end of the transaction: what subscribers
     // see is exactly what was committed. With no subscriber, none is read.
     const changes = room.bus.size > 0 ? eventIds.map((id) => snapshot(room, id)) : [];
     return { result, changes };
   });
-  return room.commits.run(() => run.immediate(), options.durableNow === true);
+  const result = room.commits.run(() => run.immediate(), options.durableNow === true);
+  for (const taskId of taken) room.progress.settle(taskId);
+  return result;
 }
 
 function snapshot(room: Room, eventId: number): RoomChange {

@@ -14,7 +14,7 @@ import type {
 import type { SessionRow } from '../store/rows.js';
 import { actorName, LOCAL_OPERATOR, type Actor } from './access.js';
 import { toTimestamp } from './clock.js';
-import { DomainError } from './errors.js';
+import { DomainError } from '../errors.js';
 import { isParticipant } from './participants.js';
 import { change, type Room } from './room.js';
 import { cachedSession, cacheSession, forgetSession } from './session-cache.js';

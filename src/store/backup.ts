@@ -6,7 +6,7 @@
 import { existsSync, linkSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DomainError } from '../engine/errors.js';
+import { DomainError } from '../errors.js';
 import { hashBytes } from './artifact-file.js';
 import { fsyncDirectory, fsyncFile, writeFileDurably } from './durable-file.js';
 import { migrate } from './migrations.js';

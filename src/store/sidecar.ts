@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, constants, existsSync, openSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { DomainError, storageErrorOf } from '../engine/errors.js';
+import { DomainError, storageErrorOf } from '../errors.js';
 import { fsyncDirectory } from './durable-file.js';
 import { migrate } from './migrations.js';
 import { acquireWriterLock, releaseWriterLock } from './writer-lock.js';

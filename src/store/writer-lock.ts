@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
-import { DomainError } from '../engine/errors.js';
+import { DomainError } from '../errors.js';
 import { isThisProcess, stillRunning, thisProcess } from './process-identity.js';
 
 /**

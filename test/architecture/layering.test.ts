@@ -19,7 +19,7 @@ function imports(file: string): string[] {
 // bus knows nothing of either. Adapters depend on the engine, never the reverse.
 const forbidden: Record<string, RegExp[]> = {
   'src/engine': [/^koa/, /^@koa\//, /^node:http/, /\/http\//, /\/cli\//, /modelcontextprotocol/],
-  'src/store': [/^koa/, /^node:http/, /\/http\//, /\/cli\//, /\/bus\//, /\/engine\/(?!errors\.js$)/],
+  'src/store': [/^koa/, /^node:http/, /\/http\//, /\/cli\//, /\/bus\//, /\/engine\//],
   'src/bus': [/^koa/, /^node:http/, /\/engine\//, /\/store\//, /\/http\//, /\/cli\//],
 };
 

@@ -189,4 +189,16 @@ describe('a chatty assignee', () => {
     const handoff = await toolOk(s, 'alice', 'handoff_get', { handoff_id: handoffId });
     expect(handoff.handoff.progress).toMatchObject({ message: 'Last words' });
   });
+  it('a change refused after taking the waiting report leaves it waiting: committed with the change that ends the task', async () => {
+    const { handoffId } = await workingHandoff();
+    await reportOverRest(s.tokens.bob, handoffId, { message: 'Almost' });
+    const waiting = await reportOverRest(s.tokens.bob, handoffId, { message: 'Kept' });
+    expect(waiting.body.committed).toBe(false);
+    // alice is not the assignee: her completion is refused, and rolls back the report it applied first.
+    const refused = await callTool(s, 'alice', 'handoff_complete', { handoff_id: handoffId, result: textResult('x') });
+    expect((refused.body as { result: { isError?: boolean } }).result.isError).toBe(true);
+    expect(progressEvents().map((event) => event.message)).toEqual(['Almost']);
+    await toolOk(s, 'bob', 'handoff_complete', { handoff_id: handoffId, result: textResult('Done') });
+    expect(progressEvents().map((event) => event.message)).toEqual(['Almost', 'Kept']);
+  });
 });

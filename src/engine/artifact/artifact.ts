@@ -5,7 +5,7 @@ import type { ArtifactReadOutput, Revision } from '../../../generated/types.js';
 import { hashBytes, readArtifactBytes, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { RevisionRow } from '../../store/rows.js';
 import { type Actor } from '../access.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
 import { settlePendingWrite } from '../proposals/accepted-write.js';

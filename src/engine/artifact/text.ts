@@ -2,7 +2,7 @@
 // rewrites bytes it did not understand, so bytes that are not text are kept
 // as they are and refused wherever text is needed.
 import { readArtifactBytes } from '../../store/artifact-file.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

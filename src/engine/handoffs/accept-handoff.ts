@@ -1,6 +1,6 @@
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffTaskOutput } from '../../../generated/types.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { change, handoffView, taskView, type Room } from '../room.js';
 import { loadHandoff, loadTaskOf } from './load.js';
 

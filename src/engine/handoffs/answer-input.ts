@@ -1,6 +1,6 @@
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, TaskUpdateOutput } from '../../../generated/types.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { change, taskView, type Room } from '../room.js';
 import { loadVisibleTask } from './load.js';
 

@@ -1,7 +1,7 @@
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffCreateOutput } from '../../../generated/types.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { newCorrelationId, newHandoffId, newTaskId } from '../ids.js';
 import {
   MAX_ACTIVE_TASKS,

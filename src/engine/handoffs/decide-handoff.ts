@@ -1,7 +1,7 @@
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, Decision, HandoffOutput } from '../../../generated/types.js';
 import { toTimestamp } from '../clock.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { appendHistory } from '../history.js';
 import { change, handoffView, type Room } from '../room.js';
 import { loadHandoff } from './load.js';

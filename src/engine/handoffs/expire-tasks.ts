@@ -1,6 +1,5 @@
 import { TASK_EXPIRED_CODE } from '../limits.js';
 import { change, type Room } from '../room.js';
-import { takeWaitingProgress } from './report-progress.js';
 
 export interface SweepReport {
   /** Tasks marked failed with `task expired`. */
@@ -16,44 +15,46 @@ export interface SweepReport {
  * last update. Handoffs, with their result, are never deleted.
  */
 export function sweepExpiredTasks(room: Room): SweepReport {
-  return change(room, ({ now, record }) => {
-    const expired: string[] = [];
-    for (const expiring of room.store.listExpiredActiveTasks(now)) {
-      // A waiting progress report goes first.
-      const task = takeWaitingProgress(room, expiring.id, { now, record })
-        ? room.store.getTask(expiring.id)!
-        : expiring;
-      const error = { code: TASK_EXPIRED_CODE, message: 'task expired' };
-      room.store.updateTask({
-        ...task,
-        status: 'failed',
-        status_message: 'task expired',
-        error_json: JSON.stringify(error),
-        last_updated_at: now,
-      });
-      const handoff = room.store.getHandoff(task.handoff_id)!;
-      const cancelHandoff = handoff.status === 'open' || handoff.status === 'accepted';
-      if (cancelHandoff) {
-        room.store.updateHandoff({
-          ...handoff,
-          status: 'cancelled',
+  return change(
+    room,
+    ({ now, record }) => {
+      const expired: string[] = [];
+      // Read after the waiting progress reports of these tasks were applied (`alters`): their rows as they are now.
+      for (const task of room.store.listExpiredActiveTasks(now)) {
+        const error = { code: TASK_EXPIRED_CODE, message: 'task expired' };
+        room.store.updateTask({
+          ...task,
+          status: 'failed',
+          status_message: 'task expired',
           error_json: JSON.stringify(error),
-          cancelled_at: now,
-          updated_at: now,
+          last_updated_at: now,
         });
+        const handoff = room.store.getHandoff(task.handoff_id)!;
+        const cancelHandoff = handoff.status === 'open' || handoff.status === 'accepted';
+        if (cancelHandoff) {
+          room.store.updateHandoff({
+            ...handoff,
+            status: 'cancelled',
+            error_json: JSON.stringify(error),
+            cancelled_at: now,
+            updated_at: now,
+          });
+        }
+        record({
+          type: 'task.expired',
+          actor: null,
+          handoffId: handoff.id,
+          taskId: task.id,
+          payload: { handoff_cancelled: cancelHandoff },
+        });
+        expired.push(task.id);
       }
-      record({
-        type: 'task.expired',
-        actor: null,
-        handoffId: handoff.id,
-        taskId: task.id,
-        payload: { handoff_cancelled: cancelHandoff },
-      });
-      expired.push(task.id);
-    }
-    const deleted = room.store.deleteTerminalTasksDue(now);
-    return { expired, deleted };
-  });
+      const deleted = room.store.deleteTerminalTasksDue(now);
+      return { expired, deleted };
+    },
+    // Waiting progress reports go first.
+    { alters: ({ now }) => room.store.listExpiredActiveTasks(now).map((task) => task.id) },
+  );
 }
 
 export const SWEEP_INTERVAL_MS = 60_000;

@@ -1,6 +1,6 @@
 import type { Caller } from '../../../generated/types.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
-import { DomainError, unknownHandoff, unknownTask } from '../errors.js';
+import { DomainError, unknownHandoff, unknownTask } from '../../errors.js';
 import { canSeeTask, type Room } from '../room.js';
 
 export function loadHandoff(room: Room, handoffId: string): HandoffRow {
@@ -21,6 +21,12 @@ export function loadTaskOf(room: Room, handoff: HandoffRow): TaskRow {
   const row = room.store.getTask(handoff.task_id);
   if (!row) throw new DomainError('conflict', `handoff ${handoff.id} has no live task`);
   return row;
+}
+
+/** The task of a handoff, as `change`'s `alters` names it: none for an unknown handoff. */
+export function taskOfHandoff(room: Room, handoffId: string): string[] {
+  const row = room.store.getHandoff(handoffId);
+  return row ? [row.task_id] : [];
 }
 
 export const isTerminal = (task: TaskRow): boolean =>

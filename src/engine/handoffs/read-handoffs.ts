@@ -9,7 +9,7 @@ import type {
 import type { HandoffRow } from '../../store/rows.js';
 import { LOCAL_OPERATOR, type Actor } from '../access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { canSeeTask, handoffView, taskView, type Room } from '../room.js';
 import { toEvent } from '../views.js';
 import { loadHandoff, loadVisibleTask } from './load.js';

@@ -2,10 +2,10 @@ import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffProgressInput, HandoffProgressOutput, Progress } from '../../../generated/types.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
 import { toTimestamp } from '../clock.js';
-import { DomainError, isDomainError } from '../errors.js';
+import { DomainError, isDomainError } from '../../errors.js';
 import { PROGRESS_INTERVAL_MS } from '../limits.js';
 import { change, handoffView, taskView, type Change, type Room } from '../room.js';
-import type { WaitingReport } from './progress-pacer.js';
+import type { WaitingReport } from '../progress-pacer.js';
 import { loadHandoff, loadTaskOf } from './load.js';
 
 /** The handoff and task a report is about: the caller's to report on, and still working. */
@@ -50,28 +50,12 @@ function applyProgress(room: Room, caller: Caller, args: HandoffProgressInput, {
 }
 
 /** A waiting report committed on its own when its second is up. */
-function commitWaiting(room: Room, report: WaitingReport): void {
+function commitWaiting(room: Room, report: WaitingReport<Change>): void {
   try {
     change(room, (c) => report.apply(c));
   } catch (error) {
     // The task moved on without taking it (its assignee removed, say): nothing is left to report on.
     if (!isDomainError(error)) throw error;
-  }
-}
-
-/**
- * Applies the task's waiting report, if any, inside a change about to alter
- * the task; true when it wrote something (the caller reads its rows again).
- */
-export function takeWaitingProgress(room: Room, taskId: string, change: Change): boolean {
-  const waiting = room.progress.take(taskId);
-  if (!waiting) return false;
-  try {
-    waiting.apply(change);
-    return true;
-  } catch (error) {
-    if (!isDomainError(error)) throw error; // no longer reportable: dropped, as it would be on its own
-    return false;
   }
 }
 
@@ -89,13 +73,11 @@ export function reportProgress(room: Room, caller: Caller, args: InputOf<'report
   const now = room.clock.now();
   const last = room.progress.lastCommit.get(task.id);
   if (last === undefined || now - last >= PROGRESS_INTERVAL_MS) {
-    const committed = change(room, (c) => {
-      takeWaitingProgress(room, task.id, c); // an older waiting report goes first, so reports commit in order
-      return applyProgress(room, caller, args, c);
-    });
+    // An older waiting report goes first, so reports commit in order.
+    const committed = change(room, (c) => applyProgress(room, caller, args, c), { alters: () => [task.id] });
     return { ...committed, committed: true };
   }
-  const report: WaitingReport = { apply: (c) => void applyProgress(room, caller, args, c) };
+  const report: WaitingReport<Change> = { apply: (c) => void applyProgress(room, caller, args, c) };
   room.progress.defer(task.id, last + PROGRESS_INTERVAL_MS - now, report, (due) => commitWaiting(room, due));
   const progress = progressOf(args, caller, now);
   return {

@@ -1,10 +1,9 @@
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffRequestInputOutput, InputRequest, RequestedSchema } from '../../../generated/types.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../errors.js';
 import { newInputKey } from '../ids.js';
 import { change, handoffView, taskView, type Room } from '../room.js';
-import { loadHandoff, loadTaskOf } from './load.js';
-import { takeWaitingProgress } from './report-progress.js';
+import { loadHandoff, loadTaskOf, taskOfHandoff } from './load.js';
 
 /** The form asked for when the assignee gives no schema: one free-text answer. */
 const DEFAULT_REQUESTED_SCHEMA: RequestedSchema = {
@@ -23,66 +22,66 @@ export function requestInput(
   caller: Caller,
   args: InputOf<'requestHandoffInput'>,
 ): HandoffRequestInputOutput {
-  return change(room, ({ now, record }) => {
-    let handoff = loadHandoff(room, args.handoff_id);
-    if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {
-      throw new DomainError('forbidden', `only the assignee who accepted handoff ${handoff.id} may ask for input`);
-    }
-    if (handoff.status !== 'accepted') {
-      throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not accepted`, {
-        status: handoff.status,
-      });
-    }
-    let task = loadTaskOf(room, handoff);
-    if (task.status !== 'working' && task.status !== 'input_required') {
-      throw new DomainError('conflict', `task ${task.id} is ${task.status}`, { status: task.status });
-    }
-    const key = args.key ?? newInputKey();
-    if (room.store.getInput(task.id, key)) {
-      throw new DomainError(
-        'conflict',
-        `input key ${key} was already used for this task; keys are unique for its lifetime`,
-        {
-          key,
+  return change(
+    room,
+    ({ now, record }) => {
+      const handoff = loadHandoff(room, args.handoff_id);
+      if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {
+        throw new DomainError('forbidden', `only the assignee who accepted handoff ${handoff.id} may ask for input`);
+      }
+      if (handoff.status !== 'accepted') {
+        throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not accepted`, {
+          status: handoff.status,
+        });
+      }
+      const task = loadTaskOf(room, handoff);
+      if (task.status !== 'working' && task.status !== 'input_required') {
+        throw new DomainError('conflict', `task ${task.id} is ${task.status}`, { status: task.status });
+      }
+      const key = args.key ?? newInputKey();
+      if (room.store.getInput(task.id, key)) {
+        throw new DomainError(
+          'conflict',
+          `input key ${key} was already used for this task; keys are unique for its lifetime`,
+          {
+            key,
+          },
+        );
+      }
+      const request: InputRequest = {
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message: args.message,
+          requestedSchema: args.requested_schema ?? DEFAULT_REQUESTED_SCHEMA,
         },
-      );
-    }
+      };
+      room.store.insertInput({
+        task_id: task.id,
+        key,
+        handoff_id: handoff.id,
+        request_json: JSON.stringify(request),
+        requested_by: caller.participant,
+        requested_at: now,
+      });
+      const waiting = {
+        ...task,
+        status: 'input_required' as const,
+        status_message: 'waiting for input',
+        last_updated_at: now,
+      };
+      room.store.updateTask(waiting);
+      room.store.updateHandoff({ ...handoff, updated_at: now });
+      record({
+        type: 'task.input_required',
+        actor: caller.participant,
+        handoffId: handoff.id,
+        taskId: task.id,
+        payload: { key },
+      });
+      return { handoff: handoffView(room, { ...handoff, updated_at: now }), task: taskView(room, waiting), key };
+    },
     // A waiting progress report goes first.
-    if (takeWaitingProgress(room, task.id, { now, record })) {
-      handoff = loadHandoff(room, handoff.id);
-      task = loadTaskOf(room, handoff);
-    }
-    const request: InputRequest = {
-      method: 'elicitation/create',
-      params: {
-        mode: 'form',
-        message: args.message,
-        requestedSchema: args.requested_schema ?? DEFAULT_REQUESTED_SCHEMA,
-      },
-    };
-    room.store.insertInput({
-      task_id: task.id,
-      key,
-      handoff_id: handoff.id,
-      request_json: JSON.stringify(request),
-      requested_by: caller.participant,
-      requested_at: now,
-    });
-    const waiting = {
-      ...task,
-      status: 'input_required' as const,
-      status_message: 'waiting for input',
-      last_updated_at: now,
-    };
-    room.store.updateTask(waiting);
-    room.store.updateHandoff({ ...handoff, updated_at: now });
-    record({
-      type: 'task.input_required',
-      actor: caller.participant,
-      handoffId: handoff.id,
-      taskId: task.id,
-      payload: { key },
-    });
-    return { handoff: handoffView(room, { ...handoff, updated_at: now }), task: taskView(room, waiting), key };
-  });
+    { alters: () => taskOfHandoff(room, args.handoff_id) },
+  );
 }

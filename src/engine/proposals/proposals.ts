@@ -10,7 +10,7 @@ import { currentRevision, notTextNow, syncArtifact } from '../artifact/artifact.
 import { decodeArtifact, textProblem } from '../artifact/text.js';
 import { toTimestamp } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { DomainError, StorageError } from '../errors.js';
+import { DomainError, StorageError } from '../../errors.js';
 import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
 import { recordAcceptedWrite } from './accepted-write.js';

@@ -1,4 +1,4 @@
-import type { DomainErrorCode } from '../../generated/types.js';
+import type { DomainErrorCode } from '../generated/types.js';
 
 /**
  * A refused engine operation. The code is stable; each adapter maps it once
