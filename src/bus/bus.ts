@@ -92,7 +92,7 @@ export class Subscription<T> implements AsyncIterable<T> {
 
 /**
  * A subscriber that takes every message at publish time and does its own
- * routing (the listen streams, src/http/mcp/listen-fanout.ts): one call per
+ * routing (the listen streams, src/mcp/listen-fanout.ts): one call per
  * message for all the streams it serves, instead of one per stream.
  */
 export interface BusSink<T> {

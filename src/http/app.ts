@@ -6,7 +6,8 @@ import { mcpCaller, requestActor } from './authenticate.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
-import { resourceUris } from './mcp/resources.js';
+import { resourceUris } from '../mcp/resource-uris.js';
+import { McpServer } from '../mcp/server.js';
 import { StreamRegistry, type StreamLimits } from './mcp/streams.js';
 import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
 import { checkOrigin, hostRefusal, RoomNames } from './middleware/room-names.js';
@@ -91,8 +92,9 @@ export function createApp(
     ctx.state.caller = caller(ctx);
     await next();
   };
-  mcp.post('/mcp', asJsonRpc, origin, mcpAuthenticated, body, durable, mcpEndpoint(room, streams, caller));
-  mcp.get('/mcp', asJsonRpc, origin, mcpAuthenticated, legacyResourceStream(room, streams));
+  const server = new McpServer(room);
+  mcp.post('/mcp', asJsonRpc, origin, mcpAuthenticated, body, durable, mcpEndpoint(room, server, streams, caller));
+  mcp.get('/mcp', asJsonRpc, origin, mcpAuthenticated, legacyResourceStream(room, streams, server.legacySubscriptions));
   mcp.all('/mcp', asJsonRpc, mcpMethodNotAllowed);
 
   const asProblems = answerErrorsAsProblems(log);

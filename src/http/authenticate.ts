@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import type { Caller } from '../../generated/types.js';
+import type { McpCaller } from '../mcp/context.js';
 import { timingSafeEqual } from 'node:crypto';
 import {
   actAs,
@@ -50,7 +50,6 @@ function percentDecoded(text: string): string {
 }
 
 /** An MCP caller is always a participant: a session's, or the one the operator names; streams are kept per session. */
-export type McpCaller = Caller & { session_id: string };
 
 export function mcpCaller(room: Room, operatorToken: string | null) {
   const actor = requestActor(room, operatorToken);
@@ -66,4 +65,3 @@ export function mcpCaller(room: Room, operatorToken: string | null) {
     return 'session_id' in who ? (who as McpCaller) : { ...who, session_id: `operator:${who.participant}` };
   };
 }
-

@@ -4,8 +4,9 @@
 // task is decided once per change, whatever the number of streams.
 import { afterEach, describe, expect, test } from 'vitest';
 import { taskViewers, type RoomChange } from '../helpers/engine.js';
-import { frameTemplate, spliceFrame, sseFrame } from '../../src/http/mcp/frames.js';
-import { ListenFanout, type FrameSink } from '../../src/http/mcp/listen-fanout.js';
+import { frameTemplate, spliceFrame } from '../../src/mcp/frames.js';
+import { ListenFanout, type FrameSink } from '../../src/mcp/listen-fanout.js';
+import { SSE_FRAMING, sseFrame } from '../../src/http/mcp/sse.js';
 import { createHandoff, isMethod, listen, nextFrame, textResult, toolOk, type Wire } from '../helpers/mcp-wire.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -69,15 +70,15 @@ function recordingSink(): FrameSink & { writes: string[]; full: boolean } {
 describe('frames spliced from one serialization', () => {
   const change = taskChange('task_1', 'alice', 'bob', 'text "with" \\ escapes, \n newlines and ce-subscription-id');
   test.each(ids.map((id) => [JSON.stringify(id), id]))('id %s: the same bytes as JSON.stringify', (_name, id) => {
-    const template = frameTemplate((placeholder) => taskNotification(change, placeholder));
+    const template = frameTemplate((placeholder) => taskNotification(change, placeholder), SSE_FRAMING);
     const spliced = spliceFrame(template, JSON.stringify(id));
     expect(spliced).toBe(sseFrame(taskNotification(change, id)));
     expect(spliced).toBe(`event: message\ndata: ${JSON.stringify(taskNotification(change, id))}\n\n`);
   });
 
   test('a template takes its id exactly once', () => {
-    expect(() => frameTemplate(() => ({ no: 'id' }))).toThrow();
-    expect(() => frameTemplate((id) => ({ a: id, b: id }))).toThrow();
+    expect(() => frameTemplate(() => ({ no: 'id' }), SSE_FRAMING)).toThrow();
+    expect(() => frameTemplate((id) => ({ a: id, b: id }), SSE_FRAMING)).toThrow();
   });
 });
 
@@ -87,6 +88,7 @@ describe('ListenFanout', () => {
     const fanout = new ListenFanout({
       uris,
       maxQueue: 10,
+      framing: SSE_FRAMING,
       viewers: (task) => {
         decided += 1;
         return taskViewers(task);
@@ -123,7 +125,7 @@ describe('ListenFanout', () => {
   });
 
   test('a stream watching views and the task gets their frames in one write, views first', () => {
-    const fanout = new ListenFanout({ uris, maxQueue: 10 });
+    const fanout = new ListenFanout({ uris, maxQueue: 10, framing: SSE_FRAMING });
     const sink = recordingSink();
     fanout.add(
       'both',
@@ -142,7 +144,7 @@ describe('ListenFanout', () => {
   });
 
   test('behind a full socket frames wait; past the queue the stream is dropped as lagging', () => {
-    const fanout = new ListenFanout({ uris, maxQueue: 2 });
+    const fanout = new ListenFanout({ uris, maxQueue: 2, framing: SSE_FRAMING });
     const sink = recordingSink();
     const reasons: string[] = [];
     fanout.add(1, { participant: 'alice', taskIds: new Set(['task_1']), views: new Set() }, sink, (reason) =>
@@ -156,13 +158,19 @@ describe('ListenFanout', () => {
   });
 
   test('a stream whose session ended gets nothing: it is closed at the delivery that finds it so', () => {
-    const fanout = new ListenFanout({ uris, maxQueue: 10 });
+    const fanout = new ListenFanout({ uris, maxQueue: 10, framing: SSE_FRAMING });
     const ended = recordingSink();
     const live = recordingSink();
     const reasons: string[] = [];
     let holds = true;
     const watch = { participant: 'alice', taskIds: new Set(['task_1']), views: new Set(['handoffs'] as const) };
-    fanout.add('ended', watch, ended, (reason) => reasons.push(reason), () => holds);
+    fanout.add(
+      'ended',
+      watch,
+      ended,
+      (reason) => reasons.push(reason),
+      () => holds,
+    );
     fanout.add('live', watch, live, () => {});
     fanout.deliver(taskChange('task_1', 'alice', null, 'before'));
     holds = false;

@@ -1,47 +1,23 @@
-import type { DomainErrorCode, ToolError } from '../../../generated/types.js';
 import type Koa from 'koa';
-import { isDomainError, isStorageError, type DomainError } from '../../engine/index.js';
+import { isDomainError } from '../../errors.js';
+import { rpcErrorFor } from '../../mcp/errors.js';
+import { RPC, RpcError, type RequestId } from '../../mcp/protocol.js';
 import { Refusal } from '../refusal.js';
-import { McpError, RPC, type RequestId } from './protocol.js';
-
-/** A domain refusal of a protocol method (tasks/*, resources/read) as a JSON-RPC error. */
-const codes: Record<Exclude<DomainErrorCode, 'unauthorized'>, number> = {
-  invalid_input: RPC.invalidParams,
-  not_found: RPC.invalidParams,
-  forbidden: RPC.forbidden,
-  conflict: RPC.conflict,
-  too_large: RPC.tooLarge,
-  limit_reached: RPC.limitReached,
-  locked: RPC.locked,
-  unavailable: RPC.unavailable,
-  disk_full: RPC.unavailable,
-};
-
-export function rpcErrorFor(error: DomainError): McpError {
-  if (error.code === 'unauthorized') return new McpError(401, RPC.invalidRequest, error.message);
-  // The disk refused the change: an HTTP status as REST gives it, and data.reason saying why.
-  if (isStorageError(error)) {
-    return new McpError(error.code === 'disk_full' ? 507 : 503, RPC.unavailable, error.message, {
-      ...error.details,
-      code: error.code,
-    });
-  }
-  return new McpError(
-    200,
-    codes[error.code],
-    error.message,
-    error.details ? { ...error.details, code: error.code } : { code: error.code },
-  );
-}
 
 /**
- * A domain refusal of a tool: a tool result with isError, so a model can read
- * it and correct itself. Its structuredContent is a ToolError, which every
- * tool's outputSchema admits.
+ * The HTTP status of a JSON-RPC error, from its code (Streamable HTTP). An
+ * answer is 200, save a disk that refused the change (503, 507 when full,
+ * as REST says it); a refused request is 400, an unknown method 404, and
+ * too many streams 429.
  */
-export function toolErrorResult(error: DomainError) {
-  const structuredContent: ToolError = { error: error.toJSON() };
-  return { content: [{ type: 'text' as const, text: error.message }], structuredContent, isError: true };
+export function httpStatusOf(error: RpcError): number {
+  if (error.code === RPC.unavailable) {
+    return (error.data as { code?: unknown } | undefined)?.code === 'disk_full' ? 507 : 503;
+  }
+  if (!error.refusesRequest) return 200;
+  if (error.code === RPC.methodNotFound) return 404;
+  if (error.code === RPC.limitReached) return 429;
+  return 400;
 }
 
 /** The request id an error response names, once the message was parsed (MCP leaves it out when unknown). */
@@ -59,20 +35,24 @@ export function answerErrorsAsJsonRpc(log: (message: string) => void): Koa.Middl
     try {
       await next();
     } catch (error) {
-      let rpc: McpError;
-      if (error instanceof McpError) rpc = error;
-      else if (isDomainError(error)) rpc = rpcErrorFor(error);
-      else if (error instanceof Refusal) {
-        rpc = new McpError(error.status, error.rpcCode, error.message);
+      let rpc: RpcError;
+      let status: number;
+      if (error instanceof RpcError) [rpc, status] = [error, httpStatusOf(error)];
+      else if (isDomainError(error)) {
+        rpc = rpcErrorFor(error);
+        // Authentication is this transport's: a request with no valid token is 401.
+        status = error.code === 'unauthorized' ? 401 : httpStatusOf(rpc);
+      } else if (error instanceof Refusal) {
+        [rpc, status] = [new RpcError(error.rpcCode, error.message), error.status];
         ctx.set(error.headers);
       } else {
         log(
           `ce: ${ctx.method} ${ctx.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
         );
-        rpc = new McpError(500, RPC.internalError, 'internal error');
+        [rpc, status] = [new RpcError(RPC.internalError, 'internal error'), 500];
       }
-      ctx.status = rpc.status;
-      if (rpc.status === 401) ctx.set('WWW-Authenticate', 'Bearer');
+      ctx.status = status;
+      if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
       const id = (ctx.state.rpcId as RequestId | null | undefined) ?? null;
       ctx.body = { jsonrpc: '2.0', ...(id === null ? {} : { id }), error: rpc.toJSON() };
     }

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Room, RoomChange } from '../../engine/index.js';
-import type { McpCaller } from '../authenticate.js';
-import { resourceUris, viewsChangedBy } from './resources.js';
+import type { LegacySubscriptions, McpCaller } from '../../mcp/context.js';
+import { resourceUris, viewsChangedBy } from '../../mcp/resource-uris.js';
 import { streamOwner, type StreamRegistry } from './streams.js';
 
 /**
@@ -9,14 +9,14 @@ import { streamOwner, type StreamRegistry } from './streams.js';
  * this session subscribed to with resources/subscribe. Kept for clients that
  * already use it; it never carries task notifications.
  */
-export function legacyResourceStream(room: Room, streams: StreamRegistry) {
+export function legacyResourceStream(room: Room, streams: StreamRegistry, subscriptions: LegacySubscriptions) {
   return async (ctx: Koa.Context): Promise<void> => {
     const caller = ctx.state.caller as McpCaller;
     const sessionId = caller.session_id;
     streams.checkRoom(sessionId);
     const uris = resourceUris(room);
     const render = (change: RoomChange): unknown[] => {
-      const subscribed = streams.legacySubscriptions.get(sessionId);
+      const subscribed = subscriptions.get(sessionId);
       if (!subscribed) return [];
       return viewsChangedBy(change.event.type)
         .map((view) => uris[view])

@@ -1,5 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { sseFrame } from './frames.js';
+import { frame, type Framing } from '../../mcp/frames.js';
+
+/** Server-sent events: each JSON-RPC message one `message` event, its JSON on one data line. */
+export const SSE_FRAMING: Framing = { before: 'event: message\ndata: ', after: '\n\n' };
+
+/** The frame of one message as an SSE event. */
+export const sseFrame = (message: unknown): string => frame(message, SSE_FRAMING);
 
 export const KEEP_ALIVE_MS = 15_000;
 

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Bus, BusSink, CloseReason } from '../../bus/bus.js';
 import { sessionExpiresAt, sessionsEndedBy, type Room, type RoomChange, type RoomView } from '../../engine/index.js';
-import type { McpCaller } from '../authenticate.js';
+import type { McpCaller } from '../../mcp/context.js';
 import { Refusal } from '../refusal.js';
-import { ListenFanout, type ListenWatch } from './listen-fanout.js';
-import { META, McpError, RPC, resultMeta, type RequestId } from './protocol.js';
-import { KEEP_ALIVE_MS, SseStream } from './sse.js';
+import { ListenFanout, type ListenWatch } from '../../mcp/listen-fanout.js';
+import { META, refusal, RPC, resultMeta, type RequestId } from '../../mcp/protocol.js';
+import { KEEP_ALIVE_MS, SSE_FRAMING, SseStream } from './sse.js';
 import { DEFAULT_MAX_QUEUE } from '../../bus/bus.js';
 
 export const DEFAULT_MAX_STREAMS_PER_SESSION = 1024;
@@ -72,8 +72,6 @@ const sessionEnded = (requestId: RequestId) => ({
  */
 export class StreamRegistry {
   private readonly streams = new Set<OpenStream>();
-  /** Legacy resources/subscribe: URIs per session. */
-  readonly legacySubscriptions = new Map<string, Set<string>>();
   private readonly fanout: ListenFanout;
   private expiryCheck: NodeJS.Timeout | null = null;
   readonly maxPerSession: number;
@@ -92,7 +90,7 @@ export class StreamRegistry {
     this.maxStreams = limits.maxStreams ?? DEFAULT_MAX_STREAMS;
     this.maxQueue = limits.maxQueue ?? DEFAULT_MAX_QUEUE;
     this.keepAliveMs = limits.keepAliveMs ?? KEEP_ALIVE_MS;
-    this.fanout = new ListenFanout({ uris, maxQueue: this.maxQueue });
+    this.fanout = new ListenFanout({ uris, maxQueue: this.maxQueue, framing: SSE_FRAMING });
     // Sees every change before the streams do (sinks are called in the order attached); holds no stream itself.
     const sessionWatch: BusSink<RoomChange> = {
       size: 0,
@@ -120,8 +118,7 @@ export class StreamRegistry {
       );
     }
     if (this.countFor(sessionId) >= this.maxPerSession) {
-      throw new McpError(
-        429,
+      throw refusal(
         RPC.limitReached,
         `this session already has ${this.maxPerSession} open streams, the most it may hold; close one first`,
       );

@@ -68,8 +68,7 @@ function hostSet(entries: readonly string[]): HostSet {
   return set;
 }
 
-const inHostSet = (set: HostSet, host: string): boolean =>
-  set.exact.has(host) || set.anyPort.has(splitHost(host).name);
+const inHostSet = (set: HostSet, host: string): boolean => set.exact.has(host) || set.anyPort.has(splitHost(host).name);
 
 const withoutSlash = (origin: string): string => origin.replace(/\/$/, '');
 
@@ -131,7 +130,6 @@ export class RoomNames {
     }
     return (url.protocol === 'http:' || url.protocol === 'https:') && this.hostAllowed(url.host);
   }
-
 }
 
 /** Host must name this room: anything else is refused before authentication, whatever the route. */

@@ -1,10 +1,10 @@
 // tasks/get, tasks/update and tasks/cancel (the Tasks extension): each runs
 // the operation the table binds to it, with the protocol's names mapped to
 // the operation's (taskId → task_id).
-import { tasksMethodOperations } from '../../../generated/mcp.js';
-import { runOperation } from '../../engine/operations.js';
+import { tasksMethodOperations } from '../../generated/mcp.js';
+import { runOperation } from '../engine/operations.js';
 import type { McpRequestContext } from './context.js';
-import { complete, McpError, RPC, TASKS_EXTENSION } from './protocol.js';
+import { complete, refusal, RPC, TASKS_EXTENSION } from './protocol.js';
 
 type Method = keyof typeof tasksMethodOperations;
 
@@ -28,8 +28,7 @@ export const taskHandlers = {
 };
 
 export const missingTasksExtension = () =>
-  new McpError(
-    400,
+  refusal(
     RPC.missingCapability,
     `this request needs the ${TASKS_EXTENSION} extension declared in its _meta clientCapabilities`,
     { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },

@@ -1,5 +1,6 @@
 // Constants and shapes of MCP 2026-07-28 and the Tasks extension that this
-// server keeps (see docs: MCP-NOTES in the design, and the spec texts).
+// server keeps, whatever carries them (see MCP-NOTES in the design, and the
+// spec texts). Nothing here knows a transport.
 
 export const PROTOCOL_VERSION = '2026-07-28';
 export const SUPPORTED_VERSIONS = [PROTOCOL_VERSION];
@@ -42,13 +43,19 @@ export interface JsonRpcError {
   data?: unknown;
 }
 
-/** A JSON-RPC error answered with an HTTP status; thrown by the MCP layer, caught by its endpoint. */
-export class McpError extends Error {
+/**
+ * A JSON-RPC error as every transport sends it: code, message, data. A
+ * request is either answered with an error (a refused tool argument, an
+ * unknown task) or refused as a whole (`refusesRequest`: malformed, an
+ * unknown method, an unsupported version, over a limit); a transport may
+ * tell the two apart its own way (Streamable HTTP: a 4xx status).
+ */
+export class RpcError extends Error {
   constructor(
-    readonly status: number,
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    readonly refusesRequest = false,
   ) {
     super(message);
   }
@@ -58,6 +65,10 @@ export class McpError extends Error {
       : { code: this.code, message: this.message, data: this.data };
   }
 }
+
+/** The request itself is refused: it is not answered by any method. */
+export const refusal = (code: number, message: string, data?: unknown): RpcError =>
+  new RpcError(code, message, data, true);
 
 export const resultMeta = () => ({ [META.serverInfo]: SERVER_INFO });
 

@@ -6,11 +6,11 @@
 // that gets it has its subscription id spliced in. Writes to a socket keep
 // its backpressure: a full socket queues the stream's frames, a queue that
 // overflows drops the stream as lagging (nothing is replayed).
-import type { BusSink, CloseReason } from '../../bus/bus.js';
-import { taskViewers, type RoomChange, type RoomView } from '../../engine/index.js';
-import { frameTemplate, spliceFrame, type FrameTemplate } from './frames.js';
+import type { BusSink, CloseReason } from '../bus/bus.js';
+import { taskViewers, type RoomChange, type RoomView } from '../engine/index.js';
+import { frameTemplate, spliceFrame, type FrameTemplate, type Framing } from './frames.js';
 import { META } from './protocol.js';
-import { viewsChangedBy } from './resources.js';
+import { viewsChangedBy } from './resource-uris.js';
 
 /** What one listen stream follows, as its acknowledgement said. */
 export interface ListenWatch {
@@ -20,7 +20,7 @@ export interface ListenWatch {
   views: ReadonlySet<RoomView>;
 }
 
-/** Where a listen stream's frames go (an SseStream). */
+/** Where a listen stream's frames go (the transport's stream: an SseStream over HTTP). */
 export interface FrameSink {
   /** False when the socket's buffer is full: wait for `drained()` before sending more. */
   sendFrame(frame: string): boolean;
@@ -84,6 +84,8 @@ export interface ListenFanoutOptions {
   uris: Record<RoomView, string>;
   /** Changes a stream may have waiting behind a full socket before it is dropped as lagging. */
   maxQueue: number;
+  /** How the transport frames each message. */
+  framing: Framing;
   /** Who may see a task; decided once per change. */
   viewers?: (task: NonNullable<RoomChange['task']>) => string[];
 }
@@ -91,6 +93,7 @@ export interface ListenFanoutOptions {
 export class ListenFanout implements BusSink<RoomChange> {
   readonly maxQueue: number;
   private readonly uris: Record<RoomView, string>;
+  private readonly framing: Framing;
   private readonly viewers: (task: NonNullable<RoomChange['task']>) => string[];
   private readonly members = new Set<ListenMember>();
   /** task id → participant → the streams of that participant watching the task. */
@@ -101,6 +104,7 @@ export class ListenFanout implements BusSink<RoomChange> {
 
   constructor(options: ListenFanoutOptions) {
     this.uris = options.uris;
+    this.framing = options.framing;
     this.maxQueue = options.maxQueue;
     this.viewers = options.viewers ?? taskViewers;
   }
@@ -166,11 +170,14 @@ export class ListenFanout implements BusSink<RoomChange> {
       for (const participant of this.viewers(task)) {
         const streams = watching.get(participant);
         if (!streams || streams.size === 0) continue;
-        frame ??= frameTemplate((id) => ({
-          jsonrpc: '2.0',
-          method: 'notifications/tasks',
-          params: { ...task.detailed, _meta: { [META.subscriptionId]: id } },
-        }));
+        frame ??= frameTemplate(
+          (id) => ({
+            jsonrpc: '2.0',
+            method: 'notifications/tasks',
+            params: { ...task.detailed, _meta: { [META.subscriptionId]: id } },
+          }),
+          this.framing,
+        );
         parts.push([streams, frame]);
       }
     }
@@ -194,11 +201,14 @@ export class ListenFanout implements BusSink<RoomChange> {
   private viewFrame(view: RoomView): FrameTemplate {
     let frame = this.viewFrames.get(view);
     if (!frame) {
-      frame = frameTemplate((id) => ({
-        jsonrpc: '2.0',
-        method: 'notifications/resources/updated',
-        params: { uri: this.uris[view], _meta: { [META.subscriptionId]: id } },
-      }));
+      frame = frameTemplate(
+        (id) => ({
+          jsonrpc: '2.0',
+          method: 'notifications/resources/updated',
+          params: { uri: this.uris[view], _meta: { [META.subscriptionId]: id } },
+        }),
+        this.framing,
+      );
       this.viewFrames.set(view, frame);
     }
     return frame;

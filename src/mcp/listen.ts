@@ -1,22 +1,18 @@
 // subscriptions/listen: what a listen acknowledges and so follows. The
-// endpoint opens the stream (StreamReply); listen-fanout.ts turns changes
-// into its frames.
-import { runOperation } from '../../engine/index.js';
+// transport opens the stream (StreamReply) once it has room for it;
+// listen-fanout.ts turns changes into its messages.
+import { runOperation } from '../engine/index.js';
 import { StreamReply, type McpRequestContext } from './context.js';
 import { META } from './protocol.js';
-import { readableUris } from './resources.js';
+import { readableUris } from './resource-uris.js';
 import { missingTasksExtension } from './tasks.js';
 
 interface ListenParams {
   notifications: { resourceSubscriptions?: string[]; taskIds?: string[] };
 }
 
-export function listen(
-  { room, caller, tasksDeclared, requestId, streams }: McpRequestContext,
-  { notifications }: ListenParams,
-) {
+export function listen({ room, caller, tasksDeclared, requestId }: McpRequestContext, { notifications }: ListenParams) {
   if (notifications.taskIds !== undefined && !tasksDeclared) throw missingTasksExtension();
-  streams.checkRoom(caller.session_id);
   const readable = readableUris(room, caller);
   // The acknowledgement holds only what will be sent.
   const resourceSubscriptions = (notifications.resourceSubscriptions ?? []).filter((uri) => readable.has(uri));

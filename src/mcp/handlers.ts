@@ -1,7 +1,7 @@
 // The handler of every MCP method, by the name the generated dispatch table
 // gives it. Each calls the engine and returns a result (or a StreamReply);
 // errors go to the endpoint's error funnel.
-import type { McpHandlerName, McpHandlerParams } from '../../../generated/mcp.js';
+import type { McpHandlerName, McpHandlerParams } from '../../generated/mcp.js';
 import type { McpRequestContext } from './context.js';
 import { listen } from './listen.js';
 import { complete, SUPPORTED_VERSIONS, TASKS_EXTENSION } from './protocol.js';

@@ -1,11 +1,20 @@
-// Server-sent-event frames of JSON-RPC messages. A notification that goes to
-// many listen streams differs between them only in its subscription id, so
+// Frames of JSON-RPC messages serialized once for many listen streams. How
+// a message is framed is the transport's (`Framing`: SSE's `event: message`
+// lines, or a line of stdio); the fan-out only splices. A notification that
+// goes to many streams differs between them only in its subscription id, so
 // it is serialized once with a placeholder where the id goes, and each
 // stream's frame is the two halves around that stream's JSON-encoded id.
 import { randomBytes } from 'node:crypto';
 
-/** The frame of one message: `event: message`, its JSON on one data line. */
-export const sseFrame = (message: unknown): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+/** What a transport writes around each message's JSON. */
+export interface Framing {
+  readonly before: string;
+  readonly after: string;
+}
+
+/** One message, framed. */
+export const frame = (message: unknown, framing: Framing): string =>
+  framing.before + JSON.stringify(message) + framing.after;
 
 /** A frame serialized once, waiting for a subscription id between `head` and `tail`. */
 export interface FrameTemplate {
@@ -22,15 +31,15 @@ const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
  * `spliceFrame(template, JSON.stringify(id))`, byte for byte the frame of
  * `build(id)`: JSON.stringify writes a value the same wherever it stands.
  */
-export function frameTemplate(build: (subscriptionId: string) => unknown): FrameTemplate {
+export function frameTemplate(build: (subscriptionId: string) => unknown, framing: Framing): FrameTemplate {
   const json = JSON.stringify(build(PLACEHOLDER));
   const at = json.indexOf(PLACEHOLDER_JSON);
   if (at < 0 || json.includes(PLACEHOLDER_JSON, at + 1)) {
     throw new Error('a frame template takes its subscription id exactly once');
   }
   return {
-    head: `event: message\ndata: ${json.slice(0, at)}`,
-    tail: `${json.slice(at + PLACEHOLDER_JSON.length)}\n\n`,
+    head: framing.before + json.slice(0, at),
+    tail: json.slice(at + PLACEHOLDER_JSON.length) + framing.after,
   };
 }
 

@@ -1,13 +1,13 @@
 // tools/list and tools/call: every tool is an operation of the table, run
 // through the engine function the table names.
-import { operations } from '../../../generated/operations.js';
-import { taskTools, toolCatalog, toolOperations, type TaskToolName } from '../../../generated/mcp.js';
-import type { DetailedTask, Handoff } from '../../../generated/types.js';
-import { isDomainError, isStorageError } from '../../engine/index.js';
-import { runOperation } from '../../engine/operations.js';
+import { operations } from '../../generated/operations.js';
+import { taskTools, toolCatalog, toolOperations, type TaskToolName } from '../../generated/mcp.js';
+import type { DetailedTask, Handoff } from '../../generated/types.js';
+import { isDomainError, isStorageError } from '../engine/index.js';
+import { runOperation } from '../engine/operations.js';
 import type { McpRequestContext } from './context.js';
 import { toolErrorResult } from './errors.js';
-import { CACHE, complete, McpError, META, RPC, resultMeta } from './protocol.js';
+import { CACHE, complete, META, RPC, RpcError, resultMeta } from './protocol.js';
 
 const runsAsTask = (name: string): name is TaskToolName => (taskTools as readonly string[]).includes(name);
 
@@ -35,7 +35,7 @@ export const toolHandlers = {
     params: { name: string; arguments?: Record<string, unknown> },
   ) => {
     if (!Object.hasOwn(toolOperations, params.name)) {
-      throw new McpError(200, RPC.invalidParams, `unknown tool ${params.name}`);
+      throw new RpcError(RPC.invalidParams, `unknown tool ${params.name}`);
     }
     const operation = operations[toolOperations[params.name as keyof typeof toolOperations]];
     let output: unknown;
