@@ -33,7 +33,7 @@ test('JSON.parse only where the text is the sidecar’s own or the project’s o
   expect(
     occurrences(/JSON\.parse\s*\(/, [
       'src/outside-json.ts', // the one parser of outside JSON, which names a refused key
-      'src/engine/views.ts', // the sidecar's JSON columns, written by the engine from validated input
+      'src/engine/row-mapping.ts', // the sidecar's JSON columns, written by the engine from validated input
       'src/engine/sessions.ts', // the sidecar's capabilities column
       'src/engine/settings.ts', // the sidecar's settings, written by the engine from validated input
       'scripts/generate/bundle.ts', // the project's own schema files
