@@ -1,6 +1,9 @@
-// The page's only way to the room: the REST routes and MCP methods every
-// client uses, with the session token it was opened with. Nothing here is
-// private to the page.
+// The page's only way to the room: the REST routes (through openapi-fetch,
+// typed by the generated OpenAPI paths) and the MCP methods every client
+// uses, with the session token it was opened with. Nothing here is private
+// to the page.
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from '../generated/openapi-types.js';
 
 export const PROTOCOL_VERSION = '2026-07-28';
 
@@ -19,46 +22,44 @@ export class RoomError extends Error {
 /** The session's token was not accepted (mistyped, expired, revoked, or its participant removed). */
 export const isSignedOut = (error: unknown): boolean => error instanceof RoomError && error.status === 401;
 
+/** What a call of the typed client resolves to: its data, or the room's problem. */
+type Answer<D> = { data: D; error?: never; response: Response } | { data?: never; error: unknown; response: Response };
+
 export class RoomApi {
   private nextId = 1;
+  /** The room's REST routes, typed from the OpenAPI document (generated/openapi-types.ts). */
+  readonly client: Client<paths>;
 
-  constructor(private readonly token: string) {}
+  constructor(private readonly token: string) {
+    this.client = createClient<paths>({
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      cache: 'no-store',
+    });
+  }
 
-  /** One REST call: a JSON body in, the JSON answer out; a problem+json answer becomes a RoomError. */
-  async rest<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
+  /**
+   * One REST call through the typed client (`api.rest((room) => room.GET('/workspace/session'))`):
+   * its data; a problem+json answer, or none, becomes a RoomError.
+   */
+  async rest<D>(call: (client: Client<paths>) => Promise<Answer<D>>): Promise<Exclude<D, undefined>> {
+    let answer: Answer<D>;
     try {
-      response = await fetch(path, {
-        method,
-        headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        cache: 'no-store',
-      });
-    } catch {
+      answer = await call(this.client);
+    } catch (error) {
+      if (error instanceof SyntaxError)
+        throw new RoomError(0, 'bad_answer', 'the room answered with something not JSON');
       throw new RoomError(0, 'unreachable', 'the room does not answer; it may be restarting');
     }
-    const text = await response.text();
-    let answer: unknown = null;
-    try {
-      answer = text ? JSON.parse(text) : null;
-    } catch {
-      throw new RoomError(
-        response.status,
-        'bad_answer',
-        `the room answered ${response.status} with something not JSON`,
-      );
-    }
-    if (!response.ok) {
-      const problem = (answer ?? {}) as { code?: string; detail?: string; title?: string };
+    const { response } = answer;
+    if (answer.error !== undefined || !response.ok) {
+      const problem = (answer.error ?? {}) as { code?: string; detail?: string; title?: string };
       throw new RoomError(
         response.status,
         problem.code ?? 'error',
         problem.detail ?? problem.title ?? `HTTP ${response.status}`,
       );
     }
-    return answer as T;
+    return answer.data as Exclude<D, undefined>;
   }
 
   /** The headers and body of one MCP request (protocol 2026-07-28, stateless). */

@@ -27,7 +27,7 @@ await build({
 });
 
 await build({
-  entryPoints: { room: 'page/room.ts' },
+  entryPoints: { room: 'page/main.ts' },
   outdir: 'dist/page',
   bundle: true, // markdown-it, diff and eventsource-parser go in room.js
   format: 'esm',

@@ -15,10 +15,12 @@ import { isSignedOut, RoomApi } from './api.js';
 import type { PageContext } from './context.js';
 import { h } from './dom.js';
 import { startLive, type View } from './live.js';
-import { renderArtifact } from './views/artifact.js';
-import { createHandoffForm, GROUPS, renderHandoffs, type Group } from './views/handoffs.js';
-import { HISTORY_PAGE, HistoryPager } from './views/history.js';
-import { renderProposals } from './views/proposals.js';
+import { renderArtifact } from './panels/artifact.js';
+import { createHandoffForm } from './panels/handoffs/create.js';
+import { GROUPS, type Group } from './panels/handoffs/groups.js';
+import { renderHandoffs } from './panels/handoffs/list.js';
+import { HISTORY_PAGE, HistoryPager } from './panels/history.js';
+import { renderProposals } from './panels/proposals.js';
 
 const TOKEN_KEY = 'commonroom.token';
 const SESSION_CHECK_MS = 15_000;
@@ -60,7 +62,7 @@ async function signIn(token: string): Promise<void> {
   const api = new RoomApi(token);
   let me: SessionGetOutput;
   try {
-    me = await api.rest<SessionGetOutput>('GET', '/workspace/session');
+    me = await api.rest((room) => room.GET('/workspace/session'));
   } catch (error) {
     if (isSignedOut(error)) return signOut(REFUSED);
     return showSignIn(`The room could not be reached (${(error as Error).message}). Reload the page to try again.`);
@@ -131,7 +133,7 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
   );
   const historySection = h('section', { id: 'history', 'aria-labelledby': 'history-heading', class: 'panel' });
   const history = new HistoryPager(historySection, (after) =>
-    api.rest<WorkspaceHistoryOutput>('GET', `/workspace/history?after=${after}&limit=${HISTORY_PAGE}`),
+    api.rest((room) => room.GET('/workspace/history', { params: { query: { after, limit: HISTORY_PAGE } } })),
   );
 
   $('sign-in').hidden = true;
@@ -152,18 +154,21 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
 
   const readers: Record<View, () => Promise<void>> = {
     artifact: async () => {
-      artifact = await api.rest<ArtifactReadOutput>('GET', '/workspace/artifact');
+      artifact = await api.rest((room) => room.GET('/workspace/artifact'));
       renderArtifact(artifactSection, artifact);
       document.title = `${artifact.name} · Common Room`;
       // The diffs and whether a proposal is stale depend on the current revision.
       renderProposals(proposalList, noProposals, context, proposals, artifact);
     },
     proposals: async () => {
-      proposals = (await api.rest<ProposalListOutput>('GET', '/workspace/proposals?limit=100')).proposals;
+      proposals = (await api.rest((room) => room.GET('/workspace/proposals', { params: { query: { limit: 100 } } })))
+        .proposals;
       if (artifact) renderProposals(proposalList, noProposals, context, proposals, artifact);
     },
     handoffs: async () => {
-      const { handoffs } = await api.rest<HandoffListOutput>('GET', '/workspace/handoffs?limit=100');
+      const { handoffs } = await api.rest((room) =>
+        room.GET('/workspace/handoffs', { params: { query: { limit: 100 } } }),
+      );
       renderHandoffs(groups, context, handoffs);
     },
     history: () => history.refresh(),
@@ -207,7 +212,7 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
   });
   // A revoked session changes no view: ask who the session is now and then.
   const check = setInterval(() => {
-    api.rest('GET', '/workspace/session').catch(refused);
+    api.rest((room) => room.GET('/workspace/session')).catch(refused);
   }, SESSION_CHECK_MS);
   signedIn = {
     stop() {

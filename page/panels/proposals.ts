@@ -2,6 +2,7 @@
 // revision, with the decisions this session may take.
 import { structuredPatch } from 'diff';
 import type { ArtifactReadOutput, Proposal } from '../../generated/types.js';
+import { INPUT_LIMITS } from '../../generated/rules.js';
 import type { PageContext } from '../context.js';
 import { h, reconcile, when } from '../dom.js';
 
@@ -26,9 +27,14 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
   // An approver's note, recorded with the decision (Approve or Reject).
   const noteId = `proposal-note-${proposal.proposal_id}`;
   const noteField = context.can('approve')
-    ? h('input', { id: noteId, name: 'note', maxlength: 2000, autocomplete: 'off' })
+    ? h('input', {
+        id: noteId,
+        name: 'note',
+        maxlength: INPUT_LIMITS.approveProposal.note.maxLength,
+        autocomplete: 'off',
+      })
     : null;
-  const decide = (label: string, path: string, className: string) => {
+  const decide = (label: string, path: 'approve' | 'reject' | 'withdraw', className: string) => {
     const button = h('button', { type: 'button', class: className }, label);
     button.addEventListener('click', () => {
       const note = path === 'withdraw' ? '' : (noteField?.value.trim() ?? '');
@@ -36,10 +42,11 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
         control: button,
         status,
         run: () =>
-          context.api.rest(
-            'POST',
-            `/workspace/proposals/${encodeURIComponent(proposal.proposal_id)}/${path}`,
-            note ? { note } : {},
+          context.api.rest((room) =>
+            room.POST(`/workspace/proposals/{proposal_id}/${path}`, {
+              params: { path: { proposal_id: proposal.proposal_id } },
+              body: note ? { note } : {},
+            }),
           ),
         changes: path === 'approve' ? ['proposals', 'artifact', 'history'] : ['proposals', 'history'],
       });

@@ -1,0 +1,121 @@
+// Answering: the owner's answer to the assignee's questions, a form built
+// from each request's schema.
+import type { components } from '../../../generated/openapi-types.js';
+import type { Handoff, HandoffInput } from '../../../generated/types.js';
+import type { PageContext } from '../../context.js';
+import { h } from '../../dom.js';
+
+type Field = { type: string; title?: string; description?: string; enum?: unknown[]; items?: { enum?: unknown[] } };
+
+/** One control for a field of the request's schema; `read` gives its value (undefined when left empty). */
+function fieldControl(name: string, field: Field, required: boolean, idBase: string) {
+  const id = `${idBase}-${name}`;
+  const label = `${field.title ?? name}${required ? ' (required)' : ''}`;
+  const hint = field.description ? h('small', { class: 'hint' }, field.description) : null;
+  if (field.type === 'boolean') {
+    const box = h('input', { type: 'checkbox', id, name });
+    return {
+      element: h('div', { class: 'field check' }, box, h('label', { for: id }, label), hint),
+      read: () => box.checked,
+    };
+  }
+  const options = field.type === 'array' ? field.items?.enum : field.enum;
+  if (Array.isArray(options)) {
+    const select = h(
+      'select',
+      { id, name, required: required && field.type !== 'array', multiple: field.type === 'array' },
+      field.type === 'array' ? null : h('option', { value: '' }, '—'),
+      options.map((option) => h('option', { value: String(option) }, String(option))),
+    );
+    return {
+      element: h('div', { class: 'field' }, h('label', { for: id }, label), select, hint),
+      read: () =>
+        field.type === 'array'
+          ? Array.from(select.selectedOptions).map((option) => option.value)
+          : select.value === ''
+            ? undefined
+            : select.value,
+    };
+  }
+  const numeric = field.type === 'number' || field.type === 'integer';
+  const input = h('input', {
+    id,
+    name,
+    type: numeric ? 'number' : 'text',
+    step: field.type === 'integer' ? '1' : numeric ? 'any' : undefined,
+    required,
+    autocomplete: 'off',
+  });
+  return {
+    element: h('div', { class: 'field' }, h('label', { for: id }, label), input, hint),
+    read: () => (input.value === '' ? undefined : numeric ? Number(input.value) : input.value),
+  };
+}
+
+/** An answer as the REST route takes it. */
+type InputResponse = components['schemas']['InputResponse'];
+
+/** The owner's answer to one input request: a form built from the request's schema. */
+function answerForm(context: PageContext, handoff: Handoff, input: HandoffInput): HTMLElement {
+  const schema = input.request.params.requestedSchema;
+  const required = new Set(schema.required ?? []);
+  const idBase = `answer-${input.key}`;
+  const fields = Object.entries(schema.properties).map(([name, field]) => ({
+    name,
+    ...fieldControl(name, field as Field, required.has(name), idBase),
+  }));
+  const status = h('p', { class: 'status', role: 'status' });
+  const send = h('button', { type: 'submit', class: 'primary' }, 'Send answer');
+  const decline = h('button', { type: 'button' }, 'Decline');
+  const form = h(
+    'form',
+    { class: 'answer', 'aria-label': `Answer: ${input.request.params.message}` },
+    fields.map((field) => field.element),
+    h('div', { class: 'actions' }, send, decline),
+    status,
+  );
+  const answer = (control: HTMLElement, response: InputResponse) =>
+    context.act({
+      control,
+      status,
+      run: () =>
+        context.api.rest((room) =>
+          room.POST('/workspace/task/input-responses', {
+            body: { task_id: handoff.task_id, input_responses: { [input.key]: response } },
+          }),
+        ),
+      changes: ['handoffs'],
+      done: () => form.reset(),
+    });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const content: NonNullable<InputResponse['content']> = {};
+    for (const field of fields) {
+      const value = field.read();
+      if (value !== undefined) content[field.name] = value;
+    }
+    void answer(send, { action: 'accept', content });
+  });
+  decline.addEventListener('click', () => void answer(decline, { action: 'decline' }));
+  return form;
+}
+
+export function inputItem(context: PageContext, handoff: Handoff, input: HandoffInput): HTMLElement {
+  const asked = h('p', {}, h('strong', {}, `${input.requested_by} asks: `), input.request.params.message);
+  if (input.response) {
+    const content = input.response.content ? JSON.stringify(input.response.content) : '';
+    return h(
+      'li',
+      { class: 'input answered' },
+      asked,
+      h('p', { class: 'meta' }, `${input.answered_by ?? 'the owner'} answered (${input.response.action}) ${content}`),
+    );
+  }
+  const owner = handoff.owner === context.me.participant && context.can('write');
+  return h(
+    'li',
+    { class: 'input pending' },
+    asked,
+    owner ? answerForm(context, handoff, input) : h('p', { class: 'meta' }, `waiting for ${handoff.owner} to answer`),
+  );
+}

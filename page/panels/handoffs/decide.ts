@@ -1,0 +1,72 @@
+// Deciding: the buttons this session may press on a handoff (accept it,
+// approve or reject its result, cancel it), each answered beside them.
+import type { Handoff } from '../../../generated/types.js';
+import { handoffAllows, INPUT_LIMITS } from '../../../generated/rules.js';
+import type { PageContext } from '../../context.js';
+import { h } from '../../dom.js';
+
+/** The buttons this session may press on the handoff, each answered beside them. */
+export function handoffActions(context: PageContext, handoff: Handoff): HTMLElement | null {
+  const me = context.me.participant;
+  const status = h('p', { class: 'status', role: 'status' });
+  const path = { handoff_id: handoff.handoff_id };
+  const button = (label: string, className: string, run: () => Promise<unknown>) => {
+    const element = h('button', { type: 'button', class: className }, label);
+    element.addEventListener('click', () =>
+      context.act({ control: element, status, run, changes: ['handoffs', 'history'] }),
+    );
+    return element;
+  };
+  const actions: HTMLElement[] = [];
+  let note: HTMLElement | null = null;
+  if (
+    handoffAllows('accept', handoff.status) &&
+    context.can('write') &&
+    me !== null &&
+    (handoff.assignee === null || handoff.assignee === me)
+  ) {
+    actions.push(
+      button('Accept', 'primary', () =>
+        context.api.rest((room) => room.POST('/workspace/handoffs/{handoff_id}/accept', { params: { path } })),
+      ),
+    );
+  }
+  if (handoffAllows('decide', handoff.status) && context.can('approve')) {
+    const noteId = `decision-note-${handoff.handoff_id}`;
+    const noteField = h('input', {
+      id: noteId,
+      name: 'note',
+      maxlength: INPUT_LIMITS.approveHandoff.note.maxLength,
+      autocomplete: 'off',
+    });
+    note = h(
+      'div',
+      { class: 'field' },
+      h('label', { for: noteId }, 'Note (optional)'),
+      noteField,
+      h('small', { class: 'hint' }, 'recorded with your decision, for the assignee to read'),
+    );
+    const decision = () => (noteField.value.trim() ? { note: noteField.value.trim() } : {});
+    actions.push(
+      button('Approve result', 'primary', () =>
+        context.api.rest((room) =>
+          room.POST('/workspace/handoffs/{handoff_id}/approve', { params: { path }, body: decision() }),
+        ),
+      ),
+      button('Reject result', 'danger', () =>
+        context.api.rest((room) =>
+          room.POST('/workspace/handoffs/{handoff_id}/reject', { params: { path }, body: decision() }),
+        ),
+      ),
+    );
+  }
+  if (handoffAllows('cancel', handoff.status) && handoff.owner === me && context.can('write')) {
+    actions.push(
+      button('Cancel', '', () =>
+        context.api.rest((room) => room.POST('/workspace/task/cancel', { body: { task_id: handoff.task_id } })),
+      ),
+    );
+  }
+  if (actions.length === 0) return null;
+  return h('div', { class: 'decide' }, note, h('div', { class: 'actions' }, actions), status);
+}
