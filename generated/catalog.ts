@@ -9,17 +9,13 @@ export interface OperationTable {
 }
 export interface Operation {
   /**
-   * The operation's id: the REST operationId.
+   * The operation's id: the REST operationId, and the name of its engine function ((room, caller or actor, checked input) => output), exported by src/engine/operation-functions.ts.
    */
   id: string;
   /**
    * One line: the REST summary and the ce command's description.
    */
   summary: string;
-  /**
-   * The engine function: (room, actor, input) => output, exported by src/engine/index.ts.
-   */
-  engine: string;
   /**
    * The title of the input schema.
    */

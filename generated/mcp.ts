@@ -204,6 +204,14 @@ export const toolCatalog = [
         status: {
           type: 'string',
           enum: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
+          'x-allows': {
+            accept: ['open'],
+            work: ['accepted'],
+            decide: ['result_ready'],
+            cancel: ['open', 'accepted'],
+          },
+          'x-allows-description':
+            "What a handoff in each status takes: accept (the assignee takes it), work (progress, questions and completion by the assignee who accepted), decide (an approver approves or rejects the result), cancel (the owner's cancel ends the handoff too; later, only its task). The engine refuses the rest and the page offers only these.",
           title: 'Status',
           description: 'open → accepted → result_ready → approved or rejected.',
         },

@@ -108,7 +108,7 @@ export function createOperationRunner<Room, Actor, Caller>(
       }
       case 'requestHandoffInput': {
         const args = access.check(operationValidators.requestHandoffInput, input);
-        return engine.requestInput(room, access.participant(actor, 'write'), args);
+        return engine.requestHandoffInput(room, access.participant(actor, 'write'), args);
       }
       case 'reportProgress': {
         const args = access.check(operationValidators.reportProgress, input);
@@ -128,7 +128,7 @@ export function createOperationRunner<Room, Actor, Caller>(
       }
       case 'listHandoffEvents': {
         const args = access.check(operationValidators.listHandoffEvents, input);
-        return engine.handoffEvents(room, access.actor(actor, 'read'), args);
+        return engine.listHandoffEvents(room, access.actor(actor, 'read'), args);
       }
       case 'getTask': {
         const args = access.check(operationValidators.getTask, input);
@@ -136,7 +136,7 @@ export function createOperationRunner<Room, Actor, Caller>(
       }
       case 'answerTaskInput': {
         const args = access.check(operationValidators.answerTaskInput, input);
-        return engine.answerInput(room, access.participant(actor, 'write'), args);
+        return engine.answerTaskInput(room, access.participant(actor, 'write'), args);
       }
       case 'cancelTask': {
         const args = access.check(operationValidators.cancelTask, input);
@@ -172,7 +172,7 @@ export function createOperationRunner<Room, Actor, Caller>(
       }
       case 'listHistory': {
         const args = access.check(operationValidators.listHistory, input);
-        return engine.workspaceHistory(room, access.actor(actor, 'read'), args);
+        return engine.listHistory(room, access.actor(actor, 'read'), args);
       }
       case 'listParticipants': {
         const args = access.check(operationValidators.listParticipants, input);
@@ -188,7 +188,7 @@ export function createOperationRunner<Room, Actor, Caller>(
       }
       case 'getSession': {
         const args = access.check(operationValidators.getSession, input);
-        return engine.currentSession(room, actor, args);
+        return engine.getSession(room, actor, args);
       }
       case 'listSessions': {
         const args = access.check(operationValidators.listSessions, input);

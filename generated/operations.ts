@@ -6,7 +6,6 @@ export const operations = {
   createHandoff: {
     id: 'createHandoff',
     summary: 'Create a handoff',
-    engine: 'createHandoff',
     input: 'HandoffCreateInput',
     output: 'HandoffCreateOutput',
     changes: true,
@@ -80,7 +79,6 @@ export const operations = {
   listHandoffs: {
     id: 'listHandoffs',
     summary: 'List handoffs, newest first',
-    engine: 'listHandoffs',
     input: 'HandoffListInput',
     output: 'HandoffListOutput',
     changes: false,
@@ -148,7 +146,6 @@ export const operations = {
   getHandoff: {
     id: 'getHandoff',
     summary: 'Read a handoff (its task only for owner and assignee)',
-    engine: 'getHandoff',
     input: 'HandoffGetInput',
     output: 'HandoffTaskOutput',
     changes: false,
@@ -186,7 +183,6 @@ export const operations = {
   acceptHandoff: {
     id: 'acceptHandoff',
     summary: 'Accept a handoff',
-    engine: 'acceptHandoff',
     input: 'HandoffRefInput',
     output: 'HandoffTaskOutput',
     changes: true,
@@ -224,7 +220,6 @@ export const operations = {
   requestHandoffInput: {
     id: 'requestHandoffInput',
     summary: 'Ask the owner for input',
-    engine: 'requestInput',
     input: 'HandoffRequestInputInput',
     output: 'HandoffRequestInputOutput',
     changes: true,
@@ -279,7 +274,6 @@ export const operations = {
   reportProgress: {
     id: 'reportProgress',
     summary: 'Say how far along a working task is',
-    engine: 'reportProgress',
     input: 'HandoffProgressInput',
     output: 'HandoffProgressOutput',
     changes: true,
@@ -340,7 +334,6 @@ export const operations = {
   completeHandoff: {
     id: 'completeHandoff',
     summary: 'Complete a handoff with a result or an error',
-    engine: 'completeHandoff',
     input: 'HandoffCompleteInput',
     output: 'HandoffCompleteOutput',
     changes: true,
@@ -400,7 +393,6 @@ export const operations = {
   approveHandoff: {
     id: 'approveHandoff',
     summary: "Approve a handoff's result",
-    engine: 'approveHandoff',
     input: 'HandoffDecisionInput',
     output: 'HandoffOutput',
     changes: true,
@@ -446,7 +438,6 @@ export const operations = {
   rejectHandoff: {
     id: 'rejectHandoff',
     summary: "Reject a handoff's result",
-    engine: 'rejectHandoff',
     input: 'HandoffDecisionInput',
     output: 'HandoffOutput',
     changes: true,
@@ -492,7 +483,6 @@ export const operations = {
   listHandoffEvents: {
     id: 'listHandoffEvents',
     summary: "A handoff's events after a cursor",
-    engine: 'handoffEvents',
     input: 'HandoffEventsInput',
     output: 'HandoffEventsOutput',
     changes: false,
@@ -553,7 +543,6 @@ export const operations = {
   getTask: {
     id: 'getTask',
     summary: 'Read a task as its owner or assignee (tasks/get)',
-    engine: 'getTask',
     input: 'TaskRefInput',
     output: 'DetailedTask',
     changes: false,
@@ -591,7 +580,6 @@ export const operations = {
   answerTaskInput: {
     id: 'answerTaskInput',
     summary: "Answer a task's input requests (tasks/update)",
-    engine: 'answerInput',
     input: 'TaskUpdateInput',
     output: 'TaskUpdateOutput',
     changes: true,
@@ -639,7 +627,6 @@ export const operations = {
   cancelTask: {
     id: 'cancelTask',
     summary: 'Cancel a task as its owner (a finished task stays as it was)',
-    engine: 'cancelTask',
     input: 'TaskRefInput',
     output: 'TaskCancelOutput',
     changes: true,
@@ -672,7 +659,6 @@ export const operations = {
   proposeChange: {
     id: 'proposeChange',
     summary: 'Propose a change to the artifact',
-    engine: 'proposeChange',
     input: 'WorkspaceProposeInput',
     output: 'ProposalOutput',
     changes: true,
@@ -735,7 +721,6 @@ export const operations = {
   listProposals: {
     id: 'listProposals',
     summary: 'List proposals, newest first',
-    engine: 'listProposals',
     input: 'ProposalListInput',
     output: 'ProposalListOutput',
     changes: false,
@@ -803,7 +788,6 @@ export const operations = {
   getProposal: {
     id: 'getProposal',
     summary: 'Read a proposal',
-    engine: 'getProposal',
     input: 'ProposalRefInput',
     output: 'ProposalOutput',
     changes: false,
@@ -840,7 +824,6 @@ export const operations = {
   approveProposal: {
     id: 'approveProposal',
     summary: 'Accept a proposal: write the file',
-    engine: 'approveProposal',
     input: 'ProposalDecisionInput',
     output: 'ProposalOutput',
     changes: true,
@@ -886,7 +869,6 @@ export const operations = {
   rejectProposal: {
     id: 'rejectProposal',
     summary: 'Reject a proposal',
-    engine: 'rejectProposal',
     input: 'ProposalDecisionInput',
     output: 'ProposalOutput',
     changes: true,
@@ -931,7 +913,6 @@ export const operations = {
   withdrawProposal: {
     id: 'withdrawProposal',
     summary: "Withdraw one's own proposal",
-    engine: 'withdrawProposal',
     input: 'ProposalDecisionInput',
     output: 'ProposalOutput',
     changes: true,
@@ -976,7 +957,6 @@ export const operations = {
   readArtifact: {
     id: 'readArtifact',
     summary: 'Read the artifact and its revision',
-    engine: 'readArtifact',
     input: 'ArtifactReadInput',
     output: 'ArtifactReadOutput',
     changes: false,
@@ -1008,7 +988,6 @@ export const operations = {
   listHistory: {
     id: 'listHistory',
     summary: "The room's history after a cursor",
-    engine: 'workspaceHistory',
     input: 'WorkspaceHistoryInput',
     output: 'WorkspaceHistoryOutput',
     changes: false,
@@ -1064,7 +1043,6 @@ export const operations = {
   listParticipants: {
     id: 'listParticipants',
     summary: 'List participants',
-    engine: 'listParticipants',
     input: 'ParticipantListInput',
     output: 'ParticipantListOutput',
     changes: false,
@@ -1109,7 +1087,6 @@ export const operations = {
   addParticipant: {
     id: 'addParticipant',
     summary: 'Add a participant (admin)',
-    engine: 'addParticipant',
     input: 'ParticipantAddInput',
     output: 'ParticipantOutput',
     changes: true,
@@ -1148,7 +1125,6 @@ export const operations = {
   removeParticipant: {
     id: 'removeParticipant',
     summary: 'Remove a participant and revoke its sessions (admin)',
-    engine: 'removeParticipant',
     input: 'ParticipantRemoveInput',
     output: 'ParticipantOutput',
     changes: true,
@@ -1186,7 +1162,6 @@ export const operations = {
   getSession: {
     id: 'getSession',
     summary: 'Who the caller is: its participant, capabilities and session',
-    engine: 'currentSession',
     input: 'SessionGetInput',
     output: 'SessionGetOutput',
     changes: false,
@@ -1218,7 +1193,6 @@ export const operations = {
   listSessions: {
     id: 'listSessions',
     summary: 'List sessions (admin)',
-    engine: 'listSessions',
     input: 'SessionListInput',
     output: 'SessionListOutput',
     changes: false,
@@ -1263,7 +1237,6 @@ export const operations = {
   createSession: {
     id: 'createSession',
     summary: 'Create a session; its token is in this answer only (admin)',
-    engine: 'createSession',
     input: 'SessionCreateInput',
     output: 'SessionCreateOutput',
     changes: true,
@@ -1319,7 +1292,6 @@ export const operations = {
   revokeSession: {
     id: 'revokeSession',
     summary: 'Revoke a session (admin)',
-    engine: 'revokeSession',
     input: 'SessionRevokeInput',
     output: 'SessionOutput',
     changes: true,
@@ -1356,7 +1328,6 @@ export const operations = {
   getSettings: {
     id: 'getSettings',
     summary: "Read the room's settings (admin)",
-    engine: 'getSettings',
     input: 'SettingsGetInput',
     output: 'SettingsOutput',
     changes: false,
@@ -1384,7 +1355,6 @@ export const operations = {
   updateSettings: {
     id: 'updateSettings',
     summary: "Change the room's settings (admin)",
-    engine: 'updateSettings',
     input: 'SettingsUpdateInput',
     output: 'SettingsOutput',
     changes: true,
@@ -1516,13 +1486,13 @@ export const restRoutes = (Object.values(operations) as Operation[]).map((operat
 }));
 
 /**
- * The engine functions the table names, each (room, who, input) => output,
+ * The engine function of each operation, by its id: (room, who, input) => output,
  * run by runOperation (generated/operation-runner.ts) once the input is
  * checked and the caller may act: a participant's operation gets the
  * participant (Caller), the others the actor as it came.
  */
 export type EngineOperations<Room, Actor, Caller> = {
-  [K in OperationId as (typeof operations)[K]['engine']]: (
+  [K in OperationId]: (
     room: Room,
     who: (typeof operations)[K]['actor'] extends 'participant' ? Caller : Actor,
     input: OperationTypes[K]['checked'],

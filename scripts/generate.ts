@@ -12,6 +12,7 @@ import { emitMcp } from './generate/emit-mcp.js';
 import { emitOpenApi } from './generate/emit-openapi.js';
 import { emitOperationRunner } from './generate/emit-operation-runner.js';
 import { emitOperations } from './generate/emit-operations.js';
+import { emitRules } from './generate/emit-rules.js';
 import { emitTypes } from './generate/emit-types.js';
 import { emitValidators } from './generate/emit-validators.js';
 import { HEADER, type Json } from './generate/schema-tools.js';
@@ -38,6 +39,7 @@ async function outputs(): Promise<Record<string, string>> {
     'mcp.ts': await emitMcp(bundle, table.operations),
     'operations.ts': await emitOperations(bundle, table.operations),
     'operation-runner.ts': await emitOperationRunner(table.operations),
+    'rules.ts': await emitRules(bundle.$defs as Record<string, Json>, table.operations),
     'openapi.json': JSON.stringify(openapi, null, 2) + '\n',
     'openapi-types.ts': `// ${HEADER}\n` + astToString(await openapiTS(structuredClone(openapi) as never)),
   };

@@ -56,7 +56,7 @@ export function emitOperationRunner(operations: Operation[]): Promise<string> {
     ...operations.flatMap((op) => [
       `      case '${op.id}': {`,
       `        const args = access.check(operationValidators.${op.id}, input);`,
-      `        return engine.${op.engine}(room, ${who(op)}, args);`,
+      `        return engine.${op.id}(room, ${who(op)}, args);`,
       `      }`,
     ]),
     `    }`,

@@ -86,7 +86,7 @@ function createAjv(options: Options = {}): Ajv2020 {
   ajv.addVocabulary(['x-mcp-method', 'x-mcp-handler', 'x-mcp-name-param', 'x-mcp-requires-extension']);
   // What a pattern means, in words, for the message of a value that does not match it; the HTTP status of each
   // error code (read by generated/operations.ts).
-  ajv.addVocabulary(['x-pattern-name', 'x-http-status']);
+  ajv.addVocabulary(['x-pattern-name', 'x-http-status', 'x-allows', 'x-allows-description']);
   return ajv;
 }
 

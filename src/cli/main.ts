@@ -8,7 +8,7 @@ import { bridgeCommand } from './bridge-command.js';
 import { operationCommands } from './commands.js';
 import { reportFailure } from './output.js';
 import { openCommand } from './open.js';
-import { initCommand } from './room.js';
+import { initCommand } from './init.js';
 import { serveCommand } from './serve.js';
 import packageJson from '../../package.json' with { type: 'json' };
 

@@ -10,7 +10,7 @@ import { operations, type Operation } from '../../generated/operations.js';
 import type { Session, SessionCreateOutput } from '../../generated/types.js';
 import { command, capabilityList, durationSeconds, FILE_ARGUMENT } from './options.js';
 import { answer, CommandFailure, fields } from './output.js';
-import { requireFile } from './room.js';
+import { requireFile } from './init.js';
 import { findRoomProcess } from './remote.js';
 
 export interface OpenOutput {

@@ -12,7 +12,7 @@ import { loadEngine, openForWriting } from './executor.js';
 import { parseAllowedHost } from '../http/middleware/room-names.js';
 import { command, FILE_ARGUMENT, list, portNumber, wholeNumber } from './options.js';
 import { CommandFailure } from './output.js';
-import { notTextNote, requireFile } from './room.js';
+import { notTextNote, requireFile } from './init.js';
 
 export interface ServeSettings {
   host: string;

@@ -47,7 +47,7 @@ function toHistoryEntry(room: Room, row: HistoryRow): HistoryEntry {
 }
 
 /** workspace_history: revisions and decisions, oldest first, after a cursor. */
-export function workspaceHistory(room: Room, actor: Actor, args: InputOf<'listHistory'>): WorkspaceHistoryOutput {
+export function listHistory(room: Room, actor: Actor, args: InputOf<'listHistory'>): WorkspaceHistoryOutput {
   const rows = room.workspace.listHistory(args.after, args.limit + 1);
   const page = rows.slice(0, args.limit);
   return {

@@ -4,14 +4,14 @@
 export { addParticipant, listParticipants, removeParticipant } from './participants.js';
 export { createHandoff } from './handoffs/create-handoff.js';
 export { acceptHandoff } from './handoffs/accept-handoff.js';
-export { requestInput } from './handoffs/request-input.js';
-export { answerInput } from './handoffs/answer-input.js';
+export { requestHandoffInput } from './handoffs/request-input.js';
+export { answerTaskInput } from './handoffs/answer-input.js';
 export { completeHandoff } from './handoffs/complete-handoff.js';
 export { reportProgress } from './handoffs/report-progress.js';
 export { approveHandoff, rejectHandoff } from './handoffs/decide-handoff.js';
 export { cancelTask } from './handoffs/cancel-task.js';
-export { getTask, getHandoff, handoffEvents, listHandoffs } from './handoffs/read-handoffs.js';
-export { createSession, currentSession, listSessions, revokeSession } from './sessions.js';
+export { getTask, getHandoff, listHandoffEvents, listHandoffs } from './handoffs/read-handoffs.js';
+export { createSession, getSession, listSessions, revokeSession } from './sessions.js';
 export { readArtifact } from './artifact/artifact.js';
 export {
   proposeChange,
@@ -21,5 +21,5 @@ export {
   getProposal,
   listProposals,
 } from './proposals/proposals.js';
-export { workspaceHistory } from './history.js';
+export { listHistory } from './history.js';
 export { getSettings, updateSettings } from './settings.js';

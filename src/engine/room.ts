@@ -12,7 +12,7 @@ import { GroupCommit } from './group-commit.js';
 import { EVENT_RING_SIZE } from './limits.js';
 import { requireTextFile } from './artifact/text.js';
 import { ProgressPacer } from './progress-pacer.js';
-import { toDetailedTask, toEvent, toHandoff } from './views.js';
+import { toDetailedTask, toEvent, toHandoff } from './row-mapping.js';
 
 /** What a committed state change tells live subscribers. */
 export interface RoomChange {

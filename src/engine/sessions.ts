@@ -94,7 +94,7 @@ const EVERY_CAPABILITY = capability.enum as Capability[];
  * The local operator has no participant and every capability; acting as a
  * participant (no session row) it is that participant with what actAs gives.
  */
-export function currentSession(room: Room, actor: Actor, _args: InputOf<'getSession'>): SessionGetOutput {
+export function getSession(room: Room, actor: Actor, _args: InputOf<'getSession'>): SessionGetOutput {
   if (actor === LOCAL_OPERATOR) return { participant: null, capabilities: EVERY_CAPABILITY, session: null };
   const sessionId = (actor as { session_id?: unknown }).session_id;
   const row = typeof sessionId === 'string' ? room.workspace.getSession(sessionId) : undefined;

@@ -24,16 +24,16 @@ import {
   createHandoff,
   getHandoff,
   getTask,
-  handoffEvents,
+  listHandoffEvents,
   listHandoffs,
   listProposals,
   LOCAL_OPERATOR,
   ManualClock,
   openRoom,
   proposeChange,
-  requestInput,
+  requestHandoffInput,
   syncArtifact,
-  workspaceHistory,
+  listHistory,
   type Room,
 } from '../helpers/engine.js';
 import { ce, failedWith, failedWithJson, okJson, okPlain } from '../helpers/run-ce.js';
@@ -72,7 +72,9 @@ beforeAll(() => {
       createHandoff(room, alice, { summary: 'Review the intro', constraints: 'Keep it short', assignee: 'bob' }),
     ).handoff;
     step(() => acceptHandoff(room, bob, { handoff_id: review.handoff_id }));
-    inputKey = step(() => requestInput(room, bob, { handoff_id: review.handoff_id, message: 'Which tone?' })).key;
+    inputKey = step(() =>
+      requestHandoffInput(room, bob, { handoff_id: review.handoff_id, message: 'Which tone?' }),
+    ).key;
     typos = step(() => createHandoff(room, alice, { summary: 'Fix the typos\nin section two' })).handoff;
     summary = step(() => createHandoff(room, alice, { summary: 'Summarise the notes', assignee: 'bob' })).handoff;
     step(() => acceptHandoff(room, bob, { handoff_id: summary.handoff_id }));
@@ -175,7 +177,9 @@ describe.concurrent('ce handoff and ce handoff-events', () => {
 
     const page = okJson<HandoffEventsOutput>(eventsPage);
     expect(page).toEqual(
-      engineSays((room) => handoffEvents(room, LOCAL_OPERATOR, { handoff_id: review.handoff_id, after: 1, limit: 1 })),
+      engineSays((room) =>
+        listHandoffEvents(room, LOCAL_OPERATOR, { handoff_id: review.handoff_id, after: 1, limit: 1 }),
+      ),
     );
     expect(page).toMatchObject({ has_more: true, gap: false });
     expect(page.events.map((e) => e.type)).toEqual(['handoff.created']);
@@ -240,7 +244,7 @@ describe.concurrent('ce proposals and ce history', () => {
       ['revision', 'alice', '2 (proposal)', 'bob', 'alice', `proposal ${accepted}; note: looks right`],
     ]);
     expect(okJson<WorkspaceHistoryOutput>(historyJson)).toEqual(
-      engineSays((room) => workspaceHistory(room, LOCAL_OPERATOR, {})),
+      engineSays((room) => listHistory(room, LOCAL_OPERATOR, {})),
     );
   });
 });

@@ -12,7 +12,7 @@ import {
   proposeChange,
   readArtifact,
   syncArtifact,
-  workspaceHistory,
+  listHistory,
   type Room,
   type RoomChange,
 } from '../helpers/engine.js';
@@ -75,7 +75,7 @@ describe('a crash between the steps', () => {
     expect(pendingRows(again)).toEqual([]);
     expect(getProposal(again, alice, { proposal_id: proposalId }).proposal.status).toBe('open');
     expect(readArtifact(again, alice)).toMatchObject({ content: ORIGINAL, revision: { number: 1, source: 'initial' } });
-    expect(workspaceHistory(again, alice, {}).entries).toHaveLength(1);
+    expect(listHistory(again, alice, {}).entries).toHaveLength(1);
     // The proposal can still be accepted.
     approveProposal(again, approver, { proposal_id: proposalId });
     expect(readFileSync(t.artifact, 'utf8')).toBe(PROPOSED);
@@ -108,7 +108,7 @@ describe('a crash between the steps', () => {
       size: bytes.length,
     });
     expect(events.map((change) => change.event.type)).toEqual(['proposal.accepted']);
-    const kinds = workspaceHistory(again, alice, {}).entries.map((e) => [e.kind, e.revision?.source ?? null]);
+    const kinds = listHistory(again, alice, {}).entries.map((e) => [e.kind, e.revision?.source ?? null]);
     expect(kinds).toEqual([
       ['revision', 'initial'],
       ['revision', 'proposal'],

@@ -12,7 +12,7 @@ import {
   proposeChange,
   readArtifact,
   syncArtifact,
-  workspaceHistory,
+  listHistory,
   type DomainError,
 } from '../helpers/engine.js';
 import { sidecarPath } from '../../src/store/sidecar.js';
@@ -100,7 +100,7 @@ describe('an outside edit that leaves the file not UTF-8', () => {
     expect(error.message).toBe(
       'the artifact room.md is not UTF-8 text since an outside edit (byte 0xE9 at offset 3 is not valid UTF-8); the room keeps it as it is, and it can be read and changed again once it is saved as UTF-8 text',
     );
-    const { entries } = workspaceHistory(t.room, alice, {});
+    const { entries } = listHistory(t.room, alice, {});
     expect(entries.at(-1)!.revision).toMatchObject({
       number: 2,
       source: 'external',

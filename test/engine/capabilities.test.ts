@@ -3,7 +3,7 @@ import type { Capability, Caller } from '../../generated/types.js';
 import {
   acceptHandoff,
   addParticipant,
-  answerInput,
+  answerTaskInput,
   approveHandoff,
   approveProposal,
   cancelTask,
@@ -14,7 +14,7 @@ import {
   getHandoff,
   getProposal,
   getTask,
-  handoffEvents,
+  listHandoffEvents,
   listHandoffs,
   listParticipants,
   listProposals,
@@ -25,11 +25,11 @@ import {
   rejectHandoff,
   rejectProposal,
   removeParticipant,
-  requestInput,
+  requestHandoffInput,
   revokeSession,
   syncArtifact,
   withdrawProposal,
-  workspaceHistory,
+  listHistory,
   type Room,
 } from '../helpers/engine.js';
 import { ALL_CAPS, caller, makeRoom } from '../helpers/room.js';
@@ -63,7 +63,7 @@ function openProposal(room: Room) {
 const cases: Record<string, Case> = {
   // read
   readArtifact: { needs: 'read', actor: 'carol', setup: (room) => (as) => readArtifact(room, as) },
-  workspaceHistory: { needs: 'read', actor: 'carol', setup: (room) => (as) => workspaceHistory(room, as, {}) },
+  listHistory: { needs: 'read', actor: 'carol', setup: (room) => (as) => listHistory(room, as, {}) },
   listHandoffs: { needs: 'read', actor: 'carol', setup: (room) => (as) => listHandoffs(room, as, {}) },
   getHandoff: {
     needs: 'read',
@@ -73,12 +73,12 @@ const cases: Record<string, Case> = {
       return (as) => getHandoff(room, as, { handoff_id: h.handoff_id });
     },
   },
-  handoffEvents: {
+  listHandoffEvents: {
     needs: 'read',
     actor: 'carol',
     setup: (room) => {
       const h = acceptedHandoff(room);
-      return (as) => handoffEvents(room, as, { handoff_id: h.handoff_id });
+      return (as) => listHandoffEvents(room, as, { handoff_id: h.handoff_id });
     },
   },
   getTask: {
@@ -125,21 +125,21 @@ const cases: Record<string, Case> = {
       return (as) => acceptHandoff(room, as, { handoff_id: handoff.handoff_id });
     },
   },
-  requestInput: {
+  requestHandoffInput: {
     needs: 'write',
     actor: 'bob',
     setup: (room) => {
       const h = acceptedHandoff(room);
-      return (as) => requestInput(room, as, { handoff_id: h.handoff_id, message: 'which?' });
+      return (as) => requestHandoffInput(room, as, { handoff_id: h.handoff_id, message: 'which?' });
     },
   },
-  answerInput: {
+  answerTaskInput: {
     needs: 'write',
     actor: 'alice',
     setup: (room) => {
       const h = acceptedHandoff(room);
-      requestInput(room, full('bob'), { handoff_id: h.handoff_id, key: 'k', message: 'which?' });
-      return (as) => answerInput(room, as, { task_id: h.task_id, input_responses: { k: { action: 'decline' } } });
+      requestHandoffInput(room, full('bob'), { handoff_id: h.handoff_id, key: 'k', message: 'which?' });
+      return (as) => answerTaskInput(room, as, { task_id: h.task_id, input_responses: { k: { action: 'decline' } } });
     },
   },
   completeHandoff: {

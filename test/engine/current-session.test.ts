@@ -1,12 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import {
-  actAs,
-  authenticate,
-  createSession,
-  currentSession,
-  LOCAL_OPERATOR,
-  type Room,
-} from '../helpers/engine.js';
+import { actAs, authenticate, createSession, getSession, LOCAL_OPERATOR, type Room } from '../helpers/engine.js';
 import { expectRefused } from '../helpers/expect-refused.js';
 import { makeRoom, type TestRoom } from '../helpers/room.js';
 
@@ -24,13 +17,13 @@ test('a session sees its participant, its capabilities and its own session row, 
     capabilities: ['approve'],
     expires_in_seconds: 3600,
   });
-  const answer = currentSession(room, authenticate(room, token), {});
+  const answer = getSession(room, authenticate(room, token), {});
   expect(answer).toEqual({ participant: 'alice', capabilities: ['approve'], session });
   expect(answer.session!.expires_at).not.toBeNull();
 });
 
 test('the local operator has no participant, every capability and no session', () => {
-  expect(currentSession(room, LOCAL_OPERATOR, {})).toEqual({
+  expect(getSession(room, LOCAL_OPERATOR, {})).toEqual({
     participant: null,
     capabilities: ['read', 'write', 'approve', 'admin'],
     session: null,
@@ -38,7 +31,7 @@ test('the local operator has no participant, every capability and no session', (
 });
 
 test('the operator acting as a participant is that participant with read, write and approve, and no session', () => {
-  expect(currentSession(room, actAs(room, 'bob'), {})).toEqual({
+  expect(getSession(room, actAs(room, 'bob'), {})).toEqual({
     participant: 'bob',
     capabilities: ['read', 'write', 'approve'],
     session: null,
@@ -48,7 +41,7 @@ test('the operator acting as a participant is that participant with read, write 
 test('it takes no input', () => {
   expectRefused(
     room,
-    () => currentSession(room, LOCAL_OPERATOR, { participant: 'alice' } as never),
+    () => getSession(room, LOCAL_OPERATOR, { participant: 'alice' } as never),
     'invalid_input',
     /participant/,
   );

@@ -3,7 +3,7 @@ import {
   acceptHandoff,
   cancelTask,
   createHandoff,
-  handoffEvents,
+  listHandoffEvents,
   limits,
   listHandoffs,
   LOCAL_OPERATOR,
@@ -30,7 +30,7 @@ const stats = () => room.store.eventStats();
 test('the ring keeps the newest 2,000 events and the cursor tells the gap', () => {
   const watched = createHandoff(room, alice, { summary: 'watched', assignee: 'bob' }).handoff; // event 1
   acceptHandoff(room, bob, { handoff_id: watched.handoff_id }); // event 2
-  const page = handoffEvents(room, alice, { handoff_id: watched.handoff_id });
+  const page = listHandoffEvents(room, alice, { handoff_id: watched.handoff_id });
   expect(page).toMatchObject({ gap: false, has_more: false, next_after: 2 });
   expect(page.events.map((e) => e.id)).toEqual([1, 2]);
 
@@ -42,20 +42,20 @@ test('the ring keeps the newest 2,000 events and the cursor tells the gap', () =
   expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 3, newest: 2002 });
 
   // From the start: both of its events are gone, and the answer says so.
-  expect(handoffEvents(room, alice, { handoff_id: watched.handoff_id })).toEqual({
+  expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id })).toEqual({
     events: [],
     next_after: 0,
     has_more: false,
     gap: true,
   });
   // A client that had read up to event 1 missed event 2.
-  expect(handoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 1 }).gap).toBe(true);
+  expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 1 }).gap).toBe(true);
   // A client that had read everything missed nothing.
-  expect(handoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 }).gap).toBe(false);
+  expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 }).gap).toBe(false);
 
   // The handoff itself outlives its events, and new events continue the ids.
   cancelTask(room, alice, { task_id: watched.task_id });
-  const later = handoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 });
+  const later = listHandoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 });
   expect(later).toMatchObject({ gap: false, next_after: 2003 });
   expect(later.events.map((e) => [e.id, e.type])).toEqual([[2003, 'handoff.cancelled']]);
   expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 4, newest: 2003 });
@@ -79,22 +79,22 @@ test('paging with after and limit', () => {
   const { handoff } = createHandoff(room, alice, { summary: 'x', assignee: 'bob' });
   acceptHandoff(room, bob, { handoff_id: handoff.handoff_id });
   cancelTask(room, alice, { task_id: handoff.task_id });
-  const first = handoffEvents(room, alice, { handoff_id: handoff.handoff_id, limit: 2 });
+  const first = listHandoffEvents(room, alice, { handoff_id: handoff.handoff_id, limit: 2 });
   expect(first.events.map((e) => e.type)).toEqual(['handoff.created', 'handoff.accepted']);
   expect(first.has_more).toBe(true);
-  const second = handoffEvents(room, alice, { handoff_id: handoff.handoff_id, after: first.next_after, limit: 2 });
+  const second = listHandoffEvents(room, alice, { handoff_id: handoff.handoff_id, after: first.next_after, limit: 2 });
   expect(second.events.map((e) => e.type)).toEqual(['handoff.cancelled']);
   expect(second).toMatchObject({ has_more: false, gap: false });
   expect(second.events[0]).toMatchObject({ actor: 'alice', handoff_id: handoff.handoff_id, task_id: handoff.task_id });
   expectRefused(
     room,
-    () => handoffEvents(room, alice, { handoff_id: handoff.handoff_id, limit: 0 }),
+    () => listHandoffEvents(room, alice, { handoff_id: handoff.handoff_id, limit: 0 }),
     'invalid_input',
     /limit must be >= 1/,
   );
   expectRefused(
     room,
-    () => handoffEvents(room, alice, { handoff_id: handoff.handoff_id, after: -1 }),
+    () => listHandoffEvents(room, alice, { handoff_id: handoff.handoff_id, after: -1 }),
     'invalid_input',
     /after must be >= 0/,
   );

@@ -6,9 +6,9 @@ import {
   createHandoff,
   getHandoff,
   getTask,
-  handoffEvents,
+  listHandoffEvents,
   limits,
-  requestInput,
+  requestHandoffInput,
   startExpirySweeper,
   sweepExpiredTasks,
   type Room,
@@ -41,7 +41,7 @@ test('a non-terminal task older than one TTL fails with `task expired`; its open
   acceptHandoff(room, bob, { handoff_id: accepted.handoff_id });
   const waiting = createHandoff(room, alice, { summary: 'waiting one', assignee: 'bob' }).handoff;
   acceptHandoff(room, bob, { handoff_id: waiting.handoff_id });
-  requestInput(room, bob, { handoff_id: waiting.handoff_id, message: 'which?' });
+  requestHandoffInput(room, bob, { handoff_id: waiting.handoff_id, message: 'which?' });
 
   t.clock.advance(TTL);
   const report = sweepExpiredTasks(room);
@@ -54,7 +54,7 @@ test('a non-terminal task older than one TTL fails with `task expired`; its open
     });
     const after = getHandoff(room, alice, { handoff_id: h.handoff_id }).handoff;
     expect(after.status).toBe('cancelled');
-    expect(handoffEvents(room, alice, { handoff_id: h.handoff_id }).events.at(-1)).toMatchObject({
+    expect(listHandoffEvents(room, alice, { handoff_id: h.handoff_id }).events.at(-1)).toMatchObject({
       type: 'task.expired',
       actor: null,
     });

@@ -2,16 +2,16 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { CallToolResult } from '../../generated/types.js';
 import {
   acceptHandoff,
-  answerInput,
+  answerTaskInput,
   approveHandoff,
   cancelTask,
   completeHandoff,
   createHandoff,
   getHandoff,
   getTask,
-  handoffEvents,
+  listHandoffEvents,
   rejectHandoff,
-  requestInput,
+  requestHandoffInput,
   type Room,
 } from '../helpers/engine.js';
 import { expectRefused } from '../helpers/expect-refused.js';
@@ -32,7 +32,7 @@ beforeEach(() => {
 afterEach(() => t.close());
 
 const eventTypes = (handoffId: string): string[] =>
-  handoffEvents(room, alice, { handoff_id: handoffId }).events.map((e) => e.type);
+  listHandoffEvents(room, alice, { handoff_id: handoffId }).events.map((e) => e.type);
 
 function created(assignee?: string) {
   return createHandoff(room, alice, { summary: 'Review the intro', ...(assignee ? { assignee } : {}) });
@@ -101,13 +101,13 @@ describe('allowed transitions', () => {
 
   test('request input → input_required; answers via tasks/update → working again', () => {
     const handoff = accepted();
-    const first = requestInput(room, bob, {
+    const first = requestHandoffInput(room, bob, {
       handoff_id: handoff.handoff_id,
       key: 'tone',
       message: 'Formal or casual?',
     });
     expect(first.key).toBe('tone');
-    const second = requestInput(room, bob, {
+    const second = requestHandoffInput(room, bob, {
       handoff_id: handoff.handoff_id,
       message: 'How long?',
       requested_schema: { type: 'object', properties: { words: { type: 'integer' } }, required: ['words'] },
@@ -126,7 +126,7 @@ describe('allowed transitions', () => {
     });
 
     // One answer (plus an unknown key, ignored): still waiting for the other.
-    const partly = answerInput(room, alice, {
+    const partly = answerTaskInput(room, alice, {
       task_id: handoff.task_id,
       input_responses: { tone: { action: 'accept', content: { answer: 'casual' } }, nope: { action: 'cancel' } },
     });
@@ -136,13 +136,13 @@ describe('allowed transitions', () => {
     expect(Object.keys(partly.task.inputRequests)).toEqual([second.key]);
 
     // Answering the same key again is ignored and writes nothing.
-    const again = answerInput(room, alice, {
+    const again = answerTaskInput(room, alice, {
       task_id: handoff.task_id,
       input_responses: { tone: { action: 'decline' } },
     });
     expect(again.answered).toEqual([]);
 
-    const done = answerInput(room, alice, {
+    const done = answerTaskInput(room, alice, {
       task_id: handoff.task_id,
       input_responses: { [second.key]: { action: 'accept', content: { words: 300 } } },
     });
@@ -239,7 +239,7 @@ describe('allowed transitions', () => {
 
   test('cancel while input_required cancels too', () => {
     const handoff = accepted();
-    requestInput(room, bob, { handoff_id: handoff.handoff_id, message: 'which?' });
+    requestHandoffInput(room, bob, { handoff_id: handoff.handoff_id, message: 'which?' });
     expect(cancelTask(room, alice, { task_id: handoff.task_id }).task.status).toBe('cancelled');
   });
 
@@ -286,7 +286,7 @@ describe('refused transitions change nothing', () => {
     );
     expectRefused(
       room,
-      () => requestInput(room, bob, { handoff_id: ready.handoff_id, message: 'x' }),
+      () => requestHandoffInput(room, bob, { handoff_id: ready.handoff_id, message: 'x' }),
       'conflict',
       /not accepted/,
     );
@@ -321,7 +321,7 @@ describe('refused transitions change nothing', () => {
     );
 
     const waiting = accepted();
-    requestInput(room, bob, { handoff_id: waiting.handoff_id, key: 'k', message: 'which?' });
+    requestHandoffInput(room, bob, { handoff_id: waiting.handoff_id, key: 'k', message: 'which?' });
     expectRefused(
       room,
       () => completeHandoff(room, bob, { handoff_id: waiting.handoff_id, result }),
@@ -330,7 +330,7 @@ describe('refused transitions change nothing', () => {
     );
     expectRefused(
       room,
-      () => requestInput(room, bob, { handoff_id: waiting.handoff_id, key: 'k', message: 'again' }),
+      () => requestHandoffInput(room, bob, { handoff_id: waiting.handoff_id, key: 'k', message: 'again' }),
       'conflict',
       /already used/,
     );
@@ -338,14 +338,14 @@ describe('refused transitions change nothing', () => {
 
   test('a used input key stays used after it was answered', () => {
     const handoff = accepted();
-    requestInput(room, bob, { handoff_id: handoff.handoff_id, key: 'k', message: 'which?' });
-    answerInput(room, alice, {
+    requestHandoffInput(room, bob, { handoff_id: handoff.handoff_id, key: 'k', message: 'which?' });
+    answerTaskInput(room, alice, {
       task_id: handoff.task_id,
       input_responses: { k: { action: 'accept', content: { answer: 'a' } } },
     });
     expectRefused(
       room,
-      () => requestInput(room, bob, { handoff_id: handoff.handoff_id, key: 'k', message: 'again' }),
+      () => requestHandoffInput(room, bob, { handoff_id: handoff.handoff_id, key: 'k', message: 'again' }),
       'conflict',
       /already used/,
     );
@@ -362,13 +362,13 @@ describe('refused transitions change nothing', () => {
     const handoff = accepted();
     expectRefused(
       room,
-      () => requestInput(room, carol, { handoff_id: handoff.handoff_id, message: 'x' }),
+      () => requestHandoffInput(room, carol, { handoff_id: handoff.handoff_id, message: 'x' }),
       'forbidden',
       /only the assignee/,
     );
     expectRefused(
       room,
-      () => requestInput(room, alice, { handoff_id: handoff.handoff_id, message: 'x' }),
+      () => requestHandoffInput(room, alice, { handoff_id: handoff.handoff_id, message: 'x' }),
       'forbidden',
       /only the assignee/,
     );
@@ -391,10 +391,10 @@ describe('refused transitions change nothing', () => {
       'forbidden',
       /only the task's owner/,
     );
-    requestInput(room, bob, { handoff_id: handoff.handoff_id, key: 'k', message: 'x' });
+    requestHandoffInput(room, bob, { handoff_id: handoff.handoff_id, key: 'k', message: 'x' });
     expectRefused(
       room,
-      () => answerInput(room, bob, { task_id: handoff.task_id, input_responses: { k: { action: 'accept' } } }),
+      () => answerTaskInput(room, bob, { task_id: handoff.task_id, input_responses: { k: { action: 'accept' } } }),
       'forbidden',
       /only the task's owner/,
     );
@@ -402,7 +402,7 @@ describe('refused transitions change nothing', () => {
     expectRefused(room, () => cancelTask(room, carol, { task_id: handoff.task_id }), 'not_found', /^unknown task$/);
     expectRefused(
       room,
-      () => answerInput(room, carol, { task_id: handoff.task_id, input_responses: { k: { action: 'accept' } } }),
+      () => answerTaskInput(room, carol, { task_id: handoff.task_id, input_responses: { k: { action: 'accept' } } }),
       'not_found',
       /^unknown task$/,
     );
@@ -434,7 +434,7 @@ describe('refused transitions change nothing', () => {
       /lacks the read capability/,
     );
     expectRefused(room, () => getHandoff(room, writer, { handoff_id: ready.handoff_id }), 'forbidden', /read/);
-    expectRefused(room, () => handoffEvents(room, writer, { handoff_id: ready.handoff_id }), 'forbidden', /read/);
+    expectRefused(room, () => listHandoffEvents(room, writer, { handoff_id: ready.handoff_id }), 'forbidden', /read/);
     expectRefused(
       room,
       () => cancelTask(room, caller('alice', ['read']), { task_id: open.task_id }),

@@ -4,7 +4,7 @@ import {
   cancelTask,
   completeHandoff,
   createHandoff,
-  handoffEvents,
+  listHandoffEvents,
   limits,
   type Room,
 } from '../helpers/engine.js';
@@ -144,7 +144,7 @@ describe('size limits', () => {
       'too_large',
       /262144 bytes/,
     );
-    expect(handoffEvents(room, alice, { handoff_id: handoff.handoff_id }).events.map((e) => e.type)).toEqual([
+    expect(listHandoffEvents(room, alice, { handoff_id: handoff.handoff_id }).events.map((e) => e.type)).toEqual([
       'handoff.created',
       'handoff.accepted',
     ]);

@@ -27,7 +27,7 @@ import type {
 } from '../../generated/types.js';
 import {
   acceptHandoff,
-  answerInput,
+  answerTaskInput,
   approveHandoff,
   cancelTask,
   completeHandoff,
@@ -37,7 +37,7 @@ import {
   getTask,
   limits,
   rejectHandoff,
-  requestInput,
+  requestHandoffInput,
   sweepExpiredTasks,
   type Room,
   type SweepReport,
@@ -421,7 +421,7 @@ type Spec =
   | { op: 'create'; who: SessionName; assignee: string | null; idem: string | null; invalid: boolean }
   | { op: 'burst'; who: SessionName; n: number; assignee: string | null }
   | { op: 'accept'; who: SRef; h: HRef }
-  | { op: 'requestInput'; who: SRef; h: HRef; key: string | null }
+  | { op: 'requestHandoffInput'; who: SRef; h: HRef; key: string | null }
   | { op: 'answer'; who: SRef; h: HRef; pick: boolean[]; extras: string[] }
   | { op: 'complete'; who: SRef; h: HRef; error: boolean }
   | { op: 'approve' | 'reject'; who: SRef; h: HRef }
@@ -557,15 +557,15 @@ function runAccept(m: Model, r: Real, spec: Extract<Spec, { op: 'accept' }>): vo
   }
 }
 
-function runRequestInput(m: Model, r: Real, spec: Extract<Spec, { op: 'requestInput' }>): void {
+function runRequestInput(m: Model, r: Real, spec: Extract<Spec, { op: 'requestHandoffInput' }>): void {
   const h = pickHandoff(m, spec.h, (x) => x.status === 'accepted');
   const who = resolve(spec.who, () => (h?.assignee ? WRITER[h.assignee]! : 'bob'));
   const session = SESSIONS[who];
   const p = session.participant;
-  const name = label('requestInput', who, h, `key=${spec.key}`);
+  const name = label('requestHandoffInput', who, h, `key=${spec.key}`);
   const id = h?.id ?? BOGUS_HANDOFF;
   const input = { handoff_id: id, message: 'which section?', ...(spec.key !== null ? { key: spec.key } : {}) };
-  perform(r, 'requestInput', name, predict(), () => requestInput(r.room, session, input));
+  perform(r, 'requestHandoffInput', name, predict(), () => requestHandoffInput(r.room, session, input));
 
   function predict(): Prediction<HandoffRequestInputOutput> {
     if (!can(who, 'write')) return refuse('forbidden');
@@ -600,7 +600,7 @@ function runAnswer(m: Model, r: Real, spec: Extract<Spec, { op: 'answer' }>): vo
   const name = label('answer', who, h, `keys=${Object.keys(responses).join('|') || '-'}`);
   const taskId = h?.task.id ?? BOGUS_TASK;
   perform(r, 'answer', name, predict(), () =>
-    answerInput(r.room, session, { task_id: taskId, input_responses: responses }),
+    answerTaskInput(r.room, session, { task_id: taskId, input_responses: responses }),
   );
 
   function predict(): Prediction<TaskUpdateOutput> {
@@ -862,7 +862,7 @@ class Step implements fc.Command<Model, Real> {
       case 'accept':
         runAccept(m, r, s);
         break;
-      case 'requestInput':
+      case 'requestHandoffInput':
         runRequestInput(m, r, s);
         break;
       case 'answer':
@@ -950,7 +950,7 @@ const specArb: fc.Arbitrary<Spec> = fc.oneof(
   weighted(
     3,
     fc.record({
-      op: fc.constant('requestInput' as const),
+      op: fc.constant('requestHandoffInput' as const),
       who: whoArb,
       h: handoffArb,
       key: fc.constantFrom<string | null>(null, 'k1', 'k2'),

@@ -16,7 +16,7 @@ import {
   syncArtifact,
   watchArtifact,
   withdrawProposal,
-  workspaceHistory,
+  listHistory,
   type Room,
   type RoomChange,
 } from '../helpers/engine.js';
@@ -90,7 +90,7 @@ describe('proposals', () => {
     expect(out.revision).toMatchObject({ number: 2, source: 'proposal', author: 'alice', approver: 'dave' });
     expect(onDisk()).toBe('# Better room\n');
     expect(readArtifact(room, alice).revision.number).toBe(2); // no outside edit was seen
-    const kinds = workspaceHistory(room, alice, {}).entries.map((e) => [e.kind, e.revision?.number ?? null]);
+    const kinds = listHistory(room, alice, {}).entries.map((e) => [e.kind, e.revision?.number ?? null]);
     expect(kinds).toEqual([
       ['revision', 1],
       ['revision', 2],
@@ -175,7 +175,7 @@ describe('proposals', () => {
       );
       expectRefused(room, () => rejectProposal(room, approver, { proposal_id: p.proposal_id }), 'conflict', /not open/);
     }
-    expect(workspaceHistory(room, alice, {}).entries.map((e) => [e.kind, e.actor, e.note])).toEqual([
+    expect(listHistory(room, alice, {}).entries.map((e) => [e.kind, e.actor, e.note])).toEqual([
       ['revision', null, null],
       ['proposal_rejected', 'dave', 'off topic'],
       ['proposal_withdrawn', 'alice', null],
@@ -228,7 +228,7 @@ test('history pages with a cursor across more than one page, and records handoff
   let after = 0;
   let pages = 0;
   for (;;) {
-    const page = workspaceHistory(room, alice, { after, limit: 2 });
+    const page = listHistory(room, alice, { after, limit: 2 });
     pages++;
     seen.push(...page.entries.map((e) => (e.kind === 'revision' ? `r${e.revision!.number}` : e.kind)));
     after = page.next_after;
@@ -236,5 +236,5 @@ test('history pages with a cursor across more than one page, and records handoff
   }
   expect(pages).toBe(4);
   expect(seen).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'handoff_approved']);
-  expect(workspaceHistory(room, alice, { after }).entries).toEqual([]);
+  expect(listHistory(room, alice, { after }).entries).toEqual([]);
 });

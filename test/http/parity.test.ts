@@ -17,15 +17,15 @@ import type {
 } from '../../generated/types.js';
 import {
   acceptHandoff,
-  answerInput,
+  answerTaskInput,
   approveHandoff,
   completeHandoff,
   createHandoff,
   getHandoff,
   getTask,
-  handoffEvents,
+  listHandoffEvents,
   LOCAL_OPERATOR,
-  requestInput,
+  requestHandoffInput,
 } from '../helpers/engine.js';
 import { callTool, taskRpc, toolOk, type Who, type Wire } from '../helpers/mcp-wire.js';
 import { caller } from '../helpers/room.js';
@@ -121,8 +121,8 @@ async function throughCe(s: TestServer): Promise<Driven> {
   const h1 = createHandoff(room, alice, H1).handoff;
   const first = { handoffId: h1.handoff_id, taskId: h1.task_id };
   acceptHandoff(room, bob, { handoff_id: first.handoffId });
-  const { key } = requestInput(room, bob, { handoff_id: first.handoffId, message: QUESTION });
-  answerInput(room, alice, { task_id: first.taskId, input_responses: { [key]: ANSWER } });
+  const { key } = requestHandoffInput(room, bob, { handoff_id: first.handoffId, message: QUESTION });
+  answerTaskInput(room, alice, { task_id: first.taskId, input_responses: { [key]: ANSWER } });
   completeHandoff(room, bob, { handoff_id: first.handoffId, result: RESULT });
   approveHandoff(room, caller('dave', ['read', 'approve']), { handoff_id: first.handoffId, note: NOTE });
 
@@ -151,7 +151,7 @@ function stored(s: TestServer, { first, second }: Driven): Outcome {
   return {
     handoffs: both.map(({ handoffId }) => getHandoff(room, LOCAL_OPERATOR, { handoff_id: handoffId }).handoff),
     tasks: both.map(({ taskId }) => getTask(room, caller('alice'), { task_id: taskId })),
-    events: both.map(({ handoffId }) => handoffEvents(room, LOCAL_OPERATOR, { handoff_id: handoffId })),
+    events: both.map(({ handoffId }) => listHandoffEvents(room, LOCAL_OPERATOR, { handoff_id: handoffId })),
     eventTypes: (
       room.store.db.prepare('SELECT type FROM events WHERE handoff_id IS NOT NULL ORDER BY id').all() as {
         type: string;
@@ -281,7 +281,7 @@ describe('the same handoff lifecycle through MCP, REST and ce', () => {
         const alice = caller('alice');
         expect(await reads[door](s, ids), door).toEqual({
           handoff: getHandoff(s.room, alice, { handoff_id: ids.handoffId }),
-          events: handoffEvents(s.room, alice, { handoff_id: ids.handoffId }),
+          events: listHandoffEvents(s.room, alice, { handoff_id: ids.handoffId }),
           task: getTask(s.room, alice, { task_id: ids.taskId }),
         });
       }
@@ -299,7 +299,7 @@ describe('the same handoff lifecycle through MCP, REST and ce', () => {
       ]);
       expect(okJson<HandoffTaskOutput>(handoff)).toEqual(getHandoff(s.room, LOCAL_OPERATOR, { handoff_id: handoffId }));
       expect(okJson<HandoffEventsOutput>(events)).toEqual(
-        handoffEvents(s.room, LOCAL_OPERATOR, { handoff_id: handoffId }),
+        listHandoffEvents(s.room, LOCAL_OPERATOR, { handoff_id: handoffId }),
       );
       expect(okJson<DetailedTask>(task)).toEqual(getTask(s.room, caller('alice'), { task_id: taskId }));
     }

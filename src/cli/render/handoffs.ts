@@ -129,7 +129,7 @@ export function progressReported({ handoff, committed }: HandoffProgressOutput):
 export const handoffDecided = ({ handoff }: HandoffOutput, context: RenderContext): string =>
   headed(`${handoff.status} handoff ${handoff.handoff_id}`, handoffFields(handoff, null, context));
 
-export function handoffEvents(page: HandoffEventsOutput, context: RenderContext): string {
+export function listHandoffEvents(page: HandoffEventsOutput, context: RenderContext): string {
   const lines: string[] = [];
   if (page.gap) {
     lines.push(

@@ -19,7 +19,7 @@ export const renderers: Renderers = {
   completeHandoff: h.handoffCompleted,
   approveHandoff: h.handoffDecided,
   rejectHandoff: h.handoffDecided,
-  listHandoffEvents: h.handoffEvents,
+  listHandoffEvents: h.listHandoffEvents,
   getTask: h.taskFields,
   answerTaskInput: h.taskAnswered,
   cancelTask: h.taskCancelled,

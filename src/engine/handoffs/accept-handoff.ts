@@ -1,3 +1,4 @@
+import { handoffAllows } from '../../../generated/rules.js';
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffTaskOutput } from '../../../generated/types.js';
 import { DomainError } from '../../errors.js';
@@ -11,7 +12,7 @@ import { loadHandoff, loadTaskOf } from './load.js';
 export function acceptHandoff(room: Room, caller: Caller, args: InputOf<'acceptHandoff'>): HandoffTaskOutput {
   return change(room, ({ now, record }) => {
     const handoff = loadHandoff(room, args.handoff_id);
-    if (handoff.status !== 'open') {
+    if (!handoffAllows('accept', handoff.status)) {
       throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not open`, {
         status: handoff.status,
       });

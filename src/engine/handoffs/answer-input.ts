@@ -9,7 +9,7 @@ import { loadVisibleTask } from './load.js';
  * already answered keys are ignored; when none remain the task is working
  * again. Nothing answered means nothing written.
  */
-export function answerInput(room: Room, caller: Caller, args: InputOf<'answerTaskInput'>): TaskUpdateOutput {
+export function answerTaskInput(room: Room, caller: Caller, args: InputOf<'answerTaskInput'>): TaskUpdateOutput {
   return change(room, ({ now, record }) => {
     const task = loadVisibleTask(room, caller, args.task_id);
     if (task.owner !== caller.participant) {

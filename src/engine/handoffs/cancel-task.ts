@@ -1,3 +1,4 @@
+import { handoffAllows } from '../../../generated/rules.js';
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, TaskCancelOutput } from '../../../generated/types.js';
 import { DomainError } from '../../errors.js';
@@ -25,7 +26,7 @@ export function cancelTask(room: Room, caller: Caller, args: InputOf<'cancelTask
       };
       room.store.updateTask(cancelled);
       const handoff = room.store.getHandoff(task.handoff_id)!;
-      if (handoff.status === 'open' || handoff.status === 'accepted') {
+      if (handoffAllows('cancel', handoff.status)) {
         room.store.updateHandoff({ ...handoff, status: 'cancelled', cancelled_at: now, updated_at: now });
       }
       record({ type: 'handoff.cancelled', actor: caller.participant, handoffId: handoff.id, taskId: task.id });

@@ -1,3 +1,4 @@
+import { handoffAllows } from '../../../generated/rules.js';
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffCompleteOutput, JsonRpcError } from '../../../generated/types.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
@@ -27,7 +28,7 @@ export function completeHandoff(room: Room, caller: Caller, args: InputOf<'compl
           already_completed: true,
         };
       }
-      if (handoff.status !== 'accepted') {
+      if (!handoffAllows('work', handoff.status)) {
         throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not accepted`, {
           status: handoff.status,
         });

@@ -1,3 +1,4 @@
+import { handoffAllows } from '../../../generated/rules.js';
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, Decision, HandoffOutput } from '../../../generated/types.js';
 import { toTimestamp } from '../clock.js';
@@ -18,7 +19,7 @@ function decideHandoff(
 ): HandoffOutput {
   return change(room, ({ now, record }) => {
     const handoff = loadHandoff(room, args.handoff_id);
-    if (handoff.status !== 'result_ready') {
+    if (!handoffAllows('decide', handoff.status)) {
       throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not result_ready`, {
         status: handoff.status,
       });

@@ -1,3 +1,4 @@
+import { handoffAllows } from '../../../generated/rules.js';
 import { TASK_EXPIRED_CODE } from '../limits.js';
 import { change, type Room } from '../room.js';
 
@@ -30,7 +31,7 @@ export function sweepExpiredTasks(room: Room): SweepReport {
           last_updated_at: now,
         });
         const handoff = room.store.getHandoff(task.handoff_id)!;
-        const cancelHandoff = handoff.status === 'open' || handoff.status === 'accepted';
+        const cancelHandoff = handoffAllows('cancel', handoff.status);
         if (cancelHandoff) {
           room.store.updateHandoff({
             ...handoff,

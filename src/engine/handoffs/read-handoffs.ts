@@ -11,7 +11,7 @@ import { LOCAL_OPERATOR, type Actor } from '../access.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError } from '../../errors.js';
 import { canSeeTask, handoffView, taskView, type Room } from '../room.js';
-import { toEvent } from '../views.js';
+import { toEvent } from '../row-mapping.js';
 import { loadHandoff, loadVisibleTask } from './load.js';
 
 /** tasks/get: the DetailedTask, for its owner or assignee only. */
@@ -43,7 +43,7 @@ export function getHandoff(room: Room, actor: Actor, args: InputOf<'getHandoff'>
  * handoff_events: the handoff's events after a cursor, oldest first. `gap`
  * says that some of them already left the ring.
  */
-export function handoffEvents(room: Room, actor: Actor, args: InputOf<'listHandoffEvents'>): HandoffEventsOutput {
+export function listHandoffEvents(room: Room, actor: Actor, args: InputOf<'listHandoffEvents'>): HandoffEventsOutput {
   const handoff = loadHandoff(room, args.handoff_id);
   const rows = room.store.listHandoffEvents(handoff.id, args.after, args.limit + 1);
   const page = rows.slice(0, args.limit);

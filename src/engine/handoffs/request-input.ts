@@ -1,3 +1,4 @@
+import { handoffAllows } from '../../../generated/rules.js';
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffRequestInputOutput, InputRequest, RequestedSchema } from '../../../generated/types.js';
 import { DomainError } from '../../errors.js';
@@ -17,7 +18,7 @@ const DEFAULT_REQUESTED_SCHEMA: RequestedSchema = {
  * is an elicitation/create form under a key unique for the task's lifetime;
  * the task goes to input_required.
  */
-export function requestInput(
+export function requestHandoffInput(
   room: Room,
   caller: Caller,
   args: InputOf<'requestHandoffInput'>,
@@ -29,7 +30,7 @@ export function requestInput(
       if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {
         throw new DomainError('forbidden', `only the assignee who accepted handoff ${handoff.id} may ask for input`);
       }
-      if (handoff.status !== 'accepted') {
+      if (!handoffAllows('work', handoff.status)) {
         throw new DomainError('conflict', `handoff ${handoff.id} is ${handoff.status}, not accepted`, {
           status: handoff.status,
         });
