@@ -1,18 +1,17 @@
 // ce serve FILE: the room process. It is the sidecar's one writer, serves
 // MCP on /mcp, runs the expiry sweep and watches the file, and stops
 // cleanly on SIGINT/SIGTERM: every stream gets its last word, then exit 0.
-import { readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import { type Command } from 'commander';
 import { DEFAULT_MAX_STREAMS } from '../http/mcp/streams.js';
 import type { Room } from '../engine/index.js';
 import type { RoomServer } from '../http/server.js';
 import { loadEngine, openForWriting } from './executor.js';
-import { parseAllowedHost } from '../http/middleware/room-names.js';
-import { command, FILE_ARGUMENT, list, portNumber, wholeNumber } from './options.js';
+import { command, FILE_ARGUMENT, portNumber } from './options.js';
 import { CommandFailure } from './output.js';
 import { notTextNote, requireFile } from './init.js';
+import { collect, collectHosts, positive, tlsOf, type ServeOptions } from './serve-flags.js';
 
 export interface ServeSettings {
   host: string;
@@ -182,63 +181,6 @@ export function serveCommand(program: Command): void {
       announce(file, serving, settings);
       await stopped;
     });
-}
-
-interface ServeOptions {
-  host: string;
-  port: number;
-  allowOrigin: string[];
-  allowHost: string[];
-  maxStreams: number;
-  json?: boolean;
-  tlsCert?: string;
-  tlsKey?: string;
-}
-
-/** A repeatable flag whose values may each be a comma-separated list. */
-function collect(text: string, previous: string[]): string[] {
-  return [...previous, ...list(text).filter((item) => item !== '')];
-}
-
-/** --allow-host values: host names or addresses, with a port or not; anything else is a usage error. */
-function collectHosts(text: string, previous: string[]): string[] {
-  const hosts = list(text).filter((item) => item !== '');
-  for (const host of hosts) {
-    if (parseAllowedHost(host) === null) {
-      throw new InvalidArgumentError(
-        `--allow-host: ${JSON.stringify(host)} is not a host name; give NAME or NAME:PORT (no scheme, no path), e.g. rooms.example.net`,
-      );
-    }
-  }
-  return [...previous, ...hosts];
-}
-
-/** A whole number of at least 1. */
-const positive = (flag: string) => {
-  const whole = wholeNumber(flag);
-  return (text: string): number => {
-    const n = whole(text);
-    if (n < 1) throw new InvalidArgumentError(`${flag} must be at least 1 (got "${text}")`);
-    return n;
-  };
-};
-
-/** The certificate and key, both or neither; a file that cannot be read is a usage error naming its flag. */
-function tlsOf({ tlsCert, tlsKey }: ServeOptions): { tls?: { cert: Buffer; key: Buffer } } {
-  if (tlsCert === undefined && tlsKey === undefined) return {};
-  if (tlsCert === undefined || tlsKey === undefined) {
-    throw new InvalidArgumentError('--tls-cert and --tls-key go together: give both for HTTPS');
-  }
-  const read = (flag: string, file: string): Buffer => {
-    try {
-      return readFileSync(file);
-    } catch (error) {
-      throw new InvalidArgumentError(
-        `${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? error})`,
-      );
-    }
-  };
-  return { tls: { cert: read('--tls-cert', tlsCert), key: read('--tls-key', tlsKey) } };
 }
 
 /** The URLs other machines may use for a room bound to an unspecified address: one per interface. */

@@ -13,13 +13,7 @@ export { cancelTask } from './handoffs/cancel-task.js';
 export { getTask, getHandoff, listHandoffEvents, listHandoffs } from './handoffs/read-handoffs.js';
 export { createSession, getSession, listSessions, revokeSession } from './sessions.js';
 export { readArtifact } from './artifact/artifact.js';
-export {
-  proposeChange,
-  approveProposal,
-  rejectProposal,
-  withdrawProposal,
-  getProposal,
-  listProposals,
-} from './proposals/proposals.js';
+export { proposeChange, approveProposal, rejectProposal, withdrawProposal } from './proposals/proposals.js';
+export { getProposal, listProposals } from './proposals/read-proposals.js';
 export { listHistory } from './history.js';
 export { getSettings, updateSettings } from './settings.js';

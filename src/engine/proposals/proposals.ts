@@ -1,59 +1,22 @@
 import type { InputOf } from '../../../generated/operations.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { applyPatch, createPatch, parsePatch } from 'diff';
-import type { Caller, Proposal, ProposalListOutput, ProposalOutput } from '../../../generated/types.js';
+import { applyPatch, parsePatch } from 'diff';
+import type { Caller, ProposalOutput } from '../../../generated/types.js';
 import { hashBytes, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { ProposalRow, RevisionRow } from '../../store/rows.js';
-import { type Actor } from '../access.js';
 import { currentRevision, notTextNow, syncArtifact } from '../artifact/artifact.js';
 import { decodeArtifact, textProblem } from '../artifact/text.js';
-import { toTimestamp } from '../clock.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
 import { DomainError, StorageError } from '../../errors.js';
-import { appendHistory, toRevision } from '../history.js';
+import { appendHistory } from '../history.js';
 import { change, type Room } from '../room.js';
 import { recordAcceptedWrite } from './accepted-write.js';
+import { loadProposal, output } from './read-proposals.js';
 
 /** Each step of an accepted write is on disk before the next one (accepted-write.ts), batch or not. */
 const DURABLE_NOW = { durableNow: true } as const;
 
 const newProposalId = (): string => `pr_${randomBytes(12).toString('base64url')}`;
-
-/** The change a proposal makes: a unified diff of its base revision's text against its content. */
-function diffOf(room: Room, row: ProposalRow): string {
-  const base = room.workspace.getRevision(row.base_revision);
-  const before = typeof base?.content === 'string' ? base.content : '';
-  if (before === row.content) return '';
-  const name = path.basename(room.artifactPath);
-  return createPatch(name, before, row.content, `revision ${row.base_revision}`, `proposal ${row.id}`);
-}
-
-const toProposal = (room: Room, row: ProposalRow): Proposal => ({
-  proposal_id: row.id,
-  status: row.status,
-  author: row.author,
-  base_revision: row.base_revision,
-  summary: row.summary,
-  content: row.content,
-  diff: diffOf(room, row),
-  created_at: toTimestamp(row.created_at),
-  decided_by: row.decided_by,
-  decided_at: row.decided_at === null ? null : toTimestamp(row.decided_at),
-  note: row.note,
-  revision: row.revision,
-});
-
-function output(room: Room, row: ProposalRow): ProposalOutput {
-  const revision = row.revision === null ? undefined : room.workspace.getRevision(row.revision);
-  return { proposal: toProposal(room, row), revision: revision ? toRevision(revision) : null };
-}
-
-function loadProposal(room: Room, proposalId: string): ProposalRow {
-  const row = room.workspace.getProposal(proposalId);
-  if (!row) throw new DomainError('not_found', `unknown proposal ${proposalId}`);
-  return row;
-}
 
 function applyDiff(base: RevisionRow & { content: string }, diff: string): string {
   let patched: string | false;
@@ -256,23 +219,3 @@ export const rejectProposal = (room: Room, caller: Caller, args: InputOf<'reject
 /** proposal_withdraw: the author takes back an open proposal. */
 export const withdrawProposal = (room: Room, caller: Caller, args: InputOf<'withdrawProposal'>): ProposalOutput =>
   closeProposal(room, caller, args, 'withdrawn');
-
-export function getProposal(room: Room, actor: Actor, args: InputOf<'getProposal'>): ProposalOutput {
-  return output(room, loadProposal(room, args.proposal_id));
-}
-
-/** Proposals, newest first; open ones unless a status is given. */
-export function listProposals(room: Room, actor: Actor, args: InputOf<'listProposals'>): ProposalListOutput {
-  const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
-  const rows = room.workspace.listProposals({
-    status: args.status,
-    before_at: before?.at ?? null,
-    before_id: before?.id ?? null,
-    limit: args.limit + 1,
-  });
-  const page = rows.slice(0, args.limit);
-  return {
-    proposals: page.map((row) => toProposal(room, row)),
-    next_cursor: rows.length > args.limit ? encodeCursor(page[page.length - 1]!) : null,
-  };
-}

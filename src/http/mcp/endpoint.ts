@@ -9,7 +9,8 @@ import type { McpCaller } from '../../mcp/context.js';
 import { jsonRpcMessage, type McpServer } from '../../mcp/server.js';
 import { setRpcId } from './errors.js';
 import { header } from './headers.js';
-import { streamOwner, type StreamRegistry } from './streams.js';
+import { streamOwner } from './stream-owner.js';
+import type { StreamRegistry } from './streams.js';
 
 /** One JSON-RPC message per request, from a caller already authenticated (ctx.state.caller). */
 export function mcpEndpoint(

@@ -2,7 +2,8 @@ import type Koa from 'koa';
 import type { Room, RoomChange } from '../../engine/index.js';
 import type { LegacySubscriptions, McpCaller } from '../../mcp/context.js';
 import { resourceUris, viewsChangedBy } from '../../mcp/resource-uris.js';
-import { streamOwner, type StreamRegistry } from './streams.js';
+import { streamOwner } from './stream-owner.js';
+import type { StreamRegistry } from './streams.js';
 
 /**
  * GET /mcp: the SSE stream of notifications/resources/updated for the URIs

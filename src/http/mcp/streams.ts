@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Bus, BusSink, CloseReason } from '../../bus/bus.js';
-import { sessionExpiresAt, sessionsEndedBy, type Room, type RoomChange, type RoomView } from '../../engine/index.js';
-import type { McpCaller } from '../../mcp/context.js';
+import { sessionsEndedBy, type RoomChange, type RoomView } from '../../engine/index.js';
 import { Refusal } from '../refusal.js';
 import { ListenFanout, type ListenWatch } from '../../mcp/listen-fanout.js';
 import { META, refusal, RPC, resultMeta, type RequestId } from '../../mcp/protocol.js';
 import { KEEP_ALIVE_MS, SSE_FRAMING, SseStream } from './sse.js';
+import { sessionEnded, type StreamOwner } from './stream-owner.js';
 import { DEFAULT_MAX_QUEUE } from '../../bus/bus.js';
 
 export const DEFAULT_MAX_STREAMS_PER_SESSION = 1024;
@@ -14,25 +14,6 @@ export const DEFAULT_MAX_STREAMS = 10_000;
 export const EXPIRY_CHECK_MS = 1000;
 /** What a client refused for the room's stream cap is told to wait, in seconds. */
 const RETRY_AFTER_SECONDS = 5;
-
-/** The session a stream belongs to: checked at every delivery, not only when the stream opened. */
-export interface StreamOwner {
-  /** A session's id, or `operator:NAME` for the local operator acting as NAME. */
-  sessionId: string;
-  participant: string;
-  /** When the session expires, on the room's clock; null when it does not. */
-  expiresAt: number | null;
-}
-
-/** Whose a stream is, and until when: the operator acting as a participant has no session row and no expiry. */
-export function streamOwner(room: Room, caller: McpCaller): StreamOwner {
-  const operator = caller.session_id.startsWith('operator:');
-  return {
-    sessionId: caller.session_id,
-    participant: caller.participant,
-    expiresAt: operator ? null : (sessionExpiresAt(room, caller.session_id) ?? null),
-  };
-}
 
 interface OpenStream {
   owner: StreamOwner;
@@ -50,17 +31,6 @@ export interface StreamLimits {
   maxQueue?: number;
   keepAliveMs?: number;
 }
-
-/** The final answer of a listen whose session ended: no room data, only why the stream closes. */
-const sessionEnded = (requestId: RequestId) => ({
-  jsonrpc: '2.0',
-  id: requestId,
-  error: {
-    code: RPC.invalidRequest,
-    message: 'the session of this stream ended (revoked, expired, or its participant removed); the stream is closed',
-    data: { reason: 'session_ended' },
-  },
-});
 
 /**
  * Every live stream of the room process: subscriptions/listen responses,
