@@ -11,6 +11,7 @@ import { fieldValue, flagName, parserOf } from './flags.js';
 import { FILE_ARGUMENT } from './options.js';
 import { answer } from './output.js';
 import { renderPlain, type RenderContext } from './render/index.js';
+import { terminal } from './terminal.js';
 
 /** `participant add` is `add` in the group `participant`; a group is made when first needed. */
 function parentOf(program: Command, words: string[]): Command {
@@ -127,7 +128,7 @@ function whichRoom(
     }
     return { target: { file: positionals[0]! }, values: positionals.slice(1), room: positionals[0]! };
   }
-  const address = url ?? process.env.CE_URL;
+  const address = url ?? terminal().env.CE_URL;
   if (positionals.length === expected && address !== undefined) {
     return {
       target: {

@@ -4,6 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { failureCode } from './room-http.js';
+import { terminal } from './terminal.js';
 
 /** The token a remote door is given: CE_TOKEN, or the first line of --token-file; never a flag of its own (ps shows flags). */
 export function sessionToken(tokenFile: string | undefined): string {
@@ -29,7 +30,7 @@ function givenToken(tokenFile: string | undefined): string {
     if (token === '') throw new InvalidArgumentError(`--token-file: ${tokenFile} holds no token`);
     return token;
   }
-  const token = process.env.CE_TOKEN?.trim();
+  const token = terminal().env.CE_TOKEN?.trim();
   if (!token) {
     throw new InvalidArgumentError('a session token is needed: set CE_TOKEN, or give --token-file FILE');
   }

@@ -10,6 +10,7 @@ import { reportFailure } from './output.js';
 import { openCommand } from './open.js';
 import { initCommand } from './init.js';
 import { serveCommand } from './serve.js';
+import { terminal, withTerminal, type Terminal } from './terminal.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
 export function buildProgram(): Command {
@@ -20,7 +21,11 @@ export function buildProgram(): Command {
     // Settings are inherited by the commands added below: errors are thrown
     // to the funnel instead of printed and exited on.
     .exitOverride()
-    .configureOutput({ outputError: () => {} });
+    .configureOutput({
+      writeOut: (text) => terminal().out(text),
+      writeErr: (text) => terminal().err(text),
+      outputError: () => {},
+    });
   initCommand(program);
   serveCommand(program);
   openCommand(program);
@@ -30,12 +35,16 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  try {
-    await buildProgram().parseAsync(argv);
-    return 0;
-  } catch (error) {
-    // Read from argv, not the parsed options: a usage error comes before them.
-    return reportFailure(error, argv.includes('--json'));
-  }
+/** Runs the command line `argv` (as process.argv: node, script, then the words); its exit code. */
+export async function main(argv: string[], on?: Terminal): Promise<number> {
+  const run = async (): Promise<number> => {
+    try {
+      await buildProgram().parseAsync(argv);
+      return 0;
+    } catch (error) {
+      // Read from argv, not the parsed options: a usage error comes before them.
+      return reportFailure(error, argv.includes('--json'));
+    }
+  };
+  return on ? withTerminal(on, run) : run();
 }

@@ -3,6 +3,7 @@
 // to stderr as one line (or one JSON line with --json), and sets the exit code.
 import { CommanderError } from 'commander';
 import { isDomainError } from '../errors.js';
+import { terminal } from './terminal.js';
 
 export interface JsonOption {
   json?: boolean;
@@ -24,7 +25,7 @@ const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
 export function answer<T>(options: JsonOption, result: T, plain: (result: T) => string): void {
   const text = options.json ? JSON.stringify(result, null, 2) : plain(result);
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  terminal().out(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 /** Reports a failure on stderr and returns the exit code. Never a stack trace. */
@@ -57,7 +58,7 @@ function fail(json: boolean, error: { code: string; message: string; details?: u
   const line = json
     ? JSON.stringify({ error: { ...error, message: oneLine(error.message) } })
     : `ce: ${oneLine(error.message)}`;
-  process.stderr.write(`${line}\n`);
+  terminal().err(`${line}\n`);
 }
 
 const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').trim();

@@ -1,6 +1,7 @@
 // Every operation command of ce answers the same with and without a running
 // room process. Each case runs on twin rooms (copies of one room in one
-// state, one served by `ce serve`, one not): a state change goes through the
+// state, one served by `ce serve`, one not; one pair for the whole file, its
+// parts run in order): a state change goes through the
 // room's REST API on the served twin and takes the writer's lock on the
 // other; a reading command reads the sidecar either way. Successes and
 // refusals alike, the exit code, stdout and stderr (--json: the answer, or
@@ -8,7 +9,7 @@
 // cursors and times are normalised. The few differences are the README's
 // (the ce section) and are asserted as such.
 import { renameSync, writeFileSync } from 'node:fs';
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { operations, type Operation } from '../../generated/operations.js';
 import type { ArtifactReadOutput } from '../../generated/types.js';
 import {
@@ -26,22 +27,88 @@ import {
 } from '../helpers/engine.js';
 import { caller } from '../helpers/room.js';
 import { ce, okJson } from '../helpers/run-ce.js';
-import { bytesOf, coverage, ok, plain, refused, twinRooms, usage, type Case } from '../helpers/twin-rooms.js';
+import {
+  bytesOf,
+  coverage,
+  ok,
+  plain,
+  refused,
+  twinRooms,
+  usage,
+  type Case,
+  type TwinRooms,
+} from '../helpers/twin-rooms.js';
 
-const SLOW = { timeout: 120_000 };
+const SLOW = { timeout: 60_000 };
 const NOTES = '# Notes\n\nFirst line.\n';
 const alice = caller('alice', ['read', 'write', 'approve']);
 const bob = caller('bob');
 
-/** A room on `file` with alice, bob and carol (dave was removed), made by the engine and closed. */
-function prepareRoom(file: string, fill: (room: Room) => void = () => {}): void {
+/** What the prepared room holds that cases name. */
+const made = { ready: '', waiting: '', early: '' };
+
+/**
+ * The room every part starts from, made by the engine and closed: alice, bob
+ * and carol (dave was removed), a session of alice's; a handoff of alice's
+ * with its result ready, for handoff-reject, and a task of alice's that bob
+ * may not see; an early proposal of bob's.
+ */
+function prepareRoom(file: string): void {
   writeFileSync(file, NOTES);
   const room = openRoom(file, { command: 'vitest' });
   try {
     syncArtifact(room);
     for (const name of ['alice', 'bob', 'carol', 'dave']) addParticipant(room, LOCAL_OPERATOR, { name });
     removeParticipant(room, LOCAL_OPERATOR, { name: 'dave' });
-    fill(room);
+    createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write'] });
+    const ready = createHandoff(room, alice, { summary: 'Summarise the notes', assignee: 'bob' }).handoff;
+    acceptHandoff(room, bob, { handoff_id: ready.handoff_id });
+    completeHandoff(room, bob, { handoff_id: ready.handoff_id, result: { content: [{ type: 'text', text: 'done' }] } });
+    made.ready = ready.handoff_id;
+    made.waiting = createHandoff(room, alice, { summary: 'Check the links', assignee: 'carol' }).handoff.task_id;
+    made.early = proposeChange(room, bob, {
+      base_revision: 1,
+      content: '# Notes\n\nAn early change.\n',
+    }).proposal.proposal_id;
+  } finally {
+    room.close();
+  }
+}
+
+const LARGEST = 'x'.repeat(512 * 1024 - 2); // with its quotes, the largest text a proposal takes as JSON (1 MiB)
+const RESULT = { content: [{ type: 'text', text: 'Proofread; two fixes' }], structuredContent: { fixes: 2 } };
+
+let twins: TwinRooms;
+const cleanUps: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  twins = await twinRooms(
+    { expect, onTestFinished: (fn) => void cleanUps.push(fn as () => Promise<void>) },
+    prepareRoom,
+    {
+      'result.json': JSON.stringify(RESULT),
+      'big-result.json': JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(300_000) }] }),
+      'second.md': '# Notes\n\nFirst line.\nSecond line.\n',
+      'change.diff': '--- notes.md\n+++ notes.md\n@@ -1,3 +1,3 @@\n # Notes\n \n-First line.\n+The first line.\n',
+      'stray.diff': '--- notes.md\n+++ notes.md\n@@ -1,1 +1,1 @@\n-# Not here\n+# Nor here\n',
+      'largest.md': LARGEST,
+      'over.md': `${LARGEST}x`,
+      'far-over.md': 'x'.repeat(1024 * 1024),
+      'other.md': NOTES,
+    },
+  );
+}, SLOW.timeout);
+afterAll(async () => {
+  for (const cleanUp of cleanUps) await cleanUp();
+});
+
+/** Tasks working or waiting for input in the (direct) room: the active-task limit counts them. */
+function activeTasks(): number {
+  const room = openRoom(twins.direct.file, { mode: 'read' });
+  try {
+    const row = room.store.db
+      .prepare("SELECT count(*) AS n FROM tasks WHERE status IN ('working', 'input_required')")
+      .get() as { n: number };
+    return row.n;
   } finally {
     room.close();
   }
@@ -53,29 +120,9 @@ const notSendable = (code: string, line: string, field: string): Case => ({
   served: { code: 'invalid_input', message: new RegExp(`^${field} "\\.{0,2}" cannot be sent to the room process$`) },
 });
 
-describe.concurrent('the same answer with and without ce serve', () => {
-  test('handoffs and tasks', SLOW, async ({ expect, onTestFinished }) => {
-    let ready = '';
-    let waiting = '';
-    const result = { content: [{ type: 'text', text: 'Proofread; two fixes' }], structuredContent: { fixes: 2 } };
-    const twins = await twinRooms(
-      { expect, onTestFinished },
-      (file) =>
-        prepareRoom(file, (room) => {
-          // result_ready, for handoff-reject; and a task of alice's that bob may not see.
-          const made = createHandoff(room, alice, { summary: 'Summarise the notes', assignee: 'bob' }).handoff;
-          acceptHandoff(room, bob, { handoff_id: made.handoff_id });
-          const done = { content: [{ type: 'text' as const, text: 'done' }] };
-          completeHandoff(room, bob, { handoff_id: made.handoff_id, result: done });
-          ready = made.handoff_id;
-          waiting = createHandoff(room, alice, { summary: 'Check the links', assignee: 'carol' }).handoff.task_id;
-        }),
-      {
-        'result.json': JSON.stringify(result),
-        'big-result.json': JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(300_000) }] }),
-      },
-    );
-
+describe('the same answer with and without ce serve', () => {
+  test('handoffs and tasks', SLOW, async () => {
+    const { ready, waiting } = made;
     // Create, with an idempotent replay; a participant that does not exist, bad input.
     await twins.run(
       ok(
@@ -173,30 +220,10 @@ describe.concurrent('the same answer with and without ce serve', () => {
     );
 
     expect(twins.records(twins.served)).toEqual(twins.records(twins.direct));
-    await twins.stop();
   });
 
-  test('proposals, the artifact and history', SLOW, async ({ expect, onTestFinished }) => {
-    let early = '';
-    // The largest text the room takes: 1 MiB as JSON, with its quotes.
-    const largest = 'x'.repeat(512 * 1024 - 2); // with its quotes, the largest text a proposal takes as JSON
-    const twins = await twinRooms(
-      { expect, onTestFinished },
-      (file) =>
-        prepareRoom(file, (room) => {
-          const change = { base_revision: 1, content: '# Notes\n\nAn early change.\n' };
-          early = proposeChange(room, bob, change).proposal.proposal_id;
-        }),
-      {
-        'second.md': '# Notes\n\nFirst line.\nSecond line.\n',
-        'change.diff': '--- notes.md\n+++ notes.md\n@@ -1,3 +1,3 @@\n # Notes\n \n-First line.\n+The first line.\n',
-        'stray.diff': '--- notes.md\n+++ notes.md\n@@ -1,1 +1,1 @@\n-# Not here\n+# Nor here\n',
-        'largest.md': largest,
-        'over.md': `${largest}x`,
-        'far-over.md': 'x'.repeat(1024 * 1024),
-      },
-    );
-
+  test('proposals, the artifact and history', SLOW, async () => {
+    const { early } = made;
     // Propose: full text or a diff; bad bases, a diff that does not apply, the size limit and beyond.
     await twins.run(
       ok('propose {file} --participant bob --base 1 --content-file {dir}/second.md --summary "A second line"', {
@@ -279,24 +306,9 @@ describe.concurrent('the same answer with and without ce serve', () => {
     await twins.together(ok('artifact {file}'), ok('history {file}'));
 
     expect(twins.records(twins.served)).toEqual(twins.records(twins.direct));
-    await twins.stop();
   });
 
-  test('participants, sessions, the active-task limit', SLOW, async ({ expect, onTestFinished }) => {
-    const active: string[] = [];
-    const twins = await twinRooms(
-      { expect, onTestFinished },
-      (file) =>
-        prepareRoom(file, (room) => {
-          createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write'] });
-          // The room's most: 32 active tasks.
-          for (let i = 0; i < 32; i++) {
-            active.push(createHandoff(room, alice, { summary: `Task ${i}` }).handoff.task_id);
-          }
-        }),
-      { 'other.md': NOTES },
-    );
-
+  test('participants, sessions, the active-task limit', SLOW, async () => {
     // Administration, as the local operator; one command run with the file named from its own directory.
     await twins.run(
       ok('participant add {file} erin'),
@@ -332,16 +344,29 @@ describe.concurrent('the same answer with and without ce serve', () => {
 
     // The room's settings: a whole list replaced, a value that is no host name refused.
     await twins.run(
-      ok('settings-update {file} --allow-host rooms.example.net,proxy.internal:8443 --allow-origin https://app.example'),
+      ok(
+        'settings-update {file} --allow-host rooms.example.net,proxy.internal:8443 --allow-origin https://app.example',
+      ),
       refused('invalid_input', 'settings-update {file} --allow-host https://rooms.example.net/'),
       refused('invalid_input', 'settings-update {file}'),
       ok('settings-update {file} --allow-host ""'),
     );
 
-    // The 33rd active task is refused, naming the limit; there is room again once one is cancelled.
+    // The room's most: 32 active tasks. The 33rd is refused, naming the limit; there is room again once one is
+    // cancelled.
+    const toFill = 32 - activeTasks();
+    await twins.run(
+      ...Array.from({ length: toFill }, (_, i) =>
+        ok(
+          `handoff-create {file} --participant alice --summary "Task ${i}"`,
+          i === 0 ? { first: (o) => o.handoff.task_id } : undefined,
+        ),
+      ),
+    );
+    expect(activeTasks()).toBe(32);
     await twins.run(
       refused('limit_reached', 'handoff-create {file} --participant alice --summary "One too many"'),
-      ok(`task-cancel {file} ${active[0]} --participant alice`),
+      ok('task-cancel {file} {first} --participant alice'),
       ok('handoff-create {file} --participant alice --summary "Room again"'),
       ok('init {file}'),
     );
@@ -354,8 +379,12 @@ describe.concurrent('the same answer with and without ce serve', () => {
     );
 
     expect(twins.records(twins.served)).toEqual(twins.records(twins.direct));
-    await twins.stop();
   });
+});
+
+// After the cases above: the room process stops cleanly (exit 0, nothing on its stderr).
+test('the room process stops cleanly after every case', async () => {
+  await twins.stop();
 });
 
 // After the cases above: a new operation without its cases fails here.

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import {
   approveProposal,
+  getProposal,
   openRoom,
   proposeChange,
   readArtifact,
@@ -116,13 +117,17 @@ describe('an outside edit that leaves the file not UTF-8', () => {
     const { proposal } = proposeChange(t.room, alice, { base_revision: 1, content: '# Proposed\n' });
     writeFileSync(t.artifact, LATIN1);
     syncArtifact(t.room); // recorded first, so the refusal below changes nothing at all
-    const error = expectRefused(
+    expectRefused(
       t.room,
       () => approveProposal(t!.room, approver, { proposal_id: proposal.proposal_id }),
       'conflict',
       /is not UTF-8 text since an outside edit \(byte 0xE9 at offset 3/,
     );
-    expect(error).toBeDefined();
+    // Refused, not decided: the proposal is still open, and no revision was made of it.
+    expect(getProposal(t.room, alice, { proposal_id: proposal.proposal_id })).toMatchObject({
+      proposal: { status: 'open', revision: null },
+      revision: null,
+    });
     expect(readFileSync(t.artifact)).toEqual(LATIN1);
     // Nothing can be proposed against the bytes either.
     expectRefused(

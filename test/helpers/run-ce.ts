@@ -40,6 +40,24 @@ export function ce(args: string[], options: { cwd?: string; env?: Record<string,
   });
 }
 
+/**
+ * Runs `ce` from its sources inside this process (src/cli/main.ts), with
+ * its own stdout, stderr and environment: what a spawned `ce` answers, for a
+ * few milliseconds instead of a node start. The working directory is this
+ * process's: a case that names its file relative to another runs `ce`.
+ */
+export async function ceHere(args: string[], options: { env?: Record<string, string> } = {}): Promise<CeRun> {
+  const { main } = await import('../../src/cli/main.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await main([process.execPath, CE_BIN, ...args], {
+    out: (text) => void (stdout += text),
+    err: (text) => void (stderr += text),
+    env: { ...process.env, ...options.env },
+  });
+  return { code, stdout, stderr };
+}
+
 /** Succeeded, said nothing on stderr, and printed one JSON document. */
 export function okJson<T = unknown>(run: CeRun): T {
   expect(run, run.stderr).toMatchObject({ code: 0, stderr: '' });

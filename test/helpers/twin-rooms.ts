@@ -10,7 +10,7 @@ import { operations, type Operation } from '../../generated/operations.js';
 import { openRoom } from './engine.js';
 import { ceServe, type ServedRoom } from './ce-serve.js';
 import { dumpDatabase, tempDir } from './room.js';
-import { ce, words, type CeRun } from './run-ce.js';
+import { ce, ceHere, words, type CeRun } from './run-ce.js';
 
 /** What a case expects of the direct path: success, a refusal by its code, or a usage error. */
 export type Outcome = 'ok' | 'usage' | string;
@@ -149,7 +149,8 @@ export async function twinRooms(
   });
 
   const start = (c: Case): Promise<[CeRun, CeRun]> => {
-    const runOn = (twin: Twin) => ce(filled(c, twin), c.inDir ? { cwd: twin.dir } : {});
+    // In this process, but for a case run from the twin's own directory: ce's sources, not a node start each.
+    const runOn = (twin: Twin) => (c.inDir ? ce(filled(c, twin), { cwd: twin.dir }) : ceHere(filled(c, twin)));
     return Promise.all([runOn(direct), runOn(served)]);
   };
 

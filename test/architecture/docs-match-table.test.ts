@@ -1,0 +1,70 @@
+// What the README and `ce --help` tell a person is what the operation table
+// holds: the README's tool table names every MCP tool and Tasks method and
+// nothing else, its command table every ce command and nothing else, and
+// each command's help says the operation's summary and every flag.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { expect, test } from 'vitest';
+import { operations, type Operation } from '../../generated/operations.js';
+import { buildProgram } from '../../src/cli/main.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const readme = readFileSync(path.join(root, 'README.md'), 'utf8').split('\n');
+const table = Object.values(operations) as Operation[];
+
+/** The first cells of the README table whose header row starts with `| header |`. */
+function firstCells(header: string): string[] {
+  const start = readme.findIndex((line) => line.startsWith(`| ${header} |`));
+  expect(start, `the README has a table headed "${header}"`).toBeGreaterThan(-1);
+  const rows: string[] = [];
+  for (const line of readme.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.split(/(?<!\\)\|/)[1]!.trim());
+  }
+  return rows;
+}
+
+const backticked = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replaceAll('\\|', '|'));
+
+test('the README’s tool table names exactly the table’s tools and Tasks methods', () => {
+  const named = firstCells('tool').flatMap(backticked);
+  const bound = table.flatMap((op) => ('tool' in op.mcp ? [op.mcp.tool] : 'method' in op.mcp ? [op.mcp.method] : []));
+  expect([...new Set(named)].sort()).toEqual(bound.sort());
+});
+
+/** `ce participant add|remove FILE NAME` → participant add, participant remove; `proposal-reject` → itself. */
+function commandsIn(span: string): string[] {
+  const words = span.replace(/^ce /, '').split(' ');
+  const name: string[][] = [];
+  for (const word of words) {
+    if (!/^[a-z][a-z|-]*$/.test(word)) break;
+    name.push(word.split('|'));
+  }
+  return name.reduce<string[]>(
+    (all, choices) => (all.length === 0 ? choices : all.flatMap((head) => choices.map((c) => `${head} ${c}`))),
+    [],
+  );
+}
+
+test('the README’s command table names exactly the table’s ce commands and the operator’s own', () => {
+  const named = firstCells('command').flatMap(backticked).flatMap(commandsIn);
+  const own = ['init', 'serve', 'open', 'bridge', 'backup', 'restore'];
+  expect([...new Set(named)].sort()).toEqual([...table.map((op) => op.cli.command), ...own].sort());
+});
+
+test('ce help: each operation command says its summary, and every flag the table gives it', () => {
+  const program = buildProgram();
+  const find = (words: string[]): Command =>
+    words.reduce<Command>((parent, word) => parent.commands.find((c) => c.name() === word)!, program);
+  for (const op of table) {
+    const help = find(op.cli.command.split(' ')).helpInformation();
+    expect(help, op.cli.command).toContain(op.summary);
+    for (const option of op.cli.options) expect(help, `${op.cli.command} ${option.flags}`).toContain(option.flags);
+  }
+  // The top-level help lists every command (a group by its first word).
+  const top = program.helpInformation();
+  for (const first of new Set(table.map((op) => op.cli.command.split(' ')[0]!))) {
+    expect(top).toMatch(new RegExp(`^  ${first}\\b`, 'm'));
+  }
+});
