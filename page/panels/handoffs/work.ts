@@ -42,6 +42,47 @@ function numberField(id: string, name: string, label: string, hint: string) {
 }
 
 /**
+ * A form of one required field that sends it: labelled, with a hint, its
+ * button named as the form, its answer beside it; emptied once sent.
+ */
+function oneFieldForm(
+  context: PageContext,
+  options: {
+    name: string;
+    className: string;
+    field: HTMLInputElement | HTMLTextAreaElement;
+    label: string;
+    hint: string;
+    /** The button's class: primary, danger, or none. */
+    button: string;
+    send: (value: string) => Promise<unknown>;
+  },
+): HTMLFormElement {
+  const { field } = options;
+  const status = h('p', { class: 'status', role: 'status' });
+  const submit = h('button', { type: 'submit', class: options.button || undefined }, options.name);
+  const form = h(
+    'form',
+    { class: options.className, 'aria-label': options.name },
+    h('div', { class: 'field' }, h('label', { for: field.id }, options.label), field),
+    h('small', { class: 'hint' }, options.hint),
+    h('div', { class: 'actions' }, submit),
+    status,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void context.act({
+      control: submit,
+      status,
+      run: () => options.send(field.value),
+      changes: ['handoffs'],
+      done: () => form.reset(),
+    });
+  });
+  return form;
+}
+
+/**
  * The assignee's work on an accepted handoff whose task is working: report
  * progress, ask the owner, complete with a text result, or report failure.
  * Built once per card and kept while the handoff stays so, so a half-written
@@ -121,107 +162,63 @@ export function assigneeTools(context: PageContext, handoff: Handoff): HTMLEleme
   });
 
   // Ask the owner: a message; the owner answers in one text field.
-  const askStatus = h('p', { class: 'status', role: 'status' });
-  const question = h('textarea', {
-    id: `ask-message-${hid}`,
-    name: 'message',
-    required: true,
-    rows: 2,
-    maxlength: INPUT_LIMITS.requestHandoffInput.message.maxLength,
-  });
-  const ask = h('button', { type: 'submit' }, 'Ask the owner');
-  const askForm = h(
-    'form',
-    { class: 'ask-form', 'aria-label': 'Ask the owner' },
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { for: question.id }, `Question for ${handoff.owner} (required)`),
-      question,
-    ),
-    h('small', { class: 'hint' }, 'the task waits for the answer (input required)'),
-    h('div', { class: 'actions' }, ask),
-    askStatus,
-  );
-  askForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void context.act({
-      control: ask,
-      status: askStatus,
-      run: () =>
-        context.api.rest((room) =>
-          room.POST('/workspace/handoffs/{handoff_id}/input-requests', {
-            params: { path },
-            body: { message: question.value },
-          }),
-        ),
-      changes: ['handoffs'],
-      done: () => askForm.reset(),
-    });
+  const askForm = oneFieldForm(context, {
+    name: 'Ask the owner',
+    className: 'ask-form',
+    field: h('textarea', {
+      id: `ask-message-${hid}`,
+      name: 'message',
+      required: true,
+      rows: 2,
+      maxlength: INPUT_LIMITS.requestHandoffInput.message.maxLength,
+    }),
+    label: `Question for ${handoff.owner} (required)`,
+    hint: 'the task waits for the answer (input required)',
+    button: '',
+    send: (message) =>
+      context.api.rest((room) =>
+        room.POST('/workspace/handoffs/{handoff_id}/input-requests', { params: { path }, body: { message } }),
+      ),
   });
 
   // Complete with a text result: a CallToolResult with one text block.
-  const completeStatus = h('p', { class: 'status', role: 'status' });
-  const resultField = h('textarea', { id: `result-text-${hid}`, name: 'result', required: true, rows: 4 });
-  const complete = h('button', { type: 'submit', class: 'primary' }, 'Complete');
-  const completeForm = h(
-    'form',
-    { class: 'complete-form', 'aria-label': 'Complete' },
-    h('div', { class: 'field' }, h('label', { for: resultField.id }, 'Result (required)'), resultField),
-    h('small', { class: 'hint' }, 'the result goes to an approver to decide'),
-    h('div', { class: 'actions' }, complete),
-    completeStatus,
-  );
-  completeForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void context.act({
-      control: complete,
-      status: completeStatus,
-      run: () =>
-        context.api.rest((room) =>
-          room.POST('/workspace/handoffs/{handoff_id}/complete', {
-            params: { path },
-            body: { result: { content: [{ type: 'text', text: resultField.value }] } },
-          }),
-        ),
-      changes: ['handoffs'],
-      done: () => completeForm.reset(),
-    });
+  const completeForm = oneFieldForm(context, {
+    name: 'Complete',
+    className: 'complete-form',
+    field: h('textarea', { id: `result-text-${hid}`, name: 'result', required: true, rows: 4 }),
+    label: 'Result (required)',
+    hint: 'the result goes to an approver to decide',
+    button: 'primary',
+    send: (text) =>
+      context.api.rest((room) =>
+        room.POST('/workspace/handoffs/{handoff_id}/complete', {
+          params: { path },
+          body: { result: { content: [{ type: 'text', text }] } },
+        }),
+      ),
   });
 
   // Report failure: the task fails with this message, the handoff is cancelled.
-  const failStatus = h('p', { class: 'status', role: 'status' });
-  const errorField = h('input', {
-    id: `error-message-${hid}`,
-    name: 'error',
-    required: true,
-    maxlength: INPUT_LIMITS.completeHandoff['error.message'].maxLength,
-    autocomplete: 'off',
-  });
-  const fail = h('button', { type: 'submit', class: 'danger' }, 'Report failure');
-  const failForm = h(
-    'form',
-    { class: 'fail-form', 'aria-label': 'Report failure' },
-    h('div', { class: 'field' }, h('label', { for: errorField.id }, 'What went wrong (required)'), errorField),
-    h('small', { class: 'hint' }, 'the task fails and the handoff is cancelled'),
-    h('div', { class: 'actions' }, fail),
-    failStatus,
-  );
-  failForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void context.act({
-      control: fail,
-      status: failStatus,
-      run: () =>
-        context.api.rest((room) =>
-          room.POST('/workspace/handoffs/{handoff_id}/complete', {
-            params: { path },
-            body: { error: { code: JSONRPC_INTERNAL_ERROR, message: errorField.value } },
-          }),
-        ),
-      changes: ['handoffs'],
-      done: () => failForm.reset(),
-    });
+  const failForm = oneFieldForm(context, {
+    name: 'Report failure',
+    className: 'fail-form',
+    field: h('input', {
+      id: `error-message-${hid}`,
+      name: 'error',
+      required: true,
+      maxlength: INPUT_LIMITS.completeHandoff['error.message'].maxLength,
+      autocomplete: 'off',
+    }),
+    label: 'What went wrong (required)',
+    hint: 'the task fails and the handoff is cancelled',
+    button: 'danger',
+    send: (message) =>
+      context.api.rest((room) =>
+        room.POST('/workspace/handoffs/{handoff_id}/complete', {
+          params: { path },
+          body: { error: { code: JSONRPC_INTERNAL_ERROR, message } },
+        }),
+      ),
   });
 
   const section = h(

@@ -1,21 +1,7 @@
 import type Koa from 'koa';
-import type { DomainErrorCode } from '../../../generated/types.js';
+import { HTTP_STATUS } from '../../../generated/operations.js';
 import { isDomainError, type DomainError } from '../../engine/index.js';
 import { Refusal, type ProblemCode } from '../refusal.js';
-
-/** The one mapping of the room's error codes to HTTP statuses. */
-export const STATUS_FOR: Record<DomainErrorCode, number> = {
-  invalid_input: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  locked: 409,
-  too_large: 413,
-  limit_reached: 429,
-  unavailable: 503,
-  disk_full: 507,
-};
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -51,7 +37,8 @@ export function sendDomainError(ctx: Koa.Context, error: DomainError): void {
   const details = (error.details ?? {}) as { errors?: unknown; current_revision?: unknown; reason?: unknown };
   // A busy sidecar is a moment's matter.
   if (details.reason === 'busy') ctx.set('Retry-After', '1');
-  sendProblem(ctx, STATUS_FOR[error.code], error.code, error.message, {
+  // The one mapping of the room's error codes to HTTP statuses: x-http-status of DomainErrorCode.
+  sendProblem(ctx, HTTP_STATUS[error.code], error.code, error.message, {
     ...(details.errors ? { errors: details.errors } : {}),
     ...(details.current_revision !== undefined ? { current_revision: details.current_revision } : {}),
     ...(error.details ? { details: error.details } : {}),
