@@ -22,6 +22,14 @@ module.exports = {
       to: { path: ['^src/(http|cli|mcp)/', '^node_modules/(koa|@koa|@modelcontextprotocol)/', '^(node:)?https?$'] },
     },
     {
+      name: 'doors-run-operations-through-the-runner',
+      severity: 'error',
+      comment:
+        'A door reaches the engine through its index (runOperation and what is not an operation) and never calls an operation’s function itself: the runner checks input and who may act first.',
+      from: { path: '^(src/(http|cli|mcp)/|scripts/)' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/(index|operations|check-input)\\.ts$' },
+    },
+    {
       name: 'mcp-core-knows-no-transport',
       severity: 'error',
       comment: 'src/mcp/ is the protocol: methods, results and JSON-RPC errors. Framing and sending are a transport’s.',
