@@ -119,6 +119,7 @@ export interface CliOption {
    * How the flag's value becomes the field, when it is not the value itself (src/cli/flags.ts).
    */
   as?:
+    | "on_off"
     | "text_result"
     | "json_file"
     | "text_file"

@@ -511,7 +511,7 @@ export interface paths {
         put?: never;
         /**
          * Change the room's settings (admin)
-         * @description Replaces the settings named (each a whole list; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.
+         * @description Replaces the settings named (a list whole; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.
          */
         post: operations["updateSettings"];
         delete?: never;
@@ -1217,6 +1217,11 @@ export interface components {
              * @description Browser origins allowed besides the room's own names, like `ce serve --allow-origin`.
              */
             allowed_origins: components["schemas"]["WebOrigin"][];
+            /**
+             * Four eyes
+             * @description A second person decides: nobody approves or rejects a proposal they wrote or the result of a handoff they did (its assignee); the author may still withdraw. Like `ce serve --four-eyes`.
+             */
+            four_eyes: boolean;
         };
         /**
          * Session
@@ -1288,7 +1293,7 @@ export interface components {
         };
         /**
          * SettingsUpdateInput
-         * @description Replaces the settings named (each a whole list; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.
+         * @description Replaces the settings named (a list whole; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.
          */
         SettingsUpdateInput: {
             /**
@@ -1301,6 +1306,11 @@ export interface components {
              * @description The whole list of browser origins allowed besides the room's own names.
              */
             allowed_origins?: components["schemas"]["WebOrigin"][];
+            /**
+             * Four eyes
+             * @description Whether a second person must decide: nobody decides their own proposal or the result of their own work.
+             */
+            four_eyes?: boolean;
         };
         /**
          * Summary

@@ -1393,6 +1393,14 @@ export const operations = {
           description:
             'the whole list of browser origins allowed besides the room\'s own names (comma-separated, repeatable; "" clears it)',
         },
+        {
+          flags: '--four-eyes <switch>',
+          field: 'four_eyes',
+          as: 'on_off',
+          required: false,
+          description:
+            'on: a second person decides (nobody approves or rejects their own proposal, or the result of their own work); off: any approver may',
+        },
       ],
     },
   },

@@ -624,6 +624,10 @@ export interface RoomSettings {
    * @maxItems 64
    */
   allowed_origins: WebOrigin[];
+  /**
+   * A second person decides: nobody approves or rejects a proposal they wrote or the result of a handoff they did (its assignee); the author may still withdraw. Like `ce serve --four-eyes`.
+   */
+  four_eyes: boolean;
 }
 /**
  * A bearer token bound to one participant and a set of capabilities; the only authorization in the room. The token itself is shown once at creation and stored only as a hash, so it never appears here.
@@ -1302,7 +1306,7 @@ export interface SessionRevokeInput {
  */
 export interface SettingsGetInput {}
 /**
- * Replaces the settings named (each a whole list; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.
+ * Replaces the settings named (a list whole; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "SettingsUpdateInput".
@@ -1320,6 +1324,10 @@ export interface SettingsUpdateInput {
    * @maxItems 64
    */
   allowed_origins?: WebOrigin[];
+  /**
+   * Whether a second person must decide: nobody decides their own proposal or the result of their own work.
+   */
+  four_eyes?: boolean;
 }
 /**
  * The room's settings.

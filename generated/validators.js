@@ -16827,8 +16827,14 @@ const schema135 = {
       maxItems: 64,
       uniqueItems: true,
     },
+    four_eyes: {
+      title: "Four eyes",
+      description:
+        "A second person decides: nobody approves or rejects a proposal they wrote or the result of a handoff they did (its assignee); the author may still withdraw. Like `ce serve --four-eyes`.",
+      type: "boolean",
+    },
   },
-  required: ["allowed_hosts", "allowed_origins"],
+  required: ["allowed_hosts", "allowed_origins", "four_eyes"],
   additionalProperties: false,
 };
 const schema137 = {
@@ -16897,9 +16903,27 @@ function validate63(
       }
       errors++;
     }
+    if (data.four_eyes === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "four_eyes" },
+        message: "must have required property '" + "four_eyes" + "'",
+        schema: schema135.required,
+        parentSchema: schema135,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
     for (const key0 in data) {
-      if (!(key0 === "allowed_hosts" || key0 === "allowed_origins")) {
-        const err2 = {
+      if (!(key0 === "allowed_hosts" || key0 === "allowed_origins" || key0 === "four_eyes")) {
+        const err3 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
@@ -16910,9 +16934,9 @@ function validate63(
           data,
         };
         if (vErrors === null) {
-          vErrors = [err2];
+          vErrors = [err3];
         } else {
-          vErrors.push(err2);
+          vErrors.push(err3);
         }
         errors++;
       }
@@ -16921,7 +16945,7 @@ function validate63(
       let data0 = data.allowed_hosts;
       if (Array.isArray(data0)) {
         if (data0.length > 64) {
-          const err3 = {
+          const err4 = {
             instancePath: instancePath + "/allowed_hosts",
             schemaPath: "#/properties/allowed_hosts/maxItems",
             keyword: "maxItems",
@@ -16932,9 +16956,9 @@ function validate63(
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err3];
+            vErrors = [err4];
           } else {
-            vErrors.push(err3);
+            vErrors.push(err4);
           }
           errors++;
         }
@@ -16943,7 +16967,7 @@ function validate63(
           let data1 = data0[i0];
           if (typeof data1 === "string") {
             if (func1(data1) > 260) {
-              const err4 = {
+              const err5 = {
                 instancePath: instancePath + "/allowed_hosts/" + i0,
                 schemaPath: "#/$defs/HostName/maxLength",
                 keyword: "maxLength",
@@ -16954,14 +16978,14 @@ function validate63(
                 data: data1,
               };
               if (vErrors === null) {
-                vErrors = [err4];
+                vErrors = [err5];
               } else {
-                vErrors.push(err4);
+                vErrors.push(err5);
               }
               errors++;
             }
             if (func1(data1) < 1) {
-              const err5 = {
+              const err6 = {
                 instancePath: instancePath + "/allowed_hosts/" + i0,
                 schemaPath: "#/$defs/HostName/minLength",
                 keyword: "minLength",
@@ -16972,14 +16996,14 @@ function validate63(
                 data: data1,
               };
               if (vErrors === null) {
-                vErrors = [err5];
+                vErrors = [err6];
               } else {
-                vErrors.push(err5);
+                vErrors.push(err6);
               }
               errors++;
             }
             if (!pattern23.test(data1)) {
-              const err6 = {
+              const err7 = {
                 instancePath: instancePath + "/allowed_hosts/" + i0,
                 schemaPath: "#/$defs/HostName/pattern",
                 keyword: "pattern",
@@ -16997,14 +17021,14 @@ function validate63(
                 data: data1,
               };
               if (vErrors === null) {
-                vErrors = [err6];
+                vErrors = [err7];
               } else {
-                vErrors.push(err6);
+                vErrors.push(err7);
               }
               errors++;
             }
           } else {
-            const err7 = {
+            const err8 = {
               instancePath: instancePath + "/allowed_hosts/" + i0,
               schemaPath: "#/$defs/HostName/type",
               keyword: "type",
@@ -17015,9 +17039,9 @@ function validate63(
               data: data1,
             };
             if (vErrors === null) {
-              vErrors = [err7];
+              vErrors = [err8];
             } else {
-              vErrors.push(err7);
+              vErrors.push(err8);
             }
             errors++;
           }
@@ -17028,7 +17052,7 @@ function validate63(
           outer0: for (; i1--;) {
             for (j0 = i1; j0--;) {
               if (func0(data0[i1], data0[j0])) {
-                const err8 = {
+                const err9 = {
                   instancePath: instancePath + "/allowed_hosts",
                   schemaPath: "#/properties/allowed_hosts/uniqueItems",
                   keyword: "uniqueItems",
@@ -17039,9 +17063,9 @@ function validate63(
                   data: data0,
                 };
                 if (vErrors === null) {
-                  vErrors = [err8];
+                  vErrors = [err9];
                 } else {
-                  vErrors.push(err8);
+                  vErrors.push(err9);
                 }
                 errors++;
                 break outer0;
@@ -17050,7 +17074,7 @@ function validate63(
           }
         }
       } else {
-        const err9 = {
+        const err10 = {
           instancePath: instancePath + "/allowed_hosts",
           schemaPath: "#/properties/allowed_hosts/type",
           keyword: "type",
@@ -17061,9 +17085,9 @@ function validate63(
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
@@ -17072,7 +17096,7 @@ function validate63(
       let data2 = data.allowed_origins;
       if (Array.isArray(data2)) {
         if (data2.length > 64) {
-          const err10 = {
+          const err11 = {
             instancePath: instancePath + "/allowed_origins",
             schemaPath: "#/properties/allowed_origins/maxItems",
             keyword: "maxItems",
@@ -17083,9 +17107,9 @@ function validate63(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err11];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err11);
           }
           errors++;
         }
@@ -17094,7 +17118,7 @@ function validate63(
           let data3 = data2[i2];
           if (typeof data3 === "string") {
             if (func1(data3) > 270) {
-              const err11 = {
+              const err12 = {
                 instancePath: instancePath + "/allowed_origins/" + i2,
                 schemaPath: "#/$defs/WebOrigin/maxLength",
                 keyword: "maxLength",
@@ -17105,14 +17129,14 @@ function validate63(
                 data: data3,
               };
               if (vErrors === null) {
-                vErrors = [err11];
+                vErrors = [err12];
               } else {
-                vErrors.push(err11);
+                vErrors.push(err12);
               }
               errors++;
             }
             if (func1(data3) < 1) {
-              const err12 = {
+              const err13 = {
                 instancePath: instancePath + "/allowed_origins/" + i2,
                 schemaPath: "#/$defs/WebOrigin/minLength",
                 keyword: "minLength",
@@ -17123,14 +17147,14 @@ function validate63(
                 data: data3,
               };
               if (vErrors === null) {
-                vErrors = [err12];
+                vErrors = [err13];
               } else {
-                vErrors.push(err12);
+                vErrors.push(err13);
               }
               errors++;
             }
             if (!pattern36.test(data3)) {
-              const err13 = {
+              const err14 = {
                 instancePath: instancePath + "/allowed_origins/" + i2,
                 schemaPath: "#/$defs/WebOrigin/pattern",
                 keyword: "pattern",
@@ -17148,14 +17172,14 @@ function validate63(
                 data: data3,
               };
               if (vErrors === null) {
-                vErrors = [err13];
+                vErrors = [err14];
               } else {
-                vErrors.push(err13);
+                vErrors.push(err14);
               }
               errors++;
             }
           } else {
-            const err14 = {
+            const err15 = {
               instancePath: instancePath + "/allowed_origins/" + i2,
               schemaPath: "#/$defs/WebOrigin/type",
               keyword: "type",
@@ -17166,9 +17190,9 @@ function validate63(
               data: data3,
             };
             if (vErrors === null) {
-              vErrors = [err14];
+              vErrors = [err15];
             } else {
-              vErrors.push(err14);
+              vErrors.push(err15);
             }
             errors++;
           }
@@ -17179,7 +17203,7 @@ function validate63(
           outer1: for (; i3--;) {
             for (j1 = i3; j1--;) {
               if (func0(data2[i3], data2[j1])) {
-                const err15 = {
+                const err16 = {
                   instancePath: instancePath + "/allowed_origins",
                   schemaPath: "#/properties/allowed_origins/uniqueItems",
                   keyword: "uniqueItems",
@@ -17190,9 +17214,9 @@ function validate63(
                   data: data2,
                 };
                 if (vErrors === null) {
-                  vErrors = [err15];
+                  vErrors = [err16];
                 } else {
-                  vErrors.push(err15);
+                  vErrors.push(err16);
                 }
                 errors++;
                 break outer1;
@@ -17201,7 +17225,7 @@ function validate63(
           }
         }
       } else {
-        const err16 = {
+        const err17 = {
           instancePath: instancePath + "/allowed_origins",
           schemaPath: "#/properties/allowed_origins/type",
           keyword: "type",
@@ -17212,15 +17236,36 @@ function validate63(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err16];
+          vErrors = [err17];
         } else {
-          vErrors.push(err16);
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.four_eyes !== undefined) {
+      let data4 = data.four_eyes;
+      if (typeof data4 !== "boolean") {
+        const err18 = {
+          instancePath: instancePath + "/four_eyes",
+          schemaPath: "#/properties/four_eyes/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+          schema: schema135.properties.four_eyes.type,
+          parentSchema: schema135.properties.four_eyes,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err18];
+        } else {
+          vErrors.push(err18);
         }
         errors++;
       }
     }
   } else {
-    const err17 = {
+    const err19 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -17231,9 +17276,9 @@ function validate63(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err17];
+      vErrors = [err19];
     } else {
-      vErrors.push(err17);
+      vErrors.push(err19);
     }
     errors++;
   }
@@ -32024,7 +32069,7 @@ export const validateSettingsUpdateInput = validate147;
 const schema236 = {
   title: "SettingsUpdateInput",
   description:
-    "Replaces the settings named (each a whole list; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.",
+    "Replaces the settings named (a list whole; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.",
   type: "object",
   properties: {
     allowed_hosts: {
@@ -32042,6 +32087,12 @@ const schema236 = {
       items: { $ref: "#/$defs/WebOrigin" },
       maxItems: 64,
       uniqueItems: true,
+    },
+    four_eyes: {
+      title: "Four eyes",
+      description:
+        "Whether a second person must decide: nobody decides their own proposal or the result of their own work.",
+      type: "boolean",
     },
   },
   minProperties: 1,
@@ -32081,7 +32132,7 @@ function validate147(
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === "allowed_hosts" || key0 === "allowed_origins")) {
+      if (!(key0 === "allowed_hosts" || key0 === "allowed_origins" || key0 === "four_eyes")) {
         const err1 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -32402,8 +32453,29 @@ function validate147(
         errors++;
       }
     }
+    if (data.four_eyes !== undefined) {
+      let data4 = data.four_eyes;
+      if (typeof data4 !== "boolean") {
+        const err16 = {
+          instancePath: instancePath + "/four_eyes",
+          schemaPath: "#/properties/four_eyes/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+          schema: schema236.properties.four_eyes.type,
+          parentSchema: schema236.properties.four_eyes,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err16 = {
+    const err17 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -32414,9 +32486,9 @@ function validate147(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err16];
+      vErrors = [err17];
     } else {
-      vErrors.push(err16);
+      vErrors.push(err17);
     }
     errors++;
   }

@@ -79,9 +79,9 @@ export async function execute(
 }
 
 /** Takes the writer's lock as `command`; a running room process is refused with what it means. */
-export function openForWriting(engine: Engine, file: string, command: string, create: boolean): Room {
+export function openForWriting(engine: Engine, file: string, command: string, create: boolean, fourEyes = false): Room {
   try {
-    return engine.openRoom(file, { command, create });
+    return engine.openRoom(file, { command, create, fourEyes });
   } catch (error) {
     if (isDomainError(error) && error.code === 'not_found') throw notARoom(file, error);
     if (isDomainError(error) && error.code === 'locked') {

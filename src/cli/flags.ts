@@ -26,6 +26,11 @@ export function parserOf(option: CliOption): ((text: string, previous: unknown) 
         return capabilityList('choices' in option ? option.choices : []);
       case 'duration':
         return durationSeconds;
+      case 'on_off':
+        return (text) => {
+          if (text === 'on' || text === 'off') return text === 'on';
+          throw new InvalidArgumentError(`${flag} must be on or off (got ${shown(text)})`);
+        };
       case 'number':
         return (text) => {
           const number = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;

@@ -10,6 +10,7 @@ export interface ServeOptions {
   allowOrigin: string[];
   allowHost: string[];
   maxStreams: number;
+  fourEyes?: boolean;
   json?: boolean;
   tlsCert?: string;
   tlsKey?: string;

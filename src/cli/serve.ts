@@ -22,6 +22,8 @@ export interface ServeSettings {
   /** Open streams the room holds at once; the default when undefined. */
   maxStreams?: number;
   json: boolean;
+  /** A second person decides, whatever the room's settings say. */
+  fourEyes?: boolean;
   /** HTTPS with this certificate chain and key (PEM). */
   tls?: { cert: Buffer; key: Buffer };
 }
@@ -41,7 +43,7 @@ export async function startServing(file: string, settings: ServeSettings): Promi
   requireFile(file);
   const engine = await loadEngine();
   const { serveRoom } = await import('../http/server.js');
-  const room = openForWriting(engine, file, `ce serve ${file}`, true);
+  const room = openForWriting(engine, file, `ce serve ${file}`, true, settings.fourEyes === true);
   try {
     const recorded = engine.syncArtifact(room); // the initial revision, or an edit made while no room ran
     if (recorded && recorded.source === 'external') {
@@ -159,6 +161,10 @@ export function serveCommand(program: Command): void {
       positive('--max-streams'),
       DEFAULT_MAX_STREAMS,
     )
+    .option(
+      '--four-eyes',
+      'a second person decides: nobody approves or rejects their own proposal, or the result of their own work (besides the room’s setting)',
+    )
     .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM, the chain after it)')
     .option('--tls-key <file>', 'the private key (PEM) of --tls-cert')
     .addHelpText(
@@ -172,6 +178,7 @@ export function serveCommand(program: Command): void {
         allowOrigin: options.allowOrigin,
         allowHost: options.allowHost,
         maxStreams: options.maxStreams,
+        fourEyes: options.fourEyes ?? false,
         json: options.json ?? false,
         ...tlsOf(options),
       };

@@ -33,6 +33,8 @@ export interface Room {
   readonly progress: ProgressPacer<Change>;
   /** How changes reach the disk: one commit each, or shared by a turn's changes in a served room. */
   readonly commits: GroupCommit<RoomChange>;
+  /** A second person decides, whatever the settings say: the room was opened so (`ce serve --four-eyes`). */
+  readonly fourEyes: boolean;
   close(): void;
 }
 
@@ -43,6 +45,8 @@ export interface OpenRoomOptions {
   clock?: Clock;
   /** Named in the writer's lock. */
   command?: string;
+  /** A second person decides, whatever the room's settings say (`ce serve --four-eyes`). */
+  fourEyes?: boolean;
 }
 
 export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): Room {
@@ -72,6 +76,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
     bus,
     progress,
     commits,
+    fourEyes: options.fourEyes === true,
     close() {
       // A report that waits is committed while the room can still write it.
       for (const report of progress.takeAll()) {

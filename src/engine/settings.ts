@@ -3,11 +3,12 @@
 // restart and can be changed while it runs. One row a setting; a setting
 // with no row has its default.
 import type { InputOf } from '../../generated/operations.js';
-import type { RoomSettings, SettingsOutput } from '../../generated/types.js';
+import type { Caller, RoomSettings, SettingsOutput } from '../../generated/types.js';
+import { DomainError } from '../errors.js';
 import { actorName, type Actor } from './access.js';
 import { change, type Room } from './room.js';
 
-const DEFAULTS: RoomSettings = { allowed_hosts: [], allowed_origins: [] };
+const DEFAULTS: RoomSettings = { allowed_hosts: [], allowed_origins: [], four_eyes: false };
 
 /**
  * The settings the writer last committed, kept so that a request need not
@@ -34,6 +35,20 @@ export function roomSettings(room: Room): RoomSettings {
 
 export function getSettings(room: Room, actor: Actor, _args: InputOf<'getSettings'>): SettingsOutput {
   return { settings: roomSettings(room) };
+}
+
+/**
+ * Whether a second person must decide (`ce serve --four-eyes`, or the room's
+ * setting): then nobody approves or rejects their own proposal, or the
+ * result of a handoff they did. `maker` names the one who made it.
+ */
+export function requireSecondPerson(room: Room, caller: Caller, maker: string, what: string): void {
+  if (caller.participant !== maker || !(room.fourEyes || roomSettings(room).four_eyes)) return;
+  throw new DomainError(
+    'forbidden',
+    `the room asks for four eyes: ${what} is ${maker}'s own work, so another approver decides it`,
+    { four_eyes: true },
+  );
 }
 
 /** Replaces each setting named; a running room serves by them from its next request. */

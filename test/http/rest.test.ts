@@ -1692,13 +1692,13 @@ describe('GET and POST /workspace/settings (getSettings, updateSettings)', () =>
 
   it('200: the settings, replaced one list at a time', async () => {
     expect(expectOk(await w.admin.GET('/workspace/settings'), 'getSettings')).toEqual({
-      settings: { allowed_hosts: [], allowed_origins: [] },
+      settings: { allowed_hosts: [], allowed_origins: [], four_eyes: false },
     });
     const updated = expectOk(
       await w.admin.POST('/workspace/settings', { body: { allowed_hosts: ['rooms.example.net'] } }),
       'updateSettings',
     );
-    expect(updated).toEqual({ settings: { allowed_hosts: ['rooms.example.net'], allowed_origins: [] } });
+    expect(updated).toEqual({ settings: { allowed_hosts: ['rooms.example.net'], allowed_origins: [], four_eyes: false } });
     expect(expectOk(await w.admin.GET('/workspace/settings'), 'getSettings')).toEqual(updated);
   });
 

@@ -259,7 +259,7 @@ describe('names kept in the room’s settings', () => {
     expect((await fromApp()).status).toBe(403);
     expect(await settings(s.tokens.admin, 'GET')).toEqual({
       status: 200,
-      body: { settings: { allowed_hosts: [], allowed_origins: [] } },
+      body: { settings: { allowed_hosts: [], allowed_origins: [], four_eyes: false } },
     });
 
     const set = await settings(s.tokens.admin, 'POST', {
@@ -268,14 +268,16 @@ describe('names kept in the room’s settings', () => {
     });
     expect(set).toEqual({
       status: 200,
-      body: { settings: { allowed_hosts: ['rooms.example.net'], allowed_origins: ['https://app.example.org'] } },
+      body: {
+        settings: { allowed_hosts: ['rooms.example.net'], allowed_origins: ['https://app.example.org'], four_eyes: false },
+      },
     });
     expect((await get()).status).toBe(200);
     expect((await fromApp()).status).toBe(200);
 
     // One setting changed leaves the other as it was; an empty list clears it.
     const cleared = await settings(s.tokens.admin, 'POST', { allowed_hosts: [] });
-    expect(cleared.body.settings).toEqual({ allowed_hosts: [], allowed_origins: ['https://app.example.org'] });
+    expect(cleared.body.settings).toEqual({ allowed_hosts: [], allowed_origins: ['https://app.example.org'], four_eyes: false });
     expect((await get()).status).toBe(403);
     expect((await fromApp()).status).toBe(200);
   });

@@ -6,6 +6,7 @@ import { DomainError } from '../../errors.js';
 import { appendHistory } from '../history.js';
 import { change, handoffView, type Room } from '../room.js';
 import { loadHandoff } from './load.js';
+import { requireSecondPerson } from '../settings.js';
 
 /**
  * handoff_approve / handoff_reject: an approver's decision on a result,
@@ -24,6 +25,8 @@ function decideHandoff(
         status: handoff.status,
       });
     }
+    // The result is the assignee's work: with four eyes, someone else decides on it.
+    requireSecondPerson(room, caller, handoff.assignee ?? '', `the result of handoff ${handoff.id}`);
     const recorded: Decision = { decision, by: caller.participant, at: toTimestamp(now), note: args.note ?? null };
     const decided = { ...handoff, status: decision, decision_json: JSON.stringify(recorded), updated_at: now };
     room.store.updateHandoff(decided);

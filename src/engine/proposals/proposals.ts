@@ -12,6 +12,7 @@ import { appendHistory } from '../history.js';
 import { change, type Room } from '../room.js';
 import { recordAcceptedWrite } from './accepted-write.js';
 import { loadProposal, output } from './read-proposals.js';
+import { requireSecondPerson } from '../settings.js';
 
 /** Each step of an accepted write is on disk before the next one (accepted-write.ts), batch or not. */
 const DURABLE_NOW = { durableNow: true } as const;
@@ -107,6 +108,7 @@ export function approveProposal(room: Room, caller: Caller, args: InputOf<'appro
     ({ now }) => {
       const row = loadProposal(room, args.proposal_id);
       requireOpen(row);
+      requireSecondPerson(room, caller, row.author, `proposal ${row.id}`);
       const current = currentRevision(room);
       if (typeof current.content !== 'string') {
         const decoded = decodeArtifact(current.content);
@@ -185,6 +187,7 @@ function closeProposal(
       throw new DomainError('forbidden', `only the author (${row.author}) may withdraw proposal ${row.id}`);
     }
     requireOpen(row);
+    if (status === 'rejected') requireSecondPerson(room, caller, row.author, `proposal ${row.id}`);
     const decided = {
       ...row,
       status,
