@@ -1158,7 +1158,7 @@ export const toolCatalog = [
     name: 'proposal_approve',
     title: 'Accept a proposal',
     description:
-      'As an approver, accept an open proposal: the file is written. A stale base is refused, naming the current revision. Answers as proposal_get.',
+      'As an approver, accept an open proposal: the file is written. A proposal based on an older revision is merged onto the current one (three-way, by lines); changes to the same lines are refused, naming them. Answers as proposal_get.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -1282,6 +1282,7 @@ export const toolCatalog = [
                 approver: {},
                 proposal_id: {},
                 at: {},
+                merged_base: {},
                 utf8: {},
               },
             },

@@ -1194,6 +1194,8 @@ export interface components {
             approver: components["schemas"]["ParticipantName"] | null;
             proposal_id: string | null;
             at: components["schemas"]["Timestamp"];
+            /** @description The revision the proposal was made against, when it was merged onto a later one (three-way, by lines); absent when the proposal was based on the revision before this one, and for initial and external revisions. */
+            merged_base?: components["schemas"]["RevisionNumber"];
             /** @description Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again. */
             utf8: boolean;
         };

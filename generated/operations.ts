@@ -834,7 +834,7 @@ export const operations = {
       tool: 'proposal_approve',
       title: 'Accept a proposal',
       description:
-        'As an approver, accept an open proposal: the file is written. A stale base is refused, naming the current revision. Answers as proposal_get.',
+        'As an approver, accept an open proposal: the file is written. A proposal based on an older revision is merged onto the current one (three-way, by lines); changes to the same lines are refused, naming them. Answers as proposal_get.',
       destructive: true,
       idempotent: true,
     },

@@ -563,6 +563,7 @@ export interface Revision {
   approver: ParticipantName | null;
   proposal_id: string | null;
   at: Timestamp;
+  merged_base?: RevisionNumber;
   /**
    * Whether the bytes are UTF-8 text without NUL bytes. A revision that is not (an outside edit) is kept as it is: the artifact cannot be read as text nor changed through proposals until the file is saved as UTF-8 text again.
    */

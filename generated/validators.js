@@ -11077,6 +11077,11 @@ const schema95 = {
     approver: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
     proposal_id: { anyOf: [{ type: "string" }, { type: "null" }] },
     at: { $ref: "#/$defs/Timestamp" },
+    merged_base: {
+      $ref: "#/$defs/RevisionNumber",
+      description:
+        "The revision the proposal was made against, when it was merged onto a later one (three-way, by lines); absent when the proposal was based on the revision before this one, and for initial and external revisions.",
+    },
     utf8: {
       type: "boolean",
       description:
@@ -11786,17 +11791,17 @@ function validate46(
         errors++;
       }
     }
-    if (data.utf8 !== undefined) {
-      let data8 = data.utf8;
-      if (typeof data8 !== "boolean") {
+    if (data.merged_base !== undefined) {
+      let data8 = data.merged_base;
+      if (!(typeof data8 == "number" && !(data8 % 1) && !isNaN(data8) && isFinite(data8))) {
         const err33 = {
-          instancePath: instancePath + "/utf8",
-          schemaPath: "#/properties/utf8/type",
+          instancePath: instancePath + "/merged_base",
+          schemaPath: "#/$defs/RevisionNumber/type",
           keyword: "type",
-          params: { type: "boolean" },
-          message: "must be boolean",
-          schema: schema95.properties.utf8.type,
-          parentSchema: schema95.properties.utf8,
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
           data: data8,
         };
         if (vErrors === null) {
@@ -11806,9 +11811,50 @@ function validate46(
         }
         errors++;
       }
+      if (typeof data8 == "number" && isFinite(data8)) {
+        if (data8 < 1 || isNaN(data8)) {
+          const err34 = {
+            instancePath: instancePath + "/merged_base",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err34];
+          } else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.utf8 !== undefined) {
+      let data9 = data.utf8;
+      if (typeof data9 !== "boolean") {
+        const err35 = {
+          instancePath: instancePath + "/utf8",
+          schemaPath: "#/properties/utf8/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+          schema: schema95.properties.utf8.type,
+          parentSchema: schema95.properties.utf8,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err35];
+        } else {
+          vErrors.push(err35);
+        }
+        errors++;
+      }
     }
   } else {
-    const err34 = {
+    const err36 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -11819,9 +11865,9 @@ function validate46(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err34];
+      vErrors = [err36];
     } else {
-      vErrors.push(err34);
+      vErrors.push(err36);
     }
     errors++;
   }
@@ -12568,7 +12614,7 @@ function validate45(
 validate45.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHostName = validate48;
-const schema101 = {
+const schema102 = {
   title: "HostName",
   description:
     "A name the room answers to in the Host header: a DNS name or an IP address (IPv6 in brackets), alone (any port) or with `:PORT` (that port only). No scheme, no path, no wildcard; compared ignoring case.",
@@ -12606,7 +12652,7 @@ function validate48(
         params: { limit: 260 },
         message: "must NOT have more than 260 characters",
         schema: 260,
-        parentSchema: schema101,
+        parentSchema: schema102,
         data,
       };
       if (vErrors === null) {
@@ -12624,7 +12670,7 @@ function validate48(
         params: { limit: 1 },
         message: "must NOT have fewer than 1 characters",
         schema: 1,
-        parentSchema: schema101,
+        parentSchema: schema102,
         data,
       };
       if (vErrors === null) {
@@ -12649,7 +12695,7 @@ function validate48(
           '"',
         schema:
           "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
-        parentSchema: schema101,
+        parentSchema: schema102,
         data,
       };
       if (vErrors === null) {
@@ -12666,8 +12712,8 @@ function validate48(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
-      schema: schema101.type,
-      parentSchema: schema101,
+      schema: schema102.type,
+      parentSchema: schema102,
       data,
     };
     if (vErrors === null) {
@@ -13937,7 +13983,7 @@ function validate55(
 validate55.evaluated = { dynamicProps: false, dynamicItems: false };
 
 export const validateParticipant = validate56;
-const schema110 = {
+const schema111 = {
   title: "Participant",
   description:
     "A named member of the room, human or agent alike. A removed participant keeps its name in the record; its sessions no longer work.",
@@ -13972,8 +14018,8 @@ function validate56(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema110.required,
-        parentSchema: schema110,
+        schema: schema111.required,
+        parentSchema: schema111,
         data,
       };
       if (vErrors === null) {
@@ -13990,8 +14036,8 @@ function validate56(
         keyword: "required",
         params: { missingProperty: "created_at" },
         message: "must have required property '" + "created_at" + "'",
-        schema: schema110.required,
-        parentSchema: schema110,
+        schema: schema111.required,
+        parentSchema: schema111,
         data,
       };
       if (vErrors === null) {
@@ -14008,8 +14054,8 @@ function validate56(
         keyword: "required",
         params: { missingProperty: "removed_at" },
         message: "must have required property '" + "removed_at" + "'",
-        schema: schema110.required,
-        parentSchema: schema110,
+        schema: schema111.required,
+        parentSchema: schema111,
         data,
       };
       if (vErrors === null) {
@@ -14028,7 +14074,7 @@ function validate56(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema110,
+          parentSchema: schema111,
           data,
         };
         if (vErrors === null) {
@@ -14169,8 +14215,8 @@ function validate56(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema110.properties.removed_at.anyOf[1].type,
-          parentSchema: schema110.properties.removed_at.anyOf[1],
+          schema: schema111.properties.removed_at.anyOf[1].type,
+          parentSchema: schema111.properties.removed_at.anyOf[1],
           data: data2,
         };
         if (vErrors === null) {
@@ -14189,8 +14235,8 @@ function validate56(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema110.properties.removed_at.anyOf,
-          parentSchema: schema110.properties.removed_at,
+          schema: schema111.properties.removed_at.anyOf,
+          parentSchema: schema111.properties.removed_at,
           data: data2,
         };
         if (vErrors === null) {
@@ -14217,8 +14263,8 @@ function validate56(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema110.type,
-      parentSchema: schema110,
+      schema: schema111.type,
+      parentSchema: schema111,
       data,
     };
     if (vErrors === null) {
@@ -14582,7 +14628,7 @@ function validate57(
 validate57.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateProposalStatus = validate58;
-const schema117 = {
+const schema118 = {
   title: "ProposalStatus",
   description: "open → accepted | rejected | withdrawn.",
   type: "string",
@@ -14609,8 +14655,8 @@ function validate58(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
-      schema: schema117.type,
-      parentSchema: schema117,
+      schema: schema118.type,
+      parentSchema: schema118,
       data,
     };
     if (vErrors === null) {
@@ -14625,10 +14671,10 @@ function validate58(
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema117.enum },
+      params: { allowedValues: schema118.enum },
       message: "must be equal to one of the allowed values",
-      schema: schema117.enum,
-      parentSchema: schema117,
+      schema: schema118.enum,
+      parentSchema: schema118,
       data,
     };
     if (vErrors === null) {
@@ -14644,7 +14690,7 @@ function validate58(
 validate58.evaluated = { dynamicProps: false, dynamicItems: false };
 
 export const validateProposal = validate59;
-const schema118 = {
+const schema119 = {
   title: "Proposal",
   description: "A suggested new version of the artifact against the revision its author read, decided by an approver.",
   type: "object",
@@ -14707,8 +14753,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14725,8 +14771,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14743,8 +14789,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "author" },
         message: "must have required property '" + "author" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14761,8 +14807,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "base_revision" },
         message: "must have required property '" + "base_revision" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14779,8 +14825,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "summary" },
         message: "must have required property '" + "summary" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14797,8 +14843,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14815,8 +14861,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "diff" },
         message: "must have required property '" + "diff" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14833,8 +14879,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "created_at" },
         message: "must have required property '" + "created_at" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14851,8 +14897,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "decided_by" },
         message: "must have required property '" + "decided_by" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14869,8 +14915,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "decided_at" },
         message: "must have required property '" + "decided_at" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14887,8 +14933,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "note" },
         message: "must have required property '" + "note" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14905,8 +14951,8 @@ function validate59(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
-        schema: schema118.required,
-        parentSchema: schema118,
+        schema: schema119.required,
+        parentSchema: schema119,
         data,
       };
       if (vErrors === null) {
@@ -14917,7 +14963,7 @@ function validate59(
       errors++;
     }
     for (const key0 in data) {
-      if (!func5.call(schema118.properties, key0)) {
+      if (!func5.call(schema119.properties, key0)) {
         const err12 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -14925,7 +14971,7 @@ function validate59(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema118,
+          parentSchema: schema119,
           data,
         };
         if (vErrors === null) {
@@ -14947,7 +14993,7 @@ function validate59(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema118.properties.proposal_id,
+            parentSchema: schema119.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -14964,8 +15010,8 @@ function validate59(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema118.properties.proposal_id.type,
-          parentSchema: schema118.properties.proposal_id,
+          schema: schema119.properties.proposal_id.type,
+          parentSchema: schema119.properties.proposal_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -14985,8 +15031,8 @@ function validate59(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema117.type,
-          parentSchema: schema117,
+          schema: schema118.type,
+          parentSchema: schema118,
           data: data1,
         };
         if (vErrors === null) {
@@ -15001,10 +15047,10 @@ function validate59(
           instancePath: instancePath + "/status",
           schemaPath: "#/$defs/ProposalStatus/enum",
           keyword: "enum",
-          params: { allowedValues: schema117.enum },
+          params: { allowedValues: schema118.enum },
           message: "must be equal to one of the allowed values",
-          schema: schema117.enum,
-          parentSchema: schema117,
+          schema: schema118.enum,
+          parentSchema: schema118,
           data: data1,
         };
         if (vErrors === null) {
@@ -15220,8 +15266,8 @@ function validate59(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema118.properties.summary.anyOf[1].type,
-          parentSchema: schema118.properties.summary.anyOf[1],
+          schema: schema119.properties.summary.anyOf[1].type,
+          parentSchema: schema119.properties.summary.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
@@ -15240,8 +15286,8 @@ function validate59(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema118.properties.summary.anyOf,
-          parentSchema: schema118.properties.summary,
+          schema: schema119.properties.summary.anyOf,
+          parentSchema: schema119.properties.summary,
           data: data4,
         };
         if (vErrors === null) {
@@ -15270,8 +15316,8 @@ function validate59(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema118.properties.content.type,
-          parentSchema: schema118.properties.content,
+          schema: schema119.properties.content.type,
+          parentSchema: schema119.properties.content,
           data: data5,
         };
         if (vErrors === null) {
@@ -15291,8 +15337,8 @@ function validate59(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema118.properties.diff.type,
-          parentSchema: schema118.properties.diff,
+          schema: schema119.properties.diff.type,
+          parentSchema: schema119.properties.diff,
           data: data6,
         };
         if (vErrors === null) {
@@ -15412,8 +15458,8 @@ function validate59(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema118.properties.decided_by.anyOf[1].type,
-          parentSchema: schema118.properties.decided_by.anyOf[1],
+          schema: schema119.properties.decided_by.anyOf[1].type,
+          parentSchema: schema119.properties.decided_by.anyOf[1],
           data: data8,
         };
         if (vErrors === null) {
@@ -15432,8 +15478,8 @@ function validate59(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema118.properties.decided_by.anyOf,
-          parentSchema: schema118.properties.decided_by,
+          schema: schema119.properties.decided_by.anyOf,
+          parentSchema: schema119.properties.decided_by,
           data: data8,
         };
         if (vErrors === null) {
@@ -15486,8 +15532,8 @@ function validate59(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema118.properties.decided_at.anyOf[1].type,
-          parentSchema: schema118.properties.decided_at.anyOf[1],
+          schema: schema119.properties.decided_at.anyOf[1].type,
+          parentSchema: schema119.properties.decided_at.anyOf[1],
           data: data9,
         };
         if (vErrors === null) {
@@ -15506,8 +15552,8 @@ function validate59(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema118.properties.decided_at.anyOf,
-          parentSchema: schema118.properties.decided_at,
+          schema: schema119.properties.decided_at.anyOf,
+          parentSchema: schema119.properties.decided_at,
           data: data9,
         };
         if (vErrors === null) {
@@ -15579,8 +15625,8 @@ function validate59(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema118.properties.note.anyOf[1].type,
-          parentSchema: schema118.properties.note.anyOf[1],
+          schema: schema119.properties.note.anyOf[1].type,
+          parentSchema: schema119.properties.note.anyOf[1],
           data: data10,
         };
         if (vErrors === null) {
@@ -15599,8 +15645,8 @@ function validate59(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema118.properties.note.anyOf,
-          parentSchema: schema118.properties.note,
+          schema: schema119.properties.note.anyOf,
+          parentSchema: schema119.properties.note,
           data: data10,
         };
         if (vErrors === null) {
@@ -15673,8 +15719,8 @@ function validate59(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema118.properties.revision.anyOf[1].type,
-          parentSchema: schema118.properties.revision.anyOf[1],
+          schema: schema119.properties.revision.anyOf[1].type,
+          parentSchema: schema119.properties.revision.anyOf[1],
           data: data11,
         };
         if (vErrors === null) {
@@ -15693,8 +15739,8 @@ function validate59(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema118.properties.revision.anyOf,
-          parentSchema: schema118.properties.revision,
+          schema: schema119.properties.revision.anyOf,
+          parentSchema: schema119.properties.revision,
           data: data11,
         };
         if (vErrors === null) {
@@ -15721,8 +15767,8 @@ function validate59(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema118.type,
-      parentSchema: schema118,
+      schema: schema119.type,
+      parentSchema: schema119,
       data,
     };
     if (vErrors === null) {
@@ -16759,17 +16805,17 @@ function validate62(
         errors++;
       }
     }
-    if (data.utf8 !== undefined) {
-      let data8 = data.utf8;
-      if (typeof data8 !== "boolean") {
+    if (data.merged_base !== undefined) {
+      let data8 = data.merged_base;
+      if (!(typeof data8 == "number" && !(data8 % 1) && !isNaN(data8) && isFinite(data8))) {
         const err33 = {
-          instancePath: instancePath + "/utf8",
-          schemaPath: "#/properties/utf8/type",
+          instancePath: instancePath + "/merged_base",
+          schemaPath: "#/$defs/RevisionNumber/type",
           keyword: "type",
-          params: { type: "boolean" },
-          message: "must be boolean",
-          schema: schema95.properties.utf8.type,
-          parentSchema: schema95.properties.utf8,
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
           data: data8,
         };
         if (vErrors === null) {
@@ -16779,9 +16825,50 @@ function validate62(
         }
         errors++;
       }
+      if (typeof data8 == "number" && isFinite(data8)) {
+        if (data8 < 1 || isNaN(data8)) {
+          const err34 = {
+            instancePath: instancePath + "/merged_base",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err34];
+          } else {
+            vErrors.push(err34);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.utf8 !== undefined) {
+      let data9 = data.utf8;
+      if (typeof data9 !== "boolean") {
+        const err35 = {
+          instancePath: instancePath + "/utf8",
+          schemaPath: "#/properties/utf8/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+          schema: schema95.properties.utf8.type,
+          parentSchema: schema95.properties.utf8,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err35];
+        } else {
+          vErrors.push(err35);
+        }
+        errors++;
+      }
     }
   } else {
-    const err34 = {
+    const err36 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -16792,9 +16879,9 @@ function validate62(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err34];
+      vErrors = [err36];
     } else {
-      vErrors.push(err34);
+      vErrors.push(err36);
     }
     errors++;
   }
@@ -16804,7 +16891,7 @@ function validate62(
 validate62.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateRoomSettings = validate63;
-const schema135 = {
+const schema137 = {
   title: "RoomSettings",
   description:
     "How the room process serves the room, kept in the sidecar. A running room applies a change at once; what `ce serve` is given on its command line (`--allow-host`, `--allow-origin`) counts besides these.",
@@ -16837,7 +16924,7 @@ const schema135 = {
   required: ["allowed_hosts", "allowed_origins", "four_eyes"],
   additionalProperties: false,
 };
-const schema137 = {
+const schema139 = {
   title: "WebOrigin",
   description:
     "A browser origin, as a browser sends it in the Origin header: `http://` or `https://`, a host name, and a port when it is not the scheme's own. No path.",
@@ -16874,8 +16961,8 @@ function validate63(
         keyword: "required",
         params: { missingProperty: "allowed_hosts" },
         message: "must have required property '" + "allowed_hosts" + "'",
-        schema: schema135.required,
-        parentSchema: schema135,
+        schema: schema137.required,
+        parentSchema: schema137,
         data,
       };
       if (vErrors === null) {
@@ -16892,8 +16979,8 @@ function validate63(
         keyword: "required",
         params: { missingProperty: "allowed_origins" },
         message: "must have required property '" + "allowed_origins" + "'",
-        schema: schema135.required,
-        parentSchema: schema135,
+        schema: schema137.required,
+        parentSchema: schema137,
         data,
       };
       if (vErrors === null) {
@@ -16910,8 +16997,8 @@ function validate63(
         keyword: "required",
         params: { missingProperty: "four_eyes" },
         message: "must have required property '" + "four_eyes" + "'",
-        schema: schema135.required,
-        parentSchema: schema135,
+        schema: schema137.required,
+        parentSchema: schema137,
         data,
       };
       if (vErrors === null) {
@@ -16930,7 +17017,7 @@ function validate63(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema135,
+          parentSchema: schema137,
           data,
         };
         if (vErrors === null) {
@@ -16952,7 +17039,7 @@ function validate63(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema135.properties.allowed_hosts,
+            parentSchema: schema137.properties.allowed_hosts,
             data: data0,
           };
           if (vErrors === null) {
@@ -16974,7 +17061,7 @@ function validate63(
                 params: { limit: 260 },
                 message: "must NOT have more than 260 characters",
                 schema: 260,
-                parentSchema: schema101,
+                parentSchema: schema102,
                 data: data1,
               };
               if (vErrors === null) {
@@ -16992,7 +17079,7 @@ function validate63(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema101,
+                parentSchema: schema102,
                 data: data1,
               };
               if (vErrors === null) {
@@ -17017,7 +17104,7 @@ function validate63(
                   '"',
                 schema:
                   "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
-                parentSchema: schema101,
+                parentSchema: schema102,
                 data: data1,
               };
               if (vErrors === null) {
@@ -17034,8 +17121,8 @@ function validate63(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema101.type,
-              parentSchema: schema101,
+              schema: schema102.type,
+              parentSchema: schema102,
               data: data1,
             };
             if (vErrors === null) {
@@ -17059,7 +17146,7 @@ function validate63(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema135.properties.allowed_hosts,
+                  parentSchema: schema137.properties.allowed_hosts,
                   data: data0,
                 };
                 if (vErrors === null) {
@@ -17080,8 +17167,8 @@ function validate63(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema135.properties.allowed_hosts.type,
-          parentSchema: schema135.properties.allowed_hosts,
+          schema: schema137.properties.allowed_hosts.type,
+          parentSchema: schema137.properties.allowed_hosts,
           data: data0,
         };
         if (vErrors === null) {
@@ -17103,7 +17190,7 @@ function validate63(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema135.properties.allowed_origins,
+            parentSchema: schema137.properties.allowed_origins,
             data: data2,
           };
           if (vErrors === null) {
@@ -17125,7 +17212,7 @@ function validate63(
                 params: { limit: 270 },
                 message: "must NOT have more than 270 characters",
                 schema: 270,
-                parentSchema: schema137,
+                parentSchema: schema139,
                 data: data3,
               };
               if (vErrors === null) {
@@ -17143,7 +17230,7 @@ function validate63(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema137,
+                parentSchema: schema139,
                 data: data3,
               };
               if (vErrors === null) {
@@ -17168,7 +17255,7 @@ function validate63(
                   '"',
                 schema:
                   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
-                parentSchema: schema137,
+                parentSchema: schema139,
                 data: data3,
               };
               if (vErrors === null) {
@@ -17185,8 +17272,8 @@ function validate63(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema137.type,
-              parentSchema: schema137,
+              schema: schema139.type,
+              parentSchema: schema139,
               data: data3,
             };
             if (vErrors === null) {
@@ -17210,7 +17297,7 @@ function validate63(
                   params: { i: i3, j: j1 },
                   message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)",
                   schema: true,
-                  parentSchema: schema135.properties.allowed_origins,
+                  parentSchema: schema137.properties.allowed_origins,
                   data: data2,
                 };
                 if (vErrors === null) {
@@ -17231,8 +17318,8 @@ function validate63(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema135.properties.allowed_origins.type,
-          parentSchema: schema135.properties.allowed_origins,
+          schema: schema137.properties.allowed_origins.type,
+          parentSchema: schema137.properties.allowed_origins,
           data: data2,
         };
         if (vErrors === null) {
@@ -17252,8 +17339,8 @@ function validate63(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema135.properties.four_eyes.type,
-          parentSchema: schema135.properties.four_eyes,
+          schema: schema137.properties.four_eyes.type,
+          parentSchema: schema137.properties.four_eyes,
           data: data4,
         };
         if (vErrors === null) {
@@ -17271,8 +17358,8 @@ function validate63(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema135.type,
-      parentSchema: schema135,
+      schema: schema137.type,
+      parentSchema: schema137,
       data,
     };
     if (vErrors === null) {
@@ -17288,7 +17375,7 @@ function validate63(
 validate63.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSession = validate64;
-const schema138 = {
+const schema140 = {
   title: "Session",
   description:
     "A bearer token bound to one participant and a set of capabilities; the only authorization in the room. The token itself is shown once at creation and stored only as a hash, so it never appears here.",
@@ -17326,8 +17413,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "session_id" },
         message: "must have required property '" + "session_id" + "'",
-        schema: schema138.required,
-        parentSchema: schema138,
+        schema: schema140.required,
+        parentSchema: schema140,
         data,
       };
       if (vErrors === null) {
@@ -17344,8 +17431,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema138.required,
-        parentSchema: schema138,
+        schema: schema140.required,
+        parentSchema: schema140,
         data,
       };
       if (vErrors === null) {
@@ -17362,8 +17449,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
-        schema: schema138.required,
-        parentSchema: schema138,
+        schema: schema140.required,
+        parentSchema: schema140,
         data,
       };
       if (vErrors === null) {
@@ -17380,8 +17467,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "created_at" },
         message: "must have required property '" + "created_at" + "'",
-        schema: schema138.required,
-        parentSchema: schema138,
+        schema: schema140.required,
+        parentSchema: schema140,
         data,
       };
       if (vErrors === null) {
@@ -17398,8 +17485,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "expires_at" },
         message: "must have required property '" + "expires_at" + "'",
-        schema: schema138.required,
-        parentSchema: schema138,
+        schema: schema140.required,
+        parentSchema: schema140,
         data,
       };
       if (vErrors === null) {
@@ -17416,8 +17503,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "revoked_at" },
         message: "must have required property '" + "revoked_at" + "'",
-        schema: schema138.required,
-        parentSchema: schema138,
+        schema: schema140.required,
+        parentSchema: schema140,
         data,
       };
       if (vErrors === null) {
@@ -17443,7 +17530,7 @@ function validate64(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema138,
+          parentSchema: schema140,
           data,
         };
         if (vErrors === null) {
@@ -17465,7 +17552,7 @@ function validate64(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema138.properties.session_id,
+            parentSchema: schema140.properties.session_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -17482,8 +17569,8 @@ function validate64(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema138.properties.session_id.type,
-          parentSchema: schema138.properties.session_id,
+          schema: schema140.properties.session_id.type,
+          parentSchema: schema140.properties.session_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -17626,7 +17713,7 @@ function validate64(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema138.properties.capabilities,
+                  parentSchema: schema140.properties.capabilities,
                   data: data2,
                 };
                 if (vErrors === null) {
@@ -17647,8 +17734,8 @@ function validate64(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema138.properties.capabilities.type,
-          parentSchema: schema138.properties.capabilities,
+          schema: schema140.properties.capabilities.type,
+          parentSchema: schema140.properties.capabilities,
           data: data2,
         };
         if (vErrors === null) {
@@ -17713,8 +17800,8 @@ function validate64(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema138.properties.expires_at.anyOf[1].type,
-          parentSchema: schema138.properties.expires_at.anyOf[1],
+          schema: schema140.properties.expires_at.anyOf[1].type,
+          parentSchema: schema140.properties.expires_at.anyOf[1],
           data: data5,
         };
         if (vErrors === null) {
@@ -17733,8 +17820,8 @@ function validate64(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema138.properties.expires_at.anyOf,
-          parentSchema: schema138.properties.expires_at,
+          schema: schema140.properties.expires_at.anyOf,
+          parentSchema: schema140.properties.expires_at,
           data: data5,
         };
         if (vErrors === null) {
@@ -17787,8 +17874,8 @@ function validate64(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema138.properties.revoked_at.anyOf[1].type,
-          parentSchema: schema138.properties.revoked_at.anyOf[1],
+          schema: schema140.properties.revoked_at.anyOf[1].type,
+          parentSchema: schema140.properties.revoked_at.anyOf[1],
           data: data6,
         };
         if (vErrors === null) {
@@ -17807,8 +17894,8 @@ function validate64(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema138.properties.revoked_at.anyOf,
-          parentSchema: schema138.properties.revoked_at,
+          schema: schema140.properties.revoked_at.anyOf,
+          parentSchema: schema140.properties.revoked_at,
           data: data6,
         };
         if (vErrors === null) {
@@ -17835,8 +17922,8 @@ function validate64(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema138.type,
-      parentSchema: schema138,
+      schema: schema140.type,
+      parentSchema: schema140,
       data,
     };
     if (vErrors === null) {
@@ -17945,7 +18032,7 @@ function validate65(
 validate65.evaluated = { dynamicProps: false, dynamicItems: false };
 
 export const validateTaskStatus = validate66;
-const schema145 = {
+const schema147 = {
   title: "TaskStatus",
   description:
     "MCP Tasks statuses. working → input_required → working → completed; failed and cancelled are terminal too.",
@@ -17973,8 +18060,8 @@ function validate66(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
-      schema: schema145.type,
-      parentSchema: schema145,
+      schema: schema147.type,
+      parentSchema: schema147,
       data,
     };
     if (vErrors === null) {
@@ -17995,10 +18082,10 @@ function validate66(
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema145.enum },
+      params: { allowedValues: schema147.enum },
       message: "must be equal to one of the allowed values",
-      schema: schema145.enum,
-      parentSchema: schema145,
+      schema: schema147.enum,
+      parentSchema: schema147,
       data,
     };
     if (vErrors === null) {
@@ -18014,7 +18101,7 @@ function validate66(
 validate66.evaluated = { dynamicProps: false, dynamicItems: false };
 
 export const validateTask = validate67;
-const schema146 = {
+const schema148 = {
   title: "Task",
   description: "The MCP Tasks Task: the execution record of a handoff, without its status-specific payload.",
   type: "object",
@@ -18052,8 +18139,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "taskId" },
         message: "must have required property '" + "taskId" + "'",
-        schema: schema146.required,
-        parentSchema: schema146,
+        schema: schema148.required,
+        parentSchema: schema148,
         data,
       };
       if (vErrors === null) {
@@ -18070,8 +18157,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
-        schema: schema146.required,
-        parentSchema: schema146,
+        schema: schema148.required,
+        parentSchema: schema148,
         data,
       };
       if (vErrors === null) {
@@ -18088,8 +18175,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "createdAt" },
         message: "must have required property '" + "createdAt" + "'",
-        schema: schema146.required,
-        parentSchema: schema146,
+        schema: schema148.required,
+        parentSchema: schema148,
         data,
       };
       if (vErrors === null) {
@@ -18106,8 +18193,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "lastUpdatedAt" },
         message: "must have required property '" + "lastUpdatedAt" + "'",
-        schema: schema146.required,
-        parentSchema: schema146,
+        schema: schema148.required,
+        parentSchema: schema148,
         data,
       };
       if (vErrors === null) {
@@ -18124,8 +18211,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "ttlMs" },
         message: "must have required property '" + "ttlMs" + "'",
-        schema: schema146.required,
-        parentSchema: schema146,
+        schema: schema148.required,
+        parentSchema: schema148,
         data,
       };
       if (vErrors === null) {
@@ -18142,8 +18229,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "pollIntervalMs" },
         message: "must have required property '" + "pollIntervalMs" + "'",
-        schema: schema146.required,
-        parentSchema: schema146,
+        schema: schema148.required,
+        parentSchema: schema148,
         data,
       };
       if (vErrors === null) {
@@ -18170,7 +18257,7 @@ function validate67(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema146,
+          parentSchema: schema148,
           data,
         };
         if (vErrors === null) {
@@ -18192,7 +18279,7 @@ function validate67(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema146.properties.taskId,
+            parentSchema: schema148.properties.taskId,
             data: data0,
           };
           if (vErrors === null) {
@@ -18209,8 +18296,8 @@ function validate67(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema146.properties.taskId.type,
-          parentSchema: schema146.properties.taskId,
+          schema: schema148.properties.taskId.type,
+          parentSchema: schema148.properties.taskId,
           data: data0,
         };
         if (vErrors === null) {
@@ -18230,8 +18317,8 @@ function validate67(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema145.type,
-          parentSchema: schema145,
+          schema: schema147.type,
+          parentSchema: schema147,
           data: data1,
         };
         if (vErrors === null) {
@@ -18252,10 +18339,10 @@ function validate67(
           instancePath: instancePath + "/status",
           schemaPath: "#/$defs/TaskStatus/enum",
           keyword: "enum",
-          params: { allowedValues: schema145.enum },
+          params: { allowedValues: schema147.enum },
           message: "must be equal to one of the allowed values",
-          schema: schema145.enum,
-          parentSchema: schema145,
+          schema: schema147.enum,
+          parentSchema: schema147,
           data: data1,
         };
         if (vErrors === null) {
@@ -18275,8 +18362,8 @@ function validate67(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema146.properties.statusMessage.type,
-          parentSchema: schema146.properties.statusMessage,
+          schema: schema148.properties.statusMessage.type,
+          parentSchema: schema148.properties.statusMessage,
           data: data2,
         };
         if (vErrors === null) {
@@ -18338,8 +18425,8 @@ function validate67(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema146.properties.ttlMs.type,
-          parentSchema: schema146.properties.ttlMs,
+          schema: schema148.properties.ttlMs.type,
+          parentSchema: schema148.properties.ttlMs,
           data: data5,
         };
         if (vErrors === null) {
@@ -18358,7 +18445,7 @@ function validate67(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema146.properties.ttlMs,
+            parentSchema: schema148.properties.ttlMs,
             data: data5,
           };
           if (vErrors === null) {
@@ -18379,8 +18466,8 @@ function validate67(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema146.properties.pollIntervalMs.type,
-          parentSchema: schema146.properties.pollIntervalMs,
+          schema: schema148.properties.pollIntervalMs.type,
+          parentSchema: schema148.properties.pollIntervalMs,
           data: data6,
         };
         if (vErrors === null) {
@@ -18399,7 +18486,7 @@ function validate67(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema146.properties.pollIntervalMs,
+            parentSchema: schema148.properties.pollIntervalMs,
             data: data6,
           };
           if (vErrors === null) {
@@ -18418,8 +18505,8 @@ function validate67(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema146.type,
-      parentSchema: schema146,
+      schema: schema148.type,
+      parentSchema: schema148,
       data,
     };
     if (vErrors === null) {
@@ -18496,7 +18583,7 @@ function validate69(
         params: { limit: 270 },
         message: "must NOT have more than 270 characters",
         schema: 270,
-        parentSchema: schema137,
+        parentSchema: schema139,
         data,
       };
       if (vErrors === null) {
@@ -18514,7 +18601,7 @@ function validate69(
         params: { limit: 1 },
         message: "must NOT have fewer than 1 characters",
         schema: 1,
-        parentSchema: schema137,
+        parentSchema: schema139,
         data,
       };
       if (vErrors === null) {
@@ -18539,7 +18626,7 @@ function validate69(
           '"',
         schema:
           "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
-        parentSchema: schema137,
+        parentSchema: schema139,
         data,
       };
       if (vErrors === null) {
@@ -18556,8 +18643,8 @@ function validate69(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
-      schema: schema137.type,
-      parentSchema: schema137,
+      schema: schema139.type,
+      parentSchema: schema139,
       data,
     };
     if (vErrors === null) {
@@ -18573,7 +18660,7 @@ function validate69(
 validate69.evaluated = { dynamicProps: false, dynamicItems: false };
 
 export const validateMcpRequestMeta = validate70;
-const schema152 = {
+const schema154 = {
   title: "McpRequestMeta",
   description:
     "The _meta every MCP 2026-07-28 request carries: the protocol version (equal to the MCP-Protocol-Version header) and the client's capabilities for this request alone, never inferred from an earlier one.",
@@ -18614,8 +18701,8 @@ function validate70(
         keyword: "required",
         params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
         message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-        schema: schema152.required,
-        parentSchema: schema152,
+        schema: schema154.required,
+        parentSchema: schema154,
         data,
       };
       if (vErrors === null) {
@@ -18632,8 +18719,8 @@ function validate70(
         keyword: "required",
         params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
         message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-        schema: schema152.required,
-        parentSchema: schema152,
+        schema: schema154.required,
+        parentSchema: schema154,
         data,
       };
       if (vErrors === null) {
@@ -18654,7 +18741,7 @@ function validate70(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+            parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
             data: data0,
           };
           if (vErrors === null) {
@@ -18671,8 +18758,8 @@ function validate70(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-          parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+          schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+          parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
           data: data0,
         };
         if (vErrors === null) {
@@ -18703,10 +18790,10 @@ function validate70(
                   params: { type: "object" },
                   message: "must be object",
                   schema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                       .additionalProperties.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                       .additionalProperties,
                   data: data3,
                 };
@@ -18725,8 +18812,8 @@ function validate70(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
               data: data2,
             };
             if (vErrors === null) {
@@ -18744,8 +18831,8 @@ function validate70(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-          parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+          schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+          parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
           data: data1,
         };
         if (vErrors === null) {
@@ -18766,8 +18853,8 @@ function validate70(
             keyword: "required",
             params: { missingProperty: "name" },
             message: "must have required property '" + "name" + "'",
-            schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-            parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+            schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+            parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
             data: data4,
           };
           if (vErrors === null) {
@@ -18784,8 +18871,8 @@ function validate70(
             keyword: "required",
             params: { missingProperty: "version" },
             message: "must have required property '" + "version" + "'",
-            schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-            parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+            schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+            parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
             data: data4,
           };
           if (vErrors === null) {
@@ -18804,8 +18891,8 @@ function validate70(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
               data: data5,
             };
             if (vErrors === null) {
@@ -18825,8 +18912,8 @@ function validate70(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
               data: data6,
             };
             if (vErrors === null) {
@@ -18844,8 +18931,8 @@ function validate70(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-          parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+          schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+          parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
           data: data4,
         };
         if (vErrors === null) {
@@ -18863,8 +18950,8 @@ function validate70(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema152.type,
-      parentSchema: schema152,
+      schema: schema154.type,
+      parentSchema: schema154,
       data,
     };
     if (vErrors === null) {
@@ -18888,7 +18975,7 @@ validate70.evaluated = {
 };
 
 export const validateResourcesListParams = validate71;
-const schema153 = {
+const schema155 = {
   title: "ResourcesListParams",
   description: "resources/list: the artifact and the JSON views the session may read.",
   "x-mcp-method": "resources/list",
@@ -18919,8 +19006,8 @@ function validate71(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema153.required,
-        parentSchema: schema153,
+        schema: schema155.required,
+        parentSchema: schema155,
         data,
       };
       if (vErrors === null) {
@@ -18940,8 +19027,8 @@ function validate71(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -18958,8 +19045,8 @@ function validate71(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -18980,7 +19067,7 @@ function validate71(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -18997,8 +19084,8 @@ function validate71(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -19029,10 +19116,10 @@ function validate71(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -19052,9 +19139,9 @@ function validate71(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -19072,8 +19159,8 @@ function validate71(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -19094,8 +19181,8 @@ function validate71(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -19112,8 +19199,8 @@ function validate71(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -19133,8 +19220,8 @@ function validate71(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -19155,8 +19242,8 @@ function validate71(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -19174,8 +19261,8 @@ function validate71(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -19193,8 +19280,8 @@ function validate71(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -19214,8 +19301,8 @@ function validate71(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema153.properties.cursor.type,
-          parentSchema: schema153.properties.cursor,
+          schema: schema155.properties.cursor.type,
+          parentSchema: schema155.properties.cursor,
           data: data8,
         };
         if (vErrors === null) {
@@ -19233,8 +19320,8 @@ function validate71(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema153.type,
-      parentSchema: schema153,
+      schema: schema155.type,
+      parentSchema: schema155,
       data,
     };
     if (vErrors === null) {
@@ -19250,7 +19337,7 @@ function validate71(
 validate71.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
 export const validateResourcesReadParams = validate72;
-const schema155 = {
+const schema157 = {
   title: "ResourcesReadParams",
   description:
     "resources/read: one resource. Mcp-Name is the URI. A URI the session may not read answers like an unknown one.",
@@ -19283,406 +19370,6 @@ function validate72(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema155.required,
-        parentSchema: schema155,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.uri === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "uri" },
-        message: "must have required property '" + "uri" + "'",
-        schema: schema155.required,
-        parentSchema: schema155,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err4 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-                schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err4];
-              } else {
-                vErrors.push(err4);
-              }
-              errors++;
-            }
-          } else {
-            const err5 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
-              data: data1,
-            };
-            if (vErrors === null) {
-              vErrors = [err5];
-            } else {
-              vErrors.push(err5);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err6 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                      schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties.type,
-                      parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties,
-                      data: data4,
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err6];
-                    } else {
-                      vErrors.push(err6);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err7 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-                  parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
-                  data: data3,
-                };
-                if (vErrors === null) {
-                  vErrors = [err7];
-                } else {
-                  vErrors.push(err7);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              let data6 = data5.name;
-              if (typeof data6 !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
-                  data: data6,
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              let data7 = data5.version;
-              if (typeof data7 !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
-                  data: data7,
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err13 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err14 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.uri !== undefined) {
-      let data8 = data.uri;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err15 = {
-            instancePath: instancePath + "/uri",
-            schemaPath: "#/properties/uri/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema155.properties.uri,
-            data: data8,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + "/uri",
-          schemaPath: "#/properties/uri/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema155.properties.uri.type,
-          parentSchema: schema155.properties.uri,
-          data: data8,
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema155.type,
-      parentSchema: schema155,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate72.errors = vErrors;
-  return errors === 0;
-}
-validate72.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateResourcesSubscribeParams = validate73;
-const schema157 = {
-  title: "ResourcesSubscribeParams",
-  description:
-    "resources/subscribe (kept for clients that already use it): resource updates for this session on GET /mcp. Never carries task notifications.",
-  "x-mcp-method": "resources/subscribe",
-  "x-mcp-handler": "subscribeResource",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
-  required: ["_meta", "uri"],
-};
-
-function validate73(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate73.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
         schema: schema157.required,
         parentSchema: schema157,
         data,
@@ -19722,8 +19409,8 @@ function validate73(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -19740,8 +19427,8 @@ function validate73(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -19762,7 +19449,7 @@ function validate73(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -19779,8 +19466,8 @@ function validate73(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -19811,10 +19498,10 @@ function validate73(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -19834,9 +19521,9 @@ function validate73(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -19854,8 +19541,8 @@ function validate73(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -19876,8 +19563,8 @@ function validate73(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -19894,8 +19581,8 @@ function validate73(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -19915,8 +19602,8 @@ function validate73(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -19937,8 +19624,8 @@ function validate73(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -19956,8 +19643,8 @@ function validate73(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -19975,8 +19662,8 @@ function validate73(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -20045,13 +19732,413 @@ function validate73(
     }
     errors++;
   }
+  validate72.errors = vErrors;
+  return errors === 0;
+}
+validate72.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateResourcesSubscribeParams = validate73;
+const schema159 = {
+  title: "ResourcesSubscribeParams",
+  description:
+    "resources/subscribe (kept for clients that already use it): resource updates for this session on GET /mcp. Never carries task notifications.",
+  "x-mcp-method": "resources/subscribe",
+  "x-mcp-handler": "subscribeResource",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
+};
+
+function validate73(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate73.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+        schema: schema159.required,
+        parentSchema: schema159,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.uri === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "uri" },
+        message: "must have required property '" + "uri" + "'",
+        schema: schema159.required,
+        parentSchema: schema159,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema154.required,
+            parentSchema: schema154,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema154.required,
+            parentSchema: schema154,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                      schema:
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema154.type,
+          parentSchema: schema154,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.uri !== undefined) {
+      let data8 = data.uri;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema159.properties.uri,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/uri",
+          schemaPath: "#/properties/uri/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema159.properties.uri.type,
+          parentSchema: schema159.properties.uri,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema159.type,
+      parentSchema: schema159,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
   validate73.errors = vErrors;
   return errors === 0;
 }
 validate73.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
 export const validateResourcesTemplatesListParams = validate74;
-const schema159 = {
+const schema161 = {
   title: "ResourcesTemplatesListParams",
   description:
     "resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.",
@@ -20083,8 +20170,8 @@ function validate74(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema159.required,
-        parentSchema: schema159,
+        schema: schema161.required,
+        parentSchema: schema161,
         data,
       };
       if (vErrors === null) {
@@ -20104,8 +20191,8 @@ function validate74(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -20122,8 +20209,8 @@ function validate74(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -20144,7 +20231,7 @@ function validate74(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -20161,8 +20248,8 @@ function validate74(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -20193,10 +20280,10 @@ function validate74(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -20216,9 +20303,9 @@ function validate74(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -20236,8 +20323,8 @@ function validate74(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -20258,8 +20345,8 @@ function validate74(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -20276,8 +20363,8 @@ function validate74(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -20297,8 +20384,8 @@ function validate74(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -20319,8 +20406,8 @@ function validate74(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -20338,8 +20425,8 @@ function validate74(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -20357,8 +20444,8 @@ function validate74(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -20378,8 +20465,8 @@ function validate74(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema159.properties.cursor.type,
-          parentSchema: schema159.properties.cursor,
+          schema: schema161.properties.cursor.type,
+          parentSchema: schema161.properties.cursor,
           data: data8,
         };
         if (vErrors === null) {
@@ -20397,8 +20484,8 @@ function validate74(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema159.type,
-      parentSchema: schema159,
+      schema: schema161.type,
+      parentSchema: schema161,
       data,
     };
     if (vErrors === null) {
@@ -20414,7 +20501,7 @@ function validate74(
 validate74.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
 export const validateResourcesUnsubscribeParams = validate75;
-const schema161 = {
+const schema163 = {
   title: "ResourcesUnsubscribeParams",
   description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
   "x-mcp-method": "resources/unsubscribe",
@@ -20445,8 +20532,8 @@ function validate75(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema161.required,
-        parentSchema: schema161,
+        schema: schema163.required,
+        parentSchema: schema163,
         data,
       };
       if (vErrors === null) {
@@ -20463,8 +20550,8 @@ function validate75(
         keyword: "required",
         params: { missingProperty: "uri" },
         message: "must have required property '" + "uri" + "'",
-        schema: schema161.required,
-        parentSchema: schema161,
+        schema: schema163.required,
+        parentSchema: schema163,
         data,
       };
       if (vErrors === null) {
@@ -20484,8 +20571,8 @@ function validate75(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -20502,8 +20589,8 @@ function validate75(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -20524,7 +20611,7 @@ function validate75(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -20541,8 +20628,8 @@ function validate75(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -20573,10 +20660,10 @@ function validate75(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -20596,9 +20683,9 @@ function validate75(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -20616,8 +20703,8 @@ function validate75(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -20638,8 +20725,8 @@ function validate75(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -20656,8 +20743,8 @@ function validate75(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -20677,8 +20764,8 @@ function validate75(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -20699,8 +20786,8 @@ function validate75(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -20718,8 +20805,8 @@ function validate75(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -20737,8 +20824,8 @@ function validate75(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -20760,7 +20847,7 @@ function validate75(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema161.properties.uri,
+            parentSchema: schema163.properties.uri,
             data: data8,
           };
           if (vErrors === null) {
@@ -20777,8 +20864,8 @@ function validate75(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema161.properties.uri.type,
-          parentSchema: schema161.properties.uri,
+          schema: schema163.properties.uri.type,
+          parentSchema: schema163.properties.uri,
           data: data8,
         };
         if (vErrors === null) {
@@ -20796,8 +20883,8 @@ function validate75(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema161.type,
-      parentSchema: schema161,
+      schema: schema163.type,
+      parentSchema: schema163,
       data,
     };
     if (vErrors === null) {
@@ -20813,7 +20900,7 @@ function validate75(
 validate75.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
 export const validateServerDiscoverParams = validate76;
-const schema163 = {
+const schema165 = {
   title: "ServerDiscoverParams",
   description: "server/discover: the versions, capabilities and identity of this server.",
   "x-mcp-method": "server/discover",
@@ -20844,8 +20931,8 @@ function validate76(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema163.required,
-        parentSchema: schema163,
+        schema: schema165.required,
+        parentSchema: schema165,
         data,
       };
       if (vErrors === null) {
@@ -20865,8 +20952,8 @@ function validate76(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -20883,8 +20970,8 @@ function validate76(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -20905,7 +20992,7 @@ function validate76(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -20922,8 +21009,8 @@ function validate76(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -20954,10 +21041,10 @@ function validate76(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -20977,9 +21064,9 @@ function validate76(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -20997,8 +21084,8 @@ function validate76(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -21019,8 +21106,8 @@ function validate76(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -21037,8 +21124,8 @@ function validate76(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -21058,8 +21145,8 @@ function validate76(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -21080,8 +21167,8 @@ function validate76(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -21099,8 +21186,8 @@ function validate76(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -21118,8 +21205,8 @@ function validate76(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -21137,8 +21224,8 @@ function validate76(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema163.type,
-      parentSchema: schema163,
+      schema: schema165.type,
+      parentSchema: schema165,
       data,
     };
     if (vErrors === null) {
@@ -21154,7 +21241,7 @@ function validate76(
 validate76.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
 
 export const validateSubscriptionsListenParams = validate77;
-const schema165 = {
+const schema167 = {
   title: "SubscriptionsListenParams",
   description:
     "subscriptions/listen: a long-lived SSE response of notifications/resources/updated and, with the Tasks extension, notifications/tasks. taskIds need the extension.",
@@ -21198,8 +21285,8 @@ function validate77(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema165.required,
-        parentSchema: schema165,
+        schema: schema167.required,
+        parentSchema: schema167,
         data,
       };
       if (vErrors === null) {
@@ -21216,8 +21303,8 @@ function validate77(
         keyword: "required",
         params: { missingProperty: "notifications" },
         message: "must have required property '" + "notifications" + "'",
-        schema: schema165.required,
-        parentSchema: schema165,
+        schema: schema167.required,
+        parentSchema: schema167,
         data,
       };
       if (vErrors === null) {
@@ -21237,8 +21324,8 @@ function validate77(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -21255,8 +21342,8 @@ function validate77(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -21277,7 +21364,7 @@ function validate77(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -21294,8 +21381,8 @@ function validate77(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -21326,10 +21413,10 @@ function validate77(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -21349,9 +21436,9 @@ function validate77(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -21369,8 +21456,8 @@ function validate77(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -21391,8 +21478,8 @@ function validate77(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -21409,8 +21496,8 @@ function validate77(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -21430,8 +21517,8 @@ function validate77(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -21452,8 +21539,8 @@ function validate77(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -21471,8 +21558,8 @@ function validate77(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -21490,8 +21577,8 @@ function validate77(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -21514,8 +21601,8 @@ function validate77(
               keyword: "type",
               params: { type: "boolean" },
               message: "must be boolean",
-              schema: schema165.properties.notifications.properties.toolsListChanged.type,
-              parentSchema: schema165.properties.notifications.properties.toolsListChanged,
+              schema: schema167.properties.notifications.properties.toolsListChanged.type,
+              parentSchema: schema167.properties.notifications.properties.toolsListChanged,
               data: data9,
             };
             if (vErrors === null) {
@@ -21535,8 +21622,8 @@ function validate77(
               keyword: "type",
               params: { type: "boolean" },
               message: "must be boolean",
-              schema: schema165.properties.notifications.properties.promptsListChanged.type,
-              parentSchema: schema165.properties.notifications.properties.promptsListChanged,
+              schema: schema167.properties.notifications.properties.promptsListChanged.type,
+              parentSchema: schema167.properties.notifications.properties.promptsListChanged,
               data: data10,
             };
             if (vErrors === null) {
@@ -21556,8 +21643,8 @@ function validate77(
               keyword: "type",
               params: { type: "boolean" },
               message: "must be boolean",
-              schema: schema165.properties.notifications.properties.resourcesListChanged.type,
-              parentSchema: schema165.properties.notifications.properties.resourcesListChanged,
+              schema: schema167.properties.notifications.properties.resourcesListChanged.type,
+              parentSchema: schema167.properties.notifications.properties.resourcesListChanged,
               data: data11,
             };
             if (vErrors === null) {
@@ -21579,7 +21666,7 @@ function validate77(
                 params: { limit: 1000 },
                 message: "must NOT have more than 1000 items",
                 schema: 1000,
-                parentSchema: schema165.properties.notifications.properties.resourceSubscriptions,
+                parentSchema: schema167.properties.notifications.properties.resourceSubscriptions,
                 data: data12,
               };
               if (vErrors === null) {
@@ -21599,8 +21686,8 @@ function validate77(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema165.properties.notifications.properties.resourceSubscriptions.items.type,
-                  parentSchema: schema165.properties.notifications.properties.resourceSubscriptions.items,
+                  schema: schema167.properties.notifications.properties.resourceSubscriptions.items.type,
+                  parentSchema: schema167.properties.notifications.properties.resourceSubscriptions.items,
                   data: data13,
                 };
                 if (vErrors === null) {
@@ -21618,8 +21705,8 @@ function validate77(
               keyword: "type",
               params: { type: "array" },
               message: "must be array",
-              schema: schema165.properties.notifications.properties.resourceSubscriptions.type,
-              parentSchema: schema165.properties.notifications.properties.resourceSubscriptions,
+              schema: schema167.properties.notifications.properties.resourceSubscriptions.type,
+              parentSchema: schema167.properties.notifications.properties.resourceSubscriptions,
               data: data12,
             };
             if (vErrors === null) {
@@ -21641,7 +21728,7 @@ function validate77(
                 params: { limit: 1000 },
                 message: "must NOT have more than 1000 items",
                 schema: 1000,
-                parentSchema: schema165.properties.notifications.properties.taskIds,
+                parentSchema: schema167.properties.notifications.properties.taskIds,
                 data: data14,
               };
               if (vErrors === null) {
@@ -21661,8 +21748,8 @@ function validate77(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema165.properties.notifications.properties.taskIds.items.type,
-                  parentSchema: schema165.properties.notifications.properties.taskIds.items,
+                  schema: schema167.properties.notifications.properties.taskIds.items.type,
+                  parentSchema: schema167.properties.notifications.properties.taskIds.items,
                   data: data15,
                 };
                 if (vErrors === null) {
@@ -21680,8 +21767,8 @@ function validate77(
               keyword: "type",
               params: { type: "array" },
               message: "must be array",
-              schema: schema165.properties.notifications.properties.taskIds.type,
-              parentSchema: schema165.properties.notifications.properties.taskIds,
+              schema: schema167.properties.notifications.properties.taskIds.type,
+              parentSchema: schema167.properties.notifications.properties.taskIds,
               data: data14,
             };
             if (vErrors === null) {
@@ -21699,8 +21786,8 @@ function validate77(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema165.properties.notifications.type,
-          parentSchema: schema165.properties.notifications,
+          schema: schema167.properties.notifications.type,
+          parentSchema: schema167.properties.notifications,
           data: data8,
         };
         if (vErrors === null) {
@@ -21718,8 +21805,8 @@ function validate77(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema165.type,
-      parentSchema: schema165,
+      schema: schema167.type,
+      parentSchema: schema167,
       data,
     };
     if (vErrors === null) {
@@ -21735,7 +21822,7 @@ function validate77(
 validate77.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
 
 export const validateTasksCancelParams = validate78;
-const schema167 = {
+const schema169 = {
   title: "TasksCancelParams",
   description:
     "tasks/cancel (Tasks extension): the owner cancels a task; a terminal task stays as it was. Acknowledged with an empty result.",
@@ -21769,408 +21856,6 @@ function validate78(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema167.required,
-        parentSchema: schema167,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.taskId === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "taskId" },
-        message: "must have required property '" + "taskId" + "'",
-        schema: schema167.required,
-        parentSchema: schema167,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err4 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-                schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err4];
-              } else {
-                vErrors.push(err4);
-              }
-              errors++;
-            }
-          } else {
-            const err5 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
-              data: data1,
-            };
-            if (vErrors === null) {
-              vErrors = [err5];
-            } else {
-              vErrors.push(err5);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err6 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                      schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties.type,
-                      parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties,
-                      data: data4,
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err6];
-                    } else {
-                      vErrors.push(err6);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err7 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-                  parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
-                  data: data3,
-                };
-                if (vErrors === null) {
-                  vErrors = [err7];
-                } else {
-                  vErrors.push(err7);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              let data6 = data5.name;
-              if (typeof data6 !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
-                  data: data6,
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              let data7 = data5.version;
-              if (typeof data7 !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
-                  data: data7,
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err13 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err14 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.taskId !== undefined) {
-      let data8 = data.taskId;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err15 = {
-            instancePath: instancePath + "/taskId",
-            schemaPath: "#/properties/taskId/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema167.properties.taskId,
-            data: data8,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + "/taskId",
-          schemaPath: "#/properties/taskId/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema167.properties.taskId.type,
-          parentSchema: schema167.properties.taskId,
-          data: data8,
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema167.type,
-      parentSchema: schema167,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate78.errors = vErrors;
-  return errors === 0;
-}
-validate78.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateTasksGetParams = validate79;
-const schema169 = {
-  title: "TasksGetParams",
-  description:
-    "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
-  "x-mcp-method": "tasks/get",
-  "x-mcp-handler": "getTask",
-  "x-mcp-name-param": "taskId",
-  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
-  required: ["_meta", "taskId"],
-};
-
-function validate79(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate79.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
         schema: schema169.required,
         parentSchema: schema169,
         data,
@@ -22210,8 +21895,8 @@ function validate79(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -22228,8 +21913,8 @@ function validate79(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -22250,7 +21935,7 @@ function validate79(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -22267,8 +21952,8 @@ function validate79(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -22299,10 +21984,10 @@ function validate79(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -22322,9 +22007,9 @@ function validate79(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -22342,8 +22027,8 @@ function validate79(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -22364,8 +22049,8 @@ function validate79(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -22382,8 +22067,8 @@ function validate79(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -22403,8 +22088,8 @@ function validate79(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -22425,8 +22110,8 @@ function validate79(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -22444,8 +22129,8 @@ function validate79(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -22463,8 +22148,8 @@ function validate79(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -22533,35 +22218,32 @@ function validate79(
     }
     errors++;
   }
-  validate79.errors = vErrors;
+  validate78.errors = vErrors;
   return errors === 0;
 }
-validate79.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+validate78.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksUpdateParams = validate80;
+export const validateTasksGetParams = validate79;
 const schema171 = {
-  title: "TasksUpdateParams",
-  description: "tasks/update (Tasks extension): the owner answers inputRequests by key.",
-  "x-mcp-method": "tasks/update",
-  "x-mcp-handler": "updateTask",
+  title: "TasksGetParams",
+  description:
+    "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
+  "x-mcp-method": "tasks/get",
+  "x-mcp-handler": "getTask",
   "x-mcp-name-param": "taskId",
   "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
   type: "object",
-  properties: {
-    _meta: { $ref: "#/$defs/McpRequestMeta" },
-    taskId: { type: "string", minLength: 1 },
-    inputResponses: { type: "object", additionalProperties: { type: "object" } },
-  },
-  required: ["_meta", "taskId", "inputResponses"],
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
+  required: ["_meta", "taskId"],
 };
 
-function validate80(
+function validate79(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate80.evaluated;
+  const evaluated0 = validate79.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -22605,6 +22287,411 @@ function validate80(
       }
       errors++;
     }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema154.required,
+            parentSchema: schema154,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema154.required,
+            parentSchema: schema154,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                      schema:
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema154.type,
+          parentSchema: schema154,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.taskId !== undefined) {
+      let data8 = data.taskId;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/taskId",
+            schemaPath: "#/properties/taskId/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema171.properties.taskId,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/taskId",
+          schemaPath: "#/properties/taskId/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema171.properties.taskId.type,
+          parentSchema: schema171.properties.taskId,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema171.type,
+      parentSchema: schema171,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate79.errors = vErrors;
+  return errors === 0;
+}
+validate79.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateTasksUpdateParams = validate80;
+const schema173 = {
+  title: "TasksUpdateParams",
+  description: "tasks/update (Tasks extension): the owner answers inputRequests by key.",
+  "x-mcp-method": "tasks/update",
+  "x-mcp-handler": "updateTask",
+  "x-mcp-name-param": "taskId",
+  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+  type: "object",
+  properties: {
+    _meta: { $ref: "#/$defs/McpRequestMeta" },
+    taskId: { type: "string", minLength: 1 },
+    inputResponses: { type: "object", additionalProperties: { type: "object" } },
+  },
+  required: ["_meta", "taskId", "inputResponses"],
+};
+
+function validate80(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate80.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+        schema: schema173.required,
+        parentSchema: schema173,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.taskId === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "taskId" },
+        message: "must have required property '" + "taskId" + "'",
+        schema: schema173.required,
+        parentSchema: schema173,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
     if (data.inputResponses === undefined) {
       const err2 = {
         instancePath,
@@ -22612,8 +22699,8 @@ function validate80(
         keyword: "required",
         params: { missingProperty: "inputResponses" },
         message: "must have required property '" + "inputResponses" + "'",
-        schema: schema171.required,
-        parentSchema: schema171,
+        schema: schema173.required,
+        parentSchema: schema173,
         data,
       };
       if (vErrors === null) {
@@ -22633,8 +22720,8 @@ function validate80(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -22651,8 +22738,8 @@ function validate80(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -22673,7 +22760,7 @@ function validate80(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -22690,8 +22777,8 @@ function validate80(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -22722,10 +22809,10 @@ function validate80(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -22745,9 +22832,9 @@ function validate80(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -22765,8 +22852,8 @@ function validate80(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -22787,8 +22874,8 @@ function validate80(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -22805,8 +22892,8 @@ function validate80(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -22826,8 +22913,8 @@ function validate80(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -22848,8 +22935,8 @@ function validate80(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -22867,8 +22954,8 @@ function validate80(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -22886,8 +22973,8 @@ function validate80(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -22909,7 +22996,7 @@ function validate80(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema171.properties.taskId,
+            parentSchema: schema173.properties.taskId,
             data: data8,
           };
           if (vErrors === null) {
@@ -22926,8 +23013,8 @@ function validate80(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema171.properties.taskId.type,
-          parentSchema: schema171.properties.taskId,
+          schema: schema173.properties.taskId.type,
+          parentSchema: schema173.properties.taskId,
           data: data8,
         };
         if (vErrors === null) {
@@ -22950,8 +23037,8 @@ function validate80(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema171.properties.inputResponses.additionalProperties.type,
-              parentSchema: schema171.properties.inputResponses.additionalProperties,
+              schema: schema173.properties.inputResponses.additionalProperties.type,
+              parentSchema: schema173.properties.inputResponses.additionalProperties,
               data: data10,
             };
             if (vErrors === null) {
@@ -22969,8 +23056,8 @@ function validate80(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema171.properties.inputResponses.type,
-          parentSchema: schema171.properties.inputResponses,
+          schema: schema173.properties.inputResponses.type,
+          parentSchema: schema173.properties.inputResponses,
           data: data9,
         };
         if (vErrors === null) {
@@ -22988,8 +23075,8 @@ function validate80(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema171.type,
-      parentSchema: schema171,
+      schema: schema173.type,
+      parentSchema: schema173,
       data,
     };
     if (vErrors === null) {
@@ -23009,7 +23096,7 @@ validate80.evaluated = {
 };
 
 export const validateToolError = validate81;
-const schema173 = {
+const schema175 = {
   title: "ToolError",
   description:
     "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
@@ -23040,8 +23127,8 @@ function validate81(
         keyword: "required",
         params: { missingProperty: "error" },
         message: "must have required property '" + "error" + "'",
-        schema: schema173.required,
-        parentSchema: schema173,
+        schema: schema175.required,
+        parentSchema: schema175,
         data,
       };
       if (vErrors === null) {
@@ -23060,7 +23147,7 @@ function validate81(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema173,
+          parentSchema: schema175,
           data,
         };
         if (vErrors === null) {
@@ -23092,8 +23179,8 @@ function validate81(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema173.type,
-      parentSchema: schema173,
+      schema: schema175.type,
+      parentSchema: schema175,
       data,
     };
     if (vErrors === null) {
@@ -23109,7 +23196,7 @@ function validate81(
 validate81.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateToolsCallParams = validate83;
-const schema174 = {
+const schema176 = {
   title: "ToolsCallParams",
   description: "tools/call: runs one of the room's tools. Mcp-Name is the tool name.",
   "x-mcp-method": "tools/call",
@@ -23145,8 +23232,8 @@ function validate83(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema174.required,
-        parentSchema: schema174,
+        schema: schema176.required,
+        parentSchema: schema176,
         data,
       };
       if (vErrors === null) {
@@ -23163,8 +23250,8 @@ function validate83(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema174.required,
-        parentSchema: schema174,
+        schema: schema176.required,
+        parentSchema: schema176,
         data,
       };
       if (vErrors === null) {
@@ -23184,8 +23271,8 @@ function validate83(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -23202,8 +23289,8 @@ function validate83(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -23224,7 +23311,7 @@ function validate83(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -23241,8 +23328,8 @@ function validate83(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -23273,10 +23360,10 @@ function validate83(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -23296,9 +23383,9 @@ function validate83(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -23316,8 +23403,8 @@ function validate83(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -23338,8 +23425,8 @@ function validate83(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -23356,8 +23443,8 @@ function validate83(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -23377,8 +23464,8 @@ function validate83(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -23399,8 +23486,8 @@ function validate83(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -23418,8 +23505,8 @@ function validate83(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -23437,8 +23524,8 @@ function validate83(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -23460,7 +23547,7 @@ function validate83(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema174.properties.name,
+            parentSchema: schema176.properties.name,
             data: data8,
           };
           if (vErrors === null) {
@@ -23477,8 +23564,8 @@ function validate83(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema174.properties.name.type,
-          parentSchema: schema174.properties.name,
+          schema: schema176.properties.name.type,
+          parentSchema: schema176.properties.name,
           data: data8,
         };
         if (vErrors === null) {
@@ -23498,8 +23585,8 @@ function validate83(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema174.properties.arguments.type,
-          parentSchema: schema174.properties.arguments,
+          schema: schema176.properties.arguments.type,
+          parentSchema: schema176.properties.arguments,
           data: data9,
         };
         if (vErrors === null) {
@@ -23517,8 +23604,8 @@ function validate83(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema174.type,
-      parentSchema: schema174,
+      schema: schema176.type,
+      parentSchema: schema176,
       data,
     };
     if (vErrors === null) {
@@ -23538,7 +23625,7 @@ validate83.evaluated = {
 };
 
 export const validateToolsListParams = validate84;
-const schema176 = {
+const schema178 = {
   title: "ToolsListParams",
   description: "tools/list: the room's tools. The catalog never changes while the room runs, so there is one page.",
   "x-mcp-method": "tools/list",
@@ -23569,8 +23656,8 @@ function validate84(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema176.required,
-        parentSchema: schema176,
+        schema: schema178.required,
+        parentSchema: schema178,
         data,
       };
       if (vErrors === null) {
@@ -23590,8 +23677,8 @@ function validate84(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -23608,8 +23695,8 @@ function validate84(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema152.required,
-            parentSchema: schema152,
+            schema: schema154.required,
+            parentSchema: schema154,
             data: data0,
           };
           if (vErrors === null) {
@@ -23630,7 +23717,7 @@ function validate84(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -23647,8 +23734,8 @@ function validate84(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema152.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -23679,10 +23766,10 @@ function validate84(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -23702,9 +23789,9 @@ function validate84(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema152.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -23722,8 +23809,8 @@ function validate84(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -23744,8 +23831,8 @@ function validate84(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -23762,8 +23849,8 @@ function validate84(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema152.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -23783,8 +23870,8 @@ function validate84(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -23805,8 +23892,8 @@ function validate84(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -23824,8 +23911,8 @@ function validate84(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema152.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema152.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -23843,8 +23930,8 @@ function validate84(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema152.type,
-          parentSchema: schema152,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data0,
         };
         if (vErrors === null) {
@@ -23864,8 +23951,8 @@ function validate84(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema176.properties.cursor.type,
-          parentSchema: schema176.properties.cursor,
+          schema: schema178.properties.cursor.type,
+          parentSchema: schema178.properties.cursor,
           data: data8,
         };
         if (vErrors === null) {
@@ -23883,8 +23970,8 @@ function validate84(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema176.type,
-      parentSchema: schema176,
+      schema: schema178.type,
+      parentSchema: schema178,
       data,
     };
     if (vErrors === null) {
@@ -23900,7 +23987,7 @@ function validate84(
 validate84.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
 export const validateArtifactReadInput = validate85;
-const schema178 = {
+const schema180 = {
   title: "ArtifactReadInput",
   description: "Reads the artifact as it is on disk; takes nothing.",
   type: "object",
@@ -23930,7 +24017,7 @@ function validate85(
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
         schema: false,
-        parentSchema: schema178,
+        parentSchema: schema180,
         data,
       };
       if (vErrors === null) {
@@ -23947,8 +24034,8 @@ function validate85(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema178.type,
-      parentSchema: schema178,
+      schema: schema180.type,
+      parentSchema: schema180,
       data,
     };
     if (vErrors === null) {
@@ -23964,7 +24051,7 @@ function validate85(
 validate85.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateArtifactReadOutput = validate86;
-const schema179 = {
+const schema181 = {
   title: "ArtifactReadOutput",
   description: "The artifact as it is on disk, with the revision it is.",
   type: "object",
@@ -24003,8 +24090,8 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema179.required,
-        parentSchema: schema179,
+        schema: schema181.required,
+        parentSchema: schema181,
         data,
       };
       if (vErrors === null) {
@@ -24021,8 +24108,8 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
-        schema: schema179.required,
-        parentSchema: schema179,
+        schema: schema181.required,
+        parentSchema: schema181,
         data,
       };
       if (vErrors === null) {
@@ -24039,8 +24126,8 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
-        schema: schema179.required,
-        parentSchema: schema179,
+        schema: schema181.required,
+        parentSchema: schema181,
         data,
       };
       if (vErrors === null) {
@@ -24057,8 +24144,8 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "unrecorded_edit" },
         message: "must have required property '" + "unrecorded_edit" + "'",
-        schema: schema179.required,
-        parentSchema: schema179,
+        schema: schema181.required,
+        parentSchema: schema181,
         data,
       };
       if (vErrors === null) {
@@ -24077,7 +24164,7 @@ function validate86(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema179,
+          parentSchema: schema181,
           data,
         };
         if (vErrors === null) {
@@ -24097,8 +24184,8 @@ function validate86(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema179.properties.name.type,
-          parentSchema: schema179.properties.name,
+          schema: schema181.properties.name.type,
+          parentSchema: schema181.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -24132,8 +24219,8 @@ function validate86(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema179.properties.content.type,
-          parentSchema: schema179.properties.content,
+          schema: schema181.properties.content.type,
+          parentSchema: schema181.properties.content,
           data: data2,
         };
         if (vErrors === null) {
@@ -24153,8 +24240,8 @@ function validate86(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema179.properties.unrecorded_edit.type,
-          parentSchema: schema179.properties.unrecorded_edit,
+          schema: schema181.properties.unrecorded_edit.type,
+          parentSchema: schema181.properties.unrecorded_edit,
           data: data3,
         };
         if (vErrors === null) {
@@ -24172,8 +24259,8 @@ function validate86(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema179.type,
-      parentSchema: schema179,
+      schema: schema181.type,
+      parentSchema: schema181,
       data,
     };
     if (vErrors === null) {
@@ -24189,7 +24276,7 @@ function validate86(
 validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffCompleteInput = validate88;
-const schema180 = {
+const schema182 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -24237,8 +24324,8 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "result" },
         message: "must have required property '" + "result" + "'",
-        schema: schema180.oneOf[0].required,
-        parentSchema: schema180.oneOf[0],
+        schema: schema182.oneOf[0].required,
+        parentSchema: schema182.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -24263,8 +24350,8 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "error" },
         message: "must have required property '" + "error" + "'",
-        schema: schema180.oneOf[1].required,
-        parentSchema: schema180.oneOf[1],
+        schema: schema182.oneOf[1].required,
+        parentSchema: schema182.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -24292,8 +24379,8 @@ function validate88(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
-      schema: schema180.oneOf,
-      parentSchema: schema180,
+      schema: schema182.oneOf,
+      parentSchema: schema182,
       data,
     };
     if (vErrors === null) {
@@ -24320,8 +24407,8 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema180.required,
-        parentSchema: schema180,
+        schema: schema182.required,
+        parentSchema: schema182,
         data,
       };
       if (vErrors === null) {
@@ -24340,7 +24427,7 @@ function validate88(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema180,
+          parentSchema: schema182,
           data,
         };
         if (vErrors === null) {
@@ -24362,7 +24449,7 @@ function validate88(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema180.properties.handoff_id,
+            parentSchema: schema182.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -24380,7 +24467,7 @@ function validate88(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema180.properties.handoff_id,
+            parentSchema: schema182.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -24397,8 +24484,8 @@ function validate88(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema180.properties.handoff_id.type,
-          parentSchema: schema180.properties.handoff_id,
+          schema: schema182.properties.handoff_id.type,
+          parentSchema: schema182.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -24587,8 +24674,8 @@ function validate88(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema180.type,
-      parentSchema: schema180,
+      schema: schema182.type,
+      parentSchema: schema182,
       data,
     };
     if (vErrors === null) {
@@ -24604,7 +24691,7 @@ function validate88(
 validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffCompleteOutput = validate90;
-const schema182 = {
+const schema184 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -24643,8 +24730,8 @@ function validate90(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema182.required,
-        parentSchema: schema182,
+        schema: schema184.required,
+        parentSchema: schema184,
         data,
       };
       if (vErrors === null) {
@@ -24661,8 +24748,8 @@ function validate90(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema182.required,
-        parentSchema: schema182,
+        schema: schema184.required,
+        parentSchema: schema184,
         data,
       };
       if (vErrors === null) {
@@ -24679,8 +24766,8 @@ function validate90(
         keyword: "required",
         params: { missingProperty: "already_completed" },
         message: "must have required property '" + "already_completed" + "'",
-        schema: schema182.required,
-        parentSchema: schema182,
+        schema: schema184.required,
+        parentSchema: schema184,
         data,
       };
       if (vErrors === null) {
@@ -24699,7 +24786,7 @@ function validate90(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema182,
+          parentSchema: schema184,
           data,
         };
         if (vErrors === null) {
@@ -24751,8 +24838,8 @@ function validate90(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema182.properties.task.anyOf[1].type,
-          parentSchema: schema182.properties.task.anyOf[1],
+          schema: schema184.properties.task.anyOf[1].type,
+          parentSchema: schema184.properties.task.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -24771,8 +24858,8 @@ function validate90(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema182.properties.task.anyOf,
-          parentSchema: schema182.properties.task,
+          schema: schema184.properties.task.anyOf,
+          parentSchema: schema184.properties.task,
           data: data1,
         };
         if (vErrors === null) {
@@ -24801,8 +24888,8 @@ function validate90(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema182.properties.already_completed.type,
-          parentSchema: schema182.properties.already_completed,
+          schema: schema184.properties.already_completed.type,
+          parentSchema: schema184.properties.already_completed,
           data: data2,
         };
         if (vErrors === null) {
@@ -24820,8 +24907,8 @@ function validate90(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema182.type,
-      parentSchema: schema182,
+      schema: schema184.type,
+      parentSchema: schema184,
       data,
     };
     if (vErrors === null) {
@@ -24837,7 +24924,7 @@ function validate90(
 validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffCreateInput = validate93;
-const schema183 = {
+const schema185 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
@@ -24880,8 +24967,8 @@ function validate93(
         keyword: "required",
         params: { missingProperty: "summary" },
         message: "must have required property '" + "summary" + "'",
-        schema: schema183.required,
-        parentSchema: schema183,
+        schema: schema185.required,
+        parentSchema: schema185,
         data,
       };
       if (vErrors === null) {
@@ -24906,7 +24993,7 @@ function validate93(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema183,
+          parentSchema: schema185,
           data,
         };
         if (vErrors === null) {
@@ -25120,7 +25207,7 @@ function validate93(
             params: { limit: 100 },
             message: "must NOT have more than 100 items",
             schema: 100,
-            parentSchema: schema183.properties.artifacts,
+            parentSchema: schema185.properties.artifacts,
             data: data3,
           };
           if (vErrors === null) {
@@ -25355,8 +25442,8 @@ function validate93(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema183.properties.artifacts.type,
-          parentSchema: schema183.properties.artifacts,
+          schema: schema185.properties.artifacts.type,
+          parentSchema: schema185.properties.artifacts,
           data: data3,
         };
         if (vErrors === null) {
@@ -25432,8 +25519,8 @@ function validate93(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema183.type,
-      parentSchema: schema183,
+      schema: schema185.type,
+      parentSchema: schema185,
       data,
     };
     if (vErrors === null) {
@@ -25449,7 +25536,7 @@ function validate93(
 validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffCreateOutput = validate94;
-const schema189 = {
+const schema191 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -25488,8 +25575,8 @@ function validate94(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema189.required,
-        parentSchema: schema189,
+        schema: schema191.required,
+        parentSchema: schema191,
         data,
       };
       if (vErrors === null) {
@@ -25506,8 +25593,8 @@ function validate94(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema189.required,
-        parentSchema: schema189,
+        schema: schema191.required,
+        parentSchema: schema191,
         data,
       };
       if (vErrors === null) {
@@ -25524,8 +25611,8 @@ function validate94(
         keyword: "required",
         params: { missingProperty: "replayed" },
         message: "must have required property '" + "replayed" + "'",
-        schema: schema189.required,
-        parentSchema: schema189,
+        schema: schema191.required,
+        parentSchema: schema191,
         data,
       };
       if (vErrors === null) {
@@ -25544,7 +25631,7 @@ function validate94(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema189,
+          parentSchema: schema191,
           data,
         };
         if (vErrors === null) {
@@ -25596,8 +25683,8 @@ function validate94(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema189.properties.task.anyOf[1].type,
-          parentSchema: schema189.properties.task.anyOf[1],
+          schema: schema191.properties.task.anyOf[1].type,
+          parentSchema: schema191.properties.task.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -25616,8 +25703,8 @@ function validate94(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema189.properties.task.anyOf,
-          parentSchema: schema189.properties.task,
+          schema: schema191.properties.task.anyOf,
+          parentSchema: schema191.properties.task,
           data: data1,
         };
         if (vErrors === null) {
@@ -25646,8 +25733,8 @@ function validate94(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema189.properties.replayed.type,
-          parentSchema: schema189.properties.replayed,
+          schema: schema191.properties.replayed.type,
+          parentSchema: schema191.properties.replayed,
           data: data2,
         };
         if (vErrors === null) {
@@ -25665,8 +25752,8 @@ function validate94(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema189.type,
-      parentSchema: schema189,
+      schema: schema191.type,
+      parentSchema: schema191,
       data,
     };
     if (vErrors === null) {
@@ -25682,7 +25769,7 @@ function validate94(
 validate94.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffDecisionInput = validate97;
-const schema190 = {
+const schema192 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
@@ -25716,212 +25803,6 @@ function validate97(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema190.required,
-        parentSchema: schema190,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === "handoff_id" || key0 === "note")) {
-        const err1 = {
-          instancePath,
-          schemaPath: "#/additionalProperties",
-          keyword: "additionalProperties",
-          params: { additionalProperty: key0 },
-          message: "must NOT have additional properties",
-          schema: false,
-          parentSchema: schema190,
-          data,
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.handoff_id !== undefined) {
-      let data0 = data.handoff_id;
-      if (typeof data0 === "string") {
-        if (func1(data0) > 100) {
-          const err2 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/properties/handoff_id/maxLength",
-            keyword: "maxLength",
-            params: { limit: 100 },
-            message: "must NOT have more than 100 characters",
-            schema: 100,
-            parentSchema: schema190.properties.handoff_id,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + "/handoff_id",
-            schemaPath: "#/properties/handoff_id/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema190.properties.handoff_id,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-      } else {
-        const err4 = {
-          instancePath: instancePath + "/handoff_id",
-          schemaPath: "#/properties/handoff_id/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema190.properties.handoff_id.type,
-          parentSchema: schema190.properties.handoff_id,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-    }
-    if (data.note !== undefined) {
-      let data1 = data.note;
-      if (typeof data1 === "string") {
-        if (func1(data1) > 2000) {
-          const err5 = {
-            instancePath: instancePath + "/note",
-            schemaPath: "#/$defs/Note/maxLength",
-            keyword: "maxLength",
-            params: { limit: 2000 },
-            message: "must NOT have more than 2000 characters",
-            schema: 2000,
-            parentSchema: schema45,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
-      } else {
-        const err6 = {
-          instancePath: instancePath + "/note",
-          schemaPath: "#/$defs/Note/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema45.type,
-          parentSchema: schema45,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err6];
-        } else {
-          vErrors.push(err6);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err7 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema190.type,
-      parentSchema: schema190,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err7];
-    } else {
-      vErrors.push(err7);
-    }
-    errors++;
-  }
-  validate97.errors = vErrors;
-  return errors === 0;
-}
-validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-
-export const validateHandoffEventsInput = validate98;
-const schema192 = {
-  title: "HandoffEventsInput",
-  description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
-  type: "object",
-  properties: {
-    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    after: {
-      title: "After event",
-      description: "Only events after this id (0 for the oldest kept).",
-      type: "integer",
-      minimum: 0,
-      default: 0,
-    },
-    limit: {
-      title: "Limit",
-      description: "How many events at most.",
-      type: "integer",
-      minimum: 1,
-      maximum: 500,
-      default: 100,
-    },
-  },
-  required: ["handoff_id"],
-  additionalProperties: false,
-};
-
-function validate98(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate98.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.after === undefined) {
-      data.after = 0;
-    }
-    if (data.limit === undefined) {
-      data.limit = 100;
-    }
-    if (data.handoff_id === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "handoff_id" },
-        message: "must have required property '" + "handoff_id" + "'",
         schema: schema192.required,
         parentSchema: schema192,
         data,
@@ -25934,7 +25815,7 @@ function validate98(
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === "handoff_id" || key0 === "after" || key0 === "limit")) {
+      if (!(key0 === "handoff_id" || key0 === "note")) {
         const err1 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -26011,6 +25892,212 @@ function validate98(
         errors++;
       }
     }
+    if (data.note !== undefined) {
+      let data1 = data.note;
+      if (typeof data1 === "string") {
+        if (func1(data1) > 2000) {
+          const err5 = {
+            instancePath: instancePath + "/note",
+            schemaPath: "#/$defs/Note/maxLength",
+            keyword: "maxLength",
+            params: { limit: 2000 },
+            message: "must NOT have more than 2000 characters",
+            schema: 2000,
+            parentSchema: schema45,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      } else {
+        const err6 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/$defs/Note/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema45.type,
+          parentSchema: schema45,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err7 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema192.type,
+      parentSchema: schema192,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err7];
+    } else {
+      vErrors.push(err7);
+    }
+    errors++;
+  }
+  validate97.errors = vErrors;
+  return errors === 0;
+}
+validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateHandoffEventsInput = validate98;
+const schema194 = {
+  title: "HandoffEventsInput",
+  description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
+  type: "object",
+  properties: {
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
+    after: {
+      title: "After event",
+      description: "Only events after this id (0 for the oldest kept).",
+      type: "integer",
+      minimum: 0,
+      default: 0,
+    },
+    limit: {
+      title: "Limit",
+      description: "How many events at most.",
+      type: "integer",
+      minimum: 1,
+      maximum: 500,
+      default: 100,
+    },
+  },
+  required: ["handoff_id"],
+  additionalProperties: false,
+};
+
+function validate98(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate98.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.after === undefined) {
+      data.after = 0;
+    }
+    if (data.limit === undefined) {
+      data.limit = 100;
+    }
+    if (data.handoff_id === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "handoff_id" },
+        message: "must have required property '" + "handoff_id" + "'",
+        schema: schema194.required,
+        parentSchema: schema194,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "handoff_id" || key0 === "after" || key0 === "limit")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema194,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.handoff_id !== undefined) {
+      let data0 = data.handoff_id;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 100) {
+          const err2 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/properties/handoff_id/maxLength",
+            keyword: "maxLength",
+            params: { limit: 100 },
+            message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema194.properties.handoff_id,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err3 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/properties/handoff_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema194.properties.handoff_id,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      } else {
+        const err4 = {
+          instancePath: instancePath + "/handoff_id",
+          schemaPath: "#/properties/handoff_id/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema194.properties.handoff_id.type,
+          parentSchema: schema194.properties.handoff_id,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
     let data1 = data.after;
     if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
       const err5 = {
@@ -26019,8 +26106,8 @@ function validate98(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema192.properties.after.type,
-        parentSchema: schema192.properties.after,
+        schema: schema194.properties.after.type,
+        parentSchema: schema194.properties.after,
         data: data1,
       };
       if (vErrors === null) {
@@ -26039,7 +26126,7 @@ function validate98(
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
           schema: 0,
-          parentSchema: schema192.properties.after,
+          parentSchema: schema194.properties.after,
           data: data1,
         };
         if (vErrors === null) {
@@ -26058,8 +26145,8 @@ function validate98(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema192.properties.limit.type,
-        parentSchema: schema192.properties.limit,
+        schema: schema194.properties.limit.type,
+        parentSchema: schema194.properties.limit,
         data: data2,
       };
       if (vErrors === null) {
@@ -26078,7 +26165,7 @@ function validate98(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema192.properties.limit,
+          parentSchema: schema194.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -26096,7 +26183,7 @@ function validate98(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema192.properties.limit,
+          parentSchema: schema194.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -26114,8 +26201,8 @@ function validate98(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema192.type,
-      parentSchema: schema192,
+      schema: schema194.type,
+      parentSchema: schema194,
       data,
     };
     if (vErrors === null) {
@@ -26131,7 +26218,7 @@ function validate98(
 validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffEventsOutput = validate99;
-const schema193 = {
+const schema195 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -26167,8 +26254,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "events" },
         message: "must have required property '" + "events" + "'",
-        schema: schema193.required,
-        parentSchema: schema193,
+        schema: schema195.required,
+        parentSchema: schema195,
         data,
       };
       if (vErrors === null) {
@@ -26185,8 +26272,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "next_after" },
         message: "must have required property '" + "next_after" + "'",
-        schema: schema193.required,
-        parentSchema: schema193,
+        schema: schema195.required,
+        parentSchema: schema195,
         data,
       };
       if (vErrors === null) {
@@ -26203,8 +26290,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "has_more" },
         message: "must have required property '" + "has_more" + "'",
-        schema: schema193.required,
-        parentSchema: schema193,
+        schema: schema195.required,
+        parentSchema: schema195,
         data,
       };
       if (vErrors === null) {
@@ -26221,8 +26308,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "gap" },
         message: "must have required property '" + "gap" + "'",
-        schema: schema193.required,
-        parentSchema: schema193,
+        schema: schema195.required,
+        parentSchema: schema195,
         data,
       };
       if (vErrors === null) {
@@ -26241,7 +26328,7 @@ function validate99(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema193,
+          parentSchema: schema195,
           data,
         };
         if (vErrors === null) {
@@ -26277,8 +26364,8 @@ function validate99(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema193.properties.events.type,
-          parentSchema: schema193.properties.events,
+          schema: schema195.properties.events.type,
+          parentSchema: schema195.properties.events,
           data: data0,
         };
         if (vErrors === null) {
@@ -26298,8 +26385,8 @@ function validate99(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema193.properties.next_after.type,
-          parentSchema: schema193.properties.next_after,
+          schema: schema195.properties.next_after.type,
+          parentSchema: schema195.properties.next_after,
           data: data2,
         };
         if (vErrors === null) {
@@ -26318,7 +26405,7 @@ function validate99(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema193.properties.next_after,
+            parentSchema: schema195.properties.next_after,
             data: data2,
           };
           if (vErrors === null) {
@@ -26339,8 +26426,8 @@ function validate99(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema193.properties.has_more.type,
-          parentSchema: schema193.properties.has_more,
+          schema: schema195.properties.has_more.type,
+          parentSchema: schema195.properties.has_more,
           data: data3,
         };
         if (vErrors === null) {
@@ -26360,8 +26447,8 @@ function validate99(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema193.properties.gap.type,
-          parentSchema: schema193.properties.gap,
+          schema: schema195.properties.gap.type,
+          parentSchema: schema195.properties.gap,
           data: data4,
         };
         if (vErrors === null) {
@@ -26379,8 +26466,8 @@ function validate99(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema193.type,
-      parentSchema: schema193,
+      schema: schema195.type,
+      parentSchema: schema195,
       data,
     };
     if (vErrors === null) {
@@ -26396,7 +26483,7 @@ function validate99(
 validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffGetInput = validate101;
-const schema194 = {
+const schema196 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id: exactly one of the two.",
   type: "object",
@@ -26445,8 +26532,8 @@ function validate101(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema194.oneOf[0].required,
-        parentSchema: schema194.oneOf[0],
+        schema: schema196.oneOf[0].required,
+        parentSchema: schema196.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -26471,8 +26558,8 @@ function validate101(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema194.oneOf[1].required,
-        parentSchema: schema194.oneOf[1],
+        schema: schema196.oneOf[1].required,
+        parentSchema: schema196.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -26500,8 +26587,8 @@ function validate101(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
-      schema: schema194.oneOf,
-      parentSchema: schema194,
+      schema: schema196.oneOf,
+      parentSchema: schema196,
       data,
     };
     if (vErrors === null) {
@@ -26530,7 +26617,7 @@ function validate101(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema194,
+          parentSchema: schema196,
           data,
         };
         if (vErrors === null) {
@@ -26552,7 +26639,7 @@ function validate101(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema194.properties.handoff_id,
+            parentSchema: schema196.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -26570,7 +26657,7 @@ function validate101(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema194.properties.handoff_id,
+            parentSchema: schema196.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -26587,8 +26674,8 @@ function validate101(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema194.properties.handoff_id.type,
-          parentSchema: schema194.properties.handoff_id,
+          schema: schema196.properties.handoff_id.type,
+          parentSchema: schema196.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -26610,7 +26697,7 @@ function validate101(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema194.properties.task_id,
+            parentSchema: schema196.properties.task_id,
             data: data1,
           };
           if (vErrors === null) {
@@ -26628,7 +26715,7 @@ function validate101(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema194.properties.task_id,
+            parentSchema: schema196.properties.task_id,
             data: data1,
           };
           if (vErrors === null) {
@@ -26645,8 +26732,8 @@ function validate101(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema194.properties.task_id.type,
-          parentSchema: schema194.properties.task_id,
+          schema: schema196.properties.task_id.type,
+          parentSchema: schema196.properties.task_id,
           data: data1,
         };
         if (vErrors === null) {
@@ -26664,8 +26751,8 @@ function validate101(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema194.type,
-      parentSchema: schema194,
+      schema: schema196.type,
+      parentSchema: schema196,
       data,
     };
     if (vErrors === null) {
@@ -26681,7 +26768,7 @@ function validate101(
 validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffListInput = validate102;
-const schema195 = {
+const schema197 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -26733,7 +26820,7 @@ function validate102(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema195,
+          parentSchema: schema197,
           data,
         };
         if (vErrors === null) {
@@ -26801,7 +26888,7 @@ function validate102(
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
             schema: 200,
-            parentSchema: schema195.properties.cursor,
+            parentSchema: schema197.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -26819,7 +26906,7 @@ function validate102(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema195.properties.cursor,
+            parentSchema: schema197.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -26836,8 +26923,8 @@ function validate102(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema195.properties.cursor.type,
-          parentSchema: schema195.properties.cursor,
+          schema: schema197.properties.cursor.type,
+          parentSchema: schema197.properties.cursor,
           data: data1,
         };
         if (vErrors === null) {
@@ -26856,8 +26943,8 @@ function validate102(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema195.properties.limit.type,
-        parentSchema: schema195.properties.limit,
+        schema: schema197.properties.limit.type,
+        parentSchema: schema197.properties.limit,
         data: data2,
       };
       if (vErrors === null) {
@@ -26876,7 +26963,7 @@ function validate102(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema195.properties.limit,
+          parentSchema: schema197.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -26894,7 +26981,7 @@ function validate102(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema195.properties.limit,
+          parentSchema: schema197.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -26912,8 +26999,8 @@ function validate102(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema195.type,
-      parentSchema: schema195,
+      schema: schema197.type,
+      parentSchema: schema197,
       data,
     };
     if (vErrors === null) {
@@ -26929,7 +27016,7 @@ function validate102(
 validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffListOutput = validate103;
-const schema197 = {
+const schema199 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -26962,8 +27049,8 @@ function validate103(
         keyword: "required",
         params: { missingProperty: "handoffs" },
         message: "must have required property '" + "handoffs" + "'",
-        schema: schema197.required,
-        parentSchema: schema197,
+        schema: schema199.required,
+        parentSchema: schema199,
         data,
       };
       if (vErrors === null) {
@@ -26980,8 +27067,8 @@ function validate103(
         keyword: "required",
         params: { missingProperty: "next_cursor" },
         message: "must have required property '" + "next_cursor" + "'",
-        schema: schema197.required,
-        parentSchema: schema197,
+        schema: schema199.required,
+        parentSchema: schema199,
         data,
       };
       if (vErrors === null) {
@@ -27000,7 +27087,7 @@ function validate103(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema197,
+          parentSchema: schema199,
           data,
         };
         if (vErrors === null) {
@@ -27036,8 +27123,8 @@ function validate103(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema197.properties.handoffs.type,
-          parentSchema: schema197.properties.handoffs,
+          schema: schema199.properties.handoffs.type,
+          parentSchema: schema199.properties.handoffs,
           data: data0,
         };
         if (vErrors === null) {
@@ -27060,8 +27147,8 @@ function validate103(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema197.properties.next_cursor.anyOf[0].type,
-          parentSchema: schema197.properties.next_cursor.anyOf[0],
+          schema: schema199.properties.next_cursor.anyOf[0].type,
+          parentSchema: schema199.properties.next_cursor.anyOf[0],
           data: data2,
         };
         if (vErrors === null) {
@@ -27081,8 +27168,8 @@ function validate103(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema197.properties.next_cursor.anyOf[1].type,
-          parentSchema: schema197.properties.next_cursor.anyOf[1],
+          schema: schema199.properties.next_cursor.anyOf[1].type,
+          parentSchema: schema199.properties.next_cursor.anyOf[1],
           data: data2,
         };
         if (vErrors === null) {
@@ -27101,8 +27188,8 @@ function validate103(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema197.properties.next_cursor.anyOf,
-          parentSchema: schema197.properties.next_cursor,
+          schema: schema199.properties.next_cursor.anyOf,
+          parentSchema: schema199.properties.next_cursor,
           data: data2,
         };
         if (vErrors === null) {
@@ -27129,8 +27216,8 @@ function validate103(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema197.type,
-      parentSchema: schema197,
+      schema: schema199.type,
+      parentSchema: schema199,
       data,
     };
     if (vErrors === null) {
@@ -27146,7 +27233,7 @@ function validate103(
 validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffOutput = validate105;
-const schema198 = {
+const schema200 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -27176,8 +27263,8 @@ function validate105(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema198.required,
-        parentSchema: schema198,
+        schema: schema200.required,
+        parentSchema: schema200,
         data,
       };
       if (vErrors === null) {
@@ -27196,7 +27283,7 @@ function validate105(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema198,
+          parentSchema: schema200,
           data,
         };
         if (vErrors === null) {
@@ -27228,8 +27315,8 @@ function validate105(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema198.type,
-      parentSchema: schema198,
+      schema: schema200.type,
+      parentSchema: schema200,
       data,
     };
     if (vErrors === null) {
@@ -27245,7 +27332,7 @@ function validate105(
 validate105.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffProgressInput = validate107;
-const schema199 = {
+const schema201 = {
   title: "HandoffProgressInput",
   description:
     "The assignee says how far along a working task is. Reports for one task are committed at most once a second; the latest wins, and the last one before the task ends is always committed.",
@@ -27281,8 +27368,8 @@ function validate107(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema199.required,
-        parentSchema: schema199,
+        schema: schema201.required,
+        parentSchema: schema201,
         data,
       };
       if (vErrors === null) {
@@ -27299,8 +27386,8 @@ function validate107(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
-        schema: schema199.required,
-        parentSchema: schema199,
+        schema: schema201.required,
+        parentSchema: schema201,
         data,
       };
       if (vErrors === null) {
@@ -27319,7 +27406,7 @@ function validate107(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema199,
+          parentSchema: schema201,
           data,
         };
         if (vErrors === null) {
@@ -27341,7 +27428,7 @@ function validate107(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema199.properties.handoff_id,
+            parentSchema: schema201.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27359,7 +27446,7 @@ function validate107(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema199.properties.handoff_id,
+            parentSchema: schema201.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27376,8 +27463,8 @@ function validate107(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema199.properties.handoff_id.type,
-          parentSchema: schema199.properties.handoff_id,
+          schema: schema201.properties.handoff_id.type,
+          parentSchema: schema201.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -27399,7 +27486,7 @@ function validate107(
             params: { limit: 500 },
             message: "must NOT have more than 500 characters",
             schema: 500,
-            parentSchema: schema199.properties.message,
+            parentSchema: schema201.properties.message,
             data: data1,
           };
           if (vErrors === null) {
@@ -27417,7 +27504,7 @@ function validate107(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema199.properties.message,
+            parentSchema: schema201.properties.message,
             data: data1,
           };
           if (vErrors === null) {
@@ -27434,8 +27521,8 @@ function validate107(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema199.properties.message.type,
-          parentSchema: schema199.properties.message,
+          schema: schema201.properties.message.type,
+          parentSchema: schema201.properties.message,
           data: data1,
         };
         if (vErrors === null) {
@@ -27457,7 +27544,7 @@ function validate107(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema199.properties.progress,
+            parentSchema: schema201.properties.progress,
             data: data2,
           };
           if (vErrors === null) {
@@ -27474,8 +27561,8 @@ function validate107(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
-          schema: schema199.properties.progress.type,
-          parentSchema: schema199.properties.progress,
+          schema: schema201.properties.progress.type,
+          parentSchema: schema201.properties.progress,
           data: data2,
         };
         if (vErrors === null) {
@@ -27497,7 +27584,7 @@ function validate107(
             params: { comparison: ">", limit: 0 },
             message: "must be > 0",
             schema: 0,
-            parentSchema: schema199.properties.total,
+            parentSchema: schema201.properties.total,
             data: data3,
           };
           if (vErrors === null) {
@@ -27514,8 +27601,8 @@ function validate107(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
-          schema: schema199.properties.total.type,
-          parentSchema: schema199.properties.total,
+          schema: schema201.properties.total.type,
+          parentSchema: schema201.properties.total,
           data: data3,
         };
         if (vErrors === null) {
@@ -27533,8 +27620,8 @@ function validate107(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema199.type,
-      parentSchema: schema199,
+      schema: schema201.type,
+      parentSchema: schema201,
       data,
     };
     if (vErrors === null) {
@@ -27550,7 +27637,7 @@ function validate107(
 validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffProgressOutput = validate108;
-const schema200 = {
+const schema202 = {
   title: "HandoffProgressOutput",
   description:
     "The handoff and its task after the report. committed is false when the report waits (under a second) for the task's next commit, which a newer report replaces; the handoff and task are then shown as the report will leave them.",
@@ -27585,8 +27672,8 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema200.required,
-        parentSchema: schema200,
+        schema: schema202.required,
+        parentSchema: schema202,
         data,
       };
       if (vErrors === null) {
@@ -27603,8 +27690,8 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema200.required,
-        parentSchema: schema200,
+        schema: schema202.required,
+        parentSchema: schema202,
         data,
       };
       if (vErrors === null) {
@@ -27621,8 +27708,8 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "committed" },
         message: "must have required property '" + "committed" + "'",
-        schema: schema200.required,
-        parentSchema: schema200,
+        schema: schema202.required,
+        parentSchema: schema202,
         data,
       };
       if (vErrors === null) {
@@ -27641,7 +27728,7 @@ function validate108(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema200,
+          parentSchema: schema202,
           data,
         };
         if (vErrors === null) {
@@ -27689,8 +27776,8 @@ function validate108(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema200.properties.committed.type,
-          parentSchema: schema200.properties.committed,
+          schema: schema202.properties.committed.type,
+          parentSchema: schema202.properties.committed,
           data: data2,
         };
         if (vErrors === null) {
@@ -27708,8 +27795,8 @@ function validate108(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema200.type,
-      parentSchema: schema200,
+      schema: schema202.type,
+      parentSchema: schema202,
       data,
     };
     if (vErrors === null) {
@@ -27725,7 +27812,7 @@ function validate108(
 validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffRefInput = validate111;
-const schema201 = {
+const schema203 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
@@ -27757,8 +27844,8 @@ function validate111(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema201.required,
-        parentSchema: schema201,
+        schema: schema203.required,
+        parentSchema: schema203,
         data,
       };
       if (vErrors === null) {
@@ -27777,7 +27864,7 @@ function validate111(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema201,
+          parentSchema: schema203,
           data,
         };
         if (vErrors === null) {
@@ -27799,7 +27886,7 @@ function validate111(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema201.properties.handoff_id,
+            parentSchema: schema203.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27817,7 +27904,7 @@ function validate111(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema201.properties.handoff_id,
+            parentSchema: schema203.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27834,8 +27921,8 @@ function validate111(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema201.properties.handoff_id.type,
-          parentSchema: schema201.properties.handoff_id,
+          schema: schema203.properties.handoff_id.type,
+          parentSchema: schema203.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -27853,8 +27940,8 @@ function validate111(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema201.type,
-      parentSchema: schema201,
+      schema: schema203.type,
+      parentSchema: schema203,
       data,
     };
     if (vErrors === null) {
@@ -27870,7 +27957,7 @@ function validate111(
 validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffRequestInputInput = validate112;
-const schema202 = {
+const schema204 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
@@ -27912,8 +27999,8 @@ function validate112(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema202.required,
-        parentSchema: schema202,
+        schema: schema204.required,
+        parentSchema: schema204,
         data,
       };
       if (vErrors === null) {
@@ -27930,8 +28017,8 @@ function validate112(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
-        schema: schema202.required,
-        parentSchema: schema202,
+        schema: schema204.required,
+        parentSchema: schema204,
         data,
       };
       if (vErrors === null) {
@@ -27950,7 +28037,7 @@ function validate112(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema202,
+          parentSchema: schema204,
           data,
         };
         if (vErrors === null) {
@@ -27972,7 +28059,7 @@ function validate112(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema202.properties.handoff_id,
+            parentSchema: schema204.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27990,7 +28077,7 @@ function validate112(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema202.properties.handoff_id,
+            parentSchema: schema204.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -28007,8 +28094,8 @@ function validate112(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema202.properties.handoff_id.type,
-          parentSchema: schema202.properties.handoff_id,
+          schema: schema204.properties.handoff_id.type,
+          parentSchema: schema204.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -28106,7 +28193,7 @@ function validate112(
             params: { limit: 8000 },
             message: "must NOT have more than 8000 characters",
             schema: 8000,
-            parentSchema: schema202.properties.message,
+            parentSchema: schema204.properties.message,
             data: data2,
           };
           if (vErrors === null) {
@@ -28124,7 +28211,7 @@ function validate112(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema202.properties.message,
+            parentSchema: schema204.properties.message,
             data: data2,
           };
           if (vErrors === null) {
@@ -28141,8 +28228,8 @@ function validate112(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema202.properties.message.type,
-          parentSchema: schema202.properties.message,
+          schema: schema204.properties.message.type,
+          parentSchema: schema204.properties.message,
           data: data2,
         };
         if (vErrors === null) {
@@ -28422,8 +28509,8 @@ function validate112(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema202.type,
-      parentSchema: schema202,
+      schema: schema204.type,
+      parentSchema: schema204,
       data,
     };
     if (vErrors === null) {
@@ -28439,7 +28526,7 @@ function validate112(
 validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffRequestInputOutput = validate113;
-const schema205 = {
+const schema207 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -28473,8 +28560,8 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema205.required,
-        parentSchema: schema205,
+        schema: schema207.required,
+        parentSchema: schema207,
         data,
       };
       if (vErrors === null) {
@@ -28491,8 +28578,8 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema205.required,
-        parentSchema: schema205,
+        schema: schema207.required,
+        parentSchema: schema207,
         data,
       };
       if (vErrors === null) {
@@ -28509,8 +28596,8 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "key" },
         message: "must have required property '" + "key" + "'",
-        schema: schema205.required,
-        parentSchema: schema205,
+        schema: schema207.required,
+        parentSchema: schema207,
         data,
       };
       if (vErrors === null) {
@@ -28529,7 +28616,7 @@ function validate113(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema205,
+          parentSchema: schema207,
           data,
         };
         if (vErrors === null) {
@@ -28651,8 +28738,8 @@ function validate113(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema205.type,
-      parentSchema: schema205,
+      schema: schema207.type,
+      parentSchema: schema207,
       data,
     };
     if (vErrors === null) {
@@ -28668,7 +28755,7 @@ function validate113(
 validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateHandoffTaskOutput = validate116;
-const schema207 = {
+const schema209 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -28705,8 +28792,8 @@ function validate116(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema207.required,
-        parentSchema: schema207,
+        schema: schema209.required,
+        parentSchema: schema209,
         data,
       };
       if (vErrors === null) {
@@ -28723,8 +28810,8 @@ function validate116(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema207.required,
-        parentSchema: schema207,
+        schema: schema209.required,
+        parentSchema: schema209,
         data,
       };
       if (vErrors === null) {
@@ -28743,7 +28830,7 @@ function validate116(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema207,
+          parentSchema: schema209,
           data,
         };
         if (vErrors === null) {
@@ -28795,8 +28882,8 @@ function validate116(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema207.properties.task.anyOf[1].type,
-          parentSchema: schema207.properties.task.anyOf[1],
+          schema: schema209.properties.task.anyOf[1].type,
+          parentSchema: schema209.properties.task.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -28815,8 +28902,8 @@ function validate116(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema207.properties.task.anyOf,
-          parentSchema: schema207.properties.task,
+          schema: schema209.properties.task.anyOf,
+          parentSchema: schema209.properties.task,
           data: data1,
         };
         if (vErrors === null) {
@@ -28843,8 +28930,8 @@ function validate116(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema207.type,
-      parentSchema: schema207,
+      schema: schema209.type,
+      parentSchema: schema209,
       data,
     };
     if (vErrors === null) {
@@ -28860,7 +28947,7 @@ function validate116(
 validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateParticipantAddInput = validate119;
-const schema208 = {
+const schema210 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
@@ -28890,8 +28977,8 @@ function validate119(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema208.required,
-        parentSchema: schema208,
+        schema: schema210.required,
+        parentSchema: schema210,
         data,
       };
       if (vErrors === null) {
@@ -28910,7 +28997,7 @@ function validate119(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema208,
+          parentSchema: schema210,
           data,
         };
         if (vErrors === null) {
@@ -29004,8 +29091,8 @@ function validate119(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema208.type,
-      parentSchema: schema208,
+      schema: schema210.type,
+      parentSchema: schema210,
       data,
     };
     if (vErrors === null) {
@@ -29021,7 +29108,7 @@ function validate119(
 validate119.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateParticipantListInput = validate120;
-const schema210 = {
+const schema212 = {
   title: "ParticipantListInput",
   description: "Lists the participants of the room by name. Needs read, or the local operator.",
   type: "object",
@@ -29062,7 +29149,7 @@ function validate120(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema210,
+          parentSchema: schema212,
           data,
         };
         if (vErrors === null) {
@@ -29081,8 +29168,8 @@ function validate120(
         keyword: "type",
         params: { type: "boolean" },
         message: "must be boolean",
-        schema: schema210.properties.include_removed.type,
-        parentSchema: schema210.properties.include_removed,
+        schema: schema212.properties.include_removed.type,
+        parentSchema: schema212.properties.include_removed,
         data: data0,
       };
       if (vErrors === null) {
@@ -29099,8 +29186,8 @@ function validate120(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema210.type,
-      parentSchema: schema210,
+      schema: schema212.type,
+      parentSchema: schema212,
       data,
     };
     if (vErrors === null) {
@@ -29116,7 +29203,7 @@ function validate120(
 validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateParticipantListOutput = validate121;
-const schema211 = {
+const schema213 = {
   title: "ParticipantListOutput",
   description: "The room's participants by name.",
   type: "object",
@@ -29146,8 +29233,8 @@ function validate121(
         keyword: "required",
         params: { missingProperty: "participants" },
         message: "must have required property '" + "participants" + "'",
-        schema: schema211.required,
-        parentSchema: schema211,
+        schema: schema213.required,
+        parentSchema: schema213,
         data,
       };
       if (vErrors === null) {
@@ -29166,7 +29253,7 @@ function validate121(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema211,
+          parentSchema: schema213,
           data,
         };
         if (vErrors === null) {
@@ -29202,8 +29289,8 @@ function validate121(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema211.properties.participants.type,
-          parentSchema: schema211.properties.participants,
+          schema: schema213.properties.participants.type,
+          parentSchema: schema213.properties.participants,
           data: data0,
         };
         if (vErrors === null) {
@@ -29221,8 +29308,8 @@ function validate121(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema211.type,
-      parentSchema: schema211,
+      schema: schema213.type,
+      parentSchema: schema213,
       data,
     };
     if (vErrors === null) {
@@ -29238,7 +29325,7 @@ function validate121(
 validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateParticipantRemoveInput = validate123;
-const schema212 = {
+const schema214 = {
   title: "ParticipantRemoveInput",
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
@@ -29269,8 +29356,8 @@ function validate123(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema212.required,
-        parentSchema: schema212,
+        schema: schema214.required,
+        parentSchema: schema214,
         data,
       };
       if (vErrors === null) {
@@ -29289,7 +29376,7 @@ function validate123(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema212,
+          parentSchema: schema214,
           data,
         };
         if (vErrors === null) {
@@ -29383,8 +29470,8 @@ function validate123(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema212.type,
-      parentSchema: schema212,
+      schema: schema214.type,
+      parentSchema: schema214,
       data,
     };
     if (vErrors === null) {
@@ -29400,7 +29487,7 @@ function validate123(
 validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateParticipantOutput = validate124;
-const schema214 = {
+const schema216 = {
   title: "ParticipantOutput",
   description: "One participant.",
   type: "object",
@@ -29430,8 +29517,8 @@ function validate124(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema214.required,
-        parentSchema: schema214,
+        schema: schema216.required,
+        parentSchema: schema216,
         data,
       };
       if (vErrors === null) {
@@ -29450,7 +29537,7 @@ function validate124(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema214,
+          parentSchema: schema216,
           data,
         };
         if (vErrors === null) {
@@ -29482,8 +29569,8 @@ function validate124(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema214.type,
-      parentSchema: schema214,
+      schema: schema216.type,
+      parentSchema: schema216,
       data,
     };
     if (vErrors === null) {
@@ -29499,7 +29586,7 @@ function validate124(
 validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateProposalDecisionInput = validate126;
-const schema215 = {
+const schema217 = {
   title: "ProposalDecisionInput",
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
@@ -29539,8 +29626,8 @@ function validate126(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
-        schema: schema215.required,
-        parentSchema: schema215,
+        schema: schema217.required,
+        parentSchema: schema217,
         data,
       };
       if (vErrors === null) {
@@ -29559,7 +29646,7 @@ function validate126(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema215,
+          parentSchema: schema217,
           data,
         };
         if (vErrors === null) {
@@ -29581,7 +29668,7 @@ function validate126(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema215.properties.proposal_id,
+            parentSchema: schema217.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -29599,7 +29686,7 @@ function validate126(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema215.properties.proposal_id,
+            parentSchema: schema217.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -29616,8 +29703,8 @@ function validate126(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema215.properties.proposal_id.type,
-          parentSchema: schema215.properties.proposal_id,
+          schema: schema217.properties.proposal_id.type,
+          parentSchema: schema217.properties.proposal_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -29675,8 +29762,8 @@ function validate126(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema215.type,
-      parentSchema: schema215,
+      schema: schema217.type,
+      parentSchema: schema217,
       data,
     };
     if (vErrors === null) {
@@ -29692,7 +29779,7 @@ function validate126(
 validate126.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateProposalListInput = validate127;
-const schema217 = {
+const schema219 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
@@ -29747,7 +29834,7 @@ function validate127(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema217,
+          parentSchema: schema219,
           data,
         };
         if (vErrors === null) {
@@ -29766,8 +29853,8 @@ function validate127(
         keyword: "type",
         params: { type: "string" },
         message: "must be string",
-        schema: schema117.type,
-        parentSchema: schema117,
+        schema: schema118.type,
+        parentSchema: schema118,
         data: data0,
       };
       if (vErrors === null) {
@@ -29782,10 +29869,10 @@ function validate127(
         instancePath: instancePath + "/status",
         schemaPath: "#/$defs/ProposalStatus/enum",
         keyword: "enum",
-        params: { allowedValues: schema117.enum },
+        params: { allowedValues: schema118.enum },
         message: "must be equal to one of the allowed values",
-        schema: schema117.enum,
-        parentSchema: schema117,
+        schema: schema118.enum,
+        parentSchema: schema118,
         data: data0,
       };
       if (vErrors === null) {
@@ -29806,7 +29893,7 @@ function validate127(
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
             schema: 200,
-            parentSchema: schema217.properties.cursor,
+            parentSchema: schema219.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -29824,7 +29911,7 @@ function validate127(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema217.properties.cursor,
+            parentSchema: schema219.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -29841,8 +29928,8 @@ function validate127(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema217.properties.cursor.type,
-          parentSchema: schema217.properties.cursor,
+          schema: schema219.properties.cursor.type,
+          parentSchema: schema219.properties.cursor,
           data: data1,
         };
         if (vErrors === null) {
@@ -29861,8 +29948,8 @@ function validate127(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema217.properties.limit.type,
-        parentSchema: schema217.properties.limit,
+        schema: schema219.properties.limit.type,
+        parentSchema: schema219.properties.limit,
         data: data2,
       };
       if (vErrors === null) {
@@ -29881,7 +29968,7 @@ function validate127(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema217.properties.limit,
+          parentSchema: schema219.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -29899,7 +29986,7 @@ function validate127(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema217.properties.limit,
+          parentSchema: schema219.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -29917,8 +30004,8 @@ function validate127(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema217.type,
-      parentSchema: schema217,
+      schema: schema219.type,
+      parentSchema: schema219,
       data,
     };
     if (vErrors === null) {
@@ -29934,7 +30021,7 @@ function validate127(
 validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateProposalListOutput = validate128;
-const schema219 = {
+const schema221 = {
   title: "ProposalListOutput",
   description: "A page of proposals; next_cursor is null on the last page.",
   type: "object",
@@ -29967,8 +30054,8 @@ function validate128(
         keyword: "required",
         params: { missingProperty: "proposals" },
         message: "must have required property '" + "proposals" + "'",
-        schema: schema219.required,
-        parentSchema: schema219,
+        schema: schema221.required,
+        parentSchema: schema221,
         data,
       };
       if (vErrors === null) {
@@ -29985,8 +30072,8 @@ function validate128(
         keyword: "required",
         params: { missingProperty: "next_cursor" },
         message: "must have required property '" + "next_cursor" + "'",
-        schema: schema219.required,
-        parentSchema: schema219,
+        schema: schema221.required,
+        parentSchema: schema221,
         data,
       };
       if (vErrors === null) {
@@ -30005,7 +30092,7 @@ function validate128(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema219,
+          parentSchema: schema221,
           data,
         };
         if (vErrors === null) {
@@ -30041,8 +30128,8 @@ function validate128(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema219.properties.proposals.type,
-          parentSchema: schema219.properties.proposals,
+          schema: schema221.properties.proposals.type,
+          parentSchema: schema221.properties.proposals,
           data: data0,
         };
         if (vErrors === null) {
@@ -30065,8 +30152,8 @@ function validate128(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema219.properties.next_cursor.anyOf[0].type,
-          parentSchema: schema219.properties.next_cursor.anyOf[0],
+          schema: schema221.properties.next_cursor.anyOf[0].type,
+          parentSchema: schema221.properties.next_cursor.anyOf[0],
           data: data2,
         };
         if (vErrors === null) {
@@ -30086,8 +30173,8 @@ function validate128(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema219.properties.next_cursor.anyOf[1].type,
-          parentSchema: schema219.properties.next_cursor.anyOf[1],
+          schema: schema221.properties.next_cursor.anyOf[1].type,
+          parentSchema: schema221.properties.next_cursor.anyOf[1],
           data: data2,
         };
         if (vErrors === null) {
@@ -30106,8 +30193,8 @@ function validate128(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema219.properties.next_cursor.anyOf,
-          parentSchema: schema219.properties.next_cursor,
+          schema: schema221.properties.next_cursor.anyOf,
+          parentSchema: schema221.properties.next_cursor,
           data: data2,
         };
         if (vErrors === null) {
@@ -30134,8 +30221,8 @@ function validate128(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema219.type,
-      parentSchema: schema219,
+      schema: schema221.type,
+      parentSchema: schema221,
       data,
     };
     if (vErrors === null) {
@@ -30151,7 +30238,7 @@ function validate128(
 validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateProposalOutput = validate130;
-const schema220 = {
+const schema222 = {
   title: "ProposalOutput",
   description: "One proposal and, once accepted, the revision it made.",
   type: "object",
@@ -30184,8 +30271,8 @@ function validate130(
         keyword: "required",
         params: { missingProperty: "proposal" },
         message: "must have required property '" + "proposal" + "'",
-        schema: schema220.required,
-        parentSchema: schema220,
+        schema: schema222.required,
+        parentSchema: schema222,
         data,
       };
       if (vErrors === null) {
@@ -30202,8 +30289,8 @@ function validate130(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
-        schema: schema220.required,
-        parentSchema: schema220,
+        schema: schema222.required,
+        parentSchema: schema222,
         data,
       };
       if (vErrors === null) {
@@ -30222,7 +30309,7 @@ function validate130(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema220,
+          parentSchema: schema222,
           data,
         };
         if (vErrors === null) {
@@ -30274,8 +30361,8 @@ function validate130(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema220.properties.revision.anyOf[1].type,
-          parentSchema: schema220.properties.revision.anyOf[1],
+          schema: schema222.properties.revision.anyOf[1].type,
+          parentSchema: schema222.properties.revision.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -30294,8 +30381,8 @@ function validate130(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema220.properties.revision.anyOf,
-          parentSchema: schema220.properties.revision,
+          schema: schema222.properties.revision.anyOf,
+          parentSchema: schema222.properties.revision,
           data: data1,
         };
         if (vErrors === null) {
@@ -30322,8 +30409,8 @@ function validate130(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema220.type,
-      parentSchema: schema220,
+      schema: schema222.type,
+      parentSchema: schema222,
       data,
     };
     if (vErrors === null) {
@@ -30339,7 +30426,7 @@ function validate130(
 validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateProposalRefInput = validate133;
-const schema221 = {
+const schema223 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
@@ -30377,8 +30464,8 @@ function validate133(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
-        schema: schema221.required,
-        parentSchema: schema221,
+        schema: schema223.required,
+        parentSchema: schema223,
         data,
       };
       if (vErrors === null) {
@@ -30397,7 +30484,7 @@ function validate133(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema221,
+          parentSchema: schema223,
           data,
         };
         if (vErrors === null) {
@@ -30419,7 +30506,7 @@ function validate133(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema221.properties.proposal_id,
+            parentSchema: schema223.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -30437,7 +30524,7 @@ function validate133(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema221.properties.proposal_id,
+            parentSchema: schema223.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -30454,8 +30541,8 @@ function validate133(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema221.properties.proposal_id.type,
-          parentSchema: schema221.properties.proposal_id,
+          schema: schema223.properties.proposal_id.type,
+          parentSchema: schema223.properties.proposal_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -30473,8 +30560,8 @@ function validate133(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema221.type,
-      parentSchema: schema221,
+      schema: schema223.type,
+      parentSchema: schema223,
       data,
     };
     if (vErrors === null) {
@@ -30490,7 +30577,7 @@ function validate133(
 validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSessionCreateInput = validate134;
-const schema222 = {
+const schema224 = {
   title: "SessionCreateInput",
   description:
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
@@ -30538,8 +30625,8 @@ function validate134(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema222.required,
-        parentSchema: schema222,
+        schema: schema224.required,
+        parentSchema: schema224,
         data,
       };
       if (vErrors === null) {
@@ -30556,8 +30643,8 @@ function validate134(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
-        schema: schema222.required,
-        parentSchema: schema222,
+        schema: schema224.required,
+        parentSchema: schema224,
         data,
       };
       if (vErrors === null) {
@@ -30576,7 +30663,7 @@ function validate134(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema222,
+          parentSchema: schema224,
           data,
         };
         if (vErrors === null) {
@@ -30674,7 +30761,7 @@ function validate134(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 items",
             schema: 1,
-            parentSchema: schema222.properties.capabilities,
+            parentSchema: schema224.properties.capabilities,
             data: data1,
           };
           if (vErrors === null) {
@@ -30737,7 +30824,7 @@ function validate134(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema222.properties.capabilities,
+                  parentSchema: schema224.properties.capabilities,
                   data: data1,
                 };
                 if (vErrors === null) {
@@ -30758,8 +30845,8 @@ function validate134(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema222.properties.capabilities.type,
-          parentSchema: schema222.properties.capabilities,
+          schema: schema224.properties.capabilities.type,
+          parentSchema: schema224.properties.capabilities,
           data: data1,
         };
         if (vErrors === null) {
@@ -30779,8 +30866,8 @@ function validate134(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema222.properties.expires_in_seconds.type,
-          parentSchema: schema222.properties.expires_in_seconds,
+          schema: schema224.properties.expires_in_seconds.type,
+          parentSchema: schema224.properties.expires_in_seconds,
           data: data3,
         };
         if (vErrors === null) {
@@ -30799,7 +30886,7 @@ function validate134(
             params: { comparison: "<=", limit: 31536000 },
             message: "must be <= 31536000",
             schema: 31536000,
-            parentSchema: schema222.properties.expires_in_seconds,
+            parentSchema: schema224.properties.expires_in_seconds,
             data: data3,
           };
           if (vErrors === null) {
@@ -30817,7 +30904,7 @@ function validate134(
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
             schema: 1,
-            parentSchema: schema222.properties.expires_in_seconds,
+            parentSchema: schema224.properties.expires_in_seconds,
             data: data3,
           };
           if (vErrors === null) {
@@ -30836,8 +30923,8 @@ function validate134(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema222.type,
-      parentSchema: schema222,
+      schema: schema224.type,
+      parentSchema: schema224,
       data,
     };
     if (vErrors === null) {
@@ -30853,7 +30940,7 @@ function validate134(
 validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSessionCreateOutput = validate135;
-const schema225 = {
+const schema227 = {
   title: "SessionCreateOutput",
   description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
   type: "object",
@@ -30883,8 +30970,8 @@ function validate135(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
-        schema: schema225.required,
-        parentSchema: schema225,
+        schema: schema227.required,
+        parentSchema: schema227,
         data,
       };
       if (vErrors === null) {
@@ -30901,8 +30988,8 @@ function validate135(
         keyword: "required",
         params: { missingProperty: "token" },
         message: "must have required property '" + "token" + "'",
-        schema: schema225.required,
-        parentSchema: schema225,
+        schema: schema227.required,
+        parentSchema: schema227,
         data,
       };
       if (vErrors === null) {
@@ -30921,7 +31008,7 @@ function validate135(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema225,
+          parentSchema: schema227,
           data,
         };
         if (vErrors === null) {
@@ -30957,7 +31044,7 @@ function validate135(
             params: { limit: 22 },
             message: "must NOT have fewer than 22 characters",
             schema: 22,
-            parentSchema: schema225.properties.token,
+            parentSchema: schema227.properties.token,
             data: data1,
           };
           if (vErrors === null) {
@@ -30974,8 +31061,8 @@ function validate135(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema225.properties.token.type,
-          parentSchema: schema225.properties.token,
+          schema: schema227.properties.token.type,
+          parentSchema: schema227.properties.token,
           data: data1,
         };
         if (vErrors === null) {
@@ -30993,8 +31080,8 @@ function validate135(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema225.type,
-      parentSchema: schema225,
+      schema: schema227.type,
+      parentSchema: schema227,
       data,
     };
     if (vErrors === null) {
@@ -31010,7 +31097,7 @@ function validate135(
 validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSessionGetInput = validate137;
-const schema226 = {
+const schema228 = {
   title: "SessionGetInput",
   description:
     "Who the caller is and what it may do; takes nothing. Any session may ask, whatever its capabilities: a client (the room's page, say) offers only the actions the answer allows.",
@@ -31041,7 +31128,7 @@ function validate137(
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
         schema: false,
-        parentSchema: schema226,
+        parentSchema: schema228,
         data,
       };
       if (vErrors === null) {
@@ -31058,8 +31145,8 @@ function validate137(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema226.type,
-      parentSchema: schema226,
+      schema: schema228.type,
+      parentSchema: schema228,
       data,
     };
     if (vErrors === null) {
@@ -31075,7 +31162,7 @@ function validate137(
 validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSessionGetOutput = validate138;
-const schema227 = {
+const schema229 = {
   title: "SessionGetOutput",
   description:
     "The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session.",
@@ -31110,8 +31197,8 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema227.required,
-        parentSchema: schema227,
+        schema: schema229.required,
+        parentSchema: schema229,
         data,
       };
       if (vErrors === null) {
@@ -31128,8 +31215,8 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
-        schema: schema227.required,
-        parentSchema: schema227,
+        schema: schema229.required,
+        parentSchema: schema229,
         data,
       };
       if (vErrors === null) {
@@ -31146,8 +31233,8 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
-        schema: schema227.required,
-        parentSchema: schema227,
+        schema: schema229.required,
+        parentSchema: schema229,
         data,
       };
       if (vErrors === null) {
@@ -31166,7 +31253,7 @@ function validate138(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema227,
+          parentSchema: schema229,
           data,
         };
         if (vErrors === null) {
@@ -31265,8 +31352,8 @@ function validate138(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema227.properties.participant.anyOf[1].type,
-          parentSchema: schema227.properties.participant.anyOf[1],
+          schema: schema229.properties.participant.anyOf[1].type,
+          parentSchema: schema229.properties.participant.anyOf[1],
           data: data0,
         };
         if (vErrors === null) {
@@ -31285,8 +31372,8 @@ function validate138(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema227.properties.participant.anyOf,
-          parentSchema: schema227.properties.participant,
+          schema: schema229.properties.participant.anyOf,
+          parentSchema: schema229.properties.participant,
           data: data0,
         };
         if (vErrors === null) {
@@ -31362,7 +31449,7 @@ function validate138(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema227.properties.capabilities,
+                  parentSchema: schema229.properties.capabilities,
                   data: data1,
                 };
                 if (vErrors === null) {
@@ -31383,8 +31470,8 @@ function validate138(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema227.properties.capabilities.type,
-          parentSchema: schema227.properties.capabilities,
+          schema: schema229.properties.capabilities.type,
+          parentSchema: schema229.properties.capabilities,
           data: data1,
         };
         if (vErrors === null) {
@@ -31422,8 +31509,8 @@ function validate138(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema227.properties.session.anyOf[1].type,
-          parentSchema: schema227.properties.session.anyOf[1],
+          schema: schema229.properties.session.anyOf[1].type,
+          parentSchema: schema229.properties.session.anyOf[1],
           data: data3,
         };
         if (vErrors === null) {
@@ -31442,8 +31529,8 @@ function validate138(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema227.properties.session.anyOf,
-          parentSchema: schema227.properties.session,
+          schema: schema229.properties.session.anyOf,
+          parentSchema: schema229.properties.session,
           data: data3,
         };
         if (vErrors === null) {
@@ -31470,8 +31557,8 @@ function validate138(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema227.type,
-      parentSchema: schema227,
+      schema: schema229.type,
+      parentSchema: schema229,
       data,
     };
     if (vErrors === null) {
@@ -31487,7 +31574,7 @@ function validate138(
 validate138.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSessionListInput = validate140;
-const schema230 = {
+const schema232 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
@@ -31519,7 +31606,7 @@ function validate140(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema230,
+          parentSchema: schema232,
           data,
         };
         if (vErrors === null) {
@@ -31613,8 +31700,8 @@ function validate140(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema230.type,
-      parentSchema: schema230,
+      schema: schema232.type,
+      parentSchema: schema232,
       data,
     };
     if (vErrors === null) {
@@ -31630,7 +31717,7 @@ function validate140(
 validate140.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSessionListOutput = validate141;
-const schema232 = {
+const schema234 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -31660,8 +31747,8 @@ function validate141(
         keyword: "required",
         params: { missingProperty: "sessions" },
         message: "must have required property '" + "sessions" + "'",
-        schema: schema232.required,
-        parentSchema: schema232,
+        schema: schema234.required,
+        parentSchema: schema234,
         data,
       };
       if (vErrors === null) {
@@ -31680,7 +31767,7 @@ function validate141(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema232,
+          parentSchema: schema234,
           data,
         };
         if (vErrors === null) {
@@ -31716,8 +31803,8 @@ function validate141(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema232.properties.sessions.type,
-          parentSchema: schema232.properties.sessions,
+          schema: schema234.properties.sessions.type,
+          parentSchema: schema234.properties.sessions,
           data: data0,
         };
         if (vErrors === null) {
@@ -31735,8 +31822,8 @@ function validate141(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema232.type,
-      parentSchema: schema232,
+      schema: schema234.type,
+      parentSchema: schema234,
       data,
     };
     if (vErrors === null) {
@@ -31752,7 +31839,7 @@ function validate141(
 validate141.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSessionOutput = validate143;
-const schema233 = {
+const schema235 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -31782,8 +31869,8 @@ function validate143(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
-        schema: schema233.required,
-        parentSchema: schema233,
+        schema: schema235.required,
+        parentSchema: schema235,
         data,
       };
       if (vErrors === null) {
@@ -31802,7 +31889,7 @@ function validate143(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema233,
+          parentSchema: schema235,
           data,
         };
         if (vErrors === null) {
@@ -31834,8 +31921,8 @@ function validate143(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema233.type,
-      parentSchema: schema233,
+      schema: schema235.type,
+      parentSchema: schema235,
       data,
     };
     if (vErrors === null) {
@@ -31851,7 +31938,7 @@ function validate143(
 validate143.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSessionRevokeInput = validate145;
-const schema234 = {
+const schema236 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
@@ -31889,8 +31976,8 @@ function validate145(
         keyword: "required",
         params: { missingProperty: "session_id" },
         message: "must have required property '" + "session_id" + "'",
-        schema: schema234.required,
-        parentSchema: schema234,
+        schema: schema236.required,
+        parentSchema: schema236,
         data,
       };
       if (vErrors === null) {
@@ -31909,7 +31996,7 @@ function validate145(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema234,
+          parentSchema: schema236,
           data,
         };
         if (vErrors === null) {
@@ -31931,7 +32018,7 @@ function validate145(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema234.properties.session_id,
+            parentSchema: schema236.properties.session_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -31949,7 +32036,7 @@ function validate145(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema234.properties.session_id,
+            parentSchema: schema236.properties.session_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -31966,8 +32053,8 @@ function validate145(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema234.properties.session_id.type,
-          parentSchema: schema234.properties.session_id,
+          schema: schema236.properties.session_id.type,
+          parentSchema: schema236.properties.session_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -31985,8 +32072,8 @@ function validate145(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema234.type,
-      parentSchema: schema234,
+      schema: schema236.type,
+      parentSchema: schema236,
       data,
     };
     if (vErrors === null) {
@@ -32002,7 +32089,7 @@ function validate145(
 validate145.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSettingsGetInput = validate146;
-const schema235 = {
+const schema237 = {
   title: "SettingsGetInput",
   description: "The room's settings; takes nothing. Needs admin, or the local operator.",
   type: "object",
@@ -32032,7 +32119,7 @@ function validate146(
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
         schema: false,
-        parentSchema: schema235,
+        parentSchema: schema237,
         data,
       };
       if (vErrors === null) {
@@ -32049,8 +32136,8 @@ function validate146(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema235.type,
-      parentSchema: schema235,
+      schema: schema237.type,
+      parentSchema: schema237,
       data,
     };
     if (vErrors === null) {
@@ -32066,7 +32153,7 @@ function validate146(
 validate146.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSettingsUpdateInput = validate147;
-const schema236 = {
+const schema238 = {
   title: "SettingsUpdateInput",
   description:
     "Replaces the settings named (a list whole; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.",
@@ -32121,7 +32208,7 @@ function validate147(
         params: { limit: 1 },
         message: "must NOT have fewer than 1 properties",
         schema: 1,
-        parentSchema: schema236,
+        parentSchema: schema238,
         data,
       };
       if (vErrors === null) {
@@ -32140,7 +32227,7 @@ function validate147(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema236,
+          parentSchema: schema238,
           data,
         };
         if (vErrors === null) {
@@ -32162,7 +32249,7 @@ function validate147(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema236.properties.allowed_hosts,
+            parentSchema: schema238.properties.allowed_hosts,
             data: data0,
           };
           if (vErrors === null) {
@@ -32184,7 +32271,7 @@ function validate147(
                 params: { limit: 260 },
                 message: "must NOT have more than 260 characters",
                 schema: 260,
-                parentSchema: schema101,
+                parentSchema: schema102,
                 data: data1,
               };
               if (vErrors === null) {
@@ -32202,7 +32289,7 @@ function validate147(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema101,
+                parentSchema: schema102,
                 data: data1,
               };
               if (vErrors === null) {
@@ -32227,7 +32314,7 @@ function validate147(
                   '"',
                 schema:
                   "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
-                parentSchema: schema101,
+                parentSchema: schema102,
                 data: data1,
               };
               if (vErrors === null) {
@@ -32244,8 +32331,8 @@ function validate147(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema101.type,
-              parentSchema: schema101,
+              schema: schema102.type,
+              parentSchema: schema102,
               data: data1,
             };
             if (vErrors === null) {
@@ -32269,7 +32356,7 @@ function validate147(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema236.properties.allowed_hosts,
+                  parentSchema: schema238.properties.allowed_hosts,
                   data: data0,
                 };
                 if (vErrors === null) {
@@ -32290,8 +32377,8 @@ function validate147(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema236.properties.allowed_hosts.type,
-          parentSchema: schema236.properties.allowed_hosts,
+          schema: schema238.properties.allowed_hosts.type,
+          parentSchema: schema238.properties.allowed_hosts,
           data: data0,
         };
         if (vErrors === null) {
@@ -32313,7 +32400,7 @@ function validate147(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema236.properties.allowed_origins,
+            parentSchema: schema238.properties.allowed_origins,
             data: data2,
           };
           if (vErrors === null) {
@@ -32335,7 +32422,7 @@ function validate147(
                 params: { limit: 270 },
                 message: "must NOT have more than 270 characters",
                 schema: 270,
-                parentSchema: schema137,
+                parentSchema: schema139,
                 data: data3,
               };
               if (vErrors === null) {
@@ -32353,7 +32440,7 @@ function validate147(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema137,
+                parentSchema: schema139,
                 data: data3,
               };
               if (vErrors === null) {
@@ -32378,7 +32465,7 @@ function validate147(
                   '"',
                 schema:
                   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
-                parentSchema: schema137,
+                parentSchema: schema139,
                 data: data3,
               };
               if (vErrors === null) {
@@ -32395,8 +32482,8 @@ function validate147(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema137.type,
-              parentSchema: schema137,
+              schema: schema139.type,
+              parentSchema: schema139,
               data: data3,
             };
             if (vErrors === null) {
@@ -32420,7 +32507,7 @@ function validate147(
                   params: { i: i3, j: j1 },
                   message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)",
                   schema: true,
-                  parentSchema: schema236.properties.allowed_origins,
+                  parentSchema: schema238.properties.allowed_origins,
                   data: data2,
                 };
                 if (vErrors === null) {
@@ -32441,8 +32528,8 @@ function validate147(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema236.properties.allowed_origins.type,
-          parentSchema: schema236.properties.allowed_origins,
+          schema: schema238.properties.allowed_origins.type,
+          parentSchema: schema238.properties.allowed_origins,
           data: data2,
         };
         if (vErrors === null) {
@@ -32462,8 +32549,8 @@ function validate147(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema236.properties.four_eyes.type,
-          parentSchema: schema236.properties.four_eyes,
+          schema: schema238.properties.four_eyes.type,
+          parentSchema: schema238.properties.four_eyes,
           data: data4,
         };
         if (vErrors === null) {
@@ -32481,8 +32568,8 @@ function validate147(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema236.type,
-      parentSchema: schema236,
+      schema: schema238.type,
+      parentSchema: schema238,
       data,
     };
     if (vErrors === null) {
@@ -32498,7 +32585,7 @@ function validate147(
 validate147.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateSettingsOutput = validate148;
-const schema239 = {
+const schema241 = {
   title: "SettingsOutput",
   description: "The room's settings.",
   type: "object",
@@ -32528,8 +32615,8 @@ function validate148(
         keyword: "required",
         params: { missingProperty: "settings" },
         message: "must have required property '" + "settings" + "'",
-        schema: schema239.required,
-        parentSchema: schema239,
+        schema: schema241.required,
+        parentSchema: schema241,
         data,
       };
       if (vErrors === null) {
@@ -32548,7 +32635,7 @@ function validate148(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema239,
+          parentSchema: schema241,
           data,
         };
         if (vErrors === null) {
@@ -32580,8 +32667,8 @@ function validate148(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema239.type,
-      parentSchema: schema239,
+      schema: schema241.type,
+      parentSchema: schema241,
       data,
     };
     if (vErrors === null) {
@@ -32597,7 +32684,7 @@ function validate148(
 validate148.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateTaskCancelOutput = validate150;
-const schema240 = {
+const schema242 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -32628,8 +32715,8 @@ function validate150(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema240.required,
-        parentSchema: schema240,
+        schema: schema242.required,
+        parentSchema: schema242,
         data,
       };
       if (vErrors === null) {
@@ -32646,8 +32733,8 @@ function validate150(
         keyword: "required",
         params: { missingProperty: "cancelled" },
         message: "must have required property '" + "cancelled" + "'",
-        schema: schema240.required,
-        parentSchema: schema240,
+        schema: schema242.required,
+        parentSchema: schema242,
         data,
       };
       if (vErrors === null) {
@@ -32666,7 +32753,7 @@ function validate150(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema240,
+          parentSchema: schema242,
           data,
         };
         if (vErrors === null) {
@@ -32700,8 +32787,8 @@ function validate150(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema240.properties.cancelled.type,
-          parentSchema: schema240.properties.cancelled,
+          schema: schema242.properties.cancelled.type,
+          parentSchema: schema242.properties.cancelled,
           data: data1,
         };
         if (vErrors === null) {
@@ -32719,8 +32806,8 @@ function validate150(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema240.type,
-      parentSchema: schema240,
+      schema: schema242.type,
+      parentSchema: schema242,
       data,
     };
     if (vErrors === null) {
@@ -32736,7 +32823,7 @@ function validate150(
 validate150.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateTaskRefInput = validate152;
-const schema241 = {
+const schema243 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -32774,8 +32861,8 @@ function validate152(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema241.required,
-        parentSchema: schema241,
+        schema: schema243.required,
+        parentSchema: schema243,
         data,
       };
       if (vErrors === null) {
@@ -32794,7 +32881,7 @@ function validate152(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema241,
+          parentSchema: schema243,
           data,
         };
         if (vErrors === null) {
@@ -32816,7 +32903,7 @@ function validate152(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema241.properties.task_id,
+            parentSchema: schema243.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -32834,7 +32921,7 @@ function validate152(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema241.properties.task_id,
+            parentSchema: schema243.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -32851,8 +32938,8 @@ function validate152(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema241.properties.task_id.type,
-          parentSchema: schema241.properties.task_id,
+          schema: schema243.properties.task_id.type,
+          parentSchema: schema243.properties.task_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -32870,8 +32957,8 @@ function validate152(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema241.type,
-      parentSchema: schema241,
+      schema: schema243.type,
+      parentSchema: schema243,
       data,
     };
     if (vErrors === null) {
@@ -32887,7 +32974,7 @@ function validate152(
 validate152.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateTaskUpdateInput = validate153;
-const schema242 = {
+const schema244 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -32933,8 +33020,8 @@ function validate153(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema242.required,
-        parentSchema: schema242,
+        schema: schema244.required,
+        parentSchema: schema244,
         data,
       };
       if (vErrors === null) {
@@ -32951,8 +33038,8 @@ function validate153(
         keyword: "required",
         params: { missingProperty: "input_responses" },
         message: "must have required property '" + "input_responses" + "'",
-        schema: schema242.required,
-        parentSchema: schema242,
+        schema: schema244.required,
+        parentSchema: schema244,
         data,
       };
       if (vErrors === null) {
@@ -32971,7 +33058,7 @@ function validate153(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema242,
+          parentSchema: schema244,
           data,
         };
         if (vErrors === null) {
@@ -32993,7 +33080,7 @@ function validate153(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema242.properties.task_id,
+            parentSchema: schema244.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -33011,7 +33098,7 @@ function validate153(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema242.properties.task_id,
+            parentSchema: schema244.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -33028,8 +33115,8 @@ function validate153(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema242.properties.task_id.type,
-          parentSchema: schema242.properties.task_id,
+          schema: schema244.properties.task_id.type,
+          parentSchema: schema244.properties.task_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -33051,7 +33138,7 @@ function validate153(
             params: { limit: 100 },
             message: "must NOT have more than 100 properties",
             schema: 100,
-            parentSchema: schema242.properties.input_responses,
+            parentSchema: schema244.properties.input_responses,
             data: data1,
           };
           if (vErrors === null) {
@@ -33148,8 +33235,8 @@ function validate153(
               keyword: "propertyNames",
               params: { propertyName: key1 },
               message: "property name must be valid",
-              schema: schema242.properties.input_responses.propertyNames,
-              parentSchema: schema242.properties.input_responses,
+              schema: schema244.properties.input_responses.propertyNames,
+              parentSchema: schema244.properties.input_responses,
               data: data1,
             };
             if (vErrors === null) {
@@ -33418,8 +33505,8 @@ function validate153(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema242.properties.input_responses.type,
-          parentSchema: schema242.properties.input_responses,
+          schema: schema244.properties.input_responses.type,
+          parentSchema: schema244.properties.input_responses,
           data: data1,
         };
         if (vErrors === null) {
@@ -33437,8 +33524,8 @@ function validate153(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema242.type,
-      parentSchema: schema242,
+      schema: schema244.type,
+      parentSchema: schema244,
       data,
     };
     if (vErrors === null) {
@@ -33454,7 +33541,7 @@ function validate153(
 validate153.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateTaskUpdateOutput = validate154;
-const schema245 = {
+const schema247 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -33487,8 +33574,8 @@ function validate154(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema245.required,
-        parentSchema: schema245,
+        schema: schema247.required,
+        parentSchema: schema247,
         data,
       };
       if (vErrors === null) {
@@ -33505,8 +33592,8 @@ function validate154(
         keyword: "required",
         params: { missingProperty: "answered" },
         message: "must have required property '" + "answered" + "'",
-        schema: schema245.required,
-        parentSchema: schema245,
+        schema: schema247.required,
+        parentSchema: schema247,
         data,
       };
       if (vErrors === null) {
@@ -33525,7 +33612,7 @@ function validate154(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema245,
+          parentSchema: schema247,
           data,
         };
         if (vErrors === null) {
@@ -33637,8 +33724,8 @@ function validate154(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema245.properties.answered.type,
-          parentSchema: schema245.properties.answered,
+          schema: schema247.properties.answered.type,
+          parentSchema: schema247.properties.answered,
           data: data1,
         };
         if (vErrors === null) {
@@ -33656,8 +33743,8 @@ function validate154(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema245.type,
-      parentSchema: schema245,
+      schema: schema247.type,
+      parentSchema: schema247,
       data,
     };
     if (vErrors === null) {
@@ -33673,7 +33760,7 @@ function validate154(
 validate154.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateWorkspaceHistoryInput = validate156;
-const schema247 = {
+const schema249 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -33728,7 +33815,7 @@ function validate156(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema247,
+          parentSchema: schema249,
           data,
         };
         if (vErrors === null) {
@@ -33747,8 +33834,8 @@ function validate156(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema247.properties.after.type,
-        parentSchema: schema247.properties.after,
+        schema: schema249.properties.after.type,
+        parentSchema: schema249.properties.after,
         data: data0,
       };
       if (vErrors === null) {
@@ -33767,7 +33854,7 @@ function validate156(
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
           schema: 0,
-          parentSchema: schema247.properties.after,
+          parentSchema: schema249.properties.after,
           data: data0,
         };
         if (vErrors === null) {
@@ -33786,8 +33873,8 @@ function validate156(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema247.properties.limit.type,
-        parentSchema: schema247.properties.limit,
+        schema: schema249.properties.limit.type,
+        parentSchema: schema249.properties.limit,
         data: data1,
       };
       if (vErrors === null) {
@@ -33806,7 +33893,7 @@ function validate156(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema247.properties.limit,
+          parentSchema: schema249.properties.limit,
           data: data1,
         };
         if (vErrors === null) {
@@ -33824,7 +33911,7 @@ function validate156(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema247.properties.limit,
+          parentSchema: schema249.properties.limit,
           data: data1,
         };
         if (vErrors === null) {
@@ -33842,8 +33929,8 @@ function validate156(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema247.type,
-      parentSchema: schema247,
+      schema: schema249.type,
+      parentSchema: schema249,
       data,
     };
     if (vErrors === null) {
@@ -33859,7 +33946,7 @@ function validate156(
 validate156.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateWorkspaceHistoryOutput = validate157;
-const schema248 = {
+const schema250 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -33893,8 +33980,8 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "entries" },
         message: "must have required property '" + "entries" + "'",
-        schema: schema248.required,
-        parentSchema: schema248,
+        schema: schema250.required,
+        parentSchema: schema250,
         data,
       };
       if (vErrors === null) {
@@ -33911,8 +33998,8 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "next_after" },
         message: "must have required property '" + "next_after" + "'",
-        schema: schema248.required,
-        parentSchema: schema248,
+        schema: schema250.required,
+        parentSchema: schema250,
         data,
       };
       if (vErrors === null) {
@@ -33929,8 +34016,8 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "has_more" },
         message: "must have required property '" + "has_more" + "'",
-        schema: schema248.required,
-        parentSchema: schema248,
+        schema: schema250.required,
+        parentSchema: schema250,
         data,
       };
       if (vErrors === null) {
@@ -33949,7 +34036,7 @@ function validate157(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema248,
+          parentSchema: schema250,
           data,
         };
         if (vErrors === null) {
@@ -33985,8 +34072,8 @@ function validate157(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema248.properties.entries.type,
-          parentSchema: schema248.properties.entries,
+          schema: schema250.properties.entries.type,
+          parentSchema: schema250.properties.entries,
           data: data0,
         };
         if (vErrors === null) {
@@ -34006,8 +34093,8 @@ function validate157(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema248.properties.next_after.type,
-          parentSchema: schema248.properties.next_after,
+          schema: schema250.properties.next_after.type,
+          parentSchema: schema250.properties.next_after,
           data: data2,
         };
         if (vErrors === null) {
@@ -34026,7 +34113,7 @@ function validate157(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema248.properties.next_after,
+            parentSchema: schema250.properties.next_after,
             data: data2,
           };
           if (vErrors === null) {
@@ -34047,8 +34134,8 @@ function validate157(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema248.properties.has_more.type,
-          parentSchema: schema248.properties.has_more,
+          schema: schema250.properties.has_more.type,
+          parentSchema: schema250.properties.has_more,
           data: data3,
         };
         if (vErrors === null) {
@@ -34066,8 +34153,8 @@ function validate157(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema248.type,
-      parentSchema: schema248,
+      schema: schema250.type,
+      parentSchema: schema250,
       data,
     };
     if (vErrors === null) {
@@ -34083,7 +34170,7 @@ function validate157(
 validate157.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateWorkspaceProposeInput = validate159;
-const schema249 = {
+const schema251 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -34136,8 +34223,8 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
-        schema: schema249.oneOf[0].required,
-        parentSchema: schema249.oneOf[0],
+        schema: schema251.oneOf[0].required,
+        parentSchema: schema251.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -34162,8 +34249,8 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "diff" },
         message: "must have required property '" + "diff" + "'",
-        schema: schema249.oneOf[1].required,
-        parentSchema: schema249.oneOf[1],
+        schema: schema251.oneOf[1].required,
+        parentSchema: schema251.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -34191,8 +34278,8 @@ function validate159(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
-      schema: schema249.oneOf,
-      parentSchema: schema249,
+      schema: schema251.oneOf,
+      parentSchema: schema251,
       data,
     };
     if (vErrors === null) {
@@ -34219,8 +34306,8 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "base_revision" },
         message: "must have required property '" + "base_revision" + "'",
-        schema: schema249.required,
-        parentSchema: schema249,
+        schema: schema251.required,
+        parentSchema: schema251,
         data,
       };
       if (vErrors === null) {
@@ -34239,7 +34326,7 @@ function validate159(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema249,
+          parentSchema: schema251,
           data,
         };
         if (vErrors === null) {
@@ -34452,8 +34539,8 @@ function validate159(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema249.type,
-      parentSchema: schema249,
+      schema: schema251.type,
+      parentSchema: schema251,
       data,
     };
     if (vErrors === null) {
@@ -34469,7 +34556,7 @@ function validate159(
 validate159.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
 export const validateProblemDetails = validate160;
-const schema254 = {
+const schema256 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -34526,8 +34613,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "type" },
         message: "must have required property '" + "type" + "'",
-        schema: schema254.required,
-        parentSchema: schema254,
+        schema: schema256.required,
+        parentSchema: schema256,
         data,
       };
       if (vErrors === null) {
@@ -34544,8 +34631,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "title" },
         message: "must have required property '" + "title" + "'",
-        schema: schema254.required,
-        parentSchema: schema254,
+        schema: schema256.required,
+        parentSchema: schema256,
         data,
       };
       if (vErrors === null) {
@@ -34562,8 +34649,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
-        schema: schema254.required,
-        parentSchema: schema254,
+        schema: schema256.required,
+        parentSchema: schema256,
         data,
       };
       if (vErrors === null) {
@@ -34580,8 +34667,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "detail" },
         message: "must have required property '" + "detail" + "'",
-        schema: schema254.required,
-        parentSchema: schema254,
+        schema: schema256.required,
+        parentSchema: schema256,
         data,
       };
       if (vErrors === null) {
@@ -34598,8 +34685,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "code" },
         message: "must have required property '" + "code" + "'",
-        schema: schema254.required,
-        parentSchema: schema254,
+        schema: schema256.required,
+        parentSchema: schema256,
         data,
       };
       if (vErrors === null) {
@@ -34618,8 +34705,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema254.properties.type.type,
-          parentSchema: schema254.properties.type,
+          schema: schema256.properties.type.type,
+          parentSchema: schema256.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -34639,8 +34726,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema254.properties.title.type,
-          parentSchema: schema254.properties.title,
+          schema: schema256.properties.title.type,
+          parentSchema: schema256.properties.title,
           data: data1,
         };
         if (vErrors === null) {
@@ -34660,8 +34747,8 @@ function validate160(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema254.properties.status.type,
-          parentSchema: schema254.properties.status,
+          schema: schema256.properties.status.type,
+          parentSchema: schema256.properties.status,
           data: data2,
         };
         if (vErrors === null) {
@@ -34680,7 +34767,7 @@ function validate160(
             params: { comparison: "<=", limit: 599 },
             message: "must be <= 599",
             schema: 599,
-            parentSchema: schema254.properties.status,
+            parentSchema: schema256.properties.status,
             data: data2,
           };
           if (vErrors === null) {
@@ -34698,7 +34785,7 @@ function validate160(
             params: { comparison: ">=", limit: 400 },
             message: "must be >= 400",
             schema: 400,
-            parentSchema: schema254.properties.status,
+            parentSchema: schema256.properties.status,
             data: data2,
           };
           if (vErrors === null) {
@@ -34719,8 +34806,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema254.properties.detail.type,
-          parentSchema: schema254.properties.detail,
+          schema: schema256.properties.detail.type,
+          parentSchema: schema256.properties.detail,
           data: data3,
         };
         if (vErrors === null) {
@@ -34793,8 +34880,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema254.properties.code.anyOf[1].type,
-          parentSchema: schema254.properties.code.anyOf[1],
+          schema: schema256.properties.code.anyOf[1].type,
+          parentSchema: schema256.properties.code.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
@@ -34809,10 +34896,10 @@ function validate160(
           instancePath: instancePath + "/code",
           schemaPath: "#/properties/code/anyOf/1/enum",
           keyword: "enum",
-          params: { allowedValues: schema254.properties.code.anyOf[1].enum },
+          params: { allowedValues: schema256.properties.code.anyOf[1].enum },
           message: "must be equal to one of the allowed values",
-          schema: schema254.properties.code.anyOf[1].enum,
-          parentSchema: schema254.properties.code.anyOf[1],
+          schema: schema256.properties.code.anyOf[1].enum,
+          parentSchema: schema256.properties.code.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
@@ -34831,8 +34918,8 @@ function validate160(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema254.properties.code.anyOf,
-          parentSchema: schema254.properties.code,
+          schema: schema256.properties.code.anyOf,
+          parentSchema: schema256.properties.code,
           data: data4,
         };
         if (vErrors === null) {
@@ -34866,8 +34953,8 @@ function validate160(
                 keyword: "required",
                 params: { missingProperty: "path" },
                 message: "must have required property '" + "path" + "'",
-                schema: schema254.properties.errors.items.required,
-                parentSchema: schema254.properties.errors.items,
+                schema: schema256.properties.errors.items.required,
+                parentSchema: schema256.properties.errors.items,
                 data: data6,
               };
               if (vErrors === null) {
@@ -34884,8 +34971,8 @@ function validate160(
                 keyword: "required",
                 params: { missingProperty: "message" },
                 message: "must have required property '" + "message" + "'",
-                schema: schema254.properties.errors.items.required,
-                parentSchema: schema254.properties.errors.items,
+                schema: schema256.properties.errors.items.required,
+                parentSchema: schema256.properties.errors.items,
                 data: data6,
               };
               if (vErrors === null) {
@@ -34904,8 +34991,8 @@ function validate160(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema254.properties.errors.items.properties.path.type,
-                  parentSchema: schema254.properties.errors.items.properties.path,
+                  schema: schema256.properties.errors.items.properties.path.type,
+                  parentSchema: schema256.properties.errors.items.properties.path,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -34925,8 +35012,8 @@ function validate160(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema254.properties.errors.items.properties.keyword.type,
-                  parentSchema: schema254.properties.errors.items.properties.keyword,
+                  schema: schema256.properties.errors.items.properties.keyword.type,
+                  parentSchema: schema256.properties.errors.items.properties.keyword,
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -34946,8 +35033,8 @@ function validate160(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema254.properties.errors.items.properties.message.type,
-                  parentSchema: schema254.properties.errors.items.properties.message,
+                  schema: schema256.properties.errors.items.properties.message.type,
+                  parentSchema: schema256.properties.errors.items.properties.message,
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -34965,8 +35052,8 @@ function validate160(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema254.properties.errors.items.type,
-              parentSchema: schema254.properties.errors.items,
+              schema: schema256.properties.errors.items.type,
+              parentSchema: schema256.properties.errors.items,
               data: data6,
             };
             if (vErrors === null) {
@@ -34984,8 +35071,8 @@ function validate160(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema254.properties.errors.type,
-          parentSchema: schema254.properties.errors,
+          schema: schema256.properties.errors.type,
+          parentSchema: schema256.properties.errors,
           data: data5,
         };
         if (vErrors === null) {
@@ -35005,8 +35092,8 @@ function validate160(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema254.properties.current_revision.type,
-          parentSchema: schema254.properties.current_revision,
+          schema: schema256.properties.current_revision.type,
+          parentSchema: schema256.properties.current_revision,
           data: data10,
         };
         if (vErrors === null) {
@@ -35026,8 +35113,8 @@ function validate160(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema254.properties.details.type,
-          parentSchema: schema254.properties.details,
+          schema: schema256.properties.details.type,
+          parentSchema: schema256.properties.details,
           data: data11,
         };
         if (vErrors === null) {
@@ -35045,8 +35132,8 @@ function validate160(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema254.type,
-      parentSchema: schema254,
+      schema: schema256.type,
+      parentSchema: schema256,
       data,
     };
     if (vErrors === null) {

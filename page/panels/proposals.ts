@@ -54,7 +54,7 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
     return button;
   };
   const actions = [
-    context.can('approve') && !stale ? decide('Approve', 'approve', 'primary') : null,
+    context.can('approve') ? decide('Approve', 'approve', 'primary') : null,
     context.can('approve') ? decide('Reject', 'reject', 'danger') : null,
     mine && context.can('write') ? decide('Withdraw', 'withdraw', '') : null,
   ].filter((button) => button !== null);
@@ -71,7 +71,7 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
       ? h(
           'p',
           { class: 'notice stale' },
-          `Based on revision ${proposal.base_revision}, but the file is at revision ${current} now: it cannot be accepted as it is. The author can propose it again against revision ${current}.`,
+          `Based on revision ${proposal.base_revision}; the file is at revision ${current} now. Approving merges it onto revision ${current}, unless both changed the same lines: then the room says which, and the author can propose it again from revision ${current}.`,
         )
       : null,
     artifact.revision.utf8 === false ? null : diffLines(artifact.content, proposal.content),

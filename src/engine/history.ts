@@ -15,6 +15,7 @@ export const toRevision = (row: RevisionRow): Revision => ({
   proposal_id: row.proposal_id,
   at: toTimestamp(row.at),
   utf8: typeof row.content === 'string',
+  ...(row.merged_base === null ? {} : { merged_base: row.merged_base }),
 });
 
 /** Appends to the room's history; called inside the change it records. */

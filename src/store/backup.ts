@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { DomainError } from '../errors.js';
 import { hashBytes } from './artifact-file.js';
 import { fsyncDirectory, fsyncFile, writeFileDurably } from './durable-file.js';
-import { migrate } from './migrations.js';
+import { migrate } from './migrate.js';
 import { sidecarPath } from './sidecar.js';
 
 /** Enough pages for any sidecar: the whole copy is one step, one consistent snapshot. */

@@ -1,4 +1,3 @@
-import type { Database } from 'better-sqlite3';
 
 /**
  * Numbered schema migrations. Each runs once, in order, inside one
@@ -216,37 +215,16 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'proposals merged onto a later revision',
+    sql: `
+      -- A proposal whose base is older than the current revision is merged
+      -- onto it (three-way, by lines): the pending write carries the merged
+      -- text, and the revision the base the proposal was made against.
+      ALTER TABLE pending_writes ADD COLUMN content TEXT;
+      ALTER TABLE pending_writes ADD COLUMN merged_base INTEGER REFERENCES revisions (number);
+      ALTER TABLE revisions ADD COLUMN merged_base INTEGER REFERENCES revisions (number);
+    `,
+  },
 ];
-
-export function migrate(db: Database, now: number): number[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY,
-    name TEXT NOT NULL,
-    applied_at INTEGER NOT NULL
-  )`);
-  // IMMEDIATE: two processes opening a new sidecar at once apply each
-  // migration exactly once.
-  const apply = db.transaction((): number[] => {
-    const done = new Set(
-      (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-    );
-    const known = Math.max(0, ...migrations.map((m) => m.version));
-    const newest = Math.max(0, ...done);
-    if (newest > known) {
-      throw new Error(`the sidecar has schema version ${newest}, newer than this ce knows (${known}); upgrade ce`);
-    }
-    const applied: number[] = [];
-    for (const migration of migrations) {
-      if (done.has(migration.version)) continue;
-      db.exec(migration.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-        migration.version,
-        migration.name,
-        now,
-      );
-      applied.push(migration.version);
-    }
-    return applied;
-  });
-  return apply.immediate();
-}

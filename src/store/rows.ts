@@ -92,17 +92,24 @@ export interface RevisionRow {
   approver: string | null;
   proposal_id: string | null;
   at: number;
+  /** The base of a proposal merged onto a later revision (migration 7); null when it was not merged. */
+  merged_base: number | null;
 }
 
-/** An accepted proposal's bytes on their way to the file (see migration 3). */
+/** An accepted proposal's bytes on their way to the file (see migrations 3 and 7). */
 export interface PendingWriteRow {
   proposal_id: string;
   approver: string;
   note: string | null;
+  /** The revision the write goes on: the current one when it was approved. */
   base_revision: number;
   hash: string;
   size: number;
   at: number;
+  /** The merged text, when the proposal was merged onto a later revision than its base; null: the proposal's own. */
+  content: string | null;
+  /** The proposal's base, when it was merged; null otherwise. */
+  merged_base: number | null;
 }
 
 export interface ProposalRow {

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, constants, existsSync, openSync, realpathSync, st
 import path from 'node:path';
 import { DomainError, storageErrorOf } from '../errors.js';
 import { fsyncDirectory } from './durable-file.js';
-import { migrate } from './migrations.js';
+import { migrate } from './migrate.js';
 import { acquireWriterLock, releaseWriterLock } from './writer-lock.js';
 
 export const sidecarPath = (artifactPath: string): string => `${path.resolve(artifactPath)}.commonroom.db`;

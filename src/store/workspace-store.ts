@@ -14,8 +14,8 @@ function prepareStatements(db: Database) {
     revokeSession: p('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
     revokeSessionsOf: p('UPDATE sessions SET revoked_at = ? WHERE participant = ? AND revoked_at IS NULL'),
 
-    insertRevision: p(`INSERT INTO revisions (number, hash, size, content, source, author, approver, proposal_id, at)
-      VALUES (@number, @hash, @size, @content, @source, @author, @approver, @proposal_id, @at)`),
+    insertRevision: p(`INSERT INTO revisions (number, hash, size, content, source, author, approver, proposal_id, at,
+      merged_base) VALUES (@number, @hash, @size, @content, @source, @author, @approver, @proposal_id, @at, @merged_base)`),
     getRevision: p('SELECT * FROM revisions WHERE number = ?'),
     currentRevision: p('SELECT * FROM revisions ORDER BY number DESC LIMIT 1'),
 
@@ -30,10 +30,12 @@ function prepareStatements(db: Database) {
         AND (@before_at IS NULL OR created_at < @before_at OR (created_at = @before_at AND id < @before_id))
       ORDER BY created_at DESC, id DESC LIMIT @limit`),
 
-    insertPendingWrite: p(`INSERT INTO pending_writes (id, proposal_id, approver, note, base_revision, hash, size, at)
-      VALUES (1, @proposal_id, @approver, @note, @base_revision, @hash, @size, @at)`),
+    insertPendingWrite: p(`INSERT INTO pending_writes (id, proposal_id, approver, note, base_revision, hash, size, at,
+      content, merged_base) VALUES (1, @proposal_id, @approver, @note, @base_revision, @hash, @size, @at, @content,
+      @merged_base)`),
     getPendingWrite: p(
-      'SELECT proposal_id, approver, note, base_revision, hash, size, at FROM pending_writes WHERE id = 1',
+      `SELECT proposal_id, approver, note, base_revision, hash, size, at, content, merged_base
+      FROM pending_writes WHERE id = 1`,
     ),
     deletePendingWrite: p('DELETE FROM pending_writes WHERE id = 1'),
     getFileRewrite: p('SELECT revision, reason, at FROM file_rewrite WHERE id = 1'),

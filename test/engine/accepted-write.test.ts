@@ -59,6 +59,8 @@ function commitPendingWrite(room: Room, proposalId: string, approverName = 'dave
       hash: hashBytes(bytes),
       size: bytes.length,
       at: t.clock.now(),
+      content: null,
+      merged_base: null,
     }),
   )();
   return bytes;

@@ -120,7 +120,7 @@ describe('proposals', () => {
     );
   });
 
-  test('a stale base is a conflict naming the current revision, and nothing is written', () => {
+  test('a change to the same lines as a later revision is a conflict naming them, and nothing is written', () => {
     const first = proposeChange(room, alice, { base_revision: 1, content: 'first\n' }).proposal;
     const second = proposeChange(room, bob, { base_revision: 1, content: 'second\n' }).proposal;
     approveProposal(room, approver, { proposal_id: first.proposal_id });
@@ -128,17 +128,22 @@ describe('proposals', () => {
       room,
       () => approveProposal(room, approver, { proposal_id: second.proposal_id }),
       'conflict',
-      /based on revision 1, but the artifact is at revision 2/,
+      `proposal ${second.proposal_id} is based on revision 1, but the artifact is at revision 2, and both change the same lines: line 1 of revision 1, changed in revision 2 (line 1) and in the proposal (line 1). Nothing was written; propose again from revision 2`,
     );
-    expect(error.details).toEqual({ base_revision: 1, current_revision: 2 });
+    const line1 = { start: 1, count: 1 };
+    expect(error.details).toEqual({
+      base_revision: 1,
+      current_revision: 2,
+      conflicts: [{ base: line1, current: line1, proposal: line1 }],
+    });
     expect(onDisk()).toBe('first\n');
     expect(getProposal(room, alice, { proposal_id: second.proposal_id }).proposal.status).toBe('open');
   });
 
-  test('an outside edit makes an open proposal stale: it is never overwritten silently', () => {
+  test('an outside edit to the same lines conflicts with an open proposal: it is never overwritten silently', () => {
     const { proposal } = proposeChange(room, alice, { base_revision: 1, content: 'from the room\n' });
     writeFileSync(t.artifact, 'typed straight into the file\n');
-    // The approval first records the outside edit, then refuses the stale proposal.
+    // The approval first records the outside edit, then refuses the proposal that changes the same line.
     expect(() => approveProposal(room, approver, { proposal_id: proposal.proposal_id })).toThrow(
       /based on revision 1, but the artifact is at revision 2/,
     );

@@ -621,6 +621,7 @@ export function proposalCrashScenario(options: ProposalScenarioOptions = {}) {
               approver: write.approver,
               proposal_id: write.proposal_id,
               at: write.at,
+              merged_base: null,
             },
           ]);
           expect(proposal, what).toMatchObject({

@@ -1187,7 +1187,7 @@ describe('POST /workspace/proposals/{proposal_id}/approve (approveProposal)', ()
     expect(still.proposal.status).toBe('open');
   });
 
-  it('409 for a proposal no longer open, and for a stale base (naming the current revision)', async () => {
+  it('409 for a proposal no longer open, and for one that changes the lines a later revision changed (naming them)', async () => {
     const first = await propose(w, 'First\n');
     const second = await propose(w, 'Second\n', w.bob);
     const approved = expectOk(await approve(w.dave, first.proposal_id), 'approveProposal');
@@ -1202,9 +1202,14 @@ describe('POST /workspace/proposals/{proposal_id}/approve (approveProposal)', ()
       await approve(w.dave, second.proposal_id),
       409,
       'conflict',
-      `proposal ${second.proposal_id} is based on revision ${second.base_revision}, but the artifact is at revision ${current}; propose again against it`,
+      new RegExp(
+        `^proposal ${second.proposal_id} is based on revision ${second.base_revision}, but the artifact is at revision ${current}, and both change the same lines: lines? 1(–\\d+)? of revision ${second.base_revision}, changed in revision ${current} \\(line 1\\) and in the proposal \\(line 1\\)\\. Nothing was written; propose again from revision ${current}$`,
+      ),
     );
     expect(stale.current_revision).toBe(current);
+    expect(stale.details).toMatchObject({
+      conflicts: [{ current: { start: 1, count: 1 }, proposal: { start: 1, count: 1 } }],
+    });
     expect(readFileSync(w.s.artifact, 'utf8')).toBe('First\n');
   });
 });

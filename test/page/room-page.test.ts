@@ -216,7 +216,7 @@ describe('live, with another participant over MCP', () => {
     await screenshot('proposal-approved');
   });
 
-  it('a stale proposal says why it cannot be accepted and offers no Approve; its author may withdraw it', async () => {
+  it('a proposal on an older revision says it will be merged; one that changes the same lines is refused, naming them; its author may withdraw it', async () => {
     const base = await revision();
     const { page } = await open(tokens.alice!);
     await live(page);
@@ -235,9 +235,15 @@ describe('live, with another participant over MCP', () => {
     await expect
       .poll(() => card.locator('.stale').textContent())
       .toBe(
-        `Based on revision ${base}, but the file is at revision ${base + 1} now: it cannot be accepted as it is. The author can propose it again against revision ${base + 1}.`,
+        `Based on revision ${base}; the file is at revision ${base + 1} now. Approving merges it onto revision ${base + 1}, unless both changed the same lines: then the room says which, and the author can propose it again from revision ${base + 1}.`,
       );
-    expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    // Both added a line at the end of the file: the same place, a conflict (the browser logs the 409).
+    expectedErrors = /status of 409/;
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await expect
+      .poll(() => card.locator('.status').textContent())
+      .toMatch(/and both change the same lines: .* Nothing was written; propose again from revision/);
+    expect(fileText()).not.toContain("Alice's own.");
     await card.getByRole('button', { name: 'Withdraw' }).click();
     await card.waitFor({ state: 'detached' });
     const withdrawn = await tool('bob', 'proposal_get', { proposal_id: mine.proposal.proposal_id });

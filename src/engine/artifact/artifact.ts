@@ -60,6 +60,7 @@ export function syncArtifact(room: Room): Revision | null {
       approver: null,
       proposal_id: null,
       at: now,
+      merged_base: null,
     };
     room.workspace.insertRevision(row);
     appendHistory(room, { kind: 'revision', at: now, actor: null, revision: row.number });

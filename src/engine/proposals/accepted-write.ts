@@ -26,12 +26,13 @@ export function recordAcceptedWrite(room: Room, write: PendingWriteRow, record: 
     number: write.base_revision + 1,
     hash: write.hash,
     size: write.size,
-    content: proposal.content,
+    content: write.content ?? proposal.content,
     source: 'proposal',
     author: proposal.author,
     approver: write.approver,
     proposal_id: proposal.id,
     at: write.at,
+    merged_base: write.merged_base,
   };
   room.workspace.insertRevision(revision);
   const decided: ProposalRow = {

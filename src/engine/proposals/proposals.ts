@@ -11,6 +11,7 @@ import { DomainError, StorageError } from '../../errors.js';
 import { appendHistory } from '../history.js';
 import { change, type Room } from '../room.js';
 import { recordAcceptedWrite } from './accepted-write.js';
+import { mergeOnto } from './merge-onto.js';
 import { loadProposal, output } from './read-proposals.js';
 import { requireSecondPerson } from '../settings.js';
 
@@ -94,14 +95,16 @@ function requireOpen(row: ProposalRow): void {
 }
 
 /**
- * proposal_approve: writes the proposed text as the next revision. A base
- * that is no longer current is a conflict naming the current revision, and
- * nothing is written. The file and the record of it are written in the
+ * proposal_approve: writes the proposed text as the next revision. A
+ * proposal based on an older revision is merged onto the current one
+ * (merge.ts): changes to other lines land, and the revision records the base
+ * it was made against; overlapping changes are a conflict naming the lines,
+ * and nothing is written. The file and the record of it are written in the
  * order of accepted-write.ts, so a crash at any moment leaves them agreeing
  * once the room starts again; the answer leaves only when both are on disk.
  */
 export function approveProposal(room: Room, caller: Caller, args: InputOf<'approveProposal'>): ProposalOutput {
-  syncArtifact(room); // an outside edit since the proposal makes its base stale
+  syncArtifact(room); // an outside edit is a revision like any other: the proposal merges onto it
   // (1) The pending write, committed before the file is touched.
   const { write, bytes } = change(
     room,
@@ -114,14 +117,10 @@ export function approveProposal(room: Room, caller: Caller, args: InputOf<'appro
         const decoded = decodeArtifact(current.content);
         throw notTextNow(room, 'problem' in decoded ? decoded.problem : 'not text');
       }
-      if (row.base_revision !== current.number) {
-        throw new DomainError(
-          'conflict',
-          `proposal ${row.id} is based on revision ${row.base_revision}, but the artifact is at revision ${current.number}; propose again against it`,
-          { base_revision: row.base_revision, current_revision: current.number },
-        );
-      }
-      const bytes = Buffer.from(row.content, 'utf8');
+      // A base older than the current revision: the proposal is merged onto it, or refused where they overlap.
+      const merged =
+        row.base_revision === current.number ? null : mergeOnto(room, row, current.number, current.content);
+      const bytes = Buffer.from(merged ?? row.content, 'utf8');
       const write = {
         proposal_id: row.id,
         approver: caller.participant,
@@ -130,6 +129,8 @@ export function approveProposal(room: Room, caller: Caller, args: InputOf<'appro
         hash: hashBytes(bytes),
         size: bytes.length,
         at: now,
+        content: merged,
+        merged_base: merged === null ? null : row.base_revision,
       };
       room.workspace.insertPendingWrite(write);
       return { write, bytes };
