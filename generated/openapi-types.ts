@@ -1316,7 +1316,7 @@ export interface components {
         };
         /**
          * Summary
-         * @description What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown.
+         * @description What the work is, in at most 2,000 Unicode code points, not only spaces. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown.
          */
         Summary: string;
         /**

@@ -41,7 +41,7 @@ export const operations = {
           kind: 'string',
           required: true,
           description:
-            'What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown',
+            'What the work is, in at most 2,000 Unicode code points, not only spaces. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown',
         },
         {
           flags: '--assignee <name>',

@@ -173,7 +173,7 @@ export type InputKey = string;
  */
 export type HandoffStatus = "open" | "accepted" | "result_ready" | "approved" | "rejected" | "cancelled";
 /**
- * What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown.
+ * What the work is, in at most 2,000 Unicode code points, not only spaces. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "Summary".

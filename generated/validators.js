@@ -8652,10 +8652,12 @@ const schema75 = {
 const schema77 = {
   title: "Summary",
   description:
-    "What the work is, in at most 2,000 Unicode code points. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown.",
+    "What the work is, in at most 2,000 Unicode code points, not only spaces. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown.",
   type: "string",
   minLength: 1,
   maxLength: 2000,
+  pattern: "^$|\\S",
+  "x-pattern-name": "some text, not only spaces",
   "x-plain-text": "lines",
 };
 const schema82 = {
@@ -8666,7 +8668,8 @@ const schema82 = {
   minLength: 1,
   maxLength: 200,
 };
-const pattern12 = new RegExp(
+const pattern12 = new RegExp("^$|\\S", "u");
+const pattern13 = new RegExp(
   "[\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]",
   "u",
 );
@@ -9595,14 +9598,14 @@ function validate39(
           }
           errors++;
         }
-        if (pattern12.test(data3)) {
+        if (!pattern12.test(data3)) {
           const err29 = {
             instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/x-plain-text",
-            keyword: "x-plain-text",
-            params: { kind: "lines", at: pattern12.exec(data3).index },
-            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
-            schema: "lines",
+            schemaPath: "#/$defs/Summary/pattern",
+            keyword: "pattern",
+            params: { pattern: "^$|\\S" },
+            message: 'must match pattern "' + "^$|\\S" + '"',
+            schema: "^$|\\S",
             parentSchema: schema77,
             data: data3,
           };
@@ -9613,8 +9616,26 @@ function validate39(
           }
           errors++;
         }
+        if (pattern13.test(data3)) {
+          const err30 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern13.exec(data3).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err30];
+          } else {
+            vErrors.push(err30);
+          }
+          errors++;
+        }
       } else {
-        const err30 = {
+        const err31 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
@@ -9625,9 +9646,9 @@ function validate39(
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err31];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err31);
         }
         errors++;
       }
@@ -9639,7 +9660,7 @@ function validate39(
       const _errs14 = errors;
       if (typeof data4 === "string") {
         if (func1(data4) > 8000) {
-          const err31 = {
+          const err32 = {
             instancePath: instancePath + "/constraints",
             schemaPath: "#/$defs/Constraints/maxLength",
             keyword: "maxLength",
@@ -9650,14 +9671,14 @@ function validate39(
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err31];
+            vErrors = [err32];
           } else {
-            vErrors.push(err31);
+            vErrors.push(err32);
           }
           errors++;
         }
       } else {
-        const err32 = {
+        const err33 = {
           instancePath: instancePath + "/constraints",
           schemaPath: "#/$defs/Constraints/type",
           keyword: "type",
@@ -9668,9 +9689,9 @@ function validate39(
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err33];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err33);
         }
         errors++;
       }
@@ -9678,7 +9699,7 @@ function validate39(
       valid3 = valid3 || _valid0;
       const _errs17 = errors;
       if (data4 !== null) {
-        const err33 = {
+        const err34 = {
           instancePath: instancePath + "/constraints",
           schemaPath: "#/properties/constraints/anyOf/1/type",
           keyword: "type",
@@ -9689,16 +9710,16 @@ function validate39(
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err33];
+          vErrors = [err34];
         } else {
-          vErrors.push(err33);
+          vErrors.push(err34);
         }
         errors++;
       }
       var _valid0 = _errs17 === errors;
       valid3 = valid3 || _valid0;
       if (!valid3) {
-        const err34 = {
+        const err35 = {
           instancePath: instancePath + "/constraints",
           schemaPath: "#/properties/constraints/anyOf",
           keyword: "anyOf",
@@ -9709,9 +9730,9 @@ function validate39(
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err34];
+          vErrors = [err35];
         } else {
-          vErrors.push(err34);
+          vErrors.push(err35);
         }
         errors++;
       } else {
@@ -9729,7 +9750,7 @@ function validate39(
       let data5 = data.owner;
       if (typeof data5 === "string") {
         if (func1(data5) > 64) {
-          const err35 = {
+          const err36 = {
             instancePath: instancePath + "/owner",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
@@ -9740,14 +9761,14 @@ function validate39(
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err35];
+            vErrors = [err36];
           } else {
-            vErrors.push(err35);
+            vErrors.push(err36);
           }
           errors++;
         }
         if (func1(data5) < 1) {
-          const err36 = {
+          const err37 = {
             instancePath: instancePath + "/owner",
             schemaPath: "#/$defs/ParticipantName/minLength",
             keyword: "minLength",
@@ -9758,14 +9779,14 @@ function validate39(
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err36];
+            vErrors = [err37];
           } else {
-            vErrors.push(err36);
+            vErrors.push(err37);
           }
           errors++;
         }
         if (!pattern6.test(data5)) {
-          const err37 = {
+          const err38 = {
             instancePath: instancePath + "/owner",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
@@ -9776,14 +9797,14 @@ function validate39(
             data: data5,
           };
           if (vErrors === null) {
-            vErrors = [err37];
+            vErrors = [err38];
           } else {
-            vErrors.push(err37);
+            vErrors.push(err38);
           }
           errors++;
         }
       } else {
-        const err38 = {
+        const err39 = {
           instancePath: instancePath + "/owner",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
@@ -9794,9 +9815,9 @@ function validate39(
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err39];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err39);
         }
         errors++;
       }
@@ -9808,7 +9829,7 @@ function validate39(
       const _errs24 = errors;
       if (typeof data6 === "string") {
         if (func1(data6) > 64) {
-          const err39 = {
+          const err40 = {
             instancePath: instancePath + "/assignee",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
@@ -9819,14 +9840,14 @@ function validate39(
             data: data6,
           };
           if (vErrors === null) {
-            vErrors = [err39];
+            vErrors = [err40];
           } else {
-            vErrors.push(err39);
+            vErrors.push(err40);
           }
           errors++;
         }
         if (func1(data6) < 1) {
-          const err40 = {
+          const err41 = {
             instancePath: instancePath + "/assignee",
             schemaPath: "#/$defs/ParticipantName/minLength",
             keyword: "minLength",
@@ -9837,14 +9858,14 @@ function validate39(
             data: data6,
           };
           if (vErrors === null) {
-            vErrors = [err40];
+            vErrors = [err41];
           } else {
-            vErrors.push(err40);
+            vErrors.push(err41);
           }
           errors++;
         }
         if (!pattern6.test(data6)) {
-          const err41 = {
+          const err42 = {
             instancePath: instancePath + "/assignee",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
@@ -9855,14 +9876,14 @@ function validate39(
             data: data6,
           };
           if (vErrors === null) {
-            vErrors = [err41];
+            vErrors = [err42];
           } else {
-            vErrors.push(err41);
+            vErrors.push(err42);
           }
           errors++;
         }
       } else {
-        const err42 = {
+        const err43 = {
           instancePath: instancePath + "/assignee",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
@@ -9873,9 +9894,9 @@ function validate39(
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err42];
+          vErrors = [err43];
         } else {
-          vErrors.push(err42);
+          vErrors.push(err43);
         }
         errors++;
       }
@@ -9883,7 +9904,7 @@ function validate39(
       valid6 = valid6 || _valid1;
       const _errs27 = errors;
       if (data6 !== null) {
-        const err43 = {
+        const err44 = {
           instancePath: instancePath + "/assignee",
           schemaPath: "#/properties/assignee/anyOf/1/type",
           keyword: "type",
@@ -9894,16 +9915,16 @@ function validate39(
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err43];
+          vErrors = [err44];
         } else {
-          vErrors.push(err43);
+          vErrors.push(err44);
         }
         errors++;
       }
       var _valid1 = _errs27 === errors;
       valid6 = valid6 || _valid1;
       if (!valid6) {
-        const err44 = {
+        const err45 = {
           instancePath: instancePath + "/assignee",
           schemaPath: "#/properties/assignee/anyOf",
           keyword: "anyOf",
@@ -9914,9 +9935,9 @@ function validate39(
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err45];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err45);
         }
         errors++;
       } else {
@@ -9938,7 +9959,7 @@ function validate39(
           let data8 = data7[i0];
           if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
             if (data8.uri === undefined) {
-              const err45 = {
+              const err46 = {
                 instancePath: instancePath + "/artifacts/" + i0,
                 schemaPath: "#/$defs/ArtifactReference/required",
                 keyword: "required",
@@ -9949,15 +9970,15 @@ function validate39(
                 data: data8,
               };
               if (vErrors === null) {
-                vErrors = [err45];
+                vErrors = [err46];
               } else {
-                vErrors.push(err45);
+                vErrors.push(err46);
               }
               errors++;
             }
             for (const key1 in data8) {
               if (!(key1 === "uri" || key1 === "title" || key1 === "revision")) {
-                const err46 = {
+                const err47 = {
                   instancePath: instancePath + "/artifacts/" + i0,
                   schemaPath: "#/$defs/ArtifactReference/additionalProperties",
                   keyword: "additionalProperties",
@@ -9968,9 +9989,9 @@ function validate39(
                   data: data8,
                 };
                 if (vErrors === null) {
-                  vErrors = [err46];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err46);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
@@ -9979,7 +10000,7 @@ function validate39(
               let data9 = data8.uri;
               if (typeof data9 === "string") {
                 if (func1(data9) > 2048) {
-                  const err47 = {
+                  const err48 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                     schemaPath: "#/$defs/ArtifactReference/properties/uri/maxLength",
                     keyword: "maxLength",
@@ -9990,14 +10011,14 @@ function validate39(
                     data: data9,
                   };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
                 if (func1(data9) < 1) {
-                  const err48 = {
+                  const err49 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                     schemaPath: "#/$defs/ArtifactReference/properties/uri/minLength",
                     keyword: "minLength",
@@ -10008,14 +10029,14 @@ function validate39(
                     data: data9,
                   };
                   if (vErrors === null) {
-                    vErrors = [err48];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err48);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
               } else {
-                const err49 = {
+                const err50 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                   schemaPath: "#/$defs/ArtifactReference/properties/uri/type",
                   keyword: "type",
@@ -10026,9 +10047,9 @@ function validate39(
                   data: data9,
                 };
                 if (vErrors === null) {
-                  vErrors = [err49];
+                  vErrors = [err50];
                 } else {
-                  vErrors.push(err49);
+                  vErrors.push(err50);
                 }
                 errors++;
               }
@@ -10037,7 +10058,7 @@ function validate39(
               let data10 = data8.title;
               if (typeof data10 === "string") {
                 if (func1(data10) > 500) {
-                  const err50 = {
+                  const err51 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/title",
                     schemaPath: "#/$defs/ArtifactReference/properties/title/maxLength",
                     keyword: "maxLength",
@@ -10048,14 +10069,14 @@ function validate39(
                     data: data10,
                   };
                   if (vErrors === null) {
-                    vErrors = [err50];
+                    vErrors = [err51];
                   } else {
-                    vErrors.push(err50);
+                    vErrors.push(err51);
                   }
                   errors++;
                 }
                 if (pattern4.test(data10)) {
-                  const err51 = {
+                  const err52 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/title",
                     schemaPath: "#/$defs/ArtifactReference/properties/title/x-plain-text",
                     keyword: "x-plain-text",
@@ -10066,14 +10087,14 @@ function validate39(
                     data: data10,
                   };
                   if (vErrors === null) {
-                    vErrors = [err51];
+                    vErrors = [err52];
                   } else {
-                    vErrors.push(err51);
+                    vErrors.push(err52);
                   }
                   errors++;
                 }
               } else {
-                const err52 = {
+                const err53 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/title",
                   schemaPath: "#/$defs/ArtifactReference/properties/title/type",
                   keyword: "type",
@@ -10084,9 +10105,9 @@ function validate39(
                   data: data10,
                 };
                 if (vErrors === null) {
-                  vErrors = [err52];
+                  vErrors = [err53];
                 } else {
-                  vErrors.push(err52);
+                  vErrors.push(err53);
                 }
                 errors++;
               }
@@ -10094,7 +10115,7 @@ function validate39(
             if (data8.revision !== undefined) {
               let data11 = data8.revision;
               if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
-                const err53 = {
+                const err54 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/revision",
                   schemaPath: "#/$defs/ArtifactReference/properties/revision/type",
                   keyword: "type",
@@ -10105,15 +10126,15 @@ function validate39(
                   data: data11,
                 };
                 if (vErrors === null) {
-                  vErrors = [err53];
+                  vErrors = [err54];
                 } else {
-                  vErrors.push(err53);
+                  vErrors.push(err54);
                 }
                 errors++;
               }
               if (typeof data11 == "number" && isFinite(data11)) {
                 if (data11 < 0 || isNaN(data11)) {
-                  const err54 = {
+                  const err55 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/revision",
                     schemaPath: "#/$defs/ArtifactReference/properties/revision/minimum",
                     keyword: "minimum",
@@ -10124,16 +10145,16 @@ function validate39(
                     data: data11,
                   };
                   if (vErrors === null) {
-                    vErrors = [err54];
+                    vErrors = [err55];
                   } else {
-                    vErrors.push(err54);
+                    vErrors.push(err55);
                   }
                   errors++;
                 }
               }
             }
           } else {
-            const err55 = {
+            const err56 = {
               instancePath: instancePath + "/artifacts/" + i0,
               schemaPath: "#/$defs/ArtifactReference/type",
               keyword: "type",
@@ -10144,15 +10165,15 @@ function validate39(
               data: data8,
             };
             if (vErrors === null) {
-              vErrors = [err55];
+              vErrors = [err56];
             } else {
-              vErrors.push(err55);
+              vErrors.push(err56);
             }
             errors++;
           }
         }
       } else {
-        const err56 = {
+        const err57 = {
           instancePath: instancePath + "/artifacts",
           schemaPath: "#/properties/artifacts/type",
           keyword: "type",
@@ -10163,9 +10184,9 @@ function validate39(
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err56];
+          vErrors = [err57];
         } else {
-          vErrors.push(err56);
+          vErrors.push(err57);
         }
         errors++;
       }
@@ -10177,7 +10198,7 @@ function validate39(
       const _errs43 = errors;
       if (typeof data12 === "string") {
         if (func1(data12) > 200) {
-          const err57 = {
+          const err58 = {
             instancePath: instancePath + "/idempotency_key",
             schemaPath: "#/$defs/IdempotencyKey/maxLength",
             keyword: "maxLength",
@@ -10188,14 +10209,14 @@ function validate39(
             data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err57];
+            vErrors = [err58];
           } else {
-            vErrors.push(err57);
+            vErrors.push(err58);
           }
           errors++;
         }
         if (func1(data12) < 1) {
-          const err58 = {
+          const err59 = {
             instancePath: instancePath + "/idempotency_key",
             schemaPath: "#/$defs/IdempotencyKey/minLength",
             keyword: "minLength",
@@ -10206,14 +10227,14 @@ function validate39(
             data: data12,
           };
           if (vErrors === null) {
-            vErrors = [err58];
+            vErrors = [err59];
           } else {
-            vErrors.push(err58);
+            vErrors.push(err59);
           }
           errors++;
         }
       } else {
-        const err59 = {
+        const err60 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/$defs/IdempotencyKey/type",
           keyword: "type",
@@ -10224,9 +10245,9 @@ function validate39(
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err59];
+          vErrors = [err60];
         } else {
-          vErrors.push(err59);
+          vErrors.push(err60);
         }
         errors++;
       }
@@ -10234,7 +10255,7 @@ function validate39(
       valid12 = valid12 || _valid2;
       const _errs46 = errors;
       if (data12 !== null) {
-        const err60 = {
+        const err61 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/properties/idempotency_key/anyOf/1/type",
           keyword: "type",
@@ -10245,16 +10266,16 @@ function validate39(
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err60];
+          vErrors = [err61];
         } else {
-          vErrors.push(err60);
+          vErrors.push(err61);
         }
         errors++;
       }
       var _valid2 = _errs46 === errors;
       valid12 = valid12 || _valid2;
       if (!valid12) {
-        const err61 = {
+        const err62 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/properties/idempotency_key/anyOf",
           keyword: "anyOf",
@@ -10265,9 +10286,9 @@ function validate39(
           data: data12,
         };
         if (vErrors === null) {
-          vErrors = [err61];
+          vErrors = [err62];
         } else {
-          vErrors.push(err61);
+          vErrors.push(err62);
         }
         errors++;
       } else {
@@ -10284,7 +10305,7 @@ function validate39(
     if (data.correlation_id !== undefined) {
       let data13 = data.correlation_id;
       if (typeof data13 !== "string") {
-        const err62 = {
+        const err63 = {
           instancePath: instancePath + "/correlation_id",
           schemaPath: "#/properties/correlation_id/type",
           keyword: "type",
@@ -10295,9 +10316,9 @@ function validate39(
           data: data13,
         };
         if (vErrors === null) {
-          vErrors = [err62];
+          vErrors = [err63];
         } else {
-          vErrors.push(err62);
+          vErrors.push(err63);
         }
         errors++;
       }
@@ -10321,7 +10342,7 @@ function validate39(
           }
         }
       } else {
-        const err63 = {
+        const err64 = {
           instancePath: instancePath + "/inputs",
           schemaPath: "#/properties/inputs/type",
           keyword: "type",
@@ -10332,9 +10353,9 @@ function validate39(
           data: data14,
         };
         if (vErrors === null) {
-          vErrors = [err63];
+          vErrors = [err64];
         } else {
-          vErrors.push(err63);
+          vErrors.push(err64);
         }
         errors++;
       }
@@ -10360,7 +10381,7 @@ function validate39(
       valid16 = valid16 || _valid3;
       const _errs56 = errors;
       if (data16 !== null) {
-        const err64 = {
+        const err65 = {
           instancePath: instancePath + "/result",
           schemaPath: "#/properties/result/anyOf/1/type",
           keyword: "type",
@@ -10371,16 +10392,16 @@ function validate39(
           data: data16,
         };
         if (vErrors === null) {
-          vErrors = [err64];
+          vErrors = [err65];
         } else {
-          vErrors.push(err64);
+          vErrors.push(err65);
         }
         errors++;
       }
       var _valid3 = _errs56 === errors;
       valid16 = valid16 || _valid3;
       if (!valid16) {
-        const err65 = {
+        const err66 = {
           instancePath: instancePath + "/result",
           schemaPath: "#/properties/result/anyOf",
           keyword: "anyOf",
@@ -10391,9 +10412,9 @@ function validate39(
           data: data16,
         };
         if (vErrors === null) {
-          vErrors = [err65];
+          vErrors = [err66];
         } else {
-          vErrors.push(err65);
+          vErrors.push(err66);
         }
         errors++;
       } else {
@@ -10414,30 +10435,12 @@ function validate39(
       const _errs60 = errors;
       if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
         if (data17.code === undefined) {
-          const err66 = {
+          const err67 = {
             instancePath: instancePath + "/error",
             schemaPath: "#/$defs/JsonRpcError/required",
             keyword: "required",
             params: { missingProperty: "code" },
             message: "must have required property '" + "code" + "'",
-            schema: schema57.required,
-            parentSchema: schema57,
-            data: data17,
-          };
-          if (vErrors === null) {
-            vErrors = [err66];
-          } else {
-            vErrors.push(err66);
-          }
-          errors++;
-        }
-        if (data17.message === undefined) {
-          const err67 = {
-            instancePath: instancePath + "/error",
-            schemaPath: "#/$defs/JsonRpcError/required",
-            keyword: "required",
-            params: { missingProperty: "message" },
-            message: "must have required property '" + "message" + "'",
             schema: schema57.required,
             parentSchema: schema57,
             data: data17,
@@ -10449,9 +10452,27 @@ function validate39(
           }
           errors++;
         }
+        if (data17.message === undefined) {
+          const err68 = {
+            instancePath: instancePath + "/error",
+            schemaPath: "#/$defs/JsonRpcError/required",
+            keyword: "required",
+            params: { missingProperty: "message" },
+            message: "must have required property '" + "message" + "'",
+            schema: schema57.required,
+            parentSchema: schema57,
+            data: data17,
+          };
+          if (vErrors === null) {
+            vErrors = [err68];
+          } else {
+            vErrors.push(err68);
+          }
+          errors++;
+        }
         for (const key2 in data17) {
           if (!(key2 === "code" || key2 === "message" || key2 === "data")) {
-            const err68 = {
+            const err69 = {
               instancePath: instancePath + "/error",
               schemaPath: "#/$defs/JsonRpcError/additionalProperties",
               keyword: "additionalProperties",
@@ -10462,9 +10483,9 @@ function validate39(
               data: data17,
             };
             if (vErrors === null) {
-              vErrors = [err68];
+              vErrors = [err69];
             } else {
-              vErrors.push(err68);
+              vErrors.push(err69);
             }
             errors++;
           }
@@ -10472,7 +10493,7 @@ function validate39(
         if (data17.code !== undefined) {
           let data18 = data17.code;
           if (!(typeof data18 == "number" && !(data18 % 1) && !isNaN(data18) && isFinite(data18))) {
-            const err69 = {
+            const err70 = {
               instancePath: instancePath + "/error/code",
               schemaPath: "#/$defs/JsonRpcError/properties/code/type",
               keyword: "type",
@@ -10483,9 +10504,9 @@ function validate39(
               data: data18,
             };
             if (vErrors === null) {
-              vErrors = [err69];
+              vErrors = [err70];
             } else {
-              vErrors.push(err69);
+              vErrors.push(err70);
             }
             errors++;
           }
@@ -10494,7 +10515,7 @@ function validate39(
           let data19 = data17.message;
           if (typeof data19 === "string") {
             if (func1(data19) > 8000) {
-              const err70 = {
+              const err71 = {
                 instancePath: instancePath + "/error/message",
                 schemaPath: "#/$defs/JsonRpcError/properties/message/maxLength",
                 keyword: "maxLength",
@@ -10505,14 +10526,14 @@ function validate39(
                 data: data19,
               };
               if (vErrors === null) {
-                vErrors = [err70];
+                vErrors = [err71];
               } else {
-                vErrors.push(err70);
+                vErrors.push(err71);
               }
               errors++;
             }
             if (func1(data19) < 1) {
-              const err71 = {
+              const err72 = {
                 instancePath: instancePath + "/error/message",
                 schemaPath: "#/$defs/JsonRpcError/properties/message/minLength",
                 keyword: "minLength",
@@ -10523,14 +10544,14 @@ function validate39(
                 data: data19,
               };
               if (vErrors === null) {
-                vErrors = [err71];
+                vErrors = [err72];
               } else {
-                vErrors.push(err71);
+                vErrors.push(err72);
               }
               errors++;
             }
           } else {
-            const err72 = {
+            const err73 = {
               instancePath: instancePath + "/error/message",
               schemaPath: "#/$defs/JsonRpcError/properties/message/type",
               keyword: "type",
@@ -10541,15 +10562,15 @@ function validate39(
               data: data19,
             };
             if (vErrors === null) {
-              vErrors = [err72];
+              vErrors = [err73];
             } else {
-              vErrors.push(err72);
+              vErrors.push(err73);
             }
             errors++;
           }
         }
       } else {
-        const err73 = {
+        const err74 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/$defs/JsonRpcError/type",
           keyword: "type",
@@ -10560,9 +10581,9 @@ function validate39(
           data: data17,
         };
         if (vErrors === null) {
-          vErrors = [err73];
+          vErrors = [err74];
         } else {
-          vErrors.push(err73);
+          vErrors.push(err74);
         }
         errors++;
       }
@@ -10570,7 +10591,7 @@ function validate39(
       valid17 = valid17 || _valid4;
       const _errs68 = errors;
       if (data17 !== null) {
-        const err74 = {
+        const err75 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/properties/error/anyOf/1/type",
           keyword: "type",
@@ -10581,16 +10602,16 @@ function validate39(
           data: data17,
         };
         if (vErrors === null) {
-          vErrors = [err74];
+          vErrors = [err75];
         } else {
-          vErrors.push(err74);
+          vErrors.push(err75);
         }
         errors++;
       }
       var _valid4 = _errs68 === errors;
       valid17 = valid17 || _valid4;
       if (!valid17) {
-        const err75 = {
+        const err76 = {
           instancePath: instancePath + "/error",
           schemaPath: "#/properties/error/anyOf",
           keyword: "anyOf",
@@ -10601,9 +10622,9 @@ function validate39(
           data: data17,
         };
         if (vErrors === null) {
-          vErrors = [err75];
+          vErrors = [err76];
         } else {
-          vErrors.push(err75);
+          vErrors.push(err76);
         }
         errors++;
       } else {
@@ -10638,7 +10659,7 @@ function validate39(
       valid20 = valid20 || _valid5;
       const _errs73 = errors;
       if (data20 !== null) {
-        const err76 = {
+        const err77 = {
           instancePath: instancePath + "/decision",
           schemaPath: "#/properties/decision/anyOf/1/type",
           keyword: "type",
@@ -10649,16 +10670,16 @@ function validate39(
           data: data20,
         };
         if (vErrors === null) {
-          vErrors = [err76];
+          vErrors = [err77];
         } else {
-          vErrors.push(err76);
+          vErrors.push(err77);
         }
         errors++;
       }
       var _valid5 = _errs73 === errors;
       valid20 = valid20 || _valid5;
       if (!valid20) {
-        const err77 = {
+        const err78 = {
           instancePath: instancePath + "/decision",
           schemaPath: "#/properties/decision/anyOf",
           keyword: "anyOf",
@@ -10669,9 +10690,9 @@ function validate39(
           data: data20,
         };
         if (vErrors === null) {
-          vErrors = [err77];
+          vErrors = [err78];
         } else {
-          vErrors.push(err77);
+          vErrors.push(err78);
         }
         errors++;
       } else {
@@ -10706,7 +10727,7 @@ function validate39(
       valid21 = valid21 || _valid6;
       const _errs78 = errors;
       if (data21 !== null) {
-        const err78 = {
+        const err79 = {
           instancePath: instancePath + "/progress",
           schemaPath: "#/properties/progress/anyOf/1/type",
           keyword: "type",
@@ -10717,16 +10738,16 @@ function validate39(
           data: data21,
         };
         if (vErrors === null) {
-          vErrors = [err78];
+          vErrors = [err79];
         } else {
-          vErrors.push(err78);
+          vErrors.push(err79);
         }
         errors++;
       }
       var _valid6 = _errs78 === errors;
       valid21 = valid21 || _valid6;
       if (!valid21) {
-        const err79 = {
+        const err80 = {
           instancePath: instancePath + "/progress",
           schemaPath: "#/properties/progress/anyOf",
           keyword: "anyOf",
@@ -10737,9 +10758,9 @@ function validate39(
           data: data21,
         };
         if (vErrors === null) {
-          vErrors = [err79];
+          vErrors = [err80];
         } else {
-          vErrors.push(err79);
+          vErrors.push(err80);
         }
         errors++;
       } else {
@@ -10756,7 +10777,7 @@ function validate39(
     if (data.created_at !== undefined) {
       let data22 = data.created_at;
       if (!(typeof data22 === "string")) {
-        const err80 = {
+        const err81 = {
           instancePath: instancePath + "/created_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -10767,9 +10788,9 @@ function validate39(
           data: data22,
         };
         if (vErrors === null) {
-          vErrors = [err80];
+          vErrors = [err81];
         } else {
-          vErrors.push(err80);
+          vErrors.push(err81);
         }
         errors++;
       }
@@ -10777,7 +10798,7 @@ function validate39(
     if (data.updated_at !== undefined) {
       let data23 = data.updated_at;
       if (!(typeof data23 === "string")) {
-        const err81 = {
+        const err82 = {
           instancePath: instancePath + "/updated_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -10788,9 +10809,9 @@ function validate39(
           data: data23,
         };
         if (vErrors === null) {
-          vErrors = [err81];
+          vErrors = [err82];
         } else {
-          vErrors.push(err81);
+          vErrors.push(err82);
         }
         errors++;
       }
@@ -10801,7 +10822,7 @@ function validate39(
       let valid24 = false;
       const _errs88 = errors;
       if (!(typeof data24 === "string")) {
-        const err82 = {
+        const err83 = {
           instancePath: instancePath + "/accepted_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -10812,9 +10833,9 @@ function validate39(
           data: data24,
         };
         if (vErrors === null) {
-          vErrors = [err82];
+          vErrors = [err83];
         } else {
-          vErrors.push(err82);
+          vErrors.push(err83);
         }
         errors++;
       }
@@ -10822,7 +10843,7 @@ function validate39(
       valid24 = valid24 || _valid7;
       const _errs91 = errors;
       if (data24 !== null) {
-        const err83 = {
+        const err84 = {
           instancePath: instancePath + "/accepted_at",
           schemaPath: "#/properties/accepted_at/anyOf/1/type",
           keyword: "type",
@@ -10833,16 +10854,16 @@ function validate39(
           data: data24,
         };
         if (vErrors === null) {
-          vErrors = [err83];
+          vErrors = [err84];
         } else {
-          vErrors.push(err83);
+          vErrors.push(err84);
         }
         errors++;
       }
       var _valid7 = _errs91 === errors;
       valid24 = valid24 || _valid7;
       if (!valid24) {
-        const err84 = {
+        const err85 = {
           instancePath: instancePath + "/accepted_at",
           schemaPath: "#/properties/accepted_at/anyOf",
           keyword: "anyOf",
@@ -10853,9 +10874,9 @@ function validate39(
           data: data24,
         };
         if (vErrors === null) {
-          vErrors = [err84];
+          vErrors = [err85];
         } else {
-          vErrors.push(err84);
+          vErrors.push(err85);
         }
         errors++;
       } else {
@@ -10875,7 +10896,7 @@ function validate39(
       let valid26 = false;
       const _errs95 = errors;
       if (!(typeof data25 === "string")) {
-        const err85 = {
+        const err86 = {
           instancePath: instancePath + "/completed_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -10886,9 +10907,9 @@ function validate39(
           data: data25,
         };
         if (vErrors === null) {
-          vErrors = [err85];
+          vErrors = [err86];
         } else {
-          vErrors.push(err85);
+          vErrors.push(err86);
         }
         errors++;
       }
@@ -10896,7 +10917,7 @@ function validate39(
       valid26 = valid26 || _valid8;
       const _errs98 = errors;
       if (data25 !== null) {
-        const err86 = {
+        const err87 = {
           instancePath: instancePath + "/completed_at",
           schemaPath: "#/properties/completed_at/anyOf/1/type",
           keyword: "type",
@@ -10907,16 +10928,16 @@ function validate39(
           data: data25,
         };
         if (vErrors === null) {
-          vErrors = [err86];
+          vErrors = [err87];
         } else {
-          vErrors.push(err86);
+          vErrors.push(err87);
         }
         errors++;
       }
       var _valid8 = _errs98 === errors;
       valid26 = valid26 || _valid8;
       if (!valid26) {
-        const err87 = {
+        const err88 = {
           instancePath: instancePath + "/completed_at",
           schemaPath: "#/properties/completed_at/anyOf",
           keyword: "anyOf",
@@ -10927,9 +10948,9 @@ function validate39(
           data: data25,
         };
         if (vErrors === null) {
-          vErrors = [err87];
+          vErrors = [err88];
         } else {
-          vErrors.push(err87);
+          vErrors.push(err88);
         }
         errors++;
       } else {
@@ -10949,7 +10970,7 @@ function validate39(
       let valid28 = false;
       const _errs102 = errors;
       if (!(typeof data26 === "string")) {
-        const err88 = {
+        const err89 = {
           instancePath: instancePath + "/cancelled_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -10960,9 +10981,9 @@ function validate39(
           data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err88];
+          vErrors = [err89];
         } else {
-          vErrors.push(err88);
+          vErrors.push(err89);
         }
         errors++;
       }
@@ -10970,7 +10991,7 @@ function validate39(
       valid28 = valid28 || _valid9;
       const _errs105 = errors;
       if (data26 !== null) {
-        const err89 = {
+        const err90 = {
           instancePath: instancePath + "/cancelled_at",
           schemaPath: "#/properties/cancelled_at/anyOf/1/type",
           keyword: "type",
@@ -10981,16 +11002,16 @@ function validate39(
           data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err89];
+          vErrors = [err90];
         } else {
-          vErrors.push(err89);
+          vErrors.push(err90);
         }
         errors++;
       }
       var _valid9 = _errs105 === errors;
       valid28 = valid28 || _valid9;
       if (!valid28) {
-        const err90 = {
+        const err91 = {
           instancePath: instancePath + "/cancelled_at",
           schemaPath: "#/properties/cancelled_at/anyOf",
           keyword: "anyOf",
@@ -11001,9 +11022,9 @@ function validate39(
           data: data26,
         };
         if (vErrors === null) {
-          vErrors = [err90];
+          vErrors = [err91];
         } else {
-          vErrors.push(err90);
+          vErrors.push(err91);
         }
         errors++;
       } else {
@@ -11018,7 +11039,7 @@ function validate39(
       }
     }
   } else {
-    const err91 = {
+    const err92 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -11029,9 +11050,9 @@ function validate39(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err91];
+      vErrors = [err92];
     } else {
-      vErrors.push(err91);
+      vErrors.push(err92);
     }
     errors++;
   }
@@ -11097,7 +11118,7 @@ const schema96 = {
   type: "integer",
   minimum: 1,
 };
-const pattern20 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
+const pattern21 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
 
 function validate46(
   data,
@@ -11339,7 +11360,7 @@ function validate46(
     if (data.hash !== undefined) {
       let data1 = data.hash;
       if (typeof data1 === "string") {
-        if (!pattern20.test(data1)) {
+        if (!pattern21.test(data1)) {
           const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
@@ -12625,7 +12646,7 @@ const schema102 = {
     "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
   "x-pattern-name": "a host name: NAME or NAME:PORT, with no scheme, path or wildcard",
 };
-const pattern23 = new RegExp(
+const pattern24 = new RegExp(
   "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
   "u",
 );
@@ -12680,7 +12701,7 @@ function validate48(
       }
       errors++;
     }
-    if (!pattern23.test(data)) {
+    if (!pattern24.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -15220,14 +15241,14 @@ function validate59(
           }
           errors++;
         }
-        if (pattern12.test(data4)) {
+        if (!pattern12.test(data4)) {
           const err25 = {
             instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/x-plain-text",
-            keyword: "x-plain-text",
-            params: { kind: "lines", at: pattern12.exec(data4).index },
-            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
-            schema: "lines",
+            schemaPath: "#/$defs/Summary/pattern",
+            keyword: "pattern",
+            params: { pattern: "^$|\\S" },
+            message: 'must match pattern "' + "^$|\\S" + '"',
+            schema: "^$|\\S",
             parentSchema: schema77,
             data: data4,
           };
@@ -15238,8 +15259,26 @@ function validate59(
           }
           errors++;
         }
+        if (pattern13.test(data4)) {
+          const err26 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern13.exec(data4).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data4,
+          };
+          if (vErrors === null) {
+            vErrors = [err26];
+          } else {
+            vErrors.push(err26);
+          }
+          errors++;
+        }
       } else {
-        const err26 = {
+        const err27 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
@@ -15250,9 +15289,9 @@ function validate59(
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err26];
+          vErrors = [err27];
         } else {
-          vErrors.push(err26);
+          vErrors.push(err27);
         }
         errors++;
       }
@@ -15260,7 +15299,7 @@ function validate59(
       valid4 = valid4 || _valid0;
       const _errs18 = errors;
       if (data4 !== null) {
-        const err27 = {
+        const err28 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/properties/summary/anyOf/1/type",
           keyword: "type",
@@ -15271,16 +15310,16 @@ function validate59(
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
         }
         errors++;
       }
       var _valid0 = _errs18 === errors;
       valid4 = valid4 || _valid0;
       if (!valid4) {
-        const err28 = {
+        const err29 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/properties/summary/anyOf",
           keyword: "anyOf",
@@ -15291,9 +15330,9 @@ function validate59(
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err28];
+          vErrors = [err29];
         } else {
-          vErrors.push(err28);
+          vErrors.push(err29);
         }
         errors++;
       } else {
@@ -15310,7 +15349,7 @@ function validate59(
     if (data.content !== undefined) {
       let data5 = data.content;
       if (typeof data5 !== "string") {
-        const err29 = {
+        const err30 = {
           instancePath: instancePath + "/content",
           schemaPath: "#/properties/content/type",
           keyword: "type",
@@ -15321,9 +15360,9 @@ function validate59(
           data: data5,
         };
         if (vErrors === null) {
-          vErrors = [err29];
+          vErrors = [err30];
         } else {
-          vErrors.push(err29);
+          vErrors.push(err30);
         }
         errors++;
       }
@@ -15331,7 +15370,7 @@ function validate59(
     if (data.diff !== undefined) {
       let data6 = data.diff;
       if (typeof data6 !== "string") {
-        const err30 = {
+        const err31 = {
           instancePath: instancePath + "/diff",
           schemaPath: "#/properties/diff/type",
           keyword: "type",
@@ -15342,9 +15381,9 @@ function validate59(
           data: data6,
         };
         if (vErrors === null) {
-          vErrors = [err30];
+          vErrors = [err31];
         } else {
-          vErrors.push(err30);
+          vErrors.push(err31);
         }
         errors++;
       }
@@ -15352,7 +15391,7 @@ function validate59(
     if (data.created_at !== undefined) {
       let data7 = data.created_at;
       if (!(typeof data7 === "string")) {
-        const err31 = {
+        const err32 = {
           instancePath: instancePath + "/created_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -15363,9 +15402,9 @@ function validate59(
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err31];
+          vErrors = [err32];
         } else {
-          vErrors.push(err31);
+          vErrors.push(err32);
         }
         errors++;
       }
@@ -15377,7 +15416,7 @@ function validate59(
       const _errs29 = errors;
       if (typeof data8 === "string") {
         if (func1(data8) > 64) {
-          const err32 = {
+          const err33 = {
             instancePath: instancePath + "/decided_by",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
@@ -15388,14 +15427,14 @@ function validate59(
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err32];
+            vErrors = [err33];
           } else {
-            vErrors.push(err32);
+            vErrors.push(err33);
           }
           errors++;
         }
         if (func1(data8) < 1) {
-          const err33 = {
+          const err34 = {
             instancePath: instancePath + "/decided_by",
             schemaPath: "#/$defs/ParticipantName/minLength",
             keyword: "minLength",
@@ -15406,14 +15445,14 @@ function validate59(
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err33];
+            vErrors = [err34];
           } else {
-            vErrors.push(err33);
+            vErrors.push(err34);
           }
           errors++;
         }
         if (!pattern6.test(data8)) {
-          const err34 = {
+          const err35 = {
             instancePath: instancePath + "/decided_by",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
@@ -15424,14 +15463,14 @@ function validate59(
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err34];
+            vErrors = [err35];
           } else {
-            vErrors.push(err34);
+            vErrors.push(err35);
           }
           errors++;
         }
       } else {
-        const err35 = {
+        const err36 = {
           instancePath: instancePath + "/decided_by",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
@@ -15442,9 +15481,9 @@ function validate59(
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err35];
+          vErrors = [err36];
         } else {
-          vErrors.push(err35);
+          vErrors.push(err36);
         }
         errors++;
       }
@@ -15452,7 +15491,7 @@ function validate59(
       valid7 = valid7 || _valid1;
       const _errs32 = errors;
       if (data8 !== null) {
-        const err36 = {
+        const err37 = {
           instancePath: instancePath + "/decided_by",
           schemaPath: "#/properties/decided_by/anyOf/1/type",
           keyword: "type",
@@ -15463,16 +15502,16 @@ function validate59(
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err36];
+          vErrors = [err37];
         } else {
-          vErrors.push(err36);
+          vErrors.push(err37);
         }
         errors++;
       }
       var _valid1 = _errs32 === errors;
       valid7 = valid7 || _valid1;
       if (!valid7) {
-        const err37 = {
+        const err38 = {
           instancePath: instancePath + "/decided_by",
           schemaPath: "#/properties/decided_by/anyOf",
           keyword: "anyOf",
@@ -15483,9 +15522,9 @@ function validate59(
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err37];
+          vErrors = [err38];
         } else {
-          vErrors.push(err37);
+          vErrors.push(err38);
         }
         errors++;
       } else {
@@ -15505,7 +15544,7 @@ function validate59(
       let valid9 = false;
       const _errs36 = errors;
       if (!(typeof data9 === "string")) {
-        const err38 = {
+        const err39 = {
           instancePath: instancePath + "/decided_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -15516,9 +15555,9 @@ function validate59(
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err38];
+          vErrors = [err39];
         } else {
-          vErrors.push(err38);
+          vErrors.push(err39);
         }
         errors++;
       }
@@ -15526,7 +15565,7 @@ function validate59(
       valid9 = valid9 || _valid2;
       const _errs39 = errors;
       if (data9 !== null) {
-        const err39 = {
+        const err40 = {
           instancePath: instancePath + "/decided_at",
           schemaPath: "#/properties/decided_at/anyOf/1/type",
           keyword: "type",
@@ -15537,16 +15576,16 @@ function validate59(
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err40];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err40);
         }
         errors++;
       }
       var _valid2 = _errs39 === errors;
       valid9 = valid9 || _valid2;
       if (!valid9) {
-        const err40 = {
+        const err41 = {
           instancePath: instancePath + "/decided_at",
           schemaPath: "#/properties/decided_at/anyOf",
           keyword: "anyOf",
@@ -15557,9 +15596,9 @@ function validate59(
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err40];
+          vErrors = [err41];
         } else {
-          vErrors.push(err40);
+          vErrors.push(err41);
         }
         errors++;
       } else {
@@ -15580,7 +15619,7 @@ function validate59(
       const _errs43 = errors;
       if (typeof data10 === "string") {
         if (func1(data10) > 2000) {
-          const err41 = {
+          const err42 = {
             instancePath: instancePath + "/note",
             schemaPath: "#/$defs/Note/maxLength",
             keyword: "maxLength",
@@ -15591,14 +15630,14 @@ function validate59(
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err41];
+            vErrors = [err42];
           } else {
-            vErrors.push(err41);
+            vErrors.push(err42);
           }
           errors++;
         }
       } else {
-        const err42 = {
+        const err43 = {
           instancePath: instancePath + "/note",
           schemaPath: "#/$defs/Note/type",
           keyword: "type",
@@ -15609,9 +15648,9 @@ function validate59(
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err42];
+          vErrors = [err43];
         } else {
-          vErrors.push(err42);
+          vErrors.push(err43);
         }
         errors++;
       }
@@ -15619,7 +15658,7 @@ function validate59(
       valid11 = valid11 || _valid3;
       const _errs46 = errors;
       if (data10 !== null) {
-        const err43 = {
+        const err44 = {
           instancePath: instancePath + "/note",
           schemaPath: "#/properties/note/anyOf/1/type",
           keyword: "type",
@@ -15630,16 +15669,16 @@ function validate59(
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err43];
+          vErrors = [err44];
         } else {
-          vErrors.push(err43);
+          vErrors.push(err44);
         }
         errors++;
       }
       var _valid3 = _errs46 === errors;
       valid11 = valid11 || _valid3;
       if (!valid11) {
-        const err44 = {
+        const err45 = {
           instancePath: instancePath + "/note",
           schemaPath: "#/properties/note/anyOf",
           keyword: "anyOf",
@@ -15650,9 +15689,9 @@ function validate59(
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err44];
+          vErrors = [err45];
         } else {
-          vErrors.push(err44);
+          vErrors.push(err45);
         }
         errors++;
       } else {
@@ -15672,7 +15711,7 @@ function validate59(
       let valid13 = false;
       const _errs50 = errors;
       if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
-        const err45 = {
+        const err46 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/$defs/RevisionNumber/type",
           keyword: "type",
@@ -15683,15 +15722,15 @@ function validate59(
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err45];
+          vErrors = [err46];
         } else {
-          vErrors.push(err45);
+          vErrors.push(err46);
         }
         errors++;
       }
       if (typeof data11 == "number" && isFinite(data11)) {
         if (data11 < 1 || isNaN(data11)) {
-          const err46 = {
+          const err47 = {
             instancePath: instancePath + "/revision",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -15702,9 +15741,9 @@ function validate59(
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err46];
+            vErrors = [err47];
           } else {
-            vErrors.push(err46);
+            vErrors.push(err47);
           }
           errors++;
         }
@@ -15713,7 +15752,7 @@ function validate59(
       valid13 = valid13 || _valid4;
       const _errs53 = errors;
       if (data11 !== null) {
-        const err47 = {
+        const err48 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/properties/revision/anyOf/1/type",
           keyword: "type",
@@ -15724,16 +15763,16 @@ function validate59(
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err47];
+          vErrors = [err48];
         } else {
-          vErrors.push(err47);
+          vErrors.push(err48);
         }
         errors++;
       }
       var _valid4 = _errs53 === errors;
       valid13 = valid13 || _valid4;
       if (!valid13) {
-        const err48 = {
+        const err49 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/properties/revision/anyOf",
           keyword: "anyOf",
@@ -15744,9 +15783,9 @@ function validate59(
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err48];
+          vErrors = [err49];
         } else {
-          vErrors.push(err48);
+          vErrors.push(err49);
         }
         errors++;
       } else {
@@ -15761,7 +15800,7 @@ function validate59(
       }
     }
   } else {
-    const err49 = {
+    const err50 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -15772,9 +15811,9 @@ function validate59(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err49];
+      vErrors = [err50];
     } else {
-      vErrors.push(err49);
+      vErrors.push(err50);
     }
     errors++;
   }
@@ -16353,7 +16392,7 @@ function validate62(
     if (data.hash !== undefined) {
       let data1 = data.hash;
       if (typeof data1 === "string") {
-        if (!pattern20.test(data1)) {
+        if (!pattern21.test(data1)) {
           const err12 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
@@ -16935,7 +16974,7 @@ const schema139 = {
     "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
   "x-pattern-name": "an origin: http:// or https://, a host name and perhaps a port, with no path",
 };
-const pattern36 = new RegExp(
+const pattern38 = new RegExp(
   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
   "u",
 );
@@ -17089,7 +17128,7 @@ function validate63(
               }
               errors++;
             }
-            if (!pattern23.test(data1)) {
+            if (!pattern24.test(data1)) {
               const err7 = {
                 instancePath: instancePath + "/allowed_hosts/" + i0,
                 schemaPath: "#/$defs/HostName/pattern",
@@ -17240,7 +17279,7 @@ function validate63(
               }
               errors++;
             }
-            if (!pattern36.test(data3)) {
+            if (!pattern38.test(data3)) {
               const err14 = {
                 instancePath: instancePath + "/allowed_origins/" + i2,
                 schemaPath: "#/$defs/WebOrigin/pattern",
@@ -17990,14 +18029,14 @@ function validate65(
       }
       errors++;
     }
-    if (pattern12.test(data)) {
+    if (!pattern12.test(data)) {
       const err2 = {
         instancePath,
-        schemaPath: "#/x-plain-text",
-        keyword: "x-plain-text",
-        params: { kind: "lines", at: pattern12.exec(data).index },
-        message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
-        schema: "lines",
+        schemaPath: "#/pattern",
+        keyword: "pattern",
+        params: { pattern: "^$|\\S" },
+        message: 'must match pattern "' + "^$|\\S" + '"',
+        schema: "^$|\\S",
         parentSchema: schema77,
         data,
       };
@@ -18008,8 +18047,26 @@ function validate65(
       }
       errors++;
     }
+    if (pattern13.test(data)) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/x-plain-text",
+        keyword: "x-plain-text",
+        params: { kind: "lines", at: pattern13.exec(data).index },
+        message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+        schema: "lines",
+        parentSchema: schema77,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
   } else {
-    const err3 = {
+    const err4 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -18020,9 +18077,9 @@ function validate65(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err3];
+      vErrors = [err4];
     } else {
-      vErrors.push(err3);
+      vErrors.push(err4);
     }
     errors++;
   }
@@ -18611,7 +18668,7 @@ function validate69(
       }
       errors++;
     }
-    if (!pattern36.test(data)) {
+    if (!pattern38.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -25043,14 +25100,14 @@ function validate93(
           }
           errors++;
         }
-        if (pattern12.test(data0)) {
+        if (!pattern12.test(data0)) {
           const err4 = {
             instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/x-plain-text",
-            keyword: "x-plain-text",
-            params: { kind: "lines", at: pattern12.exec(data0).index },
-            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
-            schema: "lines",
+            schemaPath: "#/$defs/Summary/pattern",
+            keyword: "pattern",
+            params: { pattern: "^$|\\S" },
+            message: 'must match pattern "' + "^$|\\S" + '"',
+            schema: "^$|\\S",
             parentSchema: schema77,
             data: data0,
           };
@@ -25061,8 +25118,26 @@ function validate93(
           }
           errors++;
         }
+        if (pattern13.test(data0)) {
+          const err5 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern13.exec(data0).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
       } else {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
@@ -25073,9 +25148,9 @@ function validate93(
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
@@ -25084,7 +25159,7 @@ function validate93(
       let data1 = data.constraints;
       if (typeof data1 === "string") {
         if (func1(data1) > 8000) {
-          const err6 = {
+          const err7 = {
             instancePath: instancePath + "/constraints",
             schemaPath: "#/$defs/Constraints/maxLength",
             keyword: "maxLength",
@@ -25095,14 +25170,14 @@ function validate93(
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err7];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err7);
           }
           errors++;
         }
       } else {
-        const err7 = {
+        const err8 = {
           instancePath: instancePath + "/constraints",
           schemaPath: "#/$defs/Constraints/type",
           keyword: "type",
@@ -25113,9 +25188,9 @@ function validate93(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -25124,7 +25199,7 @@ function validate93(
       let data2 = data.assignee;
       if (typeof data2 === "string") {
         if (func1(data2) > 64) {
-          const err8 = {
+          const err9 = {
             instancePath: instancePath + "/assignee",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
@@ -25135,14 +25210,14 @@ function validate93(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err8];
+            vErrors = [err9];
           } else {
-            vErrors.push(err8);
+            vErrors.push(err9);
           }
           errors++;
         }
         if (func1(data2) < 1) {
-          const err9 = {
+          const err10 = {
             instancePath: instancePath + "/assignee",
             schemaPath: "#/$defs/ParticipantName/minLength",
             keyword: "minLength",
@@ -25153,14 +25228,14 @@ function validate93(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err10];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err10);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err10 = {
+          const err11 = {
             instancePath: instancePath + "/assignee",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
@@ -25171,14 +25246,14 @@ function validate93(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err10];
+            vErrors = [err11];
           } else {
-            vErrors.push(err10);
+            vErrors.push(err11);
           }
           errors++;
         }
       } else {
-        const err11 = {
+        const err12 = {
           instancePath: instancePath + "/assignee",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
@@ -25189,9 +25264,9 @@ function validate93(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err11];
+          vErrors = [err12];
         } else {
-          vErrors.push(err11);
+          vErrors.push(err12);
         }
         errors++;
       }
@@ -25200,7 +25275,7 @@ function validate93(
       let data3 = data.artifacts;
       if (Array.isArray(data3)) {
         if (data3.length > 100) {
-          const err12 = {
+          const err13 = {
             instancePath: instancePath + "/artifacts",
             schemaPath: "#/properties/artifacts/maxItems",
             keyword: "maxItems",
@@ -25211,9 +25286,9 @@ function validate93(
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err13];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err13);
           }
           errors++;
         }
@@ -25222,7 +25297,7 @@ function validate93(
           let data4 = data3[i0];
           if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
             if (data4.uri === undefined) {
-              const err13 = {
+              const err14 = {
                 instancePath: instancePath + "/artifacts/" + i0,
                 schemaPath: "#/$defs/ArtifactReference/required",
                 keyword: "required",
@@ -25233,15 +25308,15 @@ function validate93(
                 data: data4,
               };
               if (vErrors === null) {
-                vErrors = [err13];
+                vErrors = [err14];
               } else {
-                vErrors.push(err13);
+                vErrors.push(err14);
               }
               errors++;
             }
             for (const key1 in data4) {
               if (!(key1 === "uri" || key1 === "title" || key1 === "revision")) {
-                const err14 = {
+                const err15 = {
                   instancePath: instancePath + "/artifacts/" + i0,
                   schemaPath: "#/$defs/ArtifactReference/additionalProperties",
                   keyword: "additionalProperties",
@@ -25252,9 +25327,9 @@ function validate93(
                   data: data4,
                 };
                 if (vErrors === null) {
-                  vErrors = [err14];
+                  vErrors = [err15];
                 } else {
-                  vErrors.push(err14);
+                  vErrors.push(err15);
                 }
                 errors++;
               }
@@ -25263,7 +25338,7 @@ function validate93(
               let data5 = data4.uri;
               if (typeof data5 === "string") {
                 if (func1(data5) > 2048) {
-                  const err15 = {
+                  const err16 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                     schemaPath: "#/$defs/ArtifactReference/properties/uri/maxLength",
                     keyword: "maxLength",
@@ -25274,14 +25349,14 @@ function validate93(
                     data: data5,
                   };
                   if (vErrors === null) {
-                    vErrors = [err15];
+                    vErrors = [err16];
                   } else {
-                    vErrors.push(err15);
+                    vErrors.push(err16);
                   }
                   errors++;
                 }
                 if (func1(data5) < 1) {
-                  const err16 = {
+                  const err17 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                     schemaPath: "#/$defs/ArtifactReference/properties/uri/minLength",
                     keyword: "minLength",
@@ -25292,14 +25367,14 @@ function validate93(
                     data: data5,
                   };
                   if (vErrors === null) {
-                    vErrors = [err16];
+                    vErrors = [err17];
                   } else {
-                    vErrors.push(err16);
+                    vErrors.push(err17);
                   }
                   errors++;
                 }
               } else {
-                const err17 = {
+                const err18 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/uri",
                   schemaPath: "#/$defs/ArtifactReference/properties/uri/type",
                   keyword: "type",
@@ -25310,9 +25385,9 @@ function validate93(
                   data: data5,
                 };
                 if (vErrors === null) {
-                  vErrors = [err17];
+                  vErrors = [err18];
                 } else {
-                  vErrors.push(err17);
+                  vErrors.push(err18);
                 }
                 errors++;
               }
@@ -25321,7 +25396,7 @@ function validate93(
               let data6 = data4.title;
               if (typeof data6 === "string") {
                 if (func1(data6) > 500) {
-                  const err18 = {
+                  const err19 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/title",
                     schemaPath: "#/$defs/ArtifactReference/properties/title/maxLength",
                     keyword: "maxLength",
@@ -25332,14 +25407,14 @@ function validate93(
                     data: data6,
                   };
                   if (vErrors === null) {
-                    vErrors = [err18];
+                    vErrors = [err19];
                   } else {
-                    vErrors.push(err18);
+                    vErrors.push(err19);
                   }
                   errors++;
                 }
                 if (pattern4.test(data6)) {
-                  const err19 = {
+                  const err20 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/title",
                     schemaPath: "#/$defs/ArtifactReference/properties/title/x-plain-text",
                     keyword: "x-plain-text",
@@ -25350,14 +25425,14 @@ function validate93(
                     data: data6,
                   };
                   if (vErrors === null) {
-                    vErrors = [err19];
+                    vErrors = [err20];
                   } else {
-                    vErrors.push(err19);
+                    vErrors.push(err20);
                   }
                   errors++;
                 }
               } else {
-                const err20 = {
+                const err21 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/title",
                   schemaPath: "#/$defs/ArtifactReference/properties/title/type",
                   keyword: "type",
@@ -25368,9 +25443,9 @@ function validate93(
                   data: data6,
                 };
                 if (vErrors === null) {
-                  vErrors = [err20];
+                  vErrors = [err21];
                 } else {
-                  vErrors.push(err20);
+                  vErrors.push(err21);
                 }
                 errors++;
               }
@@ -25378,7 +25453,7 @@ function validate93(
             if (data4.revision !== undefined) {
               let data7 = data4.revision;
               if (!(typeof data7 == "number" && !(data7 % 1) && !isNaN(data7) && isFinite(data7))) {
-                const err21 = {
+                const err22 = {
                   instancePath: instancePath + "/artifacts/" + i0 + "/revision",
                   schemaPath: "#/$defs/ArtifactReference/properties/revision/type",
                   keyword: "type",
@@ -25389,15 +25464,15 @@ function validate93(
                   data: data7,
                 };
                 if (vErrors === null) {
-                  vErrors = [err21];
+                  vErrors = [err22];
                 } else {
-                  vErrors.push(err21);
+                  vErrors.push(err22);
                 }
                 errors++;
               }
               if (typeof data7 == "number" && isFinite(data7)) {
                 if (data7 < 0 || isNaN(data7)) {
-                  const err22 = {
+                  const err23 = {
                     instancePath: instancePath + "/artifacts/" + i0 + "/revision",
                     schemaPath: "#/$defs/ArtifactReference/properties/revision/minimum",
                     keyword: "minimum",
@@ -25408,16 +25483,16 @@ function validate93(
                     data: data7,
                   };
                   if (vErrors === null) {
-                    vErrors = [err22];
+                    vErrors = [err23];
                   } else {
-                    vErrors.push(err22);
+                    vErrors.push(err23);
                   }
                   errors++;
                 }
               }
             }
           } else {
-            const err23 = {
+            const err24 = {
               instancePath: instancePath + "/artifacts/" + i0,
               schemaPath: "#/$defs/ArtifactReference/type",
               keyword: "type",
@@ -25428,15 +25503,15 @@ function validate93(
               data: data4,
             };
             if (vErrors === null) {
-              vErrors = [err23];
+              vErrors = [err24];
             } else {
-              vErrors.push(err23);
+              vErrors.push(err24);
             }
             errors++;
           }
         }
       } else {
-        const err24 = {
+        const err25 = {
           instancePath: instancePath + "/artifacts",
           schemaPath: "#/properties/artifacts/type",
           keyword: "type",
@@ -25447,9 +25522,9 @@ function validate93(
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err25];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err25);
         }
         errors++;
       }
@@ -25458,7 +25533,7 @@ function validate93(
       let data8 = data.idempotency_key;
       if (typeof data8 === "string") {
         if (func1(data8) > 200) {
-          const err25 = {
+          const err26 = {
             instancePath: instancePath + "/idempotency_key",
             schemaPath: "#/$defs/IdempotencyKey/maxLength",
             keyword: "maxLength",
@@ -25469,14 +25544,14 @@ function validate93(
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err26];
           } else {
-            vErrors.push(err25);
+            vErrors.push(err26);
           }
           errors++;
         }
         if (func1(data8) < 1) {
-          const err26 = {
+          const err27 = {
             instancePath: instancePath + "/idempotency_key",
             schemaPath: "#/$defs/IdempotencyKey/minLength",
             keyword: "minLength",
@@ -25487,14 +25562,14 @@ function validate93(
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err27];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err27);
           }
           errors++;
         }
       } else {
-        const err27 = {
+        const err28 = {
           instancePath: instancePath + "/idempotency_key",
           schemaPath: "#/$defs/IdempotencyKey/type",
           keyword: "type",
@@ -25505,15 +25580,15 @@ function validate93(
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
         }
         errors++;
       }
     }
   } else {
-    const err28 = {
+    const err29 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -25524,9 +25599,9 @@ function validate93(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err28];
+      vErrors = [err29];
     } else {
-      vErrors.push(err28);
+      vErrors.push(err29);
     }
     errors++;
   }
@@ -32299,7 +32374,7 @@ function validate147(
               }
               errors++;
             }
-            if (!pattern23.test(data1)) {
+            if (!pattern24.test(data1)) {
               const err5 = {
                 instancePath: instancePath + "/allowed_hosts/" + i0,
                 schemaPath: "#/$defs/HostName/pattern",
@@ -32450,7 +32525,7 @@ function validate147(
               }
               errors++;
             }
-            if (!pattern36.test(data3)) {
+            if (!pattern38.test(data3)) {
               const err12 = {
                 instancePath: instancePath + "/allowed_origins/" + i2,
                 schemaPath: "#/$defs/WebOrigin/pattern",
@@ -34495,14 +34570,14 @@ function validate159(
           }
           errors++;
         }
-        if (pattern12.test(data3)) {
+        if (!pattern12.test(data3)) {
           const err13 = {
             instancePath: instancePath + "/summary",
-            schemaPath: "#/$defs/Summary/x-plain-text",
-            keyword: "x-plain-text",
-            params: { kind: "lines", at: pattern12.exec(data3).index },
-            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
-            schema: "lines",
+            schemaPath: "#/$defs/Summary/pattern",
+            keyword: "pattern",
+            params: { pattern: "^$|\\S" },
+            message: 'must match pattern "' + "^$|\\S" + '"',
+            schema: "^$|\\S",
             parentSchema: schema77,
             data: data3,
           };
@@ -34513,8 +34588,26 @@ function validate159(
           }
           errors++;
         }
+        if (pattern13.test(data3)) {
+          const err14 = {
+            instancePath: instancePath + "/summary",
+            schemaPath: "#/$defs/Summary/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "lines", at: pattern13.exec(data3).index },
+            message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
+            schema: "lines",
+            parentSchema: schema77,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err14];
+          } else {
+            vErrors.push(err14);
+          }
+          errors++;
+        }
       } else {
-        const err14 = {
+        const err15 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
@@ -34525,15 +34618,15 @@ function validate159(
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err14];
+          vErrors = [err15];
         } else {
-          vErrors.push(err14);
+          vErrors.push(err15);
         }
         errors++;
       }
     }
   } else {
-    const err15 = {
+    const err16 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -34544,9 +34637,9 @@ function validate159(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err15];
+      vErrors = [err16];
     } else {
-      vErrors.push(err15);
+      vErrors.push(err16);
     }
     errors++;
   }

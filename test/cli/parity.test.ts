@@ -298,9 +298,12 @@ describe('the same answer with and without ce serve', () => {
       unrecorded_edit: true,
     });
     await twins.run(
-      ok('propose {file} --participant bob --base 2 --content-file {dir}/second.md', {
+      // Revision 2's own text changes nothing: refused as noise.
+      refused('invalid_input', 'propose {file} --participant bob --base 2 --content-file {dir}/second.md'),
+      ok('propose {file} --participant bob --base 2 --diff-file {dir}/change.diff', {
         late: (o) => o.proposal.proposal_id,
       }),
+      // The outside edit changed the line the proposal changes: a conflict naming them.
       refused('conflict', 'proposal-approve {file} {late} --participant alice'),
     );
     await twins.together(ok('artifact {file}'), ok('history {file}'));

@@ -243,3 +243,47 @@ test('history pages with a cursor across more than one page, and records handoff
   expect(seen).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'handoff_approved']);
   expect(listHistory(room, alice, { after }).entries).toEqual([]);
 });
+
+describe('noise', () => {
+  let t2: TestRoom;
+  beforeEach(() => {
+    t2 = makeRoom();
+    syncArtifact(t2.room);
+  });
+  afterEach(() => t2.close());
+
+  test('a proposal that leaves its base as it is is refused, naming the field, and nothing is stored', () => {
+    expectRefused(
+      t2.room,
+      () => proposeChange(t2.room, alice, { base_revision: 1, content: ORIGINAL, summary: 'nothing' }),
+      'invalid_input',
+      'content leaves revision 1 as it is: a proposal changes something',
+    );
+    expectRefused(
+      t2.room,
+      () =>
+        proposeChange(t2.room, alice, {
+          base_revision: 1,
+          diff: '--- room.md\n+++ room.md\n@@ -1,1 +1,1 @@\n-# Test room\n+# Test room\n',
+          summary: 'the same line again',
+        }),
+      'invalid_input',
+      'diff leaves revision 1 as it is: a proposal changes something',
+    );
+  });
+
+  test('a summary of only spaces is refused, for a proposal and for a handoff', () => {
+    expectRefused(
+      t2.room,
+      () => proposeChange(t2.room, alice, { base_revision: 1, content: '# New\n', summary: '  \t ' }),
+      'invalid_input',
+      'summary must be some text, not only spaces (got "  \\t ")',
+    );
+    expectRefused(
+      t2.room,
+      () => createHandoff(t2.room, alice, { summary: '\n\n' }),
+      'invalid_input',
+      'summary must be some text, not only spaces (got "\\n\\n")',
+    );
+  });
+});

@@ -60,6 +60,15 @@ export function proposeChange(room: Room, caller: Caller, args: InputOf<'propose
     // The schema holds exactly one of content and diff.
     const content =
       args.content !== undefined ? args.content : applyDiff({ ...base, content: base.content }, args.diff!);
+    // A proposal that changes nothing would only add noise to the history.
+    if (content === base.content) {
+      const field = args.diff !== undefined ? 'diff' : 'content';
+      throw new DomainError(
+        'invalid_input',
+        `${field} leaves revision ${base.number} as it is: a proposal changes something`,
+        { field },
+      );
+    }
     const problem = textProblem(content);
     if (problem) {
       throw new DomainError('invalid_input', `the proposed text is not UTF-8 text: ${problem}`, {
