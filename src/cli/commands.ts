@@ -114,7 +114,7 @@ function addOperationCommand(program: Command, operation: Operation): void {
  * them are given, or the room at --url (CE_URL) when FILE is left out.
  * `room` is how a command line names it again (in a `more:` hint).
  */
-function whichRoom(
+export function whichRoom(
   operation: Operation,
   positionals: string[],
   options: Record<string, unknown>,

@@ -8,6 +8,7 @@ import { bridgeCommand } from './bridge-command.js';
 import { operationCommands } from './commands.js';
 import { reportFailure } from './output.js';
 import { openCommand } from './open.js';
+import { editCommand } from './edit.js';
 import { initCommand } from './init.js';
 import { serveCommand } from './serve.js';
 import { terminal, withTerminal, type Terminal } from './terminal.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   initCommand(program);
   serveCommand(program);
   openCommand(program);
+  editCommand(program);
   bridgeCommand(program);
   backupCommands(program);
   operationCommands(program);

@@ -1,0 +1,116 @@
+// ce edit FILE: the file's current text in the person's own editor ($VISUAL,
+// else $EDITOR, run as git runs it: through the shell), and what they saved
+// proposed against the revision they opened. Nothing saved, or nothing
+// changed, proposes nothing. Works on a room here (--participant) or
+// anywhere (--url with a session token), as every operation command does.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { InvalidArgumentError, type Command } from 'commander';
+import { operations } from '../../generated/operations.js';
+import type { ArtifactReadOutput, ProposalOutput } from '../../generated/types.js';
+import { whichRoom } from './commands.js';
+import { execute } from './executor.js';
+import { command } from './options.js';
+import { answer, CommandFailure } from './output.js';
+import { terminal } from './terminal.js';
+
+interface EditOptions {
+  participant?: string;
+  summary?: string;
+  url?: string;
+  tokenFile?: string;
+  ca?: string;
+  json?: boolean;
+}
+
+/** What ce edit did: the proposal made, or none when the text came back as it was. */
+export type EditOutput =
+  { proposed: true; proposal: ProposalOutput['proposal'] } | { proposed: false; revision: number };
+
+/** The editor to run: $VISUAL, else $EDITOR, as a shell command line. */
+function editorOf(env: NodeJS.ProcessEnv): string {
+  const editor = (env.VISUAL || env.EDITOR || '').trim();
+  if (editor === '') {
+    throw new CommandFailure(
+      'no_editor',
+      'no editor to open: set VISUAL or EDITOR (e.g. EDITOR=nano); nothing was proposed',
+    );
+  }
+  return editor;
+}
+
+/** Runs the editor on `file` and waits for it; it reads and writes the terminal itself. */
+function runEditor(editor: string, file: string, env: NodeJS.ProcessEnv): void {
+  const quoted = `'${file.replaceAll("'", `'\\''`)}'`;
+  const run = spawnSync(`${editor} ${quoted}`, { shell: true, stdio: 'inherit', env });
+  if (run.error || run.status !== 0) {
+    const why = run.error ? run.error.message : `exit code ${run.status ?? run.signal}`;
+    throw new CommandFailure('editor_failed', `the editor (${editor}) failed: ${why}; nothing was proposed`);
+  }
+}
+
+/** The summary given, or asked for on the terminal. */
+async function summaryOf(given: string | undefined): Promise<string> {
+  if (given !== undefined) return given;
+  if (!process.stdin.isTTY) {
+    throw new InvalidArgumentError('--summary is needed: there is no terminal to ask for one');
+  }
+  const ask = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await ask.question('What does the change do, and why? ');
+  } finally {
+    ask.close();
+  }
+}
+
+export function editCommand(program: Command): void {
+  command(program, 'edit', 'change the file in your editor ($VISUAL or $EDITOR) and propose what you saved')
+    .argument('[file]', 'the room file (or --url)')
+    .option('--participant <name>', 'act as this participant (with read, write and approve)')
+    .option('--summary <text>', 'what the change does and why (asked for on the terminal when left out)')
+    .option('--url <url>', 'a room anywhere, by its address (http(s)://host:port), in place of FILE; else CE_URL')
+    .option('--token-file <file>', 'with --url: a file holding the session token (else CE_TOKEN)')
+    .option('--ca <file>', 'with --url: trust this CA certificate (PEM) for an https room')
+    .addHelpText('after', '\nExample:\n  $ EDITOR=nano ce edit notes.md --participant alice --summary "Fix the intro"')
+    .action(async (file: string | undefined, options: EditOptions) => {
+      const propose = operations.proposeChange;
+      const { target } = whichRoom(propose, file === undefined ? [] : [file], { ...options });
+      const participant = options.participant ?? null;
+      if ('file' in target && participant === null) {
+        throw new InvalidArgumentError("required option '--participant <name>' not specified");
+      }
+      if ('url' in target && participant !== null) {
+        throw new InvalidArgumentError(
+          '--participant acts for the local operator; with --url the session token says who acts',
+        );
+      }
+      const env = terminal().env;
+      const editor = editorOf(env);
+      const read = (await execute(target, operations.readArtifact, {}, participant)) as ArtifactReadOutput;
+      const dir = mkdtempSync(path.join(tmpdir(), 'ce-edit-'));
+      try {
+        const draft = path.join(dir, read.name);
+        writeFileSync(draft, read.content, { mode: 0o600 });
+        runEditor(editor, draft, env);
+        const saved = readFileSync(draft, 'utf8');
+        let output: EditOutput;
+        if (saved === read.content) output = { proposed: false, revision: read.revision.number };
+        else {
+          const summary = await summaryOf(options.summary);
+          const input = { base_revision: read.revision.number, content: saved, summary };
+          const made = (await execute(target, propose, input, participant)) as ProposalOutput;
+          output = { proposed: true, proposal: made.proposal };
+        }
+        answer({ json: options.json === true }, output, (result) =>
+          result.proposed
+            ? `proposed ${result.proposal.proposal_id} against revision ${result.proposal.base_revision}`
+            : `no change, nothing proposed (revision ${result.revision} as it was)`,
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+}

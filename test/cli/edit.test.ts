@@ -1,0 +1,80 @@
+// ce edit through the real binary: the file's text in the editor that
+// EDITOR names (here a script that edits it, or one that leaves it), and
+// what was saved proposed against the revision opened; on a room here and
+// on a room reached by --url with a session token.
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, expect, onTestFinished, test } from 'vitest';
+import { ceServe } from '../helpers/ce-serve.js';
+import { tempDir } from '../helpers/room.js';
+import { ce, failedWith, okJson, okPlain } from '../helpers/run-ce.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** A room with alice, and two editors: one that adds a line to the file it is given, one that saves nothing new. */
+async function setUp() {
+  const dir = tempDir();
+  dirs.push(dir);
+  const file = path.join(dir, 'notes.md');
+  writeFileSync(file, '# Notes\n\nFirst line.\n');
+  okPlain(await ce(['init', file]));
+  okPlain(await ce(['participant', 'add', file, 'alice']));
+  const adds = path.join(dir, 'adds-a-line.sh');
+  writeFileSync(adds, '#!/bin/sh\nprintf "Added in the editor.\\n" >> "$1"\n');
+  const leaves = path.join(dir, 'leaves-it.sh');
+  writeFileSync(leaves, '#!/bin/sh\ntouch "$1"\n');
+  for (const script of [adds, leaves]) chmodSync(script, 0o755);
+  return { dir, file, adds, leaves };
+}
+
+test('what the editor saved is proposed against the revision opened; nothing changed proposes nothing', async () => {
+  const { file, adds, leaves } = await setUp();
+  const env = (editor: string) => ({ env: { EDITOR: editor, VISUAL: '' } });
+
+  const made = okJson<{
+    proposed: boolean;
+    proposal: { proposal_id: string; base_revision: number; content: string; summary: string };
+  }>(await ce(['edit', file, '--participant', 'alice', '--summary', 'A line from the editor', '--json'], env(adds)));
+  expect(made).toMatchObject({
+    proposed: true,
+    proposal: {
+      base_revision: 1,
+      content: '# Notes\n\nFirst line.\nAdded in the editor.\n',
+      summary: 'A line from the editor',
+      author: 'alice',
+    },
+  });
+  expect(okPlain(await ce(['edit', file, '--participant', 'alice'], env(leaves)))).toBe(
+    'no change, nothing proposed (revision 1 as it was)\n',
+  );
+  const listed = okJson<{ proposals: unknown[] }>(await ce(['proposals', file, '--json']));
+  expect(listed.proposals).toHaveLength(1);
+
+  // No editor named: said so, nothing proposed. A change with no terminal to ask for a summary: a usage error.
+  failedWith(
+    await ce(['edit', file, '--participant', 'alice'], { env: { EDITOR: '', VISUAL: '' } }),
+    1,
+    /set VISUAL or EDITOR/,
+  );
+  failedWith(await ce(['edit', file, '--participant', 'alice'], env(adds)), 2, /--summary is needed/);
+  failedWith(await ce(['edit', file], env(adds)), 2, /--participant/);
+  expect(okJson<{ proposals: unknown[] }>(await ce(['proposals', file, '--json'])).proposals).toHaveLength(1);
+});
+
+test('on a room reached by --url, as the session whose token is given', async () => {
+  const { file, adds } = await setUp();
+  const served = await ceServe(file);
+  onTestFinished(served.kill);
+  const { token } = okJson<{ token: string }>(
+    await ce(['session', 'create', file, '--participant', 'alice', '--caps', 'read,write', '--json']),
+  );
+  const base = new URL(served.mcpUrl).origin;
+  const made = okJson<{ proposal: { author: string; content: string } }>(
+    await ce(['edit', '--url', base, '--summary', 'From afar', '--json'], {
+      env: { EDITOR: adds, VISUAL: '', CE_TOKEN: token },
+    }),
+  );
+  expect(made.proposal).toMatchObject({ author: 'alice', content: '# Notes\n\nFirst line.\nAdded in the editor.\n' });
+  expect(await served.stop()).toBe(0);
+});
