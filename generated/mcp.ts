@@ -909,6 +909,7 @@ export const toolCatalog = [
                       'proposal.accepted',
                       'proposal.rejected',
                       'proposal.withdrawn',
+                      'proposal.mergeable',
                       'artifact.external_edit',
                       'settings.updated',
                       'artifact.restored',
@@ -1068,6 +1069,7 @@ export const toolCatalog = [
                   decided_at: {},
                   note: {},
                   revision: {},
+                  mergeable: {},
                 },
               },
             },
@@ -1134,6 +1136,7 @@ export const toolCatalog = [
                 decided_at: {},
                 note: {},
                 revision: {},
+                mergeable: {},
               },
             },
             revision: {

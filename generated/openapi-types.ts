@@ -756,7 +756,7 @@ export interface components {
          * @description What changed. One event is written per state change, in the same transaction.
          * @enum {string}
          */
-        EventType: "handoff.created" | "handoff.accepted" | "task.input_required" | "task.input_received" | "task.progress" | "handoff.result_ready" | "task.failed" | "handoff.approved" | "handoff.rejected" | "handoff.cancelled" | "task.expired" | "participant.added" | "participant.removed" | "session.created" | "session.revoked" | "proposal.created" | "proposal.accepted" | "proposal.rejected" | "proposal.withdrawn" | "artifact.external_edit" | "settings.updated" | "artifact.restored";
+        EventType: "handoff.created" | "handoff.accepted" | "task.input_required" | "task.input_received" | "task.progress" | "handoff.result_ready" | "task.failed" | "handoff.approved" | "handoff.rejected" | "handoff.cancelled" | "task.expired" | "participant.added" | "participant.removed" | "session.created" | "session.revoked" | "proposal.created" | "proposal.accepted" | "proposal.rejected" | "proposal.withdrawn" | "proposal.mergeable" | "artifact.external_edit" | "settings.updated" | "artifact.restored";
         /**
          * Handoff
          * @description Work one participant (the owner) asks another (the assignee) to do. Its task is the execution record; approval of the result is a separate decision. The result (or error) copied here outlives the task row.
@@ -1029,6 +1029,35 @@ export interface components {
             data?: unknown;
         };
         /**
+         * LineRange
+         * @description Lines of a text, counted from 1: count lines from start. A count of 0 is the place just before start (where lines were inserted or taken out).
+         */
+        LineRange: {
+            start: number;
+            count: number;
+        };
+        /**
+         * Mergeable
+         * @description Whether an open proposal applies to the current revision: up_to_date (it is based on it), clean (it merges onto it, three-way by lines) or conflicts (both changed the same lines: they are listed). Worked out when the proposal is made and whenever a new revision lands; a proposal.mergeable event tells when it changes.
+         */
+        Mergeable: {
+            /** @enum {unknown} */
+            status: "up_to_date" | "clean" | "conflicts";
+            /** @description The revision it was worked out against: the current one. */
+            revision: components["schemas"]["RevisionNumber"];
+            /** @description Empty unless status is conflicts. */
+            conflicts: components["schemas"]["MergeConflict"][];
+        };
+        /**
+         * MergeConflict
+         * @description A place where a proposal and the current revision both changed the same (or adjacent) lines of the proposal's base: the lines in each of the three texts.
+         */
+        MergeConflict: {
+            base: components["schemas"]["LineRange"];
+            current: components["schemas"]["LineRange"];
+            proposal: components["schemas"]["LineRange"];
+        };
+        /**
          * Note
          * @description A short note recorded with a decision, in at most 2,000 Unicode code points.
          */
@@ -1122,6 +1151,8 @@ export interface components {
             decided_at: components["schemas"]["Timestamp"] | null;
             note: components["schemas"]["Note"] | null;
             revision: components["schemas"]["RevisionNumber"] | null;
+            /** @description For an open proposal, whether it applies to the current revision; null once it is decided or withdrawn. */
+            mergeable: components["schemas"]["Mergeable"] | null;
         };
         /**
          * ProposalDecisionInputBody

@@ -155,6 +155,7 @@ export type EventType =
   | "proposal.accepted"
   | "proposal.rejected"
   | "proposal.withdrawn"
+  | "proposal.mergeable"
   | "artifact.external_edit"
   | "settings.updated"
   | "artifact.restored";
@@ -570,6 +571,41 @@ export interface Revision {
   utf8: boolean;
 }
 /**
+ * Lines of a text, counted from 1: count lines from start. A count of 0 is the place just before start (where lines were inserted or taken out).
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "LineRange".
+ */
+export interface LineRange {
+  start: number;
+  count: number;
+}
+/**
+ * A place where a proposal and the current revision both changed the same (or adjacent) lines of the proposal's base: the lines in each of the three texts.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "MergeConflict".
+ */
+export interface MergeConflict {
+  base: LineRange;
+  current: LineRange;
+  proposal: LineRange;
+}
+/**
+ * Whether an open proposal applies to the current revision: up_to_date (it is based on it), clean (it merges onto it, three-way by lines) or conflicts (both changed the same lines: they are listed). Worked out when the proposal is made and whenever a new revision lands; a proposal.mergeable event tells when it changes.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "Mergeable".
+ */
+export interface Mergeable {
+  status: "up_to_date" | "clean" | "conflicts";
+  revision: RevisionNumber;
+  /**
+   * Empty unless status is conflicts.
+   */
+  conflicts: MergeConflict[];
+}
+/**
  * A named member of the room, human or agent alike. A removed participant keeps its name in the record; its sessions no longer work.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
@@ -605,6 +641,10 @@ export interface Proposal {
   decided_at: Timestamp | null;
   note: Note | null;
   revision: RevisionNumber | null;
+  /**
+   * For an open proposal, whether it applies to the current revision; null once it is decided or withdrawn.
+   */
+  mergeable: Mergeable | null;
 }
 /**
  * How the room process serves the room, kept in the sidecar. A running room applies a change at once; what `ce serve` is given on its command line (`--allow-host`, `--allow-origin`) counts besides these.

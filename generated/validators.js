@@ -6895,6 +6895,7 @@ const schema62 = {
     "proposal.accepted",
     "proposal.rejected",
     "proposal.withdrawn",
+    "proposal.mergeable",
     "artifact.external_edit",
     "settings.updated",
     "artifact.restored",
@@ -6952,6 +6953,7 @@ function validate34(
     data === "proposal.accepted" ||
     data === "proposal.rejected" ||
     data === "proposal.withdrawn" ||
+    data === "proposal.mergeable" ||
     data === "artifact.external_edit" ||
     data === "settings.updated" ||
     data === "artifact.restored"
@@ -7249,6 +7251,7 @@ function validate35(
         data1 === "proposal.accepted" ||
         data1 === "proposal.rejected" ||
         data1 === "proposal.withdrawn" ||
+        data1 === "proposal.mergeable" ||
         data1 === "artifact.external_edit" ||
         data1 === "settings.updated" ||
         data1 === "artifact.restored"
@@ -13853,7 +13856,16 @@ function validate53(
 }
 validate53.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateNote = validate54;
+export const validateLineRange = validate54;
+const schema109 = {
+  title: "LineRange",
+  description:
+    "Lines of a text, counted from 1: count lines from start. A count of 0 is the place just before start (where lines were inserted or taken out).",
+  type: "object",
+  properties: { start: { type: "integer", minimum: 1 }, count: { type: "integer", minimum: 0 } },
+  required: ["start", "count"],
+  additionalProperties: false,
+};
 
 function validate54(
   data,
@@ -13862,6 +13874,1021 @@ function validate54(
   let vErrors = null;
   let errors = 0;
   const evaluated0 = validate54.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.start === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "start" },
+        message: "must have required property '" + "start" + "'",
+        schema: schema109.required,
+        parentSchema: schema109,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.count === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "count" },
+        message: "must have required property '" + "count" + "'",
+        schema: schema109.required,
+        parentSchema: schema109,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "start" || key0 === "count")) {
+        const err2 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema109,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.start !== undefined) {
+      let data0 = data.start;
+      if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+        const err3 = {
+          instancePath: instancePath + "/start",
+          schemaPath: "#/properties/start/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema109.properties.start.type,
+          parentSchema: schema109.properties.start,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+      if (typeof data0 == "number" && isFinite(data0)) {
+        if (data0 < 1 || isNaN(data0)) {
+          const err4 = {
+            instancePath: instancePath + "/start",
+            schemaPath: "#/properties/start/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema109.properties.start,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.count !== undefined) {
+      let data1 = data.count;
+      if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+        const err5 = {
+          instancePath: instancePath + "/count",
+          schemaPath: "#/properties/count/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema109.properties.count.type,
+          parentSchema: schema109.properties.count,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      if (typeof data1 == "number" && isFinite(data1)) {
+        if (data1 < 0 || isNaN(data1)) {
+          const err6 = {
+            instancePath: instancePath + "/count",
+            schemaPath: "#/properties/count/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema109.properties.count,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      }
+    }
+  } else {
+    const err7 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema109.type,
+      parentSchema: schema109,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err7];
+    } else {
+      vErrors.push(err7);
+    }
+    errors++;
+  }
+  validate54.errors = vErrors;
+  return errors === 0;
+}
+validate54.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateMergeConflict = validate55;
+const schema110 = {
+  title: "MergeConflict",
+  description:
+    "A place where a proposal and the current revision both changed the same (or adjacent) lines of the proposal's base: the lines in each of the three texts.",
+  type: "object",
+  properties: {
+    base: { $ref: "#/$defs/LineRange" },
+    current: { $ref: "#/$defs/LineRange" },
+    proposal: { $ref: "#/$defs/LineRange" },
+  },
+  required: ["base", "current", "proposal"],
+  additionalProperties: false,
+};
+
+function validate55(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate55.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.base === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "base" },
+        message: "must have required property '" + "base" + "'",
+        schema: schema110.required,
+        parentSchema: schema110,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.current === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "current" },
+        message: "must have required property '" + "current" + "'",
+        schema: schema110.required,
+        parentSchema: schema110,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.proposal === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "proposal" },
+        message: "must have required property '" + "proposal" + "'",
+        schema: schema110.required,
+        parentSchema: schema110,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "base" || key0 === "current" || key0 === "proposal")) {
+        const err3 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema110,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.base !== undefined) {
+      let data0 = data.base;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0.start === undefined) {
+          const err4 = {
+            instancePath: instancePath + "/base",
+            schemaPath: "#/$defs/LineRange/required",
+            keyword: "required",
+            params: { missingProperty: "start" },
+            message: "must have required property '" + "start" + "'",
+            schema: schema109.required,
+            parentSchema: schema109,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (data0.count === undefined) {
+          const err5 = {
+            instancePath: instancePath + "/base",
+            schemaPath: "#/$defs/LineRange/required",
+            keyword: "required",
+            params: { missingProperty: "count" },
+            message: "must have required property '" + "count" + "'",
+            schema: schema109.required,
+            parentSchema: schema109,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        for (const key1 in data0) {
+          if (!(key1 === "start" || key1 === "count")) {
+            const err6 = {
+              instancePath: instancePath + "/base",
+              schemaPath: "#/$defs/LineRange/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key1 },
+              message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema109,
+              data: data0,
+            };
+            if (vErrors === null) {
+              vErrors = [err6];
+            } else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+        }
+        if (data0.start !== undefined) {
+          let data1 = data0.start;
+          if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+            const err7 = {
+              instancePath: instancePath + "/base/start",
+              schemaPath: "#/$defs/LineRange/properties/start/type",
+              keyword: "type",
+              params: { type: "integer" },
+              message: "must be integer",
+              schema: schema109.properties.start.type,
+              parentSchema: schema109.properties.start,
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+          if (typeof data1 == "number" && isFinite(data1)) {
+            if (data1 < 1 || isNaN(data1)) {
+              const err8 = {
+                instancePath: instancePath + "/base/start",
+                schemaPath: "#/$defs/LineRange/properties/start/minimum",
+                keyword: "minimum",
+                params: { comparison: ">=", limit: 1 },
+                message: "must be >= 1",
+                schema: 1,
+                parentSchema: schema109.properties.start,
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data0.count !== undefined) {
+          let data2 = data0.count;
+          if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+            const err9 = {
+              instancePath: instancePath + "/base/count",
+              schemaPath: "#/$defs/LineRange/properties/count/type",
+              keyword: "type",
+              params: { type: "integer" },
+              message: "must be integer",
+              schema: schema109.properties.count.type,
+              parentSchema: schema109.properties.count,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+          if (typeof data2 == "number" && isFinite(data2)) {
+            if (data2 < 0 || isNaN(data2)) {
+              const err10 = {
+                instancePath: instancePath + "/base/count",
+                schemaPath: "#/$defs/LineRange/properties/count/minimum",
+                keyword: "minimum",
+                params: { comparison: ">=", limit: 0 },
+                message: "must be >= 0",
+                schema: 0,
+                parentSchema: schema109.properties.count,
+                data: data2,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err11 = {
+          instancePath: instancePath + "/base",
+          schemaPath: "#/$defs/LineRange/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema109.type,
+          parentSchema: schema109,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
+    if (data.current !== undefined) {
+      let data3 = data.current;
+      if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+        if (data3.start === undefined) {
+          const err12 = {
+            instancePath: instancePath + "/current",
+            schemaPath: "#/$defs/LineRange/required",
+            keyword: "required",
+            params: { missingProperty: "start" },
+            message: "must have required property '" + "start" + "'",
+            schema: schema109.required,
+            parentSchema: schema109,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err12];
+          } else {
+            vErrors.push(err12);
+          }
+          errors++;
+        }
+        if (data3.count === undefined) {
+          const err13 = {
+            instancePath: instancePath + "/current",
+            schemaPath: "#/$defs/LineRange/required",
+            keyword: "required",
+            params: { missingProperty: "count" },
+            message: "must have required property '" + "count" + "'",
+            schema: schema109.required,
+            parentSchema: schema109,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err13];
+          } else {
+            vErrors.push(err13);
+          }
+          errors++;
+        }
+        for (const key2 in data3) {
+          if (!(key2 === "start" || key2 === "count")) {
+            const err14 = {
+              instancePath: instancePath + "/current",
+              schemaPath: "#/$defs/LineRange/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key2 },
+              message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema109,
+              data: data3,
+            };
+            if (vErrors === null) {
+              vErrors = [err14];
+            } else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+        if (data3.start !== undefined) {
+          let data4 = data3.start;
+          if (!(typeof data4 == "number" && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+            const err15 = {
+              instancePath: instancePath + "/current/start",
+              schemaPath: "#/$defs/LineRange/properties/start/type",
+              keyword: "type",
+              params: { type: "integer" },
+              message: "must be integer",
+              schema: schema109.properties.start.type,
+              parentSchema: schema109.properties.start,
+              data: data4,
+            };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+          if (typeof data4 == "number" && isFinite(data4)) {
+            if (data4 < 1 || isNaN(data4)) {
+              const err16 = {
+                instancePath: instancePath + "/current/start",
+                schemaPath: "#/$defs/LineRange/properties/start/minimum",
+                keyword: "minimum",
+                params: { comparison: ">=", limit: 1 },
+                message: "must be >= 1",
+                schema: 1,
+                parentSchema: schema109.properties.start,
+                data: data4,
+              };
+              if (vErrors === null) {
+                vErrors = [err16];
+              } else {
+                vErrors.push(err16);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data3.count !== undefined) {
+          let data5 = data3.count;
+          if (!(typeof data5 == "number" && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
+            const err17 = {
+              instancePath: instancePath + "/current/count",
+              schemaPath: "#/$defs/LineRange/properties/count/type",
+              keyword: "type",
+              params: { type: "integer" },
+              message: "must be integer",
+              schema: schema109.properties.count.type,
+              parentSchema: schema109.properties.count,
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+          if (typeof data5 == "number" && isFinite(data5)) {
+            if (data5 < 0 || isNaN(data5)) {
+              const err18 = {
+                instancePath: instancePath + "/current/count",
+                schemaPath: "#/$defs/LineRange/properties/count/minimum",
+                keyword: "minimum",
+                params: { comparison: ">=", limit: 0 },
+                message: "must be >= 0",
+                schema: 0,
+                parentSchema: schema109.properties.count,
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err19 = {
+          instancePath: instancePath + "/current",
+          schemaPath: "#/$defs/LineRange/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema109.type,
+          parentSchema: schema109,
+          data: data3,
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+    if (data.proposal !== undefined) {
+      let data6 = data.proposal;
+      if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
+        if (data6.start === undefined) {
+          const err20 = {
+            instancePath: instancePath + "/proposal",
+            schemaPath: "#/$defs/LineRange/required",
+            keyword: "required",
+            params: { missingProperty: "start" },
+            message: "must have required property '" + "start" + "'",
+            schema: schema109.required,
+            parentSchema: schema109,
+            data: data6,
+          };
+          if (vErrors === null) {
+            vErrors = [err20];
+          } else {
+            vErrors.push(err20);
+          }
+          errors++;
+        }
+        if (data6.count === undefined) {
+          const err21 = {
+            instancePath: instancePath + "/proposal",
+            schemaPath: "#/$defs/LineRange/required",
+            keyword: "required",
+            params: { missingProperty: "count" },
+            message: "must have required property '" + "count" + "'",
+            schema: schema109.required,
+            parentSchema: schema109,
+            data: data6,
+          };
+          if (vErrors === null) {
+            vErrors = [err21];
+          } else {
+            vErrors.push(err21);
+          }
+          errors++;
+        }
+        for (const key3 in data6) {
+          if (!(key3 === "start" || key3 === "count")) {
+            const err22 = {
+              instancePath: instancePath + "/proposal",
+              schemaPath: "#/$defs/LineRange/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key3 },
+              message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema109,
+              data: data6,
+            };
+            if (vErrors === null) {
+              vErrors = [err22];
+            } else {
+              vErrors.push(err22);
+            }
+            errors++;
+          }
+        }
+        if (data6.start !== undefined) {
+          let data7 = data6.start;
+          if (!(typeof data7 == "number" && !(data7 % 1) && !isNaN(data7) && isFinite(data7))) {
+            const err23 = {
+              instancePath: instancePath + "/proposal/start",
+              schemaPath: "#/$defs/LineRange/properties/start/type",
+              keyword: "type",
+              params: { type: "integer" },
+              message: "must be integer",
+              schema: schema109.properties.start.type,
+              parentSchema: schema109.properties.start,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+          if (typeof data7 == "number" && isFinite(data7)) {
+            if (data7 < 1 || isNaN(data7)) {
+              const err24 = {
+                instancePath: instancePath + "/proposal/start",
+                schemaPath: "#/$defs/LineRange/properties/start/minimum",
+                keyword: "minimum",
+                params: { comparison: ">=", limit: 1 },
+                message: "must be >= 1",
+                schema: 1,
+                parentSchema: schema109.properties.start,
+                data: data7,
+              };
+              if (vErrors === null) {
+                vErrors = [err24];
+              } else {
+                vErrors.push(err24);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data6.count !== undefined) {
+          let data8 = data6.count;
+          if (!(typeof data8 == "number" && !(data8 % 1) && !isNaN(data8) && isFinite(data8))) {
+            const err25 = {
+              instancePath: instancePath + "/proposal/count",
+              schemaPath: "#/$defs/LineRange/properties/count/type",
+              keyword: "type",
+              params: { type: "integer" },
+              message: "must be integer",
+              schema: schema109.properties.count.type,
+              parentSchema: schema109.properties.count,
+              data: data8,
+            };
+            if (vErrors === null) {
+              vErrors = [err25];
+            } else {
+              vErrors.push(err25);
+            }
+            errors++;
+          }
+          if (typeof data8 == "number" && isFinite(data8)) {
+            if (data8 < 0 || isNaN(data8)) {
+              const err26 = {
+                instancePath: instancePath + "/proposal/count",
+                schemaPath: "#/$defs/LineRange/properties/count/minimum",
+                keyword: "minimum",
+                params: { comparison: ">=", limit: 0 },
+                message: "must be >= 0",
+                schema: 0,
+                parentSchema: schema109.properties.count,
+                data: data8,
+              };
+              if (vErrors === null) {
+                vErrors = [err26];
+              } else {
+                vErrors.push(err26);
+              }
+              errors++;
+            }
+          }
+        }
+      } else {
+        const err27 = {
+          instancePath: instancePath + "/proposal",
+          schemaPath: "#/$defs/LineRange/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema109.type,
+          parentSchema: schema109,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err28 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema110.type,
+      parentSchema: schema110,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err28];
+    } else {
+      vErrors.push(err28);
+    }
+    errors++;
+  }
+  validate55.errors = vErrors;
+  return errors === 0;
+}
+validate55.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateMergeable = validate56;
+const schema114 = {
+  title: "Mergeable",
+  description:
+    "Whether an open proposal applies to the current revision: up_to_date (it is based on it), clean (it merges onto it, three-way by lines) or conflicts (both changed the same lines: they are listed). Worked out when the proposal is made and whenever a new revision lands; a proposal.mergeable event tells when it changes.",
+  type: "object",
+  properties: {
+    status: { enum: ["up_to_date", "clean", "conflicts"] },
+    revision: {
+      $ref: "#/$defs/RevisionNumber",
+      description: "The revision it was worked out against: the current one.",
+    },
+    conflicts: {
+      type: "array",
+      items: { $ref: "#/$defs/MergeConflict" },
+      description: "Empty unless status is conflicts.",
+    },
+  },
+  required: ["status", "revision", "conflicts"],
+  additionalProperties: false,
+};
+
+function validate56(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate56.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.status === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "status" },
+        message: "must have required property '" + "status" + "'",
+        schema: schema114.required,
+        parentSchema: schema114,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.revision === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "revision" },
+        message: "must have required property '" + "revision" + "'",
+        schema: schema114.required,
+        parentSchema: schema114,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.conflicts === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "conflicts" },
+        message: "must have required property '" + "conflicts" + "'",
+        schema: schema114.required,
+        parentSchema: schema114,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "status" || key0 === "revision" || key0 === "conflicts")) {
+        const err3 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema114,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.status !== undefined) {
+      let data0 = data.status;
+      if (!(data0 === "up_to_date" || data0 === "clean" || data0 === "conflicts")) {
+        const err4 = {
+          instancePath: instancePath + "/status",
+          schemaPath: "#/properties/status/enum",
+          keyword: "enum",
+          params: { allowedValues: schema114.properties.status.enum },
+          message: "must be equal to one of the allowed values",
+          schema: schema114.properties.status.enum,
+          parentSchema: schema114.properties.status,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+    }
+    if (data.revision !== undefined) {
+      let data1 = data.revision;
+      if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+        const err5 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/$defs/RevisionNumber/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema96.type,
+          parentSchema: schema96,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+      if (typeof data1 == "number" && isFinite(data1)) {
+        if (data1 < 1 || isNaN(data1)) {
+          const err6 = {
+            instancePath: instancePath + "/revision",
+            schemaPath: "#/$defs/RevisionNumber/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema96,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.conflicts !== undefined) {
+      let data2 = data.conflicts;
+      if (Array.isArray(data2)) {
+        const len0 = data2.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          if (
+            !validate55(data2[i0], {
+              instancePath: instancePath + "/conflicts/" + i0,
+              parentData: data2,
+              parentDataProperty: i0,
+              rootData,
+              dynamicAnchors,
+            })
+          ) {
+            vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err7 = {
+          instancePath: instancePath + "/conflicts",
+          schemaPath: "#/properties/conflicts/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+          schema: schema114.properties.conflicts.type,
+          parentSchema: schema114.properties.conflicts,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err8 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema114.type,
+      parentSchema: schema114,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err8];
+    } else {
+      vErrors.push(err8);
+    }
+    errors++;
+  }
+  validate56.errors = vErrors;
+  return errors === 0;
+}
+validate56.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateNote = validate58;
+
+function validate58(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate58.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -13905,20 +14932,20 @@ function validate54(
     }
     errors++;
   }
-  validate54.errors = vErrors;
+  validate58.errors = vErrors;
   return errors === 0;
 }
-validate54.evaluated = { dynamicProps: false, dynamicItems: false };
+validate58.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantName = validate55;
+export const validateParticipantName = validate59;
 
-function validate55(
+function validate59(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate55.evaluated;
+  const evaluated0 = validate59.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -13998,13 +15025,13 @@ function validate55(
     }
     errors++;
   }
-  validate55.errors = vErrors;
+  validate59.errors = vErrors;
   return errors === 0;
 }
-validate55.evaluated = { dynamicProps: false, dynamicItems: false };
+validate59.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateParticipant = validate56;
-const schema111 = {
+export const validateParticipant = validate60;
+const schema118 = {
   title: "Participant",
   description:
     "A named member of the room, human or agent alike. A removed participant keeps its name in the record; its sessions no longer work.",
@@ -14018,13 +15045,13 @@ const schema111 = {
   additionalProperties: false,
 };
 
-function validate56(
+function validate60(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate56.evaluated;
+  const evaluated0 = validate60.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14039,8 +15066,8 @@ function validate56(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema111.required,
-        parentSchema: schema111,
+        schema: schema118.required,
+        parentSchema: schema118,
         data,
       };
       if (vErrors === null) {
@@ -14057,8 +15084,8 @@ function validate56(
         keyword: "required",
         params: { missingProperty: "created_at" },
         message: "must have required property '" + "created_at" + "'",
-        schema: schema111.required,
-        parentSchema: schema111,
+        schema: schema118.required,
+        parentSchema: schema118,
         data,
       };
       if (vErrors === null) {
@@ -14075,8 +15102,8 @@ function validate56(
         keyword: "required",
         params: { missingProperty: "removed_at" },
         message: "must have required property '" + "removed_at" + "'",
-        schema: schema111.required,
-        parentSchema: schema111,
+        schema: schema118.required,
+        parentSchema: schema118,
         data,
       };
       if (vErrors === null) {
@@ -14095,7 +15122,7 @@ function validate56(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema111,
+          parentSchema: schema118,
           data,
         };
         if (vErrors === null) {
@@ -14236,8 +15263,8 @@ function validate56(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema111.properties.removed_at.anyOf[1].type,
-          parentSchema: schema111.properties.removed_at.anyOf[1],
+          schema: schema118.properties.removed_at.anyOf[1].type,
+          parentSchema: schema118.properties.removed_at.anyOf[1],
           data: data2,
         };
         if (vErrors === null) {
@@ -14256,8 +15283,8 @@ function validate56(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema111.properties.removed_at.anyOf,
-          parentSchema: schema111.properties.removed_at,
+          schema: schema118.properties.removed_at.anyOf,
+          parentSchema: schema118.properties.removed_at,
           data: data2,
         };
         if (vErrors === null) {
@@ -14284,8 +15311,8 @@ function validate56(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema111.type,
-      parentSchema: schema111,
+      schema: schema118.type,
+      parentSchema: schema118,
       data,
     };
     if (vErrors === null) {
@@ -14295,20 +15322,20 @@ function validate56(
     }
     errors++;
   }
-  validate56.errors = vErrors;
+  validate60.errors = vErrors;
   return errors === 0;
 }
-validate56.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate60.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProgress = validate57;
+export const validateProgress = validate61;
 
-function validate57(
+function validate61(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate57.evaluated;
+  const evaluated0 = validate61.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14643,26 +15670,26 @@ function validate57(
     }
     errors++;
   }
-  validate57.errors = vErrors;
+  validate61.errors = vErrors;
   return errors === 0;
 }
-validate57.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate61.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalStatus = validate58;
-const schema118 = {
+export const validateProposalStatus = validate62;
+const schema125 = {
   title: "ProposalStatus",
   description: "open → accepted | rejected | withdrawn.",
   type: "string",
   enum: ["open", "accepted", "rejected", "withdrawn"],
 };
 
-function validate58(
+function validate62(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate58.evaluated;
+  const evaluated0 = validate62.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14676,8 +15703,8 @@ function validate58(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
-      schema: schema118.type,
-      parentSchema: schema118,
+      schema: schema125.type,
+      parentSchema: schema125,
       data,
     };
     if (vErrors === null) {
@@ -14692,10 +15719,10 @@ function validate58(
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema118.enum },
+      params: { allowedValues: schema125.enum },
       message: "must be equal to one of the allowed values",
-      schema: schema118.enum,
-      parentSchema: schema118,
+      schema: schema125.enum,
+      parentSchema: schema125,
       data,
     };
     if (vErrors === null) {
@@ -14705,13 +15732,13 @@ function validate58(
     }
     errors++;
   }
-  validate58.errors = vErrors;
+  validate62.errors = vErrors;
   return errors === 0;
 }
-validate58.evaluated = { dynamicProps: false, dynamicItems: false };
+validate62.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateProposal = validate59;
-const schema119 = {
+export const validateProposal = validate63;
+const schema126 = {
   title: "Proposal",
   description: "A suggested new version of the artifact against the revision its author read, decided by an approver.",
   type: "object",
@@ -14735,8 +15762,14 @@ const schema119 = {
     decided_at: { anyOf: [{ $ref: "#/$defs/Timestamp" }, { type: "null" }] },
     note: { anyOf: [{ $ref: "#/$defs/Note" }, { type: "null" }] },
     revision: { anyOf: [{ $ref: "#/$defs/RevisionNumber" }, { type: "null" }] },
+    mergeable: {
+      description:
+        "For an open proposal, whether it applies to the current revision; null once it is decided or withdrawn.",
+      anyOf: [{ $ref: "#/$defs/Mergeable" }, { type: "null" }],
+    },
   },
   required: [
+    "mergeable",
     "proposal_id",
     "status",
     "author",
@@ -14753,13 +15786,13 @@ const schema119 = {
   additionalProperties: false,
 };
 
-function validate59(
+function validate63(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate59.evaluated;
+  const evaluated0 = validate63.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -14767,15 +15800,15 @@ function validate59(
     evaluated0.items = undefined;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.proposal_id === undefined) {
+    if (data.mergeable === undefined) {
       const err0 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "proposal_id" },
-        message: "must have required property '" + "proposal_id" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "mergeable" },
+        message: "must have required property '" + "mergeable" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14785,15 +15818,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.status === undefined) {
+    if (data.proposal_id === undefined) {
       const err1 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "status" },
-        message: "must have required property '" + "status" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "proposal_id" },
+        message: "must have required property '" + "proposal_id" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14803,15 +15836,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.author === undefined) {
+    if (data.status === undefined) {
       const err2 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "author" },
-        message: "must have required property '" + "author" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "status" },
+        message: "must have required property '" + "status" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14821,15 +15854,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.base_revision === undefined) {
+    if (data.author === undefined) {
       const err3 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "base_revision" },
-        message: "must have required property '" + "base_revision" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "author" },
+        message: "must have required property '" + "author" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14839,15 +15872,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.summary === undefined) {
+    if (data.base_revision === undefined) {
       const err4 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "summary" },
-        message: "must have required property '" + "summary" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "base_revision" },
+        message: "must have required property '" + "base_revision" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14857,15 +15890,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.content === undefined) {
+    if (data.summary === undefined) {
       const err5 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "content" },
-        message: "must have required property '" + "content" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "summary" },
+        message: "must have required property '" + "summary" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14875,15 +15908,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.diff === undefined) {
+    if (data.content === undefined) {
       const err6 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "diff" },
-        message: "must have required property '" + "diff" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "content" },
+        message: "must have required property '" + "content" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14893,15 +15926,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.created_at === undefined) {
+    if (data.diff === undefined) {
       const err7 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "created_at" },
-        message: "must have required property '" + "created_at" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "diff" },
+        message: "must have required property '" + "diff" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14911,15 +15944,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.decided_by === undefined) {
+    if (data.created_at === undefined) {
       const err8 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "decided_by" },
-        message: "must have required property '" + "decided_by" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "created_at" },
+        message: "must have required property '" + "created_at" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14929,15 +15962,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.decided_at === undefined) {
+    if (data.decided_by === undefined) {
       const err9 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "decided_at" },
-        message: "must have required property '" + "decided_at" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "decided_by" },
+        message: "must have required property '" + "decided_by" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14947,15 +15980,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.note === undefined) {
+    if (data.decided_at === undefined) {
       const err10 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "note" },
-        message: "must have required property '" + "note" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "decided_at" },
+        message: "must have required property '" + "decided_at" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14965,15 +15998,15 @@ function validate59(
       }
       errors++;
     }
-    if (data.revision === undefined) {
+    if (data.note === undefined) {
       const err11 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "revision" },
-        message: "must have required property '" + "revision" + "'",
-        schema: schema119.required,
-        parentSchema: schema119,
+        params: { missingProperty: "note" },
+        message: "must have required property '" + "note" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
         data,
       };
       if (vErrors === null) {
@@ -14983,22 +16016,40 @@ function validate59(
       }
       errors++;
     }
+    if (data.revision === undefined) {
+      const err12 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "revision" },
+        message: "must have required property '" + "revision" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err12];
+      } else {
+        vErrors.push(err12);
+      }
+      errors++;
+    }
     for (const key0 in data) {
-      if (!func5.call(schema119.properties, key0)) {
-        const err12 = {
+      if (!func5.call(schema126.properties, key0)) {
+        const err13 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema119,
+          parentSchema: schema126,
           data,
         };
         if (vErrors === null) {
-          vErrors = [err12];
+          vErrors = [err13];
         } else {
-          vErrors.push(err12);
+          vErrors.push(err13);
         }
         errors++;
       }
@@ -15007,54 +16058,33 @@ function validate59(
       let data0 = data.proposal_id;
       if (typeof data0 === "string") {
         if (func1(data0) < 1) {
-          const err13 = {
+          const err14 = {
             instancePath: instancePath + "/proposal_id",
             schemaPath: "#/properties/proposal_id/minLength",
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema119.properties.proposal_id,
+            parentSchema: schema126.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err14];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err14);
           }
           errors++;
         }
       } else {
-        const err14 = {
+        const err15 = {
           instancePath: instancePath + "/proposal_id",
           schemaPath: "#/properties/proposal_id/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema119.properties.proposal_id.type,
-          parentSchema: schema119.properties.proposal_id,
+          schema: schema126.properties.proposal_id.type,
+          parentSchema: schema126.properties.proposal_id,
           data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.status !== undefined) {
-      let data1 = data.status;
-      if (typeof data1 !== "string") {
-        const err15 = {
-          instancePath: instancePath + "/status",
-          schemaPath: "#/$defs/ProposalStatus/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema118.type,
-          parentSchema: schema118,
-          data: data1,
         };
         if (vErrors === null) {
           vErrors = [err15];
@@ -15063,15 +16093,18 @@ function validate59(
         }
         errors++;
       }
-      if (!(data1 === "open" || data1 === "accepted" || data1 === "rejected" || data1 === "withdrawn")) {
+    }
+    if (data.status !== undefined) {
+      let data1 = data.status;
+      if (typeof data1 !== "string") {
         const err16 = {
           instancePath: instancePath + "/status",
-          schemaPath: "#/$defs/ProposalStatus/enum",
-          keyword: "enum",
-          params: { allowedValues: schema118.enum },
-          message: "must be equal to one of the allowed values",
-          schema: schema118.enum,
-          parentSchema: schema118,
+          schemaPath: "#/$defs/ProposalStatus/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema125.type,
+          parentSchema: schema125,
           data: data1,
         };
         if (vErrors === null) {
@@ -15081,12 +16114,30 @@ function validate59(
         }
         errors++;
       }
+      if (!(data1 === "open" || data1 === "accepted" || data1 === "rejected" || data1 === "withdrawn")) {
+        const err17 = {
+          instancePath: instancePath + "/status",
+          schemaPath: "#/$defs/ProposalStatus/enum",
+          keyword: "enum",
+          params: { allowedValues: schema125.enum },
+          message: "must be equal to one of the allowed values",
+          schema: schema125.enum,
+          parentSchema: schema125,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
     }
     if (data.author !== undefined) {
       let data2 = data.author;
       if (typeof data2 === "string") {
         if (func1(data2) > 64) {
-          const err17 = {
+          const err18 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
@@ -15097,14 +16148,14 @@ function validate59(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err17];
+            vErrors = [err18];
           } else {
-            vErrors.push(err17);
+            vErrors.push(err18);
           }
           errors++;
         }
         if (func1(data2) < 1) {
-          const err18 = {
+          const err19 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/minLength",
             keyword: "minLength",
@@ -15115,14 +16166,14 @@ function validate59(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err18];
+            vErrors = [err19];
           } else {
-            vErrors.push(err18);
+            vErrors.push(err19);
           }
           errors++;
         }
         if (!pattern6.test(data2)) {
-          const err19 = {
+          const err20 = {
             instancePath: instancePath + "/author",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
@@ -15133,14 +16184,14 @@ function validate59(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err19];
+            vErrors = [err20];
           } else {
-            vErrors.push(err19);
+            vErrors.push(err20);
           }
           errors++;
         }
       } else {
-        const err20 = {
+        const err21 = {
           instancePath: instancePath + "/author",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
@@ -15151,9 +16202,9 @@ function validate59(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err20];
+          vErrors = [err21];
         } else {
-          vErrors.push(err20);
+          vErrors.push(err21);
         }
         errors++;
       }
@@ -15161,7 +16212,7 @@ function validate59(
     if (data.base_revision !== undefined) {
       let data3 = data.base_revision;
       if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-        const err21 = {
+        const err22 = {
           instancePath: instancePath + "/base_revision",
           schemaPath: "#/$defs/RevisionNumber/type",
           keyword: "type",
@@ -15172,15 +16223,15 @@ function validate59(
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err21];
+          vErrors = [err22];
         } else {
-          vErrors.push(err21);
+          vErrors.push(err22);
         }
         errors++;
       }
       if (typeof data3 == "number" && isFinite(data3)) {
         if (data3 < 1 || isNaN(data3)) {
-          const err22 = {
+          const err23 = {
             instancePath: instancePath + "/base_revision",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -15191,9 +16242,9 @@ function validate59(
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err22];
+            vErrors = [err23];
           } else {
-            vErrors.push(err22);
+            vErrors.push(err23);
           }
           errors++;
         }
@@ -15206,7 +16257,7 @@ function validate59(
       const _errs15 = errors;
       if (typeof data4 === "string") {
         if (func1(data4) > 2000) {
-          const err23 = {
+          const err24 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/maxLength",
             keyword: "maxLength",
@@ -15217,14 +16268,14 @@ function validate59(
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err23];
+            vErrors = [err24];
           } else {
-            vErrors.push(err23);
+            vErrors.push(err24);
           }
           errors++;
         }
         if (func1(data4) < 1) {
-          const err24 = {
+          const err25 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/minLength",
             keyword: "minLength",
@@ -15235,14 +16286,14 @@ function validate59(
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err24];
+            vErrors = [err25];
           } else {
-            vErrors.push(err24);
+            vErrors.push(err25);
           }
           errors++;
         }
         if (!pattern12.test(data4)) {
-          const err25 = {
+          const err26 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/pattern",
             keyword: "pattern",
@@ -15253,14 +16304,14 @@ function validate59(
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err25];
+            vErrors = [err26];
           } else {
-            vErrors.push(err25);
+            vErrors.push(err26);
           }
           errors++;
         }
         if (pattern13.test(data4)) {
-          const err26 = {
+          const err27 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/x-plain-text",
             keyword: "x-plain-text",
@@ -15271,14 +16322,14 @@ function validate59(
             data: data4,
           };
           if (vErrors === null) {
-            vErrors = [err26];
+            vErrors = [err27];
           } else {
-            vErrors.push(err26);
+            vErrors.push(err27);
           }
           errors++;
         }
       } else {
-        const err27 = {
+        const err28 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
@@ -15289,9 +16340,9 @@ function validate59(
           data: data4,
         };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
         }
         errors++;
       }
@@ -15299,40 +16350,40 @@ function validate59(
       valid4 = valid4 || _valid0;
       const _errs18 = errors;
       if (data4 !== null) {
-        const err28 = {
+        const err29 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/properties/summary/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema119.properties.summary.anyOf[1].type,
-          parentSchema: schema119.properties.summary.anyOf[1],
-          data: data4,
-        };
-        if (vErrors === null) {
-          vErrors = [err28];
-        } else {
-          vErrors.push(err28);
-        }
-        errors++;
-      }
-      var _valid0 = _errs18 === errors;
-      valid4 = valid4 || _valid0;
-      if (!valid4) {
-        const err29 = {
-          instancePath: instancePath + "/summary",
-          schemaPath: "#/properties/summary/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
-          schema: schema119.properties.summary.anyOf,
-          parentSchema: schema119.properties.summary,
+          schema: schema126.properties.summary.anyOf[1].type,
+          parentSchema: schema126.properties.summary.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
           vErrors = [err29];
         } else {
           vErrors.push(err29);
+        }
+        errors++;
+      }
+      var _valid0 = _errs18 === errors;
+      valid4 = valid4 || _valid0;
+      if (!valid4) {
+        const err30 = {
+          instancePath: instancePath + "/summary",
+          schemaPath: "#/properties/summary/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema126.properties.summary.anyOf,
+          parentSchema: schema126.properties.summary,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err30];
+        } else {
+          vErrors.push(err30);
         }
         errors++;
       } else {
@@ -15349,36 +16400,15 @@ function validate59(
     if (data.content !== undefined) {
       let data5 = data.content;
       if (typeof data5 !== "string") {
-        const err30 = {
+        const err31 = {
           instancePath: instancePath + "/content",
           schemaPath: "#/properties/content/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema119.properties.content.type,
-          parentSchema: schema119.properties.content,
+          schema: schema126.properties.content.type,
+          parentSchema: schema126.properties.content,
           data: data5,
-        };
-        if (vErrors === null) {
-          vErrors = [err30];
-        } else {
-          vErrors.push(err30);
-        }
-        errors++;
-      }
-    }
-    if (data.diff !== undefined) {
-      let data6 = data.diff;
-      if (typeof data6 !== "string") {
-        const err31 = {
-          instancePath: instancePath + "/diff",
-          schemaPath: "#/properties/diff/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema119.properties.diff.type,
-          parentSchema: schema119.properties.diff,
-          data: data6,
         };
         if (vErrors === null) {
           vErrors = [err31];
@@ -15388,10 +16418,31 @@ function validate59(
         errors++;
       }
     }
+    if (data.diff !== undefined) {
+      let data6 = data.diff;
+      if (typeof data6 !== "string") {
+        const err32 = {
+          instancePath: instancePath + "/diff",
+          schemaPath: "#/properties/diff/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema126.properties.diff.type,
+          parentSchema: schema126.properties.diff,
+          data: data6,
+        };
+        if (vErrors === null) {
+          vErrors = [err32];
+        } else {
+          vErrors.push(err32);
+        }
+        errors++;
+      }
+    }
     if (data.created_at !== undefined) {
       let data7 = data.created_at;
       if (!(typeof data7 === "string")) {
-        const err32 = {
+        const err33 = {
           instancePath: instancePath + "/created_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -15402,9 +16453,9 @@ function validate59(
           data: data7,
         };
         if (vErrors === null) {
-          vErrors = [err32];
+          vErrors = [err33];
         } else {
-          vErrors.push(err32);
+          vErrors.push(err33);
         }
         errors++;
       }
@@ -15416,7 +16467,7 @@ function validate59(
       const _errs29 = errors;
       if (typeof data8 === "string") {
         if (func1(data8) > 64) {
-          const err33 = {
+          const err34 = {
             instancePath: instancePath + "/decided_by",
             schemaPath: "#/$defs/ParticipantName/maxLength",
             keyword: "maxLength",
@@ -15427,14 +16478,14 @@ function validate59(
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err33];
+            vErrors = [err34];
           } else {
-            vErrors.push(err33);
+            vErrors.push(err34);
           }
           errors++;
         }
         if (func1(data8) < 1) {
-          const err34 = {
+          const err35 = {
             instancePath: instancePath + "/decided_by",
             schemaPath: "#/$defs/ParticipantName/minLength",
             keyword: "minLength",
@@ -15445,14 +16496,14 @@ function validate59(
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err34];
+            vErrors = [err35];
           } else {
-            vErrors.push(err34);
+            vErrors.push(err35);
           }
           errors++;
         }
         if (!pattern6.test(data8)) {
-          const err35 = {
+          const err36 = {
             instancePath: instancePath + "/decided_by",
             schemaPath: "#/$defs/ParticipantName/pattern",
             keyword: "pattern",
@@ -15463,14 +16514,14 @@ function validate59(
             data: data8,
           };
           if (vErrors === null) {
-            vErrors = [err35];
+            vErrors = [err36];
           } else {
-            vErrors.push(err35);
+            vErrors.push(err36);
           }
           errors++;
         }
       } else {
-        const err36 = {
+        const err37 = {
           instancePath: instancePath + "/decided_by",
           schemaPath: "#/$defs/ParticipantName/type",
           keyword: "type",
@@ -15481,9 +16532,9 @@ function validate59(
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err36];
+          vErrors = [err37];
         } else {
-          vErrors.push(err36);
+          vErrors.push(err37);
         }
         errors++;
       }
@@ -15491,40 +16542,40 @@ function validate59(
       valid7 = valid7 || _valid1;
       const _errs32 = errors;
       if (data8 !== null) {
-        const err37 = {
+        const err38 = {
           instancePath: instancePath + "/decided_by",
           schemaPath: "#/properties/decided_by/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema119.properties.decided_by.anyOf[1].type,
-          parentSchema: schema119.properties.decided_by.anyOf[1],
-          data: data8,
-        };
-        if (vErrors === null) {
-          vErrors = [err37];
-        } else {
-          vErrors.push(err37);
-        }
-        errors++;
-      }
-      var _valid1 = _errs32 === errors;
-      valid7 = valid7 || _valid1;
-      if (!valid7) {
-        const err38 = {
-          instancePath: instancePath + "/decided_by",
-          schemaPath: "#/properties/decided_by/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
-          schema: schema119.properties.decided_by.anyOf,
-          parentSchema: schema119.properties.decided_by,
+          schema: schema126.properties.decided_by.anyOf[1].type,
+          parentSchema: schema126.properties.decided_by.anyOf[1],
           data: data8,
         };
         if (vErrors === null) {
           vErrors = [err38];
         } else {
           vErrors.push(err38);
+        }
+        errors++;
+      }
+      var _valid1 = _errs32 === errors;
+      valid7 = valid7 || _valid1;
+      if (!valid7) {
+        const err39 = {
+          instancePath: instancePath + "/decided_by",
+          schemaPath: "#/properties/decided_by/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema126.properties.decided_by.anyOf,
+          parentSchema: schema126.properties.decided_by,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err39];
+        } else {
+          vErrors.push(err39);
         }
         errors++;
       } else {
@@ -15544,7 +16595,7 @@ function validate59(
       let valid9 = false;
       const _errs36 = errors;
       if (!(typeof data9 === "string")) {
-        const err39 = {
+        const err40 = {
           instancePath: instancePath + "/decided_at",
           schemaPath: "#/$defs/Timestamp/type",
           keyword: "type",
@@ -15555,9 +16606,9 @@ function validate59(
           data: data9,
         };
         if (vErrors === null) {
-          vErrors = [err39];
+          vErrors = [err40];
         } else {
-          vErrors.push(err39);
+          vErrors.push(err40);
         }
         errors++;
       }
@@ -15565,40 +16616,40 @@ function validate59(
       valid9 = valid9 || _valid2;
       const _errs39 = errors;
       if (data9 !== null) {
-        const err40 = {
+        const err41 = {
           instancePath: instancePath + "/decided_at",
           schemaPath: "#/properties/decided_at/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema119.properties.decided_at.anyOf[1].type,
-          parentSchema: schema119.properties.decided_at.anyOf[1],
-          data: data9,
-        };
-        if (vErrors === null) {
-          vErrors = [err40];
-        } else {
-          vErrors.push(err40);
-        }
-        errors++;
-      }
-      var _valid2 = _errs39 === errors;
-      valid9 = valid9 || _valid2;
-      if (!valid9) {
-        const err41 = {
-          instancePath: instancePath + "/decided_at",
-          schemaPath: "#/properties/decided_at/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
-          schema: schema119.properties.decided_at.anyOf,
-          parentSchema: schema119.properties.decided_at,
+          schema: schema126.properties.decided_at.anyOf[1].type,
+          parentSchema: schema126.properties.decided_at.anyOf[1],
           data: data9,
         };
         if (vErrors === null) {
           vErrors = [err41];
         } else {
           vErrors.push(err41);
+        }
+        errors++;
+      }
+      var _valid2 = _errs39 === errors;
+      valid9 = valid9 || _valid2;
+      if (!valid9) {
+        const err42 = {
+          instancePath: instancePath + "/decided_at",
+          schemaPath: "#/properties/decided_at/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema126.properties.decided_at.anyOf,
+          parentSchema: schema126.properties.decided_at,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err42];
+        } else {
+          vErrors.push(err42);
         }
         errors++;
       } else {
@@ -15619,7 +16670,7 @@ function validate59(
       const _errs43 = errors;
       if (typeof data10 === "string") {
         if (func1(data10) > 2000) {
-          const err42 = {
+          const err43 = {
             instancePath: instancePath + "/note",
             schemaPath: "#/$defs/Note/maxLength",
             keyword: "maxLength",
@@ -15630,14 +16681,14 @@ function validate59(
             data: data10,
           };
           if (vErrors === null) {
-            vErrors = [err42];
+            vErrors = [err43];
           } else {
-            vErrors.push(err42);
+            vErrors.push(err43);
           }
           errors++;
         }
       } else {
-        const err43 = {
+        const err44 = {
           instancePath: instancePath + "/note",
           schemaPath: "#/$defs/Note/type",
           keyword: "type",
@@ -15648,9 +16699,9 @@ function validate59(
           data: data10,
         };
         if (vErrors === null) {
-          vErrors = [err43];
+          vErrors = [err44];
         } else {
-          vErrors.push(err43);
+          vErrors.push(err44);
         }
         errors++;
       }
@@ -15658,40 +16709,40 @@ function validate59(
       valid11 = valid11 || _valid3;
       const _errs46 = errors;
       if (data10 !== null) {
-        const err44 = {
+        const err45 = {
           instancePath: instancePath + "/note",
           schemaPath: "#/properties/note/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema119.properties.note.anyOf[1].type,
-          parentSchema: schema119.properties.note.anyOf[1],
-          data: data10,
-        };
-        if (vErrors === null) {
-          vErrors = [err44];
-        } else {
-          vErrors.push(err44);
-        }
-        errors++;
-      }
-      var _valid3 = _errs46 === errors;
-      valid11 = valid11 || _valid3;
-      if (!valid11) {
-        const err45 = {
-          instancePath: instancePath + "/note",
-          schemaPath: "#/properties/note/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
-          schema: schema119.properties.note.anyOf,
-          parentSchema: schema119.properties.note,
+          schema: schema126.properties.note.anyOf[1].type,
+          parentSchema: schema126.properties.note.anyOf[1],
           data: data10,
         };
         if (vErrors === null) {
           vErrors = [err45];
         } else {
           vErrors.push(err45);
+        }
+        errors++;
+      }
+      var _valid3 = _errs46 === errors;
+      valid11 = valid11 || _valid3;
+      if (!valid11) {
+        const err46 = {
+          instancePath: instancePath + "/note",
+          schemaPath: "#/properties/note/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema126.properties.note.anyOf,
+          parentSchema: schema126.properties.note,
+          data: data10,
+        };
+        if (vErrors === null) {
+          vErrors = [err46];
+        } else {
+          vErrors.push(err46);
         }
         errors++;
       } else {
@@ -15711,7 +16762,7 @@ function validate59(
       let valid13 = false;
       const _errs50 = errors;
       if (!(typeof data11 == "number" && !(data11 % 1) && !isNaN(data11) && isFinite(data11))) {
-        const err46 = {
+        const err47 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/$defs/RevisionNumber/type",
           keyword: "type",
@@ -15722,15 +16773,15 @@ function validate59(
           data: data11,
         };
         if (vErrors === null) {
-          vErrors = [err46];
+          vErrors = [err47];
         } else {
-          vErrors.push(err46);
+          vErrors.push(err47);
         }
         errors++;
       }
       if (typeof data11 == "number" && isFinite(data11)) {
         if (data11 < 1 || isNaN(data11)) {
-          const err47 = {
+          const err48 = {
             instancePath: instancePath + "/revision",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -15741,9 +16792,9 @@ function validate59(
             data: data11,
           };
           if (vErrors === null) {
-            vErrors = [err47];
+            vErrors = [err48];
           } else {
-            vErrors.push(err47);
+            vErrors.push(err48);
           }
           errors++;
         }
@@ -15752,40 +16803,40 @@ function validate59(
       valid13 = valid13 || _valid4;
       const _errs53 = errors;
       if (data11 !== null) {
-        const err48 = {
+        const err49 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/properties/revision/anyOf/1/type",
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema119.properties.revision.anyOf[1].type,
-          parentSchema: schema119.properties.revision.anyOf[1],
-          data: data11,
-        };
-        if (vErrors === null) {
-          vErrors = [err48];
-        } else {
-          vErrors.push(err48);
-        }
-        errors++;
-      }
-      var _valid4 = _errs53 === errors;
-      valid13 = valid13 || _valid4;
-      if (!valid13) {
-        const err49 = {
-          instancePath: instancePath + "/revision",
-          schemaPath: "#/properties/revision/anyOf",
-          keyword: "anyOf",
-          params: {},
-          message: "must match a schema in anyOf",
-          schema: schema119.properties.revision.anyOf,
-          parentSchema: schema119.properties.revision,
+          schema: schema126.properties.revision.anyOf[1].type,
+          parentSchema: schema126.properties.revision.anyOf[1],
           data: data11,
         };
         if (vErrors === null) {
           vErrors = [err49];
         } else {
           vErrors.push(err49);
+        }
+        errors++;
+      }
+      var _valid4 = _errs53 === errors;
+      valid13 = valid13 || _valid4;
+      if (!valid13) {
+        const err50 = {
+          instancePath: instancePath + "/revision",
+          schemaPath: "#/properties/revision/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema126.properties.revision.anyOf,
+          parentSchema: schema126.properties.revision,
+          data: data11,
+        };
+        if (vErrors === null) {
+          vErrors = [err50];
+        } else {
+          vErrors.push(err50);
         }
         errors++;
       } else {
@@ -15799,38 +16850,106 @@ function validate59(
         }
       }
     }
+    if (data.mergeable !== undefined) {
+      let data12 = data.mergeable;
+      const _errs56 = errors;
+      let valid15 = false;
+      const _errs57 = errors;
+      if (
+        !validate56(data12, {
+          instancePath: instancePath + "/mergeable",
+          parentData: data,
+          parentDataProperty: "mergeable",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+        errors = vErrors.length;
+      }
+      var _valid5 = _errs57 === errors;
+      valid15 = valid15 || _valid5;
+      const _errs58 = errors;
+      if (data12 !== null) {
+        const err51 = {
+          instancePath: instancePath + "/mergeable",
+          schemaPath: "#/properties/mergeable/anyOf/1/type",
+          keyword: "type",
+          params: { type: "null" },
+          message: "must be null",
+          schema: schema126.properties.mergeable.anyOf[1].type,
+          parentSchema: schema126.properties.mergeable.anyOf[1],
+          data: data12,
+        };
+        if (vErrors === null) {
+          vErrors = [err51];
+        } else {
+          vErrors.push(err51);
+        }
+        errors++;
+      }
+      var _valid5 = _errs58 === errors;
+      valid15 = valid15 || _valid5;
+      if (!valid15) {
+        const err52 = {
+          instancePath: instancePath + "/mergeable",
+          schemaPath: "#/properties/mergeable/anyOf",
+          keyword: "anyOf",
+          params: {},
+          message: "must match a schema in anyOf",
+          schema: schema126.properties.mergeable.anyOf,
+          parentSchema: schema126.properties.mergeable,
+          data: data12,
+        };
+        if (vErrors === null) {
+          vErrors = [err52];
+        } else {
+          vErrors.push(err52);
+        }
+        errors++;
+      } else {
+        errors = _errs56;
+        if (vErrors !== null) {
+          if (_errs56) {
+            vErrors.length = _errs56;
+          } else {
+            vErrors = null;
+          }
+        }
+      }
+    }
   } else {
-    const err50 = {
+    const err53 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema119.type,
-      parentSchema: schema119,
+      schema: schema126.type,
+      parentSchema: schema126,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err50];
+      vErrors = [err53];
     } else {
-      vErrors.push(err50);
+      vErrors.push(err53);
     }
     errors++;
   }
-  validate59.errors = vErrors;
+  validate63.errors = vErrors;
   return errors === 0;
 }
-validate59.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate63.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateRequestedSchema = validate60;
+export const validateRequestedSchema = validate65;
 
-function validate60(
+function validate65(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate60.evaluated;
+  const evaluated0 = validate65.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16087,20 +17206,20 @@ function validate60(
     }
     errors++;
   }
-  validate60.errors = vErrors;
+  validate65.errors = vErrors;
   return errors === 0;
 }
-validate60.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate65.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateRevisionNumber = validate61;
+export const validateRevisionNumber = validate66;
 
-function validate61(
+function validate66(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate61.evaluated;
+  const evaluated0 = validate66.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16145,20 +17264,20 @@ function validate61(
       errors++;
     }
   }
-  validate61.errors = vErrors;
+  validate66.errors = vErrors;
   return errors === 0;
 }
-validate61.evaluated = { dynamicProps: false, dynamicItems: false };
+validate66.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateRevision = validate62;
+export const validateRevision = validate67;
 
-function validate62(
+function validate67(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate62.evaluated;
+  const evaluated0 = validate67.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -16924,13 +18043,13 @@ function validate62(
     }
     errors++;
   }
-  validate62.errors = vErrors;
+  validate67.errors = vErrors;
   return errors === 0;
 }
-validate62.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate67.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateRoomSettings = validate63;
-const schema137 = {
+export const validateRoomSettings = validate68;
+const schema144 = {
   title: "RoomSettings",
   description:
     "How the room process serves the room, kept in the sidecar. A running room applies a change at once; what `ce serve` is given on its command line (`--allow-host`, `--allow-origin`) counts besides these.",
@@ -16963,7 +18082,7 @@ const schema137 = {
   required: ["allowed_hosts", "allowed_origins", "four_eyes"],
   additionalProperties: false,
 };
-const schema139 = {
+const schema146 = {
   title: "WebOrigin",
   description:
     "A browser origin, as a browser sends it in the Origin header: `http://` or `https://`, a host name, and a port when it is not the scheme's own. No path.",
@@ -16979,13 +18098,13 @@ const pattern38 = new RegExp(
   "u",
 );
 
-function validate63(
+function validate68(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate63.evaluated;
+  const evaluated0 = validate68.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17000,8 +18119,8 @@ function validate63(
         keyword: "required",
         params: { missingProperty: "allowed_hosts" },
         message: "must have required property '" + "allowed_hosts" + "'",
-        schema: schema137.required,
-        parentSchema: schema137,
+        schema: schema144.required,
+        parentSchema: schema144,
         data,
       };
       if (vErrors === null) {
@@ -17018,8 +18137,8 @@ function validate63(
         keyword: "required",
         params: { missingProperty: "allowed_origins" },
         message: "must have required property '" + "allowed_origins" + "'",
-        schema: schema137.required,
-        parentSchema: schema137,
+        schema: schema144.required,
+        parentSchema: schema144,
         data,
       };
       if (vErrors === null) {
@@ -17036,8 +18155,8 @@ function validate63(
         keyword: "required",
         params: { missingProperty: "four_eyes" },
         message: "must have required property '" + "four_eyes" + "'",
-        schema: schema137.required,
-        parentSchema: schema137,
+        schema: schema144.required,
+        parentSchema: schema144,
         data,
       };
       if (vErrors === null) {
@@ -17056,7 +18175,7 @@ function validate63(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema137,
+          parentSchema: schema144,
           data,
         };
         if (vErrors === null) {
@@ -17078,7 +18197,7 @@ function validate63(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema137.properties.allowed_hosts,
+            parentSchema: schema144.properties.allowed_hosts,
             data: data0,
           };
           if (vErrors === null) {
@@ -17185,7 +18304,7 @@ function validate63(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema137.properties.allowed_hosts,
+                  parentSchema: schema144.properties.allowed_hosts,
                   data: data0,
                 };
                 if (vErrors === null) {
@@ -17206,8 +18325,8 @@ function validate63(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema137.properties.allowed_hosts.type,
-          parentSchema: schema137.properties.allowed_hosts,
+          schema: schema144.properties.allowed_hosts.type,
+          parentSchema: schema144.properties.allowed_hosts,
           data: data0,
         };
         if (vErrors === null) {
@@ -17229,7 +18348,7 @@ function validate63(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema137.properties.allowed_origins,
+            parentSchema: schema144.properties.allowed_origins,
             data: data2,
           };
           if (vErrors === null) {
@@ -17251,7 +18370,7 @@ function validate63(
                 params: { limit: 270 },
                 message: "must NOT have more than 270 characters",
                 schema: 270,
-                parentSchema: schema139,
+                parentSchema: schema146,
                 data: data3,
               };
               if (vErrors === null) {
@@ -17269,7 +18388,7 @@ function validate63(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema139,
+                parentSchema: schema146,
                 data: data3,
               };
               if (vErrors === null) {
@@ -17294,7 +18413,7 @@ function validate63(
                   '"',
                 schema:
                   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
-                parentSchema: schema139,
+                parentSchema: schema146,
                 data: data3,
               };
               if (vErrors === null) {
@@ -17311,8 +18430,8 @@ function validate63(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema139.type,
-              parentSchema: schema139,
+              schema: schema146.type,
+              parentSchema: schema146,
               data: data3,
             };
             if (vErrors === null) {
@@ -17336,7 +18455,7 @@ function validate63(
                   params: { i: i3, j: j1 },
                   message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)",
                   schema: true,
-                  parentSchema: schema137.properties.allowed_origins,
+                  parentSchema: schema144.properties.allowed_origins,
                   data: data2,
                 };
                 if (vErrors === null) {
@@ -17357,8 +18476,8 @@ function validate63(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema137.properties.allowed_origins.type,
-          parentSchema: schema137.properties.allowed_origins,
+          schema: schema144.properties.allowed_origins.type,
+          parentSchema: schema144.properties.allowed_origins,
           data: data2,
         };
         if (vErrors === null) {
@@ -17378,8 +18497,8 @@ function validate63(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema137.properties.four_eyes.type,
-          parentSchema: schema137.properties.four_eyes,
+          schema: schema144.properties.four_eyes.type,
+          parentSchema: schema144.properties.four_eyes,
           data: data4,
         };
         if (vErrors === null) {
@@ -17397,8 +18516,8 @@ function validate63(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema137.type,
-      parentSchema: schema137,
+      schema: schema144.type,
+      parentSchema: schema144,
       data,
     };
     if (vErrors === null) {
@@ -17408,13 +18527,13 @@ function validate63(
     }
     errors++;
   }
-  validate63.errors = vErrors;
+  validate68.errors = vErrors;
   return errors === 0;
 }
-validate63.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate68.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSession = validate64;
-const schema140 = {
+export const validateSession = validate69;
+const schema147 = {
   title: "Session",
   description:
     "A bearer token bound to one participant and a set of capabilities; the only authorization in the room. The token itself is shown once at creation and stored only as a hash, so it never appears here.",
@@ -17431,13 +18550,13 @@ const schema140 = {
   additionalProperties: false,
 };
 
-function validate64(
+function validate69(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate64.evaluated;
+  const evaluated0 = validate69.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -17452,8 +18571,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "session_id" },
         message: "must have required property '" + "session_id" + "'",
-        schema: schema140.required,
-        parentSchema: schema140,
+        schema: schema147.required,
+        parentSchema: schema147,
         data,
       };
       if (vErrors === null) {
@@ -17470,8 +18589,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema140.required,
-        parentSchema: schema140,
+        schema: schema147.required,
+        parentSchema: schema147,
         data,
       };
       if (vErrors === null) {
@@ -17488,8 +18607,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
-        schema: schema140.required,
-        parentSchema: schema140,
+        schema: schema147.required,
+        parentSchema: schema147,
         data,
       };
       if (vErrors === null) {
@@ -17506,8 +18625,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "created_at" },
         message: "must have required property '" + "created_at" + "'",
-        schema: schema140.required,
-        parentSchema: schema140,
+        schema: schema147.required,
+        parentSchema: schema147,
         data,
       };
       if (vErrors === null) {
@@ -17524,8 +18643,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "expires_at" },
         message: "must have required property '" + "expires_at" + "'",
-        schema: schema140.required,
-        parentSchema: schema140,
+        schema: schema147.required,
+        parentSchema: schema147,
         data,
       };
       if (vErrors === null) {
@@ -17542,8 +18661,8 @@ function validate64(
         keyword: "required",
         params: { missingProperty: "revoked_at" },
         message: "must have required property '" + "revoked_at" + "'",
-        schema: schema140.required,
-        parentSchema: schema140,
+        schema: schema147.required,
+        parentSchema: schema147,
         data,
       };
       if (vErrors === null) {
@@ -17569,7 +18688,7 @@ function validate64(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema140,
+          parentSchema: schema147,
           data,
         };
         if (vErrors === null) {
@@ -17591,7 +18710,7 @@ function validate64(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema140.properties.session_id,
+            parentSchema: schema147.properties.session_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -17608,8 +18727,8 @@ function validate64(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema140.properties.session_id.type,
-          parentSchema: schema140.properties.session_id,
+          schema: schema147.properties.session_id.type,
+          parentSchema: schema147.properties.session_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -17752,7 +18871,7 @@ function validate64(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema140.properties.capabilities,
+                  parentSchema: schema147.properties.capabilities,
                   data: data2,
                 };
                 if (vErrors === null) {
@@ -17773,8 +18892,8 @@ function validate64(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema140.properties.capabilities.type,
-          parentSchema: schema140.properties.capabilities,
+          schema: schema147.properties.capabilities.type,
+          parentSchema: schema147.properties.capabilities,
           data: data2,
         };
         if (vErrors === null) {
@@ -17839,8 +18958,8 @@ function validate64(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema140.properties.expires_at.anyOf[1].type,
-          parentSchema: schema140.properties.expires_at.anyOf[1],
+          schema: schema147.properties.expires_at.anyOf[1].type,
+          parentSchema: schema147.properties.expires_at.anyOf[1],
           data: data5,
         };
         if (vErrors === null) {
@@ -17859,8 +18978,8 @@ function validate64(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema140.properties.expires_at.anyOf,
-          parentSchema: schema140.properties.expires_at,
+          schema: schema147.properties.expires_at.anyOf,
+          parentSchema: schema147.properties.expires_at,
           data: data5,
         };
         if (vErrors === null) {
@@ -17913,8 +19032,8 @@ function validate64(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema140.properties.revoked_at.anyOf[1].type,
-          parentSchema: schema140.properties.revoked_at.anyOf[1],
+          schema: schema147.properties.revoked_at.anyOf[1].type,
+          parentSchema: schema147.properties.revoked_at.anyOf[1],
           data: data6,
         };
         if (vErrors === null) {
@@ -17933,8 +19052,8 @@ function validate64(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema140.properties.revoked_at.anyOf,
-          parentSchema: schema140.properties.revoked_at,
+          schema: schema147.properties.revoked_at.anyOf,
+          parentSchema: schema147.properties.revoked_at,
           data: data6,
         };
         if (vErrors === null) {
@@ -17961,8 +19080,8 @@ function validate64(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema140.type,
-      parentSchema: schema140,
+      schema: schema147.type,
+      parentSchema: schema147,
       data,
     };
     if (vErrors === null) {
@@ -17972,20 +19091,20 @@ function validate64(
     }
     errors++;
   }
-  validate64.errors = vErrors;
+  validate69.errors = vErrors;
   return errors === 0;
 }
-validate64.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate69.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSummary = validate65;
+export const validateSummary = validate70;
 
-function validate65(
+function validate70(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate65.evaluated;
+  const evaluated0 = validate70.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18083,13 +19202,13 @@ function validate65(
     }
     errors++;
   }
-  validate65.errors = vErrors;
+  validate70.errors = vErrors;
   return errors === 0;
 }
-validate65.evaluated = { dynamicProps: false, dynamicItems: false };
+validate70.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateTaskStatus = validate66;
-const schema147 = {
+export const validateTaskStatus = validate71;
+const schema154 = {
   title: "TaskStatus",
   description:
     "MCP Tasks statuses. working → input_required → working → completed; failed and cancelled are terminal too.",
@@ -18097,13 +19216,13 @@ const schema147 = {
   enum: ["working", "input_required", "completed", "failed", "cancelled"],
 };
 
-function validate66(
+function validate71(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate66.evaluated;
+  const evaluated0 = validate71.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18117,8 +19236,8 @@ function validate66(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
-      schema: schema147.type,
-      parentSchema: schema147,
+      schema: schema154.type,
+      parentSchema: schema154,
       data,
     };
     if (vErrors === null) {
@@ -18139,10 +19258,10 @@ function validate66(
       instancePath,
       schemaPath: "#/enum",
       keyword: "enum",
-      params: { allowedValues: schema147.enum },
+      params: { allowedValues: schema154.enum },
       message: "must be equal to one of the allowed values",
-      schema: schema147.enum,
-      parentSchema: schema147,
+      schema: schema154.enum,
+      parentSchema: schema154,
       data,
     };
     if (vErrors === null) {
@@ -18152,13 +19271,13 @@ function validate66(
     }
     errors++;
   }
-  validate66.errors = vErrors;
+  validate71.errors = vErrors;
   return errors === 0;
 }
-validate66.evaluated = { dynamicProps: false, dynamicItems: false };
+validate71.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateTask = validate67;
-const schema148 = {
+export const validateTask = validate72;
+const schema155 = {
   title: "Task",
   description: "The MCP Tasks Task: the execution record of a handoff, without its status-specific payload.",
   type: "object",
@@ -18175,13 +19294,13 @@ const schema148 = {
   additionalProperties: false,
 };
 
-function validate67(
+function validate72(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate67.evaluated;
+  const evaluated0 = validate72.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18196,8 +19315,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "taskId" },
         message: "must have required property '" + "taskId" + "'",
-        schema: schema148.required,
-        parentSchema: schema148,
+        schema: schema155.required,
+        parentSchema: schema155,
         data,
       };
       if (vErrors === null) {
@@ -18214,8 +19333,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
-        schema: schema148.required,
-        parentSchema: schema148,
+        schema: schema155.required,
+        parentSchema: schema155,
         data,
       };
       if (vErrors === null) {
@@ -18232,8 +19351,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "createdAt" },
         message: "must have required property '" + "createdAt" + "'",
-        schema: schema148.required,
-        parentSchema: schema148,
+        schema: schema155.required,
+        parentSchema: schema155,
         data,
       };
       if (vErrors === null) {
@@ -18250,8 +19369,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "lastUpdatedAt" },
         message: "must have required property '" + "lastUpdatedAt" + "'",
-        schema: schema148.required,
-        parentSchema: schema148,
+        schema: schema155.required,
+        parentSchema: schema155,
         data,
       };
       if (vErrors === null) {
@@ -18268,8 +19387,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "ttlMs" },
         message: "must have required property '" + "ttlMs" + "'",
-        schema: schema148.required,
-        parentSchema: schema148,
+        schema: schema155.required,
+        parentSchema: schema155,
         data,
       };
       if (vErrors === null) {
@@ -18286,8 +19405,8 @@ function validate67(
         keyword: "required",
         params: { missingProperty: "pollIntervalMs" },
         message: "must have required property '" + "pollIntervalMs" + "'",
-        schema: schema148.required,
-        parentSchema: schema148,
+        schema: schema155.required,
+        parentSchema: schema155,
         data,
       };
       if (vErrors === null) {
@@ -18314,7 +19433,7 @@ function validate67(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema148,
+          parentSchema: schema155,
           data,
         };
         if (vErrors === null) {
@@ -18336,7 +19455,7 @@ function validate67(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema148.properties.taskId,
+            parentSchema: schema155.properties.taskId,
             data: data0,
           };
           if (vErrors === null) {
@@ -18353,8 +19472,8 @@ function validate67(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema148.properties.taskId.type,
-          parentSchema: schema148.properties.taskId,
+          schema: schema155.properties.taskId.type,
+          parentSchema: schema155.properties.taskId,
           data: data0,
         };
         if (vErrors === null) {
@@ -18374,8 +19493,8 @@ function validate67(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema147.type,
-          parentSchema: schema147,
+          schema: schema154.type,
+          parentSchema: schema154,
           data: data1,
         };
         if (vErrors === null) {
@@ -18396,10 +19515,10 @@ function validate67(
           instancePath: instancePath + "/status",
           schemaPath: "#/$defs/TaskStatus/enum",
           keyword: "enum",
-          params: { allowedValues: schema147.enum },
+          params: { allowedValues: schema154.enum },
           message: "must be equal to one of the allowed values",
-          schema: schema147.enum,
-          parentSchema: schema147,
+          schema: schema154.enum,
+          parentSchema: schema154,
           data: data1,
         };
         if (vErrors === null) {
@@ -18419,8 +19538,8 @@ function validate67(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema148.properties.statusMessage.type,
-          parentSchema: schema148.properties.statusMessage,
+          schema: schema155.properties.statusMessage.type,
+          parentSchema: schema155.properties.statusMessage,
           data: data2,
         };
         if (vErrors === null) {
@@ -18482,8 +19601,8 @@ function validate67(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema148.properties.ttlMs.type,
-          parentSchema: schema148.properties.ttlMs,
+          schema: schema155.properties.ttlMs.type,
+          parentSchema: schema155.properties.ttlMs,
           data: data5,
         };
         if (vErrors === null) {
@@ -18502,7 +19621,7 @@ function validate67(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema148.properties.ttlMs,
+            parentSchema: schema155.properties.ttlMs,
             data: data5,
           };
           if (vErrors === null) {
@@ -18523,8 +19642,8 @@ function validate67(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema148.properties.pollIntervalMs.type,
-          parentSchema: schema148.properties.pollIntervalMs,
+          schema: schema155.properties.pollIntervalMs.type,
+          parentSchema: schema155.properties.pollIntervalMs,
           data: data6,
         };
         if (vErrors === null) {
@@ -18543,7 +19662,7 @@ function validate67(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema148.properties.pollIntervalMs,
+            parentSchema: schema155.properties.pollIntervalMs,
             data: data6,
           };
           if (vErrors === null) {
@@ -18562,8 +19681,8 @@ function validate67(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema148.type,
-      parentSchema: schema148,
+      schema: schema155.type,
+      parentSchema: schema155,
       data,
     };
     if (vErrors === null) {
@@ -18573,20 +19692,20 @@ function validate67(
     }
     errors++;
   }
-  validate67.errors = vErrors;
+  validate72.errors = vErrors;
   return errors === 0;
 }
-validate67.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate72.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTimestamp = validate68;
+export const validateTimestamp = validate73;
 
-function validate68(
+function validate73(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate68.evaluated;
+  const evaluated0 = validate73.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18611,20 +19730,20 @@ function validate68(
     }
     errors++;
   }
-  validate68.errors = vErrors;
+  validate73.errors = vErrors;
   return errors === 0;
 }
-validate68.evaluated = { dynamicProps: false, dynamicItems: false };
+validate73.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateWebOrigin = validate69;
+export const validateWebOrigin = validate74;
 
-function validate69(
+function validate74(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate69.evaluated;
+  const evaluated0 = validate74.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18640,7 +19759,7 @@ function validate69(
         params: { limit: 270 },
         message: "must NOT have more than 270 characters",
         schema: 270,
-        parentSchema: schema139,
+        parentSchema: schema146,
         data,
       };
       if (vErrors === null) {
@@ -18658,7 +19777,7 @@ function validate69(
         params: { limit: 1 },
         message: "must NOT have fewer than 1 characters",
         schema: 1,
-        parentSchema: schema139,
+        parentSchema: schema146,
         data,
       };
       if (vErrors === null) {
@@ -18683,7 +19802,7 @@ function validate69(
           '"',
         schema:
           "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
-        parentSchema: schema139,
+        parentSchema: schema146,
         data,
       };
       if (vErrors === null) {
@@ -18700,8 +19819,8 @@ function validate69(
       keyword: "type",
       params: { type: "string" },
       message: "must be string",
-      schema: schema139.type,
-      parentSchema: schema139,
+      schema: schema146.type,
+      parentSchema: schema146,
       data,
     };
     if (vErrors === null) {
@@ -18711,13 +19830,13 @@ function validate69(
     }
     errors++;
   }
-  validate69.errors = vErrors;
+  validate74.errors = vErrors;
   return errors === 0;
 }
-validate69.evaluated = { dynamicProps: false, dynamicItems: false };
+validate74.evaluated = { dynamicProps: false, dynamicItems: false };
 
-export const validateMcpRequestMeta = validate70;
-const schema154 = {
+export const validateMcpRequestMeta = validate75;
+const schema161 = {
   title: "McpRequestMeta",
   description:
     "The _meta every MCP 2026-07-28 request carries: the protocol version (equal to the MCP-Protocol-Version header) and the client's capabilities for this request alone, never inferred from an earlier one.",
@@ -18737,13 +19856,13 @@ const schema154 = {
   required: ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"],
 };
 
-function validate70(
+function validate75(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate70.evaluated;
+  const evaluated0 = validate75.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -18758,8 +19877,8 @@ function validate70(
         keyword: "required",
         params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
         message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-        schema: schema154.required,
-        parentSchema: schema154,
+        schema: schema161.required,
+        parentSchema: schema161,
         data,
       };
       if (vErrors === null) {
@@ -18776,8 +19895,8 @@ function validate70(
         keyword: "required",
         params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
         message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-        schema: schema154.required,
-        parentSchema: schema154,
+        schema: schema161.required,
+        parentSchema: schema161,
         data,
       };
       if (vErrors === null) {
@@ -18798,7 +19917,7 @@ function validate70(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+            parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
             data: data0,
           };
           if (vErrors === null) {
@@ -18815,8 +19934,8 @@ function validate70(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-          parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+          schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+          parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
           data: data0,
         };
         if (vErrors === null) {
@@ -18847,10 +19966,10 @@ function validate70(
                   params: { type: "object" },
                   message: "must be object",
                   schema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                       .additionalProperties.type,
                   parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                       .additionalProperties,
                   data: data3,
                 };
@@ -18869,8 +19988,8 @@ function validate70(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
               data: data2,
             };
             if (vErrors === null) {
@@ -18888,8 +20007,8 @@ function validate70(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-          parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
+          schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+          parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
           data: data1,
         };
         if (vErrors === null) {
@@ -18910,8 +20029,8 @@ function validate70(
             keyword: "required",
             params: { missingProperty: "name" },
             message: "must have required property '" + "name" + "'",
-            schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-            parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+            schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+            parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
             data: data4,
           };
           if (vErrors === null) {
@@ -18928,8 +20047,8 @@ function validate70(
             keyword: "required",
             params: { missingProperty: "version" },
             message: "must have required property '" + "version" + "'",
-            schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-            parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+            schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+            parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
             data: data4,
           };
           if (vErrors === null) {
@@ -18948,8 +20067,8 @@ function validate70(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
               data: data5,
             };
             if (vErrors === null) {
@@ -18969,8 +20088,8 @@ function validate70(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
               data: data6,
             };
             if (vErrors === null) {
@@ -18988,8 +20107,8 @@ function validate70(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-          parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+          schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+          parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
           data: data4,
         };
         if (vErrors === null) {
@@ -19007,8 +20126,8 @@ function validate70(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema154.type,
-      parentSchema: schema154,
+      schema: schema161.type,
+      parentSchema: schema161,
       data,
     };
     if (vErrors === null) {
@@ -19018,10 +20137,10 @@ function validate70(
     }
     errors++;
   }
-  validate70.errors = vErrors;
+  validate75.errors = vErrors;
   return errors === 0;
 }
-validate70.evaluated = {
+validate75.evaluated = {
   props: {
     "io.modelcontextprotocol/protocolVersion": true,
     "io.modelcontextprotocol/clientCapabilities": true,
@@ -19031,1939 +20150,14 @@ validate70.evaluated = {
   dynamicItems: false,
 };
 
-export const validateResourcesListParams = validate71;
-const schema155 = {
+export const validateResourcesListParams = validate76;
+const schema162 = {
   title: "ResourcesListParams",
   description: "resources/list: the artifact and the JSON views the session may read.",
   "x-mcp-method": "resources/list",
   "x-mcp-handler": "listResources",
   type: "object",
   properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
-  required: ["_meta"],
-};
-
-function validate71(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate71.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-        schema: schema155.required,
-        parentSchema: schema155,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err1 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err1];
-          } else {
-            vErrors.push(err1);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err3 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-                schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err3];
-              } else {
-                vErrors.push(err3);
-              }
-              errors++;
-            }
-          } else {
-            const err4 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-              data: data1,
-            };
-            if (vErrors === null) {
-              vErrors = [err4];
-            } else {
-              vErrors.push(err4);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err5 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                      schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties.type,
-                      parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties,
-                      data: data4,
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err5];
-                    } else {
-                      vErrors.push(err5);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err6 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-                  parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
-                  data: data3,
-                };
-                if (vErrors === null) {
-                  vErrors = [err6];
-                } else {
-                  vErrors.push(err6);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err7 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err7];
-            } else {
-              vErrors.push(err7);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err8 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              let data6 = data5.name;
-              if (typeof data6 !== "string") {
-                const err10 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
-                  data: data6,
-                };
-                if (vErrors === null) {
-                  vErrors = [err10];
-                } else {
-                  vErrors.push(err10);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              let data7 = data5.version;
-              if (typeof data7 !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
-                  data: data7,
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err12 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err12];
-            } else {
-              vErrors.push(err12);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err13 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.cursor !== undefined) {
-      let data8 = data.cursor;
-      if (typeof data8 !== "string") {
-        const err14 = {
-          instancePath: instancePath + "/cursor",
-          schemaPath: "#/properties/cursor/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema155.properties.cursor.type,
-          parentSchema: schema155.properties.cursor,
-          data: data8,
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err15 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema155.type,
-      parentSchema: schema155,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err15];
-    } else {
-      vErrors.push(err15);
-    }
-    errors++;
-  }
-  validate71.errors = vErrors;
-  return errors === 0;
-}
-validate71.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateResourcesReadParams = validate72;
-const schema157 = {
-  title: "ResourcesReadParams",
-  description:
-    "resources/read: one resource. Mcp-Name is the URI. A URI the session may not read answers like an unknown one.",
-  "x-mcp-method": "resources/read",
-  "x-mcp-handler": "readResource",
-  "x-mcp-name-param": "uri",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
-  required: ["_meta", "uri"],
-};
-
-function validate72(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate72.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-        schema: schema157.required,
-        parentSchema: schema157,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.uri === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "uri" },
-        message: "must have required property '" + "uri" + "'",
-        schema: schema157.required,
-        parentSchema: schema157,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err4 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-                schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err4];
-              } else {
-                vErrors.push(err4);
-              }
-              errors++;
-            }
-          } else {
-            const err5 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-              data: data1,
-            };
-            if (vErrors === null) {
-              vErrors = [err5];
-            } else {
-              vErrors.push(err5);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err6 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                      schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties.type,
-                      parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties,
-                      data: data4,
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err6];
-                    } else {
-                      vErrors.push(err6);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err7 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-                  parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
-                  data: data3,
-                };
-                if (vErrors === null) {
-                  vErrors = [err7];
-                } else {
-                  vErrors.push(err7);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              let data6 = data5.name;
-              if (typeof data6 !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
-                  data: data6,
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              let data7 = data5.version;
-              if (typeof data7 !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
-                  data: data7,
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err13 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err14 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.uri !== undefined) {
-      let data8 = data.uri;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err15 = {
-            instancePath: instancePath + "/uri",
-            schemaPath: "#/properties/uri/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema157.properties.uri,
-            data: data8,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + "/uri",
-          schemaPath: "#/properties/uri/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema157.properties.uri.type,
-          parentSchema: schema157.properties.uri,
-          data: data8,
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema157.type,
-      parentSchema: schema157,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate72.errors = vErrors;
-  return errors === 0;
-}
-validate72.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateResourcesSubscribeParams = validate73;
-const schema159 = {
-  title: "ResourcesSubscribeParams",
-  description:
-    "resources/subscribe (kept for clients that already use it): resource updates for this session on GET /mcp. Never carries task notifications.",
-  "x-mcp-method": "resources/subscribe",
-  "x-mcp-handler": "subscribeResource",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
-  required: ["_meta", "uri"],
-};
-
-function validate73(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate73.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-        schema: schema159.required,
-        parentSchema: schema159,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.uri === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "uri" },
-        message: "must have required property '" + "uri" + "'",
-        schema: schema159.required,
-        parentSchema: schema159,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err4 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-                schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err4];
-              } else {
-                vErrors.push(err4);
-              }
-              errors++;
-            }
-          } else {
-            const err5 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-              data: data1,
-            };
-            if (vErrors === null) {
-              vErrors = [err5];
-            } else {
-              vErrors.push(err5);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err6 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                      schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties.type,
-                      parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties,
-                      data: data4,
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err6];
-                    } else {
-                      vErrors.push(err6);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err7 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-                  parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
-                  data: data3,
-                };
-                if (vErrors === null) {
-                  vErrors = [err7];
-                } else {
-                  vErrors.push(err7);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              let data6 = data5.name;
-              if (typeof data6 !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
-                  data: data6,
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              let data7 = data5.version;
-              if (typeof data7 !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
-                  data: data7,
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err13 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err14 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.uri !== undefined) {
-      let data8 = data.uri;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err15 = {
-            instancePath: instancePath + "/uri",
-            schemaPath: "#/properties/uri/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema159.properties.uri,
-            data: data8,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + "/uri",
-          schemaPath: "#/properties/uri/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema159.properties.uri.type,
-          parentSchema: schema159.properties.uri,
-          data: data8,
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema159.type,
-      parentSchema: schema159,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate73.errors = vErrors;
-  return errors === 0;
-}
-validate73.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateResourcesTemplatesListParams = validate74;
-const schema161 = {
-  title: "ResourcesTemplatesListParams",
-  description:
-    "resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.",
-  "x-mcp-method": "resources/templates/list",
-  "x-mcp-handler": "listResourceTemplates",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
-  required: ["_meta"],
-};
-
-function validate74(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate74.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-        schema: schema161.required,
-        parentSchema: schema161,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err1 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err1];
-          } else {
-            vErrors.push(err1);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err3 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-                schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err3];
-              } else {
-                vErrors.push(err3);
-              }
-              errors++;
-            }
-          } else {
-            const err4 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-              data: data1,
-            };
-            if (vErrors === null) {
-              vErrors = [err4];
-            } else {
-              vErrors.push(err4);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err5 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                      schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties.type,
-                      parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties,
-                      data: data4,
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err5];
-                    } else {
-                      vErrors.push(err5);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err6 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-                  parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
-                  data: data3,
-                };
-                if (vErrors === null) {
-                  vErrors = [err6];
-                } else {
-                  vErrors.push(err6);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err7 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err7];
-            } else {
-              vErrors.push(err7);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err8 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err8];
-              } else {
-                vErrors.push(err8);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              let data6 = data5.name;
-              if (typeof data6 !== "string") {
-                const err10 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
-                  data: data6,
-                };
-                if (vErrors === null) {
-                  vErrors = [err10];
-                } else {
-                  vErrors.push(err10);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              let data7 = data5.version;
-              if (typeof data7 !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
-                  data: data7,
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err12 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err12];
-            } else {
-              vErrors.push(err12);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err13 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err13];
-        } else {
-          vErrors.push(err13);
-        }
-        errors++;
-      }
-    }
-    if (data.cursor !== undefined) {
-      let data8 = data.cursor;
-      if (typeof data8 !== "string") {
-        const err14 = {
-          instancePath: instancePath + "/cursor",
-          schemaPath: "#/properties/cursor/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema161.properties.cursor.type,
-          parentSchema: schema161.properties.cursor,
-          data: data8,
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err15 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema161.type,
-      parentSchema: schema161,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err15];
-    } else {
-      vErrors.push(err15);
-    }
-    errors++;
-  }
-  validate74.errors = vErrors;
-  return errors === 0;
-}
-validate74.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateResourcesUnsubscribeParams = validate75;
-const schema163 = {
-  title: "ResourcesUnsubscribeParams",
-  description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
-  "x-mcp-method": "resources/unsubscribe",
-  "x-mcp-handler": "unsubscribeResource",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
-  required: ["_meta", "uri"],
-};
-
-function validate75(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate75.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-        schema: schema163.required,
-        parentSchema: schema163,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.uri === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "uri" },
-        message: "must have required property '" + "uri" + "'",
-        schema: schema163.required,
-        parentSchema: schema163,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err2 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err4 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-                schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err4];
-              } else {
-                vErrors.push(err4);
-              }
-              errors++;
-            }
-          } else {
-            const err5 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-              data: data1,
-            };
-            if (vErrors === null) {
-              vErrors = [err5];
-            } else {
-              vErrors.push(err5);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err6 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                      schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties.type,
-                      parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties,
-                      data: data4,
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err6];
-                    } else {
-                      vErrors.push(err6);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err7 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-                  parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
-                  data: data3,
-                };
-                if (vErrors === null) {
-                  vErrors = [err7];
-                } else {
-                  vErrors.push(err7);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err9 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              let data6 = data5.name;
-              if (typeof data6 !== "string") {
-                const err11 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
-                  data: data6,
-                };
-                if (vErrors === null) {
-                  vErrors = [err11];
-                } else {
-                  vErrors.push(err11);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              let data7 = data5.version;
-              if (typeof data7 !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
-                  data: data7,
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err13 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err13];
-            } else {
-              vErrors.push(err13);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err14 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err14];
-        } else {
-          vErrors.push(err14);
-        }
-        errors++;
-      }
-    }
-    if (data.uri !== undefined) {
-      let data8 = data.uri;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err15 = {
-            instancePath: instancePath + "/uri",
-            schemaPath: "#/properties/uri/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema163.properties.uri,
-            data: data8,
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + "/uri",
-          schemaPath: "#/properties/uri/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema163.properties.uri.type,
-          parentSchema: schema163.properties.uri,
-          data: data8,
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema163.type,
-      parentSchema: schema163,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate75.errors = vErrors;
-  return errors === 0;
-}
-validate75.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateServerDiscoverParams = validate76;
-const schema165 = {
-  title: "ServerDiscoverParams",
-  description: "server/discover: the versions, capabilities and identity of this server.",
-  "x-mcp-method": "server/discover",
-  "x-mcp-handler": "discover",
-  type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" } },
   required: ["_meta"],
 };
 
@@ -20988,8 +20182,8 @@ function validate76(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema165.required,
-        parentSchema: schema165,
+        schema: schema162.required,
+        parentSchema: schema162,
         data,
       };
       if (vErrors === null) {
@@ -21009,8 +20203,8 @@ function validate76(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -21027,8 +20221,8 @@ function validate76(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -21049,7 +20243,7 @@ function validate76(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -21066,8 +20260,8 @@ function validate76(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -21098,10 +20292,10 @@ function validate76(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -21121,9 +20315,9 @@ function validate76(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -21141,8 +20335,8 @@ function validate76(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -21163,8 +20357,8 @@ function validate76(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -21181,8 +20375,8 @@ function validate76(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -21202,8 +20396,8 @@ function validate76(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -21224,8 +20418,8 @@ function validate76(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -21243,8 +20437,8 @@ function validate76(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -21262,8 +20456,8 @@ function validate76(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
+          schema: schema161.type,
+          parentSchema: schema161,
           data: data0,
         };
         if (vErrors === null) {
@@ -21274,51 +20468,61 @@ function validate76(
         errors++;
       }
     }
+    if (data.cursor !== undefined) {
+      let data8 = data.cursor;
+      if (typeof data8 !== "string") {
+        const err14 = {
+          instancePath: instancePath + "/cursor",
+          schemaPath: "#/properties/cursor/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema162.properties.cursor.type,
+          parentSchema: schema162.properties.cursor,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err14 = {
+    const err15 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema165.type,
-      parentSchema: schema165,
+      schema: schema162.type,
+      parentSchema: schema162,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err14];
+      vErrors = [err15];
     } else {
-      vErrors.push(err14);
+      vErrors.push(err15);
     }
     errors++;
   }
   validate76.errors = vErrors;
   return errors === 0;
 }
-validate76.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
+validate76.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateSubscriptionsListenParams = validate77;
-const schema167 = {
-  title: "SubscriptionsListenParams",
+export const validateResourcesReadParams = validate77;
+const schema164 = {
+  title: "ResourcesReadParams",
   description:
-    "subscriptions/listen: a long-lived SSE response of notifications/resources/updated and, with the Tasks extension, notifications/tasks. taskIds need the extension.",
-  "x-mcp-method": "subscriptions/listen",
-  "x-mcp-handler": "listen",
+    "resources/read: one resource. Mcp-Name is the URI. A URI the session may not read answers like an unknown one.",
+  "x-mcp-method": "resources/read",
+  "x-mcp-handler": "readResource",
+  "x-mcp-name-param": "uri",
   type: "object",
-  properties: {
-    _meta: { $ref: "#/$defs/McpRequestMeta" },
-    notifications: {
-      type: "object",
-      properties: {
-        toolsListChanged: { type: "boolean" },
-        promptsListChanged: { type: "boolean" },
-        resourcesListChanged: { type: "boolean" },
-        resourceSubscriptions: { type: "array", items: { type: "string" }, maxItems: 1000 },
-        taskIds: { type: "array", items: { type: "string" }, maxItems: 1000 },
-      },
-    },
-  },
-  required: ["_meta", "notifications"],
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
 };
 
 function validate77(
@@ -21342,8 +20546,8 @@ function validate77(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema167.required,
-        parentSchema: schema167,
+        schema: schema164.required,
+        parentSchema: schema164,
         data,
       };
       if (vErrors === null) {
@@ -21353,15 +20557,15 @@ function validate77(
       }
       errors++;
     }
-    if (data.notifications === undefined) {
+    if (data.uri === undefined) {
       const err1 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "notifications" },
-        message: "must have required property '" + "notifications" + "'",
-        schema: schema167.required,
-        parentSchema: schema167,
+        params: { missingProperty: "uri" },
+        message: "must have required property '" + "uri" + "'",
+        schema: schema164.required,
+        parentSchema: schema164,
         data,
       };
       if (vErrors === null) {
@@ -21381,8 +20585,8 @@ function validate77(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -21399,8 +20603,8 @@ function validate77(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -21421,7 +20625,7 @@ function validate77(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -21438,8 +20642,8 @@ function validate77(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -21470,10 +20674,10 @@ function validate77(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -21493,9 +20697,9 @@ function validate77(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -21513,8 +20717,8 @@ function validate77(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -21535,8 +20739,8 @@ function validate77(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -21553,8 +20757,8 @@ function validate77(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -21574,8 +20778,8 @@ function validate77(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -21596,8 +20800,8 @@ function validate77(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -21615,8 +20819,8 @@ function validate77(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -21634,8 +20838,8 @@ function validate77(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
+          schema: schema161.type,
+          parentSchema: schema161,
           data: data0,
         };
         if (vErrors === null) {
@@ -21646,250 +20850,79 @@ function validate77(
         errors++;
       }
     }
-    if (data.notifications !== undefined) {
-      let data8 = data.notifications;
-      if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
-        if (data8.toolsListChanged !== undefined) {
-          let data9 = data8.toolsListChanged;
-          if (typeof data9 !== "boolean") {
-            const err15 = {
-              instancePath: instancePath + "/notifications/toolsListChanged",
-              schemaPath: "#/properties/notifications/properties/toolsListChanged/type",
-              keyword: "type",
-              params: { type: "boolean" },
-              message: "must be boolean",
-              schema: schema167.properties.notifications.properties.toolsListChanged.type,
-              parentSchema: schema167.properties.notifications.properties.toolsListChanged,
-              data: data9,
-            };
-            if (vErrors === null) {
-              vErrors = [err15];
-            } else {
-              vErrors.push(err15);
-            }
-            errors++;
-          }
-        }
-        if (data8.promptsListChanged !== undefined) {
-          let data10 = data8.promptsListChanged;
-          if (typeof data10 !== "boolean") {
-            const err16 = {
-              instancePath: instancePath + "/notifications/promptsListChanged",
-              schemaPath: "#/properties/notifications/properties/promptsListChanged/type",
-              keyword: "type",
-              params: { type: "boolean" },
-              message: "must be boolean",
-              schema: schema167.properties.notifications.properties.promptsListChanged.type,
-              parentSchema: schema167.properties.notifications.properties.promptsListChanged,
-              data: data10,
-            };
-            if (vErrors === null) {
-              vErrors = [err16];
-            } else {
-              vErrors.push(err16);
-            }
-            errors++;
-          }
-        }
-        if (data8.resourcesListChanged !== undefined) {
-          let data11 = data8.resourcesListChanged;
-          if (typeof data11 !== "boolean") {
-            const err17 = {
-              instancePath: instancePath + "/notifications/resourcesListChanged",
-              schemaPath: "#/properties/notifications/properties/resourcesListChanged/type",
-              keyword: "type",
-              params: { type: "boolean" },
-              message: "must be boolean",
-              schema: schema167.properties.notifications.properties.resourcesListChanged.type,
-              parentSchema: schema167.properties.notifications.properties.resourcesListChanged,
-              data: data11,
-            };
-            if (vErrors === null) {
-              vErrors = [err17];
-            } else {
-              vErrors.push(err17);
-            }
-            errors++;
-          }
-        }
-        if (data8.resourceSubscriptions !== undefined) {
-          let data12 = data8.resourceSubscriptions;
-          if (Array.isArray(data12)) {
-            if (data12.length > 1000) {
-              const err18 = {
-                instancePath: instancePath + "/notifications/resourceSubscriptions",
-                schemaPath: "#/properties/notifications/properties/resourceSubscriptions/maxItems",
-                keyword: "maxItems",
-                params: { limit: 1000 },
-                message: "must NOT have more than 1000 items",
-                schema: 1000,
-                parentSchema: schema167.properties.notifications.properties.resourceSubscriptions,
-                data: data12,
-              };
-              if (vErrors === null) {
-                vErrors = [err18];
-              } else {
-                vErrors.push(err18);
-              }
-              errors++;
-            }
-            const len0 = data12.length;
-            for (let i0 = 0; i0 < len0; i0++) {
-              let data13 = data12[i0];
-              if (typeof data13 !== "string") {
-                const err19 = {
-                  instancePath: instancePath + "/notifications/resourceSubscriptions/" + i0,
-                  schemaPath: "#/properties/notifications/properties/resourceSubscriptions/items/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema167.properties.notifications.properties.resourceSubscriptions.items.type,
-                  parentSchema: schema167.properties.notifications.properties.resourceSubscriptions.items,
-                  data: data13,
-                };
-                if (vErrors === null) {
-                  vErrors = [err19];
-                } else {
-                  vErrors.push(err19);
-                }
-                errors++;
-              }
-            }
+    if (data.uri !== undefined) {
+      let data8 = data.uri;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema164.properties.uri,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
           } else {
-            const err20 = {
-              instancePath: instancePath + "/notifications/resourceSubscriptions",
-              schemaPath: "#/properties/notifications/properties/resourceSubscriptions/type",
-              keyword: "type",
-              params: { type: "array" },
-              message: "must be array",
-              schema: schema167.properties.notifications.properties.resourceSubscriptions.type,
-              parentSchema: schema167.properties.notifications.properties.resourceSubscriptions,
-              data: data12,
-            };
-            if (vErrors === null) {
-              vErrors = [err20];
-            } else {
-              vErrors.push(err20);
-            }
-            errors++;
+            vErrors.push(err15);
           }
-        }
-        if (data8.taskIds !== undefined) {
-          let data14 = data8.taskIds;
-          if (Array.isArray(data14)) {
-            if (data14.length > 1000) {
-              const err21 = {
-                instancePath: instancePath + "/notifications/taskIds",
-                schemaPath: "#/properties/notifications/properties/taskIds/maxItems",
-                keyword: "maxItems",
-                params: { limit: 1000 },
-                message: "must NOT have more than 1000 items",
-                schema: 1000,
-                parentSchema: schema167.properties.notifications.properties.taskIds,
-                data: data14,
-              };
-              if (vErrors === null) {
-                vErrors = [err21];
-              } else {
-                vErrors.push(err21);
-              }
-              errors++;
-            }
-            const len1 = data14.length;
-            for (let i1 = 0; i1 < len1; i1++) {
-              let data15 = data14[i1];
-              if (typeof data15 !== "string") {
-                const err22 = {
-                  instancePath: instancePath + "/notifications/taskIds/" + i1,
-                  schemaPath: "#/properties/notifications/properties/taskIds/items/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema167.properties.notifications.properties.taskIds.items.type,
-                  parentSchema: schema167.properties.notifications.properties.taskIds.items,
-                  data: data15,
-                };
-                if (vErrors === null) {
-                  vErrors = [err22];
-                } else {
-                  vErrors.push(err22);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err23 = {
-              instancePath: instancePath + "/notifications/taskIds",
-              schemaPath: "#/properties/notifications/properties/taskIds/type",
-              keyword: "type",
-              params: { type: "array" },
-              message: "must be array",
-              schema: schema167.properties.notifications.properties.taskIds.type,
-              parentSchema: schema167.properties.notifications.properties.taskIds,
-              data: data14,
-            };
-            if (vErrors === null) {
-              vErrors = [err23];
-            } else {
-              vErrors.push(err23);
-            }
-            errors++;
-          }
+          errors++;
         }
       } else {
-        const err24 = {
-          instancePath: instancePath + "/notifications",
-          schemaPath: "#/properties/notifications/type",
+        const err16 = {
+          instancePath: instancePath + "/uri",
+          schemaPath: "#/properties/uri/type",
           keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema167.properties.notifications.type,
-          parentSchema: schema167.properties.notifications,
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema164.properties.uri.type,
+          parentSchema: schema164.properties.uri,
           data: data8,
         };
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err16];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
   } else {
-    const err25 = {
+    const err17 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema167.type,
-      parentSchema: schema167,
+      schema: schema164.type,
+      parentSchema: schema164,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err25];
+      vErrors = [err17];
     } else {
-      vErrors.push(err25);
+      vErrors.push(err17);
     }
     errors++;
   }
   validate77.errors = vErrors;
   return errors === 0;
 }
-validate77.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
+validate77.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksCancelParams = validate78;
-const schema169 = {
-  title: "TasksCancelParams",
+export const validateResourcesSubscribeParams = validate78;
+const schema166 = {
+  title: "ResourcesSubscribeParams",
   description:
-    "tasks/cancel (Tasks extension): the owner cancels a task; a terminal task stays as it was. Acknowledged with an empty result.",
-  "x-mcp-method": "tasks/cancel",
-  "x-mcp-handler": "cancelTask",
-  "x-mcp-name-param": "taskId",
-  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+    "resources/subscribe (kept for clients that already use it): resource updates for this session on GET /mcp. Never carries task notifications.",
+  "x-mcp-method": "resources/subscribe",
+  "x-mcp-handler": "subscribeResource",
   type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
-  required: ["_meta", "taskId"],
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
 };
 
 function validate78(
@@ -21913,8 +20946,8 @@ function validate78(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema169.required,
-        parentSchema: schema169,
+        schema: schema166.required,
+        parentSchema: schema166,
         data,
       };
       if (vErrors === null) {
@@ -21924,15 +20957,15 @@ function validate78(
       }
       errors++;
     }
-    if (data.taskId === undefined) {
+    if (data.uri === undefined) {
       const err1 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "taskId" },
-        message: "must have required property '" + "taskId" + "'",
-        schema: schema169.required,
-        parentSchema: schema169,
+        params: { missingProperty: "uri" },
+        message: "must have required property '" + "uri" + "'",
+        schema: schema166.required,
+        parentSchema: schema166,
         data,
       };
       if (vErrors === null) {
@@ -21952,8 +20985,8 @@ function validate78(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -21970,8 +21003,8 @@ function validate78(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -21992,7 +21025,7 @@ function validate78(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -22009,8 +21042,8 @@ function validate78(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -22041,10 +21074,10 @@ function validate78(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -22064,9 +21097,9 @@ function validate78(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -22084,8 +21117,8 @@ function validate78(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -22106,8 +21139,8 @@ function validate78(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -22124,8 +21157,8 @@ function validate78(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -22145,8 +21178,8 @@ function validate78(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -22167,8 +21200,8 @@ function validate78(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -22186,8 +21219,8 @@ function validate78(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -22205,8 +21238,8 @@ function validate78(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
+          schema: schema161.type,
+          parentSchema: schema161,
           data: data0,
         };
         if (vErrors === null) {
@@ -22217,18 +21250,18 @@ function validate78(
         errors++;
       }
     }
-    if (data.taskId !== undefined) {
-      let data8 = data.taskId;
+    if (data.uri !== undefined) {
+      let data8 = data.uri;
       if (typeof data8 === "string") {
         if (func1(data8) < 1) {
           const err15 = {
-            instancePath: instancePath + "/taskId",
-            schemaPath: "#/properties/taskId/minLength",
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/minLength",
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema169.properties.taskId,
+            parentSchema: schema166.properties.uri,
             data: data8,
           };
           if (vErrors === null) {
@@ -22240,13 +21273,13 @@ function validate78(
         }
       } else {
         const err16 = {
-          instancePath: instancePath + "/taskId",
-          schemaPath: "#/properties/taskId/type",
+          instancePath: instancePath + "/uri",
+          schemaPath: "#/properties/uri/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema169.properties.taskId.type,
-          parentSchema: schema169.properties.taskId,
+          schema: schema166.properties.uri.type,
+          parentSchema: schema166.properties.uri,
           data: data8,
         };
         if (vErrors === null) {
@@ -22264,8 +21297,8 @@ function validate78(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema169.type,
-      parentSchema: schema169,
+      schema: schema166.type,
+      parentSchema: schema166,
       data,
     };
     if (vErrors === null) {
@@ -22278,20 +21311,18 @@ function validate78(
   validate78.errors = vErrors;
   return errors === 0;
 }
-validate78.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+validate78.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateTasksGetParams = validate79;
-const schema171 = {
-  title: "TasksGetParams",
+export const validateResourcesTemplatesListParams = validate79;
+const schema168 = {
+  title: "ResourcesTemplatesListParams",
   description:
-    "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
-  "x-mcp-method": "tasks/get",
-  "x-mcp-handler": "getTask",
-  "x-mcp-name-param": "taskId",
-  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+    "resources/templates/list: the room has no parameterized resources, so the list is empty; the resources capability implies the method.",
+  "x-mcp-method": "resources/templates/list",
+  "x-mcp-handler": "listResourceTemplates",
   type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
-  required: ["_meta", "taskId"],
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
+  required: ["_meta"],
 };
 
 function validate79(
@@ -22315,8 +21346,8 @@ function validate79(
         keyword: "required",
         params: { missingProperty: "_meta" },
         message: "must have required property '" + "_meta" + "'",
-        schema: schema171.required,
-        parentSchema: schema171,
+        schema: schema168.required,
+        parentSchema: schema168,
         data,
       };
       if (vErrors === null) {
@@ -22326,15 +21357,377 @@ function validate79(
       }
       errors++;
     }
-    if (data.taskId === undefined) {
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err1 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err3 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err3];
+              } else {
+                vErrors.push(err3);
+              }
+              errors++;
+            }
+          } else {
+            const err4 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err5 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                      schema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err5];
+                    } else {
+                      vErrors.push(err5);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err6 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
+                };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err7 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err8 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
+                const err10 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
+                };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err12 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema161.type,
+          parentSchema: schema161,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err13];
+        } else {
+          vErrors.push(err13);
+        }
+        errors++;
+      }
+    }
+    if (data.cursor !== undefined) {
+      let data8 = data.cursor;
+      if (typeof data8 !== "string") {
+        const err14 = {
+          instancePath: instancePath + "/cursor",
+          schemaPath: "#/properties/cursor/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema168.properties.cursor.type,
+          parentSchema: schema168.properties.cursor,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err15 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema168.type,
+      parentSchema: schema168,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err15];
+    } else {
+      vErrors.push(err15);
+    }
+    errors++;
+  }
+  validate79.errors = vErrors;
+  return errors === 0;
+}
+validate79.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateResourcesUnsubscribeParams = validate80;
+const schema170 = {
+  title: "ResourcesUnsubscribeParams",
+  description: "resources/unsubscribe: stops resources/subscribe updates for a URI.",
+  "x-mcp-method": "resources/unsubscribe",
+  "x-mcp-handler": "unsubscribeResource",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, uri: { type: "string", minLength: 1 } },
+  required: ["_meta", "uri"],
+};
+
+function validate80(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate80.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+        schema: schema170.required,
+        parentSchema: schema170,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.uri === undefined) {
       const err1 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "taskId" },
-        message: "must have required property '" + "taskId" + "'",
-        schema: schema171.required,
-        parentSchema: schema171,
+        params: { missingProperty: "uri" },
+        message: "must have required property '" + "uri" + "'",
+        schema: schema170.required,
+        parentSchema: schema170,
         data,
       };
       if (vErrors === null) {
@@ -22354,8 +21747,8 @@ function validate79(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -22372,8 +21765,8 @@ function validate79(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -22394,7 +21787,7 @@ function validate79(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -22411,8 +21804,8 @@ function validate79(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -22443,10 +21836,10 @@ function validate79(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -22466,9 +21859,9 @@ function validate79(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -22486,8 +21879,8 @@ function validate79(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -22508,8 +21901,8 @@ function validate79(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -22526,8 +21919,8 @@ function validate79(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -22547,8 +21940,8 @@ function validate79(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -22569,8 +21962,8 @@ function validate79(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -22588,8 +21981,8 @@ function validate79(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -22607,8 +22000,8 @@ function validate79(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
+          schema: schema161.type,
+          parentSchema: schema161,
           data: data0,
         };
         if (vErrors === null) {
@@ -22619,18 +22012,18 @@ function validate79(
         errors++;
       }
     }
-    if (data.taskId !== undefined) {
-      let data8 = data.taskId;
+    if (data.uri !== undefined) {
+      let data8 = data.uri;
       if (typeof data8 === "string") {
         if (func1(data8) < 1) {
           const err15 = {
-            instancePath: instancePath + "/taskId",
-            schemaPath: "#/properties/taskId/minLength",
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/minLength",
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema171.properties.taskId,
+            parentSchema: schema170.properties.uri,
             data: data8,
           };
           if (vErrors === null) {
@@ -22642,13 +22035,13 @@ function validate79(
         }
       } else {
         const err16 = {
-          instancePath: instancePath + "/taskId",
-          schemaPath: "#/properties/taskId/type",
+          instancePath: instancePath + "/uri",
+          schemaPath: "#/properties/uri/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema171.properties.taskId.type,
-          parentSchema: schema171.properties.taskId,
+          schema: schema170.properties.uri.type,
+          parentSchema: schema170.properties.uri,
           data: data8,
         };
         if (vErrors === null) {
@@ -22666,8 +22059,8 @@ function validate79(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema171.type,
-      parentSchema: schema171,
+      schema: schema170.type,
+      parentSchema: schema170,
       data,
     };
     if (vErrors === null) {
@@ -22677,490 +22070,20 @@ function validate79(
     }
     errors++;
   }
-  validate79.errors = vErrors;
-  return errors === 0;
-}
-validate79.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
-
-export const validateTasksUpdateParams = validate80;
-const schema173 = {
-  title: "TasksUpdateParams",
-  description: "tasks/update (Tasks extension): the owner answers inputRequests by key.",
-  "x-mcp-method": "tasks/update",
-  "x-mcp-handler": "updateTask",
-  "x-mcp-name-param": "taskId",
-  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
-  type: "object",
-  properties: {
-    _meta: { $ref: "#/$defs/McpRequestMeta" },
-    taskId: { type: "string", minLength: 1 },
-    inputResponses: { type: "object", additionalProperties: { type: "object" } },
-  },
-  required: ["_meta", "taskId", "inputResponses"],
-};
-
-function validate80(
-  data,
-  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate80.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data._meta === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "_meta" },
-        message: "must have required property '" + "_meta" + "'",
-        schema: schema173.required,
-        parentSchema: schema173,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.taskId === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "taskId" },
-        message: "must have required property '" + "taskId" + "'",
-        schema: schema173.required,
-        parentSchema: schema173,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (data.inputResponses === undefined) {
-      const err2 = {
-        instancePath,
-        schemaPath: "#/required",
-        keyword: "required",
-        params: { missingProperty: "inputResponses" },
-        message: "must have required property '" + "inputResponses" + "'",
-        schema: schema173.required,
-        parentSchema: schema173,
-        data,
-      };
-      if (vErrors === null) {
-        vErrors = [err2];
-      } else {
-        vErrors.push(err2);
-      }
-      errors++;
-    }
-    if (data._meta !== undefined) {
-      let data0 = data._meta;
-      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
-        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
-          const err3 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
-            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
-          const err4 = {
-            instancePath: instancePath + "/_meta",
-            schemaPath: "#/$defs/McpRequestMeta/required",
-            keyword: "required",
-            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
-            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
-          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
-          if (typeof data1 === "string") {
-            if (func1(data1) < 1) {
-              const err5 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
-                keyword: "minLength",
-                params: { limit: 1 },
-                message: "must NOT have fewer than 1 characters",
-                schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-                data: data1,
-              };
-              if (vErrors === null) {
-                vErrors = [err5];
-              } else {
-                vErrors.push(err5);
-              }
-              errors++;
-            }
-          } else {
-            const err6 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
-              data: data1,
-            };
-            if (vErrors === null) {
-              vErrors = [err6];
-            } else {
-              vErrors.push(err6);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
-          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
-          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
-            if (data2.extensions !== undefined) {
-              let data3 = data2.extensions;
-              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
-                for (const key0 in data3) {
-                  let data4 = data3[key0];
-                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
-                    const err7 = {
-                      instancePath:
-                        instancePath +
-                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
-                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
-                      schemaPath:
-                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
-                      keyword: "type",
-                      params: { type: "object" },
-                      message: "must be object",
-                      schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties.type,
-                      parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
-                          .additionalProperties,
-                      data: data4,
-                    };
-                    if (vErrors === null) {
-                      vErrors = [err7];
-                    } else {
-                      vErrors.push(err7);
-                    }
-                    errors++;
-                  }
-                }
-              } else {
-                const err8 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
-                  keyword: "type",
-                  params: { type: "object" },
-                  message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
-                  parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
-                  data: data3,
-                };
-                if (vErrors === null) {
-                  vErrors = [err8];
-                } else {
-                  vErrors.push(err8);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err9 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
-              data: data2,
-            };
-            if (vErrors === null) {
-              vErrors = [err9];
-            } else {
-              vErrors.push(err9);
-            }
-            errors++;
-          }
-        }
-        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
-          let data5 = data0["io.modelcontextprotocol/clientInfo"];
-          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
-            if (data5.name === undefined) {
-              const err10 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "name" },
-                message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-            if (data5.version === undefined) {
-              const err11 = {
-                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
-                keyword: "required",
-                params: { missingProperty: "version" },
-                message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-                data: data5,
-              };
-              if (vErrors === null) {
-                vErrors = [err11];
-              } else {
-                vErrors.push(err11);
-              }
-              errors++;
-            }
-            if (data5.name !== undefined) {
-              let data6 = data5.name;
-              if (typeof data6 !== "string") {
-                const err12 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
-                  data: data6,
-                };
-                if (vErrors === null) {
-                  vErrors = [err12];
-                } else {
-                  vErrors.push(err12);
-                }
-                errors++;
-              }
-            }
-            if (data5.version !== undefined) {
-              let data7 = data5.version;
-              if (typeof data7 !== "string") {
-                const err13 = {
-                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
-                  schemaPath:
-                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
-                  keyword: "type",
-                  params: { type: "string" },
-                  message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
-                  data: data7,
-                };
-                if (vErrors === null) {
-                  vErrors = [err13];
-                } else {
-                  vErrors.push(err13);
-                }
-                errors++;
-              }
-            }
-          } else {
-            const err14 = {
-              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
-              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
-              data: data5,
-            };
-            if (vErrors === null) {
-              vErrors = [err14];
-            } else {
-              vErrors.push(err14);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err15 = {
-          instancePath: instancePath + "/_meta",
-          schemaPath: "#/$defs/McpRequestMeta/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err15];
-        } else {
-          vErrors.push(err15);
-        }
-        errors++;
-      }
-    }
-    if (data.taskId !== undefined) {
-      let data8 = data.taskId;
-      if (typeof data8 === "string") {
-        if (func1(data8) < 1) {
-          const err16 = {
-            instancePath: instancePath + "/taskId",
-            schemaPath: "#/properties/taskId/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema173.properties.taskId,
-            data: data8,
-          };
-          if (vErrors === null) {
-            vErrors = [err16];
-          } else {
-            vErrors.push(err16);
-          }
-          errors++;
-        }
-      } else {
-        const err17 = {
-          instancePath: instancePath + "/taskId",
-          schemaPath: "#/properties/taskId/type",
-          keyword: "type",
-          params: { type: "string" },
-          message: "must be string",
-          schema: schema173.properties.taskId.type,
-          parentSchema: schema173.properties.taskId,
-          data: data8,
-        };
-        if (vErrors === null) {
-          vErrors = [err17];
-        } else {
-          vErrors.push(err17);
-        }
-        errors++;
-      }
-    }
-    if (data.inputResponses !== undefined) {
-      let data9 = data.inputResponses;
-      if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
-        for (const key1 in data9) {
-          let data10 = data9[key1];
-          if (!(data10 && typeof data10 == "object" && !Array.isArray(data10))) {
-            const err18 = {
-              instancePath: instancePath + "/inputResponses/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),
-              schemaPath: "#/properties/inputResponses/additionalProperties/type",
-              keyword: "type",
-              params: { type: "object" },
-              message: "must be object",
-              schema: schema173.properties.inputResponses.additionalProperties.type,
-              parentSchema: schema173.properties.inputResponses.additionalProperties,
-              data: data10,
-            };
-            if (vErrors === null) {
-              vErrors = [err18];
-            } else {
-              vErrors.push(err18);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err19 = {
-          instancePath: instancePath + "/inputResponses",
-          schemaPath: "#/properties/inputResponses/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema173.properties.inputResponses.type,
-          parentSchema: schema173.properties.inputResponses,
-          data: data9,
-        };
-        if (vErrors === null) {
-          vErrors = [err19];
-        } else {
-          vErrors.push(err19);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err20 = {
-      instancePath,
-      schemaPath: "#/type",
-      keyword: "type",
-      params: { type: "object" },
-      message: "must be object",
-      schema: schema173.type,
-      parentSchema: schema173,
-      data,
-    };
-    if (vErrors === null) {
-      vErrors = [err20];
-    } else {
-      vErrors.push(err20);
-    }
-    errors++;
-  }
   validate80.errors = vErrors;
   return errors === 0;
 }
-validate80.evaluated = {
-  props: { _meta: true, taskId: true, inputResponses: true },
-  dynamicProps: false,
-  dynamicItems: false,
-};
+validate80.evaluated = { props: { _meta: true, uri: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateToolError = validate81;
-const schema175 = {
-  title: "ToolError",
-  description:
-    "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+export const validateServerDiscoverParams = validate81;
+const schema172 = {
+  title: "ServerDiscoverParams",
+  description: "server/discover: the versions, capabilities and identity of this server.",
+  "x-mcp-method": "server/discover",
+  "x-mcp-handler": "discover",
   type: "object",
-  properties: { error: { $ref: "#/$defs/DomainError" } },
-  required: ["error"],
-  additionalProperties: false,
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" } },
+  required: ["_meta"],
 };
 
 function validate81(
@@ -23177,15 +22100,15 @@ function validate81(
     evaluated0.items = undefined;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
-    if (data.error === undefined) {
+    if (data._meta === undefined) {
       const err0 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "error" },
-        message: "must have required property '" + "error" + "'",
-        schema: schema175.required,
-        parentSchema: schema175,
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+        schema: schema172.required,
+        parentSchema: schema172,
         data,
       };
       if (vErrors === null) {
@@ -23195,77 +22118,897 @@ function validate81(
       }
       errors++;
     }
-    for (const key0 in data) {
-      if (!(key0 === "error")) {
-        const err1 = {
-          instancePath,
-          schemaPath: "#/additionalProperties",
-          keyword: "additionalProperties",
-          params: { additionalProperty: key0 },
-          message: "must NOT have additional properties",
-          schema: false,
-          parentSchema: schema175,
-          data,
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err1 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err3 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err3];
+              } else {
+                vErrors.push(err3);
+              }
+              errors++;
+            }
+          } else {
+            const err4 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err5 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                      schema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err5];
+                    } else {
+                      vErrors.push(err5);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err6 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
+                };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err7 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err8 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
+                const err10 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
+                };
+                if (vErrors === null) {
+                  vErrors = [err10];
+                } else {
+                  vErrors.push(err10);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err12 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err13 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema161.type,
+          parentSchema: schema161,
+          data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err1];
+          vErrors = [err13];
         } else {
-          vErrors.push(err1);
+          vErrors.push(err13);
         }
         errors++;
       }
     }
-    if (data.error !== undefined) {
-      if (
-        !validate33(data.error, {
-          instancePath: instancePath + "/error",
-          parentData: data,
-          parentDataProperty: "error",
-          rootData,
-          dynamicAnchors,
-        })
-      ) {
-        vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-        errors = vErrors.length;
-      }
-    }
   } else {
-    const err2 = {
+    const err14 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema175.type,
-      parentSchema: schema175,
+      schema: schema172.type,
+      parentSchema: schema172,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err2];
+      vErrors = [err14];
     } else {
-      vErrors.push(err2);
+      vErrors.push(err14);
     }
     errors++;
   }
   validate81.errors = vErrors;
   return errors === 0;
 }
-validate81.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate81.evaluated = { props: { _meta: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateToolsCallParams = validate83;
-const schema176 = {
-  title: "ToolsCallParams",
-  description: "tools/call: runs one of the room's tools. Mcp-Name is the tool name.",
-  "x-mcp-method": "tools/call",
-  "x-mcp-handler": "callTool",
-  "x-mcp-name-param": "name",
+export const validateSubscriptionsListenParams = validate82;
+const schema174 = {
+  title: "SubscriptionsListenParams",
+  description:
+    "subscriptions/listen: a long-lived SSE response of notifications/resources/updated and, with the Tasks extension, notifications/tasks. taskIds need the extension.",
+  "x-mcp-method": "subscriptions/listen",
+  "x-mcp-handler": "listen",
   type: "object",
   properties: {
     _meta: { $ref: "#/$defs/McpRequestMeta" },
-    name: { type: "string", minLength: 1 },
-    arguments: { type: "object" },
+    notifications: {
+      type: "object",
+      properties: {
+        toolsListChanged: { type: "boolean" },
+        promptsListChanged: { type: "boolean" },
+        resourcesListChanged: { type: "boolean" },
+        resourceSubscriptions: { type: "array", items: { type: "string" }, maxItems: 1000 },
+        taskIds: { type: "array", items: { type: "string" }, maxItems: 1000 },
+      },
+    },
   },
-  required: ["_meta", "name"],
+  required: ["_meta", "notifications"],
+};
+
+function validate82(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate82.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+        schema: schema174.required,
+        parentSchema: schema174,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.notifications === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "notifications" },
+        message: "must have required property '" + "notifications" + "'",
+        schema: schema174.required,
+        parentSchema: schema174,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                      schema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema161.type,
+          parentSchema: schema161,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.notifications !== undefined) {
+      let data8 = data.notifications;
+      if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
+        if (data8.toolsListChanged !== undefined) {
+          let data9 = data8.toolsListChanged;
+          if (typeof data9 !== "boolean") {
+            const err15 = {
+              instancePath: instancePath + "/notifications/toolsListChanged",
+              schemaPath: "#/properties/notifications/properties/toolsListChanged/type",
+              keyword: "type",
+              params: { type: "boolean" },
+              message: "must be boolean",
+              schema: schema174.properties.notifications.properties.toolsListChanged.type,
+              parentSchema: schema174.properties.notifications.properties.toolsListChanged,
+              data: data9,
+            };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+        if (data8.promptsListChanged !== undefined) {
+          let data10 = data8.promptsListChanged;
+          if (typeof data10 !== "boolean") {
+            const err16 = {
+              instancePath: instancePath + "/notifications/promptsListChanged",
+              schemaPath: "#/properties/notifications/properties/promptsListChanged/type",
+              keyword: "type",
+              params: { type: "boolean" },
+              message: "must be boolean",
+              schema: schema174.properties.notifications.properties.promptsListChanged.type,
+              parentSchema: schema174.properties.notifications.properties.promptsListChanged,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err16];
+            } else {
+              vErrors.push(err16);
+            }
+            errors++;
+          }
+        }
+        if (data8.resourcesListChanged !== undefined) {
+          let data11 = data8.resourcesListChanged;
+          if (typeof data11 !== "boolean") {
+            const err17 = {
+              instancePath: instancePath + "/notifications/resourcesListChanged",
+              schemaPath: "#/properties/notifications/properties/resourcesListChanged/type",
+              keyword: "type",
+              params: { type: "boolean" },
+              message: "must be boolean",
+              schema: schema174.properties.notifications.properties.resourcesListChanged.type,
+              parentSchema: schema174.properties.notifications.properties.resourcesListChanged,
+              data: data11,
+            };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+        if (data8.resourceSubscriptions !== undefined) {
+          let data12 = data8.resourceSubscriptions;
+          if (Array.isArray(data12)) {
+            if (data12.length > 1000) {
+              const err18 = {
+                instancePath: instancePath + "/notifications/resourceSubscriptions",
+                schemaPath: "#/properties/notifications/properties/resourceSubscriptions/maxItems",
+                keyword: "maxItems",
+                params: { limit: 1000 },
+                message: "must NOT have more than 1000 items",
+                schema: 1000,
+                parentSchema: schema174.properties.notifications.properties.resourceSubscriptions,
+                data: data12,
+              };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
+            const len0 = data12.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+              let data13 = data12[i0];
+              if (typeof data13 !== "string") {
+                const err19 = {
+                  instancePath: instancePath + "/notifications/resourceSubscriptions/" + i0,
+                  schemaPath: "#/properties/notifications/properties/resourceSubscriptions/items/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema174.properties.notifications.properties.resourceSubscriptions.items.type,
+                  parentSchema: schema174.properties.notifications.properties.resourceSubscriptions.items,
+                  data: data13,
+                };
+                if (vErrors === null) {
+                  vErrors = [err19];
+                } else {
+                  vErrors.push(err19);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err20 = {
+              instancePath: instancePath + "/notifications/resourceSubscriptions",
+              schemaPath: "#/properties/notifications/properties/resourceSubscriptions/type",
+              keyword: "type",
+              params: { type: "array" },
+              message: "must be array",
+              schema: schema174.properties.notifications.properties.resourceSubscriptions.type,
+              parentSchema: schema174.properties.notifications.properties.resourceSubscriptions,
+              data: data12,
+            };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
+        }
+        if (data8.taskIds !== undefined) {
+          let data14 = data8.taskIds;
+          if (Array.isArray(data14)) {
+            if (data14.length > 1000) {
+              const err21 = {
+                instancePath: instancePath + "/notifications/taskIds",
+                schemaPath: "#/properties/notifications/properties/taskIds/maxItems",
+                keyword: "maxItems",
+                params: { limit: 1000 },
+                message: "must NOT have more than 1000 items",
+                schema: 1000,
+                parentSchema: schema174.properties.notifications.properties.taskIds,
+                data: data14,
+              };
+              if (vErrors === null) {
+                vErrors = [err21];
+              } else {
+                vErrors.push(err21);
+              }
+              errors++;
+            }
+            const len1 = data14.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+              let data15 = data14[i1];
+              if (typeof data15 !== "string") {
+                const err22 = {
+                  instancePath: instancePath + "/notifications/taskIds/" + i1,
+                  schemaPath: "#/properties/notifications/properties/taskIds/items/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema174.properties.notifications.properties.taskIds.items.type,
+                  parentSchema: schema174.properties.notifications.properties.taskIds.items,
+                  data: data15,
+                };
+                if (vErrors === null) {
+                  vErrors = [err22];
+                } else {
+                  vErrors.push(err22);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err23 = {
+              instancePath: instancePath + "/notifications/taskIds",
+              schemaPath: "#/properties/notifications/properties/taskIds/type",
+              keyword: "type",
+              params: { type: "array" },
+              message: "must be array",
+              schema: schema174.properties.notifications.properties.taskIds.type,
+              parentSchema: schema174.properties.notifications.properties.taskIds,
+              data: data14,
+            };
+            if (vErrors === null) {
+              vErrors = [err23];
+            } else {
+              vErrors.push(err23);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err24 = {
+          instancePath: instancePath + "/notifications",
+          schemaPath: "#/properties/notifications/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema174.properties.notifications.type,
+          parentSchema: schema174.properties.notifications,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err24];
+        } else {
+          vErrors.push(err24);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err25 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema174.type,
+      parentSchema: schema174,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err25];
+    } else {
+      vErrors.push(err25);
+    }
+    errors++;
+  }
+  validate82.errors = vErrors;
+  return errors === 0;
+}
+validate82.evaluated = { props: { _meta: true, notifications: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateTasksCancelParams = validate83;
+const schema176 = {
+  title: "TasksCancelParams",
+  description:
+    "tasks/cancel (Tasks extension): the owner cancels a task; a terminal task stays as it was. Acknowledged with an empty result.",
+  "x-mcp-method": "tasks/cancel",
+  "x-mcp-handler": "cancelTask",
+  "x-mcp-name-param": "taskId",
+  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
+  required: ["_meta", "taskId"],
 };
 
 function validate83(
@@ -23300,13 +23043,13 @@ function validate83(
       }
       errors++;
     }
-    if (data.name === undefined) {
+    if (data.taskId === undefined) {
       const err1 = {
         instancePath,
         schemaPath: "#/required",
         keyword: "required",
-        params: { missingProperty: "name" },
-        message: "must have required property '" + "name" + "'",
+        params: { missingProperty: "taskId" },
+        message: "must have required property '" + "taskId" + "'",
         schema: schema176.required,
         parentSchema: schema176,
         data,
@@ -23328,8 +23071,8 @@ function validate83(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -23346,8 +23089,8 @@ function validate83(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -23368,7 +23111,7 @@ function validate83(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -23385,8 +23128,8 @@ function validate83(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -23417,10 +23160,10 @@ function validate83(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -23440,9 +23183,9 @@ function validate83(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -23460,8 +23203,8 @@ function validate83(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -23482,8 +23225,8 @@ function validate83(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -23500,8 +23243,8 @@ function validate83(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -23521,8 +23264,8 @@ function validate83(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -23543,8 +23286,8 @@ function validate83(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -23562,8 +23305,8 @@ function validate83(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -23581,8 +23324,8 @@ function validate83(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
+          schema: schema161.type,
+          parentSchema: schema161,
           data: data0,
         };
         if (vErrors === null) {
@@ -23593,18 +23336,18 @@ function validate83(
         errors++;
       }
     }
-    if (data.name !== undefined) {
-      let data8 = data.name;
+    if (data.taskId !== undefined) {
+      let data8 = data.taskId;
       if (typeof data8 === "string") {
         if (func1(data8) < 1) {
           const err15 = {
-            instancePath: instancePath + "/name",
-            schemaPath: "#/properties/name/minLength",
+            instancePath: instancePath + "/taskId",
+            schemaPath: "#/properties/taskId/minLength",
             keyword: "minLength",
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema176.properties.name,
+            parentSchema: schema176.properties.taskId,
             data: data8,
           };
           if (vErrors === null) {
@@ -23616,13 +23359,13 @@ function validate83(
         }
       } else {
         const err16 = {
-          instancePath: instancePath + "/name",
-          schemaPath: "#/properties/name/type",
+          instancePath: instancePath + "/taskId",
+          schemaPath: "#/properties/taskId/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema176.properties.name.type,
-          parentSchema: schema176.properties.name,
+          schema: schema176.properties.taskId.type,
+          parentSchema: schema176.properties.taskId,
           data: data8,
         };
         if (vErrors === null) {
@@ -23633,29 +23376,8 @@ function validate83(
         errors++;
       }
     }
-    if (data.arguments !== undefined) {
-      let data9 = data.arguments;
-      if (!(data9 && typeof data9 == "object" && !Array.isArray(data9))) {
-        const err17 = {
-          instancePath: instancePath + "/arguments",
-          schemaPath: "#/properties/arguments/type",
-          keyword: "type",
-          params: { type: "object" },
-          message: "must be object",
-          schema: schema176.properties.arguments.type,
-          parentSchema: schema176.properties.arguments,
-          data: data9,
-        };
-        if (vErrors === null) {
-          vErrors = [err17];
-        } else {
-          vErrors.push(err17);
-        }
-        errors++;
-      }
-    }
   } else {
-    const err18 = {
+    const err17 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -23666,30 +23388,29 @@ function validate83(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err18];
+      vErrors = [err17];
     } else {
-      vErrors.push(err18);
+      vErrors.push(err17);
     }
     errors++;
   }
   validate83.errors = vErrors;
   return errors === 0;
 }
-validate83.evaluated = {
-  props: { _meta: true, name: true, arguments: true },
-  dynamicProps: false,
-  dynamicItems: false,
-};
+validate83.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateToolsListParams = validate84;
+export const validateTasksGetParams = validate84;
 const schema178 = {
-  title: "ToolsListParams",
-  description: "tools/list: the room's tools. The catalog never changes while the room runs, so there is one page.",
-  "x-mcp-method": "tools/list",
-  "x-mcp-handler": "listTools",
+  title: "TasksGetParams",
+  description:
+    "tasks/get (Tasks extension): the DetailedTask, for its owner or assignee. Unknown and unauthorized ids answer alike.",
+  "x-mcp-method": "tasks/get",
+  "x-mcp-handler": "getTask",
+  "x-mcp-name-param": "taskId",
+  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
   type: "object",
-  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
-  required: ["_meta"],
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, taskId: { type: "string", minLength: 1 } },
+  required: ["_meta", "taskId"],
 };
 
 function validate84(
@@ -23724,6 +23445,1404 @@ function validate84(
       }
       errors++;
     }
+    if (data.taskId === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "taskId" },
+        message: "must have required property '" + "taskId" + "'",
+        schema: schema178.required,
+        parentSchema: schema178,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                      schema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema161.type,
+          parentSchema: schema161,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.taskId !== undefined) {
+      let data8 = data.taskId;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/taskId",
+            schemaPath: "#/properties/taskId/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema178.properties.taskId,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/taskId",
+          schemaPath: "#/properties/taskId/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema178.properties.taskId.type,
+          parentSchema: schema178.properties.taskId,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err17 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema178.type,
+      parentSchema: schema178,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err17];
+    } else {
+      vErrors.push(err17);
+    }
+    errors++;
+  }
+  validate84.errors = vErrors;
+  return errors === 0;
+}
+validate84.evaluated = { props: { _meta: true, taskId: true }, dynamicProps: false, dynamicItems: false };
+
+export const validateTasksUpdateParams = validate85;
+const schema180 = {
+  title: "TasksUpdateParams",
+  description: "tasks/update (Tasks extension): the owner answers inputRequests by key.",
+  "x-mcp-method": "tasks/update",
+  "x-mcp-handler": "updateTask",
+  "x-mcp-name-param": "taskId",
+  "x-mcp-requires-extension": "io.modelcontextprotocol/tasks",
+  type: "object",
+  properties: {
+    _meta: { $ref: "#/$defs/McpRequestMeta" },
+    taskId: { type: "string", minLength: 1 },
+    inputResponses: { type: "object", additionalProperties: { type: "object" } },
+  },
+  required: ["_meta", "taskId", "inputResponses"],
+};
+
+function validate85(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate85.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+        schema: schema180.required,
+        parentSchema: schema180,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.taskId === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "taskId" },
+        message: "must have required property '" + "taskId" + "'",
+        schema: schema180.required,
+        parentSchema: schema180,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.inputResponses === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "inputResponses" },
+        message: "must have required property '" + "inputResponses" + "'",
+        schema: schema180.required,
+        parentSchema: schema180,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err4 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err5 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err5];
+              } else {
+                vErrors.push(err5);
+              }
+              errors++;
+            }
+          } else {
+            const err6 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err6];
+            } else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err7 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                      schema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err7];
+                    } else {
+                      vErrors.push(err7);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err8 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
+                };
+                if (vErrors === null) {
+                  vErrors = [err8];
+                } else {
+                  vErrors.push(err8);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err9 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err11 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err11];
+              } else {
+                vErrors.push(err11);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
+                const err13 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
+                };
+                if (vErrors === null) {
+                  vErrors = [err13];
+                } else {
+                  vErrors.push(err13);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err14 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err14];
+            } else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err15 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema161.type,
+          parentSchema: schema161,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+    }
+    if (data.taskId !== undefined) {
+      let data8 = data.taskId;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err16 = {
+            instancePath: instancePath + "/taskId",
+            schemaPath: "#/properties/taskId/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema180.properties.taskId,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err16];
+          } else {
+            vErrors.push(err16);
+          }
+          errors++;
+        }
+      } else {
+        const err17 = {
+          instancePath: instancePath + "/taskId",
+          schemaPath: "#/properties/taskId/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema180.properties.taskId.type,
+          parentSchema: schema180.properties.taskId,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+    if (data.inputResponses !== undefined) {
+      let data9 = data.inputResponses;
+      if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+        for (const key1 in data9) {
+          let data10 = data9[key1];
+          if (!(data10 && typeof data10 == "object" && !Array.isArray(data10))) {
+            const err18 = {
+              instancePath: instancePath + "/inputResponses/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),
+              schemaPath: "#/properties/inputResponses/additionalProperties/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema180.properties.inputResponses.additionalProperties.type,
+              parentSchema: schema180.properties.inputResponses.additionalProperties,
+              data: data10,
+            };
+            if (vErrors === null) {
+              vErrors = [err18];
+            } else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err19 = {
+          instancePath: instancePath + "/inputResponses",
+          schemaPath: "#/properties/inputResponses/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema180.properties.inputResponses.type,
+          parentSchema: schema180.properties.inputResponses,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err20 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema180.type,
+      parentSchema: schema180,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err20];
+    } else {
+      vErrors.push(err20);
+    }
+    errors++;
+  }
+  validate85.errors = vErrors;
+  return errors === 0;
+}
+validate85.evaluated = {
+  props: { _meta: true, taskId: true, inputResponses: true },
+  dynamicProps: false,
+  dynamicItems: false,
+};
+
+export const validateToolError = validate86;
+const schema182 = {
+  title: "ToolError",
+  description:
+    "The structuredContent of a refused tool call (isError: true): the room's error with its stable code. Every tool's outputSchema admits it beside the tool's own output.",
+  type: "object",
+  properties: { error: { $ref: "#/$defs/DomainError" } },
+  required: ["error"],
+  additionalProperties: false,
+};
+
+function validate86(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate86.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.error === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "error" },
+        message: "must have required property '" + "error" + "'",
+        schema: schema182.required,
+        parentSchema: schema182,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "error")) {
+        const err1 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema182,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err1];
+        } else {
+          vErrors.push(err1);
+        }
+        errors++;
+      }
+    }
+    if (data.error !== undefined) {
+      if (
+        !validate33(data.error, {
+          instancePath: instancePath + "/error",
+          parentData: data,
+          parentDataProperty: "error",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+        errors = vErrors.length;
+      }
+    }
+  } else {
+    const err2 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema182.type,
+      parentSchema: schema182,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err2];
+    } else {
+      vErrors.push(err2);
+    }
+    errors++;
+  }
+  validate86.errors = vErrors;
+  return errors === 0;
+}
+validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateToolsCallParams = validate88;
+const schema183 = {
+  title: "ToolsCallParams",
+  description: "tools/call: runs one of the room's tools. Mcp-Name is the tool name.",
+  "x-mcp-method": "tools/call",
+  "x-mcp-handler": "callTool",
+  "x-mcp-name-param": "name",
+  type: "object",
+  properties: {
+    _meta: { $ref: "#/$defs/McpRequestMeta" },
+    name: { type: "string", minLength: 1 },
+    arguments: { type: "object" },
+  },
+  required: ["_meta", "name"],
+};
+
+function validate88(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate88.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+        schema: schema183.required,
+        parentSchema: schema183,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.name === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "name" },
+        message: "must have required property '" + "name" + "'",
+        schema: schema183.required,
+        parentSchema: schema183,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data._meta !== undefined) {
+      let data0 = data._meta;
+      if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
+        if (data0["io.modelcontextprotocol/protocolVersion"] === undefined) {
+          const err2 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
+            message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] === undefined) {
+          const err3 = {
+            instancePath: instancePath + "/_meta",
+            schemaPath: "#/$defs/McpRequestMeta/required",
+            keyword: "required",
+            params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
+            message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
+            schema: schema161.required,
+            parentSchema: schema161,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (data0["io.modelcontextprotocol/protocolVersion"] !== undefined) {
+          let data1 = data0["io.modelcontextprotocol/protocolVersion"];
+          if (typeof data1 === "string") {
+            if (func1(data1) < 1) {
+              const err4 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/minLength",
+                keyword: "minLength",
+                params: { limit: 1 },
+                message: "must NOT have fewer than 1 characters",
+                schema: 1,
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+                data: data1,
+              };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1protocolVersion",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1protocolVersion/type",
+              keyword: "type",
+              params: { type: "string" },
+              message: "must be string",
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
+              data: data1,
+            };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientCapabilities"] !== undefined) {
+          let data2 = data0["io.modelcontextprotocol/clientCapabilities"];
+          if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+            if (data2.extensions !== undefined) {
+              let data3 = data2.extensions;
+              if (data3 && typeof data3 == "object" && !Array.isArray(data3)) {
+                for (const key0 in data3) {
+                  let data4 = data3[key0];
+                  if (!(data4 && typeof data4 == "object" && !Array.isArray(data4))) {
+                    const err6 = {
+                      instancePath:
+                        instancePath +
+                        "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions/" +
+                        key0.replace(/~/g, "~0").replace(/\//g, "~1"),
+                      schemaPath:
+                        "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/additionalProperties/type",
+                      keyword: "type",
+                      params: { type: "object" },
+                      message: "must be object",
+                      schema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties.type,
+                      parentSchema:
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                          .additionalProperties,
+                      data: data4,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err6];
+                    } else {
+                      vErrors.push(err6);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err7 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities/extensions",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/properties/extensions/type",
+                  keyword: "type",
+                  params: { type: "object" },
+                  message: "must be object",
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  parentSchema:
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                  data: data3,
+                };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientCapabilities",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientCapabilities/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data0["io.modelcontextprotocol/clientInfo"] !== undefined) {
+          let data5 = data0["io.modelcontextprotocol/clientInfo"];
+          if (data5 && typeof data5 == "object" && !Array.isArray(data5)) {
+            if (data5.name === undefined) {
+              const err9 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "name" },
+                message: "must have required property '" + "name" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+            if (data5.version === undefined) {
+              const err10 = {
+                instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+                schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/required",
+                keyword: "required",
+                params: { missingProperty: "version" },
+                message: "must have required property '" + "version" + "'",
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+                data: data5,
+              };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+            if (data5.name !== undefined) {
+              let data6 = data5.name;
+              if (typeof data6 !== "string") {
+                const err11 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/name",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/name/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  data: data6,
+                };
+                if (vErrors === null) {
+                  vErrors = [err11];
+                } else {
+                  vErrors.push(err11);
+                }
+                errors++;
+              }
+            }
+            if (data5.version !== undefined) {
+              let data7 = data5.version;
+              if (typeof data7 !== "string") {
+                const err12 = {
+                  instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo/version",
+                  schemaPath:
+                    "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/properties/version/type",
+                  keyword: "type",
+                  params: { type: "string" },
+                  message: "must be string",
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  data: data7,
+                };
+                if (vErrors === null) {
+                  vErrors = [err12];
+                } else {
+                  vErrors.push(err12);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err13 = {
+              instancePath: instancePath + "/_meta/io.modelcontextprotocol~1clientInfo",
+              schemaPath: "#/$defs/McpRequestMeta/properties/io.modelcontextprotocol~1clientInfo/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
+              data: data5,
+            };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err14 = {
+          instancePath: instancePath + "/_meta",
+          schemaPath: "#/$defs/McpRequestMeta/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema161.type,
+          parentSchema: schema161,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err14];
+        } else {
+          vErrors.push(err14);
+        }
+        errors++;
+      }
+    }
+    if (data.name !== undefined) {
+      let data8 = data.name;
+      if (typeof data8 === "string") {
+        if (func1(data8) < 1) {
+          const err15 = {
+            instancePath: instancePath + "/name",
+            schemaPath: "#/properties/name/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema183.properties.name,
+            data: data8,
+          };
+          if (vErrors === null) {
+            vErrors = [err15];
+          } else {
+            vErrors.push(err15);
+          }
+          errors++;
+        }
+      } else {
+        const err16 = {
+          instancePath: instancePath + "/name",
+          schemaPath: "#/properties/name/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema183.properties.name.type,
+          parentSchema: schema183.properties.name,
+          data: data8,
+        };
+        if (vErrors === null) {
+          vErrors = [err16];
+        } else {
+          vErrors.push(err16);
+        }
+        errors++;
+      }
+    }
+    if (data.arguments !== undefined) {
+      let data9 = data.arguments;
+      if (!(data9 && typeof data9 == "object" && !Array.isArray(data9))) {
+        const err17 = {
+          instancePath: instancePath + "/arguments",
+          schemaPath: "#/properties/arguments/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema183.properties.arguments.type,
+          parentSchema: schema183.properties.arguments,
+          data: data9,
+        };
+        if (vErrors === null) {
+          vErrors = [err17];
+        } else {
+          vErrors.push(err17);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err18 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema183.type,
+      parentSchema: schema183,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err18];
+    } else {
+      vErrors.push(err18);
+    }
+    errors++;
+  }
+  validate88.errors = vErrors;
+  return errors === 0;
+}
+validate88.evaluated = {
+  props: { _meta: true, name: true, arguments: true },
+  dynamicProps: false,
+  dynamicItems: false,
+};
+
+export const validateToolsListParams = validate89;
+const schema185 = {
+  title: "ToolsListParams",
+  description: "tools/list: the room's tools. The catalog never changes while the room runs, so there is one page.",
+  "x-mcp-method": "tools/list",
+  "x-mcp-handler": "listTools",
+  type: "object",
+  properties: { _meta: { $ref: "#/$defs/McpRequestMeta" }, cursor: { type: "string" } },
+  required: ["_meta"],
+};
+
+function validate89(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate89.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data._meta === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "_meta" },
+        message: "must have required property '" + "_meta" + "'",
+        schema: schema185.required,
+        parentSchema: schema185,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
     if (data._meta !== undefined) {
       let data0 = data._meta;
       if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
@@ -23734,8 +24853,8 @@ function validate84(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/protocolVersion" },
             message: "must have required property '" + "io.modelcontextprotocol/protocolVersion" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -23752,8 +24871,8 @@ function validate84(
             keyword: "required",
             params: { missingProperty: "io.modelcontextprotocol/clientCapabilities" },
             message: "must have required property '" + "io.modelcontextprotocol/clientCapabilities" + "'",
-            schema: schema154.required,
-            parentSchema: schema154,
+            schema: schema161.required,
+            parentSchema: schema161,
             data: data0,
           };
           if (vErrors === null) {
@@ -23774,7 +24893,7 @@ function validate84(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+                parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
                 data: data1,
               };
               if (vErrors === null) {
@@ -23791,8 +24910,8 @@ function validate84(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema154.properties["io.modelcontextprotocol/protocolVersion"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/protocolVersion"],
+              schema: schema161.properties["io.modelcontextprotocol/protocolVersion"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/protocolVersion"],
               data: data1,
             };
             if (vErrors === null) {
@@ -23823,10 +24942,10 @@ function validate84(
                       params: { type: "object" },
                       message: "must be object",
                       schema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties.type,
                       parentSchema:
-                        schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
+                        schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions
                           .additionalProperties,
                       data: data4,
                     };
@@ -23846,9 +24965,9 @@ function validate84(
                   keyword: "type",
                   params: { type: "object" },
                   message: "must be object",
-                  schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
+                  schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions.type,
                   parentSchema:
-                    schema154.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
+                    schema161.properties["io.modelcontextprotocol/clientCapabilities"].properties.extensions,
                   data: data3,
                 };
                 if (vErrors === null) {
@@ -23866,8 +24985,8 @@ function validate84(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientCapabilities"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientCapabilities"],
+              schema: schema161.properties["io.modelcontextprotocol/clientCapabilities"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientCapabilities"],
               data: data2,
             };
             if (vErrors === null) {
@@ -23888,8 +25007,8 @@ function validate84(
                 keyword: "required",
                 params: { missingProperty: "name" },
                 message: "must have required property '" + "name" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -23906,8 +25025,8 @@ function validate84(
                 keyword: "required",
                 params: { missingProperty: "version" },
                 message: "must have required property '" + "version" + "'",
-                schema: schema154.properties["io.modelcontextprotocol/clientInfo"].required,
-                parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+                schema: schema161.properties["io.modelcontextprotocol/clientInfo"].required,
+                parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
                 data: data5,
               };
               if (vErrors === null) {
@@ -23927,8 +25046,8 @@ function validate84(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.name,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.name,
                   data: data6,
                 };
                 if (vErrors === null) {
@@ -23949,8 +25068,8 @@ function validate84(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
-                  parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"].properties.version,
+                  schema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version.type,
+                  parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"].properties.version,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -23968,8 +25087,8 @@ function validate84(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema154.properties["io.modelcontextprotocol/clientInfo"].type,
-              parentSchema: schema154.properties["io.modelcontextprotocol/clientInfo"],
+              schema: schema161.properties["io.modelcontextprotocol/clientInfo"].type,
+              parentSchema: schema161.properties["io.modelcontextprotocol/clientInfo"],
               data: data5,
             };
             if (vErrors === null) {
@@ -23987,8 +25106,8 @@ function validate84(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema154.type,
-          parentSchema: schema154,
+          schema: schema161.type,
+          parentSchema: schema161,
           data: data0,
         };
         if (vErrors === null) {
@@ -24008,8 +25127,8 @@ function validate84(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema178.properties.cursor.type,
-          parentSchema: schema178.properties.cursor,
+          schema: schema185.properties.cursor.type,
+          parentSchema: schema185.properties.cursor,
           data: data8,
         };
         if (vErrors === null) {
@@ -24027,8 +25146,8 @@ function validate84(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema178.type,
-      parentSchema: schema178,
+      schema: schema185.type,
+      parentSchema: schema185,
       data,
     };
     if (vErrors === null) {
@@ -24038,13 +25157,13 @@ function validate84(
     }
     errors++;
   }
-  validate84.errors = vErrors;
+  validate89.errors = vErrors;
   return errors === 0;
 }
-validate84.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
+validate89.evaluated = { props: { _meta: true, cursor: true }, dynamicProps: false, dynamicItems: false };
 
-export const validateArtifactReadInput = validate85;
-const schema180 = {
+export const validateArtifactReadInput = validate90;
+const schema187 = {
   title: "ArtifactReadInput",
   description: "Reads the artifact as it is on disk; takes nothing.",
   type: "object",
@@ -24052,13 +25171,13 @@ const schema180 = {
   additionalProperties: false,
 };
 
-function validate85(
+function validate90(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate85.evaluated;
+  const evaluated0 = validate90.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24074,7 +25193,7 @@ function validate85(
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
         schema: false,
-        parentSchema: schema180,
+        parentSchema: schema187,
         data,
       };
       if (vErrors === null) {
@@ -24091,8 +25210,8 @@ function validate85(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema180.type,
-      parentSchema: schema180,
+      schema: schema187.type,
+      parentSchema: schema187,
       data,
     };
     if (vErrors === null) {
@@ -24102,13 +25221,13 @@ function validate85(
     }
     errors++;
   }
-  validate85.errors = vErrors;
+  validate90.errors = vErrors;
   return errors === 0;
 }
-validate85.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateArtifactReadOutput = validate86;
-const schema181 = {
+export const validateArtifactReadOutput = validate91;
+const schema188 = {
   title: "ArtifactReadOutput",
   description: "The artifact as it is on disk, with the revision it is.",
   type: "object",
@@ -24126,13 +25245,13 @@ const schema181 = {
   additionalProperties: false,
 };
 
-function validate86(
+function validate91(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate86.evaluated;
+  const evaluated0 = validate91.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24147,8 +25266,8 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema181.required,
-        parentSchema: schema181,
+        schema: schema188.required,
+        parentSchema: schema188,
         data,
       };
       if (vErrors === null) {
@@ -24165,8 +25284,8 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
-        schema: schema181.required,
-        parentSchema: schema181,
+        schema: schema188.required,
+        parentSchema: schema188,
         data,
       };
       if (vErrors === null) {
@@ -24183,8 +25302,8 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
-        schema: schema181.required,
-        parentSchema: schema181,
+        schema: schema188.required,
+        parentSchema: schema188,
         data,
       };
       if (vErrors === null) {
@@ -24201,8 +25320,8 @@ function validate86(
         keyword: "required",
         params: { missingProperty: "unrecorded_edit" },
         message: "must have required property '" + "unrecorded_edit" + "'",
-        schema: schema181.required,
-        parentSchema: schema181,
+        schema: schema188.required,
+        parentSchema: schema188,
         data,
       };
       if (vErrors === null) {
@@ -24221,7 +25340,7 @@ function validate86(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema181,
+          parentSchema: schema188,
           data,
         };
         if (vErrors === null) {
@@ -24241,8 +25360,8 @@ function validate86(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema181.properties.name.type,
-          parentSchema: schema181.properties.name,
+          schema: schema188.properties.name.type,
+          parentSchema: schema188.properties.name,
           data: data0,
         };
         if (vErrors === null) {
@@ -24276,8 +25395,8 @@ function validate86(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema181.properties.content.type,
-          parentSchema: schema181.properties.content,
+          schema: schema188.properties.content.type,
+          parentSchema: schema188.properties.content,
           data: data2,
         };
         if (vErrors === null) {
@@ -24297,8 +25416,8 @@ function validate86(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema181.properties.unrecorded_edit.type,
-          parentSchema: schema181.properties.unrecorded_edit,
+          schema: schema188.properties.unrecorded_edit.type,
+          parentSchema: schema188.properties.unrecorded_edit,
           data: data3,
         };
         if (vErrors === null) {
@@ -24316,8 +25435,8 @@ function validate86(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema181.type,
-      parentSchema: schema181,
+      schema: schema188.type,
+      parentSchema: schema188,
       data,
     };
     if (vErrors === null) {
@@ -24327,13 +25446,13 @@ function validate86(
     }
     errors++;
   }
-  validate86.errors = vErrors;
+  validate91.errors = vErrors;
   return errors === 0;
 }
-validate86.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteInput = validate88;
-const schema182 = {
+export const validateHandoffCompleteInput = validate93;
+const schema189 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -24356,13 +25475,13 @@ const schema182 = {
   additionalProperties: false,
 };
 
-function validate88(
+function validate93(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate88.evaluated;
+  const evaluated0 = validate93.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24381,8 +25500,8 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "result" },
         message: "must have required property '" + "result" + "'",
-        schema: schema182.oneOf[0].required,
-        parentSchema: schema182.oneOf[0],
+        schema: schema189.oneOf[0].required,
+        parentSchema: schema189.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -24407,8 +25526,8 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "error" },
         message: "must have required property '" + "error" + "'",
-        schema: schema182.oneOf[1].required,
-        parentSchema: schema182.oneOf[1],
+        schema: schema189.oneOf[1].required,
+        parentSchema: schema189.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -24436,8 +25555,8 @@ function validate88(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
-      schema: schema182.oneOf,
-      parentSchema: schema182,
+      schema: schema189.oneOf,
+      parentSchema: schema189,
       data,
     };
     if (vErrors === null) {
@@ -24464,8 +25583,8 @@ function validate88(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema182.required,
-        parentSchema: schema182,
+        schema: schema189.required,
+        parentSchema: schema189,
         data,
       };
       if (vErrors === null) {
@@ -24484,7 +25603,7 @@ function validate88(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema182,
+          parentSchema: schema189,
           data,
         };
         if (vErrors === null) {
@@ -24506,7 +25625,7 @@ function validate88(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema182.properties.handoff_id,
+            parentSchema: schema189.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -24524,7 +25643,7 @@ function validate88(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema182.properties.handoff_id,
+            parentSchema: schema189.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -24541,8 +25660,8 @@ function validate88(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema182.properties.handoff_id.type,
-          parentSchema: schema182.properties.handoff_id,
+          schema: schema189.properties.handoff_id.type,
+          parentSchema: schema189.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -24731,8 +25850,8 @@ function validate88(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema182.type,
-      parentSchema: schema182,
+      schema: schema189.type,
+      parentSchema: schema189,
       data,
     };
     if (vErrors === null) {
@@ -24742,13 +25861,13 @@ function validate88(
     }
     errors++;
   }
-  validate88.errors = vErrors;
+  validate93.errors = vErrors;
   return errors === 0;
 }
-validate88.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteOutput = validate90;
-const schema184 = {
+export const validateHandoffCompleteOutput = validate95;
+const schema191 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -24766,13 +25885,13 @@ const schema184 = {
   additionalProperties: false,
 };
 
-function validate90(
+function validate95(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate90.evaluated;
+  const evaluated0 = validate95.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -24787,8 +25906,8 @@ function validate90(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema184.required,
-        parentSchema: schema184,
+        schema: schema191.required,
+        parentSchema: schema191,
         data,
       };
       if (vErrors === null) {
@@ -24805,8 +25924,8 @@ function validate90(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema184.required,
-        parentSchema: schema184,
+        schema: schema191.required,
+        parentSchema: schema191,
         data,
       };
       if (vErrors === null) {
@@ -24823,8 +25942,8 @@ function validate90(
         keyword: "required",
         params: { missingProperty: "already_completed" },
         message: "must have required property '" + "already_completed" + "'",
-        schema: schema184.required,
-        parentSchema: schema184,
+        schema: schema191.required,
+        parentSchema: schema191,
         data,
       };
       if (vErrors === null) {
@@ -24843,7 +25962,7 @@ function validate90(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema184,
+          parentSchema: schema191,
           data,
         };
         if (vErrors === null) {
@@ -24895,8 +26014,8 @@ function validate90(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema184.properties.task.anyOf[1].type,
-          parentSchema: schema184.properties.task.anyOf[1],
+          schema: schema191.properties.task.anyOf[1].type,
+          parentSchema: schema191.properties.task.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -24915,8 +26034,8 @@ function validate90(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema184.properties.task.anyOf,
-          parentSchema: schema184.properties.task,
+          schema: schema191.properties.task.anyOf,
+          parentSchema: schema191.properties.task,
           data: data1,
         };
         if (vErrors === null) {
@@ -24945,8 +26064,8 @@ function validate90(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema184.properties.already_completed.type,
-          parentSchema: schema184.properties.already_completed,
+          schema: schema191.properties.already_completed.type,
+          parentSchema: schema191.properties.already_completed,
           data: data2,
         };
         if (vErrors === null) {
@@ -24964,8 +26083,8 @@ function validate90(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema184.type,
-      parentSchema: schema184,
+      schema: schema191.type,
+      parentSchema: schema191,
       data,
     };
     if (vErrors === null) {
@@ -24975,13 +26094,13 @@ function validate90(
     }
     errors++;
   }
-  validate90.errors = vErrors;
+  validate95.errors = vErrors;
   return errors === 0;
 }
-validate90.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateInput = validate93;
-const schema185 = {
+export const validateHandoffCreateInput = validate98;
+const schema192 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
@@ -25003,13 +26122,13 @@ const schema185 = {
   additionalProperties: false,
 };
 
-function validate93(
+function validate98(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate93.evaluated;
+  const evaluated0 = validate98.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25024,8 +26143,8 @@ function validate93(
         keyword: "required",
         params: { missingProperty: "summary" },
         message: "must have required property '" + "summary" + "'",
-        schema: schema185.required,
-        parentSchema: schema185,
+        schema: schema192.required,
+        parentSchema: schema192,
         data,
       };
       if (vErrors === null) {
@@ -25050,7 +26169,7 @@ function validate93(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema185,
+          parentSchema: schema192,
           data,
         };
         if (vErrors === null) {
@@ -25282,7 +26401,7 @@ function validate93(
             params: { limit: 100 },
             message: "must NOT have more than 100 items",
             schema: 100,
-            parentSchema: schema185.properties.artifacts,
+            parentSchema: schema192.properties.artifacts,
             data: data3,
           };
           if (vErrors === null) {
@@ -25517,8 +26636,8 @@ function validate93(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema185.properties.artifacts.type,
-          parentSchema: schema185.properties.artifacts,
+          schema: schema192.properties.artifacts.type,
+          parentSchema: schema192.properties.artifacts,
           data: data3,
         };
         if (vErrors === null) {
@@ -25594,8 +26713,8 @@ function validate93(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema185.type,
-      parentSchema: schema185,
+      schema: schema192.type,
+      parentSchema: schema192,
       data,
     };
     if (vErrors === null) {
@@ -25605,13 +26724,13 @@ function validate93(
     }
     errors++;
   }
-  validate93.errors = vErrors;
+  validate98.errors = vErrors;
   return errors === 0;
 }
-validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateOutput = validate94;
-const schema191 = {
+export const validateHandoffCreateOutput = validate99;
+const schema198 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -25629,13 +26748,13 @@ const schema191 = {
   additionalProperties: false,
 };
 
-function validate94(
+function validate99(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate94.evaluated;
+  const evaluated0 = validate99.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25650,8 +26769,8 @@ function validate94(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema191.required,
-        parentSchema: schema191,
+        schema: schema198.required,
+        parentSchema: schema198,
         data,
       };
       if (vErrors === null) {
@@ -25668,8 +26787,8 @@ function validate94(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema191.required,
-        parentSchema: schema191,
+        schema: schema198.required,
+        parentSchema: schema198,
         data,
       };
       if (vErrors === null) {
@@ -25686,8 +26805,8 @@ function validate94(
         keyword: "required",
         params: { missingProperty: "replayed" },
         message: "must have required property '" + "replayed" + "'",
-        schema: schema191.required,
-        parentSchema: schema191,
+        schema: schema198.required,
+        parentSchema: schema198,
         data,
       };
       if (vErrors === null) {
@@ -25706,7 +26825,7 @@ function validate94(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema191,
+          parentSchema: schema198,
           data,
         };
         if (vErrors === null) {
@@ -25758,8 +26877,8 @@ function validate94(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema191.properties.task.anyOf[1].type,
-          parentSchema: schema191.properties.task.anyOf[1],
+          schema: schema198.properties.task.anyOf[1].type,
+          parentSchema: schema198.properties.task.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -25778,8 +26897,8 @@ function validate94(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema191.properties.task.anyOf,
-          parentSchema: schema191.properties.task,
+          schema: schema198.properties.task.anyOf,
+          parentSchema: schema198.properties.task,
           data: data1,
         };
         if (vErrors === null) {
@@ -25808,8 +26927,8 @@ function validate94(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema191.properties.replayed.type,
-          parentSchema: schema191.properties.replayed,
+          schema: schema198.properties.replayed.type,
+          parentSchema: schema198.properties.replayed,
           data: data2,
         };
         if (vErrors === null) {
@@ -25827,8 +26946,8 @@ function validate94(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema191.type,
-      parentSchema: schema191,
+      schema: schema198.type,
+      parentSchema: schema198,
       data,
     };
     if (vErrors === null) {
@@ -25838,13 +26957,13 @@ function validate94(
     }
     errors++;
   }
-  validate94.errors = vErrors;
+  validate99.errors = vErrors;
   return errors === 0;
 }
-validate94.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffDecisionInput = validate97;
-const schema192 = {
+export const validateHandoffDecisionInput = validate102;
+const schema199 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
@@ -25857,13 +26976,13 @@ const schema192 = {
   additionalProperties: false,
 };
 
-function validate97(
+function validate102(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate97.evaluated;
+  const evaluated0 = validate102.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25878,8 +26997,8 @@ function validate97(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema192.required,
-        parentSchema: schema192,
+        schema: schema199.required,
+        parentSchema: schema199,
         data,
       };
       if (vErrors === null) {
@@ -25898,7 +27017,7 @@ function validate97(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema192,
+          parentSchema: schema199,
           data,
         };
         if (vErrors === null) {
@@ -25920,7 +27039,7 @@ function validate97(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema192.properties.handoff_id,
+            parentSchema: schema199.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -25938,7 +27057,7 @@ function validate97(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema192.properties.handoff_id,
+            parentSchema: schema199.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -25955,8 +27074,8 @@ function validate97(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema192.properties.handoff_id.type,
-          parentSchema: schema192.properties.handoff_id,
+          schema: schema199.properties.handoff_id.type,
+          parentSchema: schema199.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -26014,8 +27133,8 @@ function validate97(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema192.type,
-      parentSchema: schema192,
+      schema: schema199.type,
+      parentSchema: schema199,
       data,
     };
     if (vErrors === null) {
@@ -26025,13 +27144,13 @@ function validate97(
     }
     errors++;
   }
-  validate97.errors = vErrors;
+  validate102.errors = vErrors;
   return errors === 0;
 }
-validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsInput = validate98;
-const schema194 = {
+export const validateHandoffEventsInput = validate103;
+const schema201 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
@@ -26057,13 +27176,13 @@ const schema194 = {
   additionalProperties: false,
 };
 
-function validate98(
+function validate103(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate98.evaluated;
+  const evaluated0 = validate103.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26084,8 +27203,8 @@ function validate98(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema194.required,
-        parentSchema: schema194,
+        schema: schema201.required,
+        parentSchema: schema201,
         data,
       };
       if (vErrors === null) {
@@ -26104,7 +27223,7 @@ function validate98(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema194,
+          parentSchema: schema201,
           data,
         };
         if (vErrors === null) {
@@ -26126,7 +27245,7 @@ function validate98(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema194.properties.handoff_id,
+            parentSchema: schema201.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -26144,7 +27263,7 @@ function validate98(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema194.properties.handoff_id,
+            parentSchema: schema201.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -26161,8 +27280,8 @@ function validate98(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema194.properties.handoff_id.type,
-          parentSchema: schema194.properties.handoff_id,
+          schema: schema201.properties.handoff_id.type,
+          parentSchema: schema201.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -26181,8 +27300,8 @@ function validate98(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema194.properties.after.type,
-        parentSchema: schema194.properties.after,
+        schema: schema201.properties.after.type,
+        parentSchema: schema201.properties.after,
         data: data1,
       };
       if (vErrors === null) {
@@ -26201,7 +27320,7 @@ function validate98(
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
           schema: 0,
-          parentSchema: schema194.properties.after,
+          parentSchema: schema201.properties.after,
           data: data1,
         };
         if (vErrors === null) {
@@ -26220,8 +27339,8 @@ function validate98(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema194.properties.limit.type,
-        parentSchema: schema194.properties.limit,
+        schema: schema201.properties.limit.type,
+        parentSchema: schema201.properties.limit,
         data: data2,
       };
       if (vErrors === null) {
@@ -26240,7 +27359,7 @@ function validate98(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema194.properties.limit,
+          parentSchema: schema201.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -26258,7 +27377,7 @@ function validate98(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema194.properties.limit,
+          parentSchema: schema201.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -26276,8 +27395,8 @@ function validate98(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema194.type,
-      parentSchema: schema194,
+      schema: schema201.type,
+      parentSchema: schema201,
       data,
     };
     if (vErrors === null) {
@@ -26287,13 +27406,13 @@ function validate98(
     }
     errors++;
   }
-  validate98.errors = vErrors;
+  validate103.errors = vErrors;
   return errors === 0;
 }
-validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsOutput = validate99;
-const schema195 = {
+export const validateHandoffEventsOutput = validate104;
+const schema202 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -26308,13 +27427,13 @@ const schema195 = {
   additionalProperties: false,
 };
 
-function validate99(
+function validate104(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate99.evaluated;
+  const evaluated0 = validate104.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26329,8 +27448,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "events" },
         message: "must have required property '" + "events" + "'",
-        schema: schema195.required,
-        parentSchema: schema195,
+        schema: schema202.required,
+        parentSchema: schema202,
         data,
       };
       if (vErrors === null) {
@@ -26347,8 +27466,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "next_after" },
         message: "must have required property '" + "next_after" + "'",
-        schema: schema195.required,
-        parentSchema: schema195,
+        schema: schema202.required,
+        parentSchema: schema202,
         data,
       };
       if (vErrors === null) {
@@ -26365,8 +27484,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "has_more" },
         message: "must have required property '" + "has_more" + "'",
-        schema: schema195.required,
-        parentSchema: schema195,
+        schema: schema202.required,
+        parentSchema: schema202,
         data,
       };
       if (vErrors === null) {
@@ -26383,8 +27502,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "gap" },
         message: "must have required property '" + "gap" + "'",
-        schema: schema195.required,
-        parentSchema: schema195,
+        schema: schema202.required,
+        parentSchema: schema202,
         data,
       };
       if (vErrors === null) {
@@ -26403,7 +27522,7 @@ function validate99(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema195,
+          parentSchema: schema202,
           data,
         };
         if (vErrors === null) {
@@ -26439,8 +27558,8 @@ function validate99(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema195.properties.events.type,
-          parentSchema: schema195.properties.events,
+          schema: schema202.properties.events.type,
+          parentSchema: schema202.properties.events,
           data: data0,
         };
         if (vErrors === null) {
@@ -26460,8 +27579,8 @@ function validate99(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema195.properties.next_after.type,
-          parentSchema: schema195.properties.next_after,
+          schema: schema202.properties.next_after.type,
+          parentSchema: schema202.properties.next_after,
           data: data2,
         };
         if (vErrors === null) {
@@ -26480,7 +27599,7 @@ function validate99(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema195.properties.next_after,
+            parentSchema: schema202.properties.next_after,
             data: data2,
           };
           if (vErrors === null) {
@@ -26501,8 +27620,8 @@ function validate99(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema195.properties.has_more.type,
-          parentSchema: schema195.properties.has_more,
+          schema: schema202.properties.has_more.type,
+          parentSchema: schema202.properties.has_more,
           data: data3,
         };
         if (vErrors === null) {
@@ -26522,8 +27641,8 @@ function validate99(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema195.properties.gap.type,
-          parentSchema: schema195.properties.gap,
+          schema: schema202.properties.gap.type,
+          parentSchema: schema202.properties.gap,
           data: data4,
         };
         if (vErrors === null) {
@@ -26541,8 +27660,8 @@ function validate99(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema195.type,
-      parentSchema: schema195,
+      schema: schema202.type,
+      parentSchema: schema202,
       data,
     };
     if (vErrors === null) {
@@ -26552,13 +27671,13 @@ function validate99(
     }
     errors++;
   }
-  validate99.errors = vErrors;
+  validate104.errors = vErrors;
   return errors === 0;
 }
-validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate104.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffGetInput = validate101;
-const schema196 = {
+export const validateHandoffGetInput = validate106;
+const schema203 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id: exactly one of the two.",
   type: "object",
@@ -26582,13 +27701,13 @@ const schema196 = {
   additionalProperties: false,
 };
 
-function validate101(
+function validate106(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate101.evaluated;
+  const evaluated0 = validate106.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26607,8 +27726,8 @@ function validate101(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema196.oneOf[0].required,
-        parentSchema: schema196.oneOf[0],
+        schema: schema203.oneOf[0].required,
+        parentSchema: schema203.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -26633,8 +27752,8 @@ function validate101(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema196.oneOf[1].required,
-        parentSchema: schema196.oneOf[1],
+        schema: schema203.oneOf[1].required,
+        parentSchema: schema203.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -26662,8 +27781,8 @@ function validate101(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
-      schema: schema196.oneOf,
-      parentSchema: schema196,
+      schema: schema203.oneOf,
+      parentSchema: schema203,
       data,
     };
     if (vErrors === null) {
@@ -26692,7 +27811,7 @@ function validate101(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema196,
+          parentSchema: schema203,
           data,
         };
         if (vErrors === null) {
@@ -26714,7 +27833,7 @@ function validate101(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema196.properties.handoff_id,
+            parentSchema: schema203.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -26732,7 +27851,7 @@ function validate101(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema196.properties.handoff_id,
+            parentSchema: schema203.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -26749,8 +27868,8 @@ function validate101(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema196.properties.handoff_id.type,
-          parentSchema: schema196.properties.handoff_id,
+          schema: schema203.properties.handoff_id.type,
+          parentSchema: schema203.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -26772,7 +27891,7 @@ function validate101(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema196.properties.task_id,
+            parentSchema: schema203.properties.task_id,
             data: data1,
           };
           if (vErrors === null) {
@@ -26790,7 +27909,7 @@ function validate101(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema196.properties.task_id,
+            parentSchema: schema203.properties.task_id,
             data: data1,
           };
           if (vErrors === null) {
@@ -26807,8 +27926,8 @@ function validate101(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema196.properties.task_id.type,
-          parentSchema: schema196.properties.task_id,
+          schema: schema203.properties.task_id.type,
+          parentSchema: schema203.properties.task_id,
           data: data1,
         };
         if (vErrors === null) {
@@ -26826,8 +27945,8 @@ function validate101(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema196.type,
-      parentSchema: schema196,
+      schema: schema203.type,
+      parentSchema: schema203,
       data,
     };
     if (vErrors === null) {
@@ -26837,13 +27956,13 @@ function validate101(
     }
     errors++;
   }
-  validate101.errors = vErrors;
+  validate106.errors = vErrors;
   return errors === 0;
 }
-validate101.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListInput = validate102;
-const schema197 = {
+export const validateHandoffListInput = validate107;
+const schema204 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -26869,13 +27988,13 @@ const schema197 = {
   additionalProperties: false,
 };
 
-function validate102(
+function validate107(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate102.evaluated;
+  const evaluated0 = validate107.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26895,7 +28014,7 @@ function validate102(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema197,
+          parentSchema: schema204,
           data,
         };
         if (vErrors === null) {
@@ -26963,7 +28082,7 @@ function validate102(
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
             schema: 200,
-            parentSchema: schema197.properties.cursor,
+            parentSchema: schema204.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -26981,7 +28100,7 @@ function validate102(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema197.properties.cursor,
+            parentSchema: schema204.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -26998,8 +28117,8 @@ function validate102(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema197.properties.cursor.type,
-          parentSchema: schema197.properties.cursor,
+          schema: schema204.properties.cursor.type,
+          parentSchema: schema204.properties.cursor,
           data: data1,
         };
         if (vErrors === null) {
@@ -27018,8 +28137,8 @@ function validate102(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema197.properties.limit.type,
-        parentSchema: schema197.properties.limit,
+        schema: schema204.properties.limit.type,
+        parentSchema: schema204.properties.limit,
         data: data2,
       };
       if (vErrors === null) {
@@ -27038,7 +28157,7 @@ function validate102(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema197.properties.limit,
+          parentSchema: schema204.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -27056,7 +28175,7 @@ function validate102(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema197.properties.limit,
+          parentSchema: schema204.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -27074,8 +28193,8 @@ function validate102(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema197.type,
-      parentSchema: schema197,
+      schema: schema204.type,
+      parentSchema: schema204,
       data,
     };
     if (vErrors === null) {
@@ -27085,13 +28204,13 @@ function validate102(
     }
     errors++;
   }
-  validate102.errors = vErrors;
+  validate107.errors = vErrors;
   return errors === 0;
 }
-validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListOutput = validate103;
-const schema199 = {
+export const validateHandoffListOutput = validate108;
+const schema206 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -27103,13 +28222,13 @@ const schema199 = {
   additionalProperties: false,
 };
 
-function validate103(
+function validate108(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate103.evaluated;
+  const evaluated0 = validate108.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27124,8 +28243,8 @@ function validate103(
         keyword: "required",
         params: { missingProperty: "handoffs" },
         message: "must have required property '" + "handoffs" + "'",
-        schema: schema199.required,
-        parentSchema: schema199,
+        schema: schema206.required,
+        parentSchema: schema206,
         data,
       };
       if (vErrors === null) {
@@ -27142,8 +28261,8 @@ function validate103(
         keyword: "required",
         params: { missingProperty: "next_cursor" },
         message: "must have required property '" + "next_cursor" + "'",
-        schema: schema199.required,
-        parentSchema: schema199,
+        schema: schema206.required,
+        parentSchema: schema206,
         data,
       };
       if (vErrors === null) {
@@ -27162,7 +28281,7 @@ function validate103(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema199,
+          parentSchema: schema206,
           data,
         };
         if (vErrors === null) {
@@ -27198,8 +28317,8 @@ function validate103(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema199.properties.handoffs.type,
-          parentSchema: schema199.properties.handoffs,
+          schema: schema206.properties.handoffs.type,
+          parentSchema: schema206.properties.handoffs,
           data: data0,
         };
         if (vErrors === null) {
@@ -27222,8 +28341,8 @@ function validate103(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema199.properties.next_cursor.anyOf[0].type,
-          parentSchema: schema199.properties.next_cursor.anyOf[0],
+          schema: schema206.properties.next_cursor.anyOf[0].type,
+          parentSchema: schema206.properties.next_cursor.anyOf[0],
           data: data2,
         };
         if (vErrors === null) {
@@ -27243,8 +28362,8 @@ function validate103(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema199.properties.next_cursor.anyOf[1].type,
-          parentSchema: schema199.properties.next_cursor.anyOf[1],
+          schema: schema206.properties.next_cursor.anyOf[1].type,
+          parentSchema: schema206.properties.next_cursor.anyOf[1],
           data: data2,
         };
         if (vErrors === null) {
@@ -27263,8 +28382,8 @@ function validate103(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema199.properties.next_cursor.anyOf,
-          parentSchema: schema199.properties.next_cursor,
+          schema: schema206.properties.next_cursor.anyOf,
+          parentSchema: schema206.properties.next_cursor,
           data: data2,
         };
         if (vErrors === null) {
@@ -27291,8 +28410,8 @@ function validate103(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema199.type,
-      parentSchema: schema199,
+      schema: schema206.type,
+      parentSchema: schema206,
       data,
     };
     if (vErrors === null) {
@@ -27302,13 +28421,13 @@ function validate103(
     }
     errors++;
   }
-  validate103.errors = vErrors;
+  validate108.errors = vErrors;
   return errors === 0;
 }
-validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffOutput = validate105;
-const schema200 = {
+export const validateHandoffOutput = validate110;
+const schema207 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -27317,13 +28436,13 @@ const schema200 = {
   additionalProperties: false,
 };
 
-function validate105(
+function validate110(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate105.evaluated;
+  const evaluated0 = validate110.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27338,8 +28457,8 @@ function validate105(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema200.required,
-        parentSchema: schema200,
+        schema: schema207.required,
+        parentSchema: schema207,
         data,
       };
       if (vErrors === null) {
@@ -27358,7 +28477,7 @@ function validate105(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema200,
+          parentSchema: schema207,
           data,
         };
         if (vErrors === null) {
@@ -27390,8 +28509,8 @@ function validate105(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema200.type,
-      parentSchema: schema200,
+      schema: schema207.type,
+      parentSchema: schema207,
       data,
     };
     if (vErrors === null) {
@@ -27401,13 +28520,13 @@ function validate105(
     }
     errors++;
   }
-  validate105.errors = vErrors;
+  validate110.errors = vErrors;
   return errors === 0;
 }
-validate105.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffProgressInput = validate107;
-const schema201 = {
+export const validateHandoffProgressInput = validate112;
+const schema208 = {
   title: "HandoffProgressInput",
   description:
     "The assignee says how far along a working task is. Reports for one task are committed at most once a second; the latest wins, and the last one before the task ends is always committed.",
@@ -27422,13 +28541,13 @@ const schema201 = {
   additionalProperties: false,
 };
 
-function validate107(
+function validate112(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate107.evaluated;
+  const evaluated0 = validate112.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27443,8 +28562,8 @@ function validate107(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema201.required,
-        parentSchema: schema201,
+        schema: schema208.required,
+        parentSchema: schema208,
         data,
       };
       if (vErrors === null) {
@@ -27461,8 +28580,8 @@ function validate107(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
-        schema: schema201.required,
-        parentSchema: schema201,
+        schema: schema208.required,
+        parentSchema: schema208,
         data,
       };
       if (vErrors === null) {
@@ -27481,7 +28600,7 @@ function validate107(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema201,
+          parentSchema: schema208,
           data,
         };
         if (vErrors === null) {
@@ -27503,7 +28622,7 @@ function validate107(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema201.properties.handoff_id,
+            parentSchema: schema208.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27521,7 +28640,7 @@ function validate107(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema201.properties.handoff_id,
+            parentSchema: schema208.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27538,8 +28657,8 @@ function validate107(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema201.properties.handoff_id.type,
-          parentSchema: schema201.properties.handoff_id,
+          schema: schema208.properties.handoff_id.type,
+          parentSchema: schema208.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -27561,7 +28680,7 @@ function validate107(
             params: { limit: 500 },
             message: "must NOT have more than 500 characters",
             schema: 500,
-            parentSchema: schema201.properties.message,
+            parentSchema: schema208.properties.message,
             data: data1,
           };
           if (vErrors === null) {
@@ -27579,7 +28698,7 @@ function validate107(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema201.properties.message,
+            parentSchema: schema208.properties.message,
             data: data1,
           };
           if (vErrors === null) {
@@ -27596,8 +28715,8 @@ function validate107(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema201.properties.message.type,
-          parentSchema: schema201.properties.message,
+          schema: schema208.properties.message.type,
+          parentSchema: schema208.properties.message,
           data: data1,
         };
         if (vErrors === null) {
@@ -27619,7 +28738,7 @@ function validate107(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema201.properties.progress,
+            parentSchema: schema208.properties.progress,
             data: data2,
           };
           if (vErrors === null) {
@@ -27636,8 +28755,8 @@ function validate107(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
-          schema: schema201.properties.progress.type,
-          parentSchema: schema201.properties.progress,
+          schema: schema208.properties.progress.type,
+          parentSchema: schema208.properties.progress,
           data: data2,
         };
         if (vErrors === null) {
@@ -27659,7 +28778,7 @@ function validate107(
             params: { comparison: ">", limit: 0 },
             message: "must be > 0",
             schema: 0,
-            parentSchema: schema201.properties.total,
+            parentSchema: schema208.properties.total,
             data: data3,
           };
           if (vErrors === null) {
@@ -27676,8 +28795,8 @@ function validate107(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
-          schema: schema201.properties.total.type,
-          parentSchema: schema201.properties.total,
+          schema: schema208.properties.total.type,
+          parentSchema: schema208.properties.total,
           data: data3,
         };
         if (vErrors === null) {
@@ -27695,8 +28814,8 @@ function validate107(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema201.type,
-      parentSchema: schema201,
+      schema: schema208.type,
+      parentSchema: schema208,
       data,
     };
     if (vErrors === null) {
@@ -27706,13 +28825,13 @@ function validate107(
     }
     errors++;
   }
-  validate107.errors = vErrors;
+  validate112.errors = vErrors;
   return errors === 0;
 }
-validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffProgressOutput = validate108;
-const schema202 = {
+export const validateHandoffProgressOutput = validate113;
+const schema209 = {
   title: "HandoffProgressOutput",
   description:
     "The handoff and its task after the report. committed is false when the report waits (under a second) for the task's next commit, which a newer report replaces; the handoff and task are then shown as the report will leave them.",
@@ -27726,13 +28845,13 @@ const schema202 = {
   additionalProperties: false,
 };
 
-function validate108(
+function validate113(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate108.evaluated;
+  const evaluated0 = validate113.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27747,8 +28866,8 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema202.required,
-        parentSchema: schema202,
+        schema: schema209.required,
+        parentSchema: schema209,
         data,
       };
       if (vErrors === null) {
@@ -27765,8 +28884,8 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema202.required,
-        parentSchema: schema202,
+        schema: schema209.required,
+        parentSchema: schema209,
         data,
       };
       if (vErrors === null) {
@@ -27783,8 +28902,8 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "committed" },
         message: "must have required property '" + "committed" + "'",
-        schema: schema202.required,
-        parentSchema: schema202,
+        schema: schema209.required,
+        parentSchema: schema209,
         data,
       };
       if (vErrors === null) {
@@ -27803,7 +28922,7 @@ function validate108(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema202,
+          parentSchema: schema209,
           data,
         };
         if (vErrors === null) {
@@ -27851,8 +28970,8 @@ function validate108(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema202.properties.committed.type,
-          parentSchema: schema202.properties.committed,
+          schema: schema209.properties.committed.type,
+          parentSchema: schema209.properties.committed,
           data: data2,
         };
         if (vErrors === null) {
@@ -27870,8 +28989,8 @@ function validate108(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema202.type,
-      parentSchema: schema202,
+      schema: schema209.type,
+      parentSchema: schema209,
       data,
     };
     if (vErrors === null) {
@@ -27881,13 +29000,13 @@ function validate108(
     }
     errors++;
   }
-  validate108.errors = vErrors;
+  validate113.errors = vErrors;
   return errors === 0;
 }
-validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRefInput = validate111;
-const schema203 = {
+export const validateHandoffRefInput = validate116;
+const schema210 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
@@ -27898,13 +29017,13 @@ const schema203 = {
   additionalProperties: false,
 };
 
-function validate111(
+function validate116(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate111.evaluated;
+  const evaluated0 = validate116.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27919,8 +29038,8 @@ function validate111(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema203.required,
-        parentSchema: schema203,
+        schema: schema210.required,
+        parentSchema: schema210,
         data,
       };
       if (vErrors === null) {
@@ -27939,7 +29058,7 @@ function validate111(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema203,
+          parentSchema: schema210,
           data,
         };
         if (vErrors === null) {
@@ -27961,7 +29080,7 @@ function validate111(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema203.properties.handoff_id,
+            parentSchema: schema210.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27979,7 +29098,7 @@ function validate111(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema203.properties.handoff_id,
+            parentSchema: schema210.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27996,8 +29115,8 @@ function validate111(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema203.properties.handoff_id.type,
-          parentSchema: schema203.properties.handoff_id,
+          schema: schema210.properties.handoff_id.type,
+          parentSchema: schema210.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -28015,8 +29134,8 @@ function validate111(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema203.type,
-      parentSchema: schema203,
+      schema: schema210.type,
+      parentSchema: schema210,
       data,
     };
     if (vErrors === null) {
@@ -28026,13 +29145,13 @@ function validate111(
     }
     errors++;
   }
-  validate111.errors = vErrors;
+  validate116.errors = vErrors;
   return errors === 0;
 }
-validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputInput = validate112;
-const schema204 = {
+export const validateHandoffRequestInputInput = validate117;
+const schema211 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
@@ -28053,13 +29172,13 @@ const schema204 = {
   additionalProperties: false,
 };
 
-function validate112(
+function validate117(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate112.evaluated;
+  const evaluated0 = validate117.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28074,8 +29193,8 @@ function validate112(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema204.required,
-        parentSchema: schema204,
+        schema: schema211.required,
+        parentSchema: schema211,
         data,
       };
       if (vErrors === null) {
@@ -28092,8 +29211,8 @@ function validate112(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
-        schema: schema204.required,
-        parentSchema: schema204,
+        schema: schema211.required,
+        parentSchema: schema211,
         data,
       };
       if (vErrors === null) {
@@ -28112,7 +29231,7 @@ function validate112(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema204,
+          parentSchema: schema211,
           data,
         };
         if (vErrors === null) {
@@ -28134,7 +29253,7 @@ function validate112(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema204.properties.handoff_id,
+            parentSchema: schema211.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -28152,7 +29271,7 @@ function validate112(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema204.properties.handoff_id,
+            parentSchema: schema211.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -28169,8 +29288,8 @@ function validate112(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema204.properties.handoff_id.type,
-          parentSchema: schema204.properties.handoff_id,
+          schema: schema211.properties.handoff_id.type,
+          parentSchema: schema211.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -28268,7 +29387,7 @@ function validate112(
             params: { limit: 8000 },
             message: "must NOT have more than 8000 characters",
             schema: 8000,
-            parentSchema: schema204.properties.message,
+            parentSchema: schema211.properties.message,
             data: data2,
           };
           if (vErrors === null) {
@@ -28286,7 +29405,7 @@ function validate112(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema204.properties.message,
+            parentSchema: schema211.properties.message,
             data: data2,
           };
           if (vErrors === null) {
@@ -28303,8 +29422,8 @@ function validate112(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema204.properties.message.type,
-          parentSchema: schema204.properties.message,
+          schema: schema211.properties.message.type,
+          parentSchema: schema211.properties.message,
           data: data2,
         };
         if (vErrors === null) {
@@ -28584,8 +29703,8 @@ function validate112(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema204.type,
-      parentSchema: schema204,
+      schema: schema211.type,
+      parentSchema: schema211,
       data,
     };
     if (vErrors === null) {
@@ -28595,13 +29714,13 @@ function validate112(
     }
     errors++;
   }
-  validate112.errors = vErrors;
+  validate117.errors = vErrors;
   return errors === 0;
 }
-validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputOutput = validate113;
-const schema207 = {
+export const validateHandoffRequestInputOutput = validate118;
+const schema214 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -28614,13 +29733,13 @@ const schema207 = {
   additionalProperties: false,
 };
 
-function validate113(
+function validate118(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate113.evaluated;
+  const evaluated0 = validate118.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28635,8 +29754,8 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema207.required,
-        parentSchema: schema207,
+        schema: schema214.required,
+        parentSchema: schema214,
         data,
       };
       if (vErrors === null) {
@@ -28653,8 +29772,8 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema207.required,
-        parentSchema: schema207,
+        schema: schema214.required,
+        parentSchema: schema214,
         data,
       };
       if (vErrors === null) {
@@ -28671,8 +29790,8 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "key" },
         message: "must have required property '" + "key" + "'",
-        schema: schema207.required,
-        parentSchema: schema207,
+        schema: schema214.required,
+        parentSchema: schema214,
         data,
       };
       if (vErrors === null) {
@@ -28691,7 +29810,7 @@ function validate113(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema207,
+          parentSchema: schema214,
           data,
         };
         if (vErrors === null) {
@@ -28813,8 +29932,8 @@ function validate113(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema207.type,
-      parentSchema: schema207,
+      schema: schema214.type,
+      parentSchema: schema214,
       data,
     };
     if (vErrors === null) {
@@ -28824,13 +29943,13 @@ function validate113(
     }
     errors++;
   }
-  validate113.errors = vErrors;
+  validate118.errors = vErrors;
   return errors === 0;
 }
-validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffTaskOutput = validate116;
-const schema209 = {
+export const validateHandoffTaskOutput = validate121;
+const schema216 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -28846,13 +29965,13 @@ const schema209 = {
   additionalProperties: false,
 };
 
-function validate116(
+function validate121(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate116.evaluated;
+  const evaluated0 = validate121.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28867,8 +29986,8 @@ function validate116(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema209.required,
-        parentSchema: schema209,
+        schema: schema216.required,
+        parentSchema: schema216,
         data,
       };
       if (vErrors === null) {
@@ -28885,8 +30004,8 @@ function validate116(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema209.required,
-        parentSchema: schema209,
+        schema: schema216.required,
+        parentSchema: schema216,
         data,
       };
       if (vErrors === null) {
@@ -28905,7 +30024,7 @@ function validate116(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema209,
+          parentSchema: schema216,
           data,
         };
         if (vErrors === null) {
@@ -28957,8 +30076,8 @@ function validate116(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema209.properties.task.anyOf[1].type,
-          parentSchema: schema209.properties.task.anyOf[1],
+          schema: schema216.properties.task.anyOf[1].type,
+          parentSchema: schema216.properties.task.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -28977,8 +30096,8 @@ function validate116(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema209.properties.task.anyOf,
-          parentSchema: schema209.properties.task,
+          schema: schema216.properties.task.anyOf,
+          parentSchema: schema216.properties.task,
           data: data1,
         };
         if (vErrors === null) {
@@ -29005,8 +30124,8 @@ function validate116(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema209.type,
-      parentSchema: schema209,
+      schema: schema216.type,
+      parentSchema: schema216,
       data,
     };
     if (vErrors === null) {
@@ -29016,13 +30135,13 @@ function validate116(
     }
     errors++;
   }
-  validate116.errors = vErrors;
+  validate121.errors = vErrors;
   return errors === 0;
 }
-validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantAddInput = validate119;
-const schema210 = {
+export const validateParticipantAddInput = validate124;
+const schema217 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
@@ -29031,13 +30150,13 @@ const schema210 = {
   additionalProperties: false,
 };
 
-function validate119(
+function validate124(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate119.evaluated;
+  const evaluated0 = validate124.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29052,8 +30171,8 @@ function validate119(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema210.required,
-        parentSchema: schema210,
+        schema: schema217.required,
+        parentSchema: schema217,
         data,
       };
       if (vErrors === null) {
@@ -29072,7 +30191,7 @@ function validate119(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema210,
+          parentSchema: schema217,
           data,
         };
         if (vErrors === null) {
@@ -29166,8 +30285,8 @@ function validate119(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema210.type,
-      parentSchema: schema210,
+      schema: schema217.type,
+      parentSchema: schema217,
       data,
     };
     if (vErrors === null) {
@@ -29177,13 +30296,13 @@ function validate119(
     }
     errors++;
   }
-  validate119.errors = vErrors;
+  validate124.errors = vErrors;
   return errors === 0;
 }
-validate119.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListInput = validate120;
-const schema212 = {
+export const validateParticipantListInput = validate125;
+const schema219 = {
   title: "ParticipantListInput",
   description: "Lists the participants of the room by name. Needs read, or the local operator.",
   type: "object",
@@ -29198,13 +30317,13 @@ const schema212 = {
   additionalProperties: false,
 };
 
-function validate120(
+function validate125(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate120.evaluated;
+  const evaluated0 = validate125.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29224,7 +30343,7 @@ function validate120(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema212,
+          parentSchema: schema219,
           data,
         };
         if (vErrors === null) {
@@ -29243,8 +30362,8 @@ function validate120(
         keyword: "type",
         params: { type: "boolean" },
         message: "must be boolean",
-        schema: schema212.properties.include_removed.type,
-        parentSchema: schema212.properties.include_removed,
+        schema: schema219.properties.include_removed.type,
+        parentSchema: schema219.properties.include_removed,
         data: data0,
       };
       if (vErrors === null) {
@@ -29261,8 +30380,8 @@ function validate120(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema212.type,
-      parentSchema: schema212,
+      schema: schema219.type,
+      parentSchema: schema219,
       data,
     };
     if (vErrors === null) {
@@ -29272,13 +30391,13 @@ function validate120(
     }
     errors++;
   }
-  validate120.errors = vErrors;
+  validate125.errors = vErrors;
   return errors === 0;
 }
-validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListOutput = validate121;
-const schema213 = {
+export const validateParticipantListOutput = validate126;
+const schema220 = {
   title: "ParticipantListOutput",
   description: "The room's participants by name.",
   type: "object",
@@ -29287,13 +30406,13 @@ const schema213 = {
   additionalProperties: false,
 };
 
-function validate121(
+function validate126(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate121.evaluated;
+  const evaluated0 = validate126.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29308,8 +30427,8 @@ function validate121(
         keyword: "required",
         params: { missingProperty: "participants" },
         message: "must have required property '" + "participants" + "'",
-        schema: schema213.required,
-        parentSchema: schema213,
+        schema: schema220.required,
+        parentSchema: schema220,
         data,
       };
       if (vErrors === null) {
@@ -29328,7 +30447,7 @@ function validate121(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema213,
+          parentSchema: schema220,
           data,
         };
         if (vErrors === null) {
@@ -29345,7 +30464,7 @@ function validate121(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate56(data0[i0], {
+            !validate60(data0[i0], {
               instancePath: instancePath + "/participants/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -29353,7 +30472,7 @@ function validate121(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+            vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
             errors = vErrors.length;
           }
         }
@@ -29364,8 +30483,8 @@ function validate121(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema213.properties.participants.type,
-          parentSchema: schema213.properties.participants,
+          schema: schema220.properties.participants.type,
+          parentSchema: schema220.properties.participants,
           data: data0,
         };
         if (vErrors === null) {
@@ -29383,8 +30502,8 @@ function validate121(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema213.type,
-      parentSchema: schema213,
+      schema: schema220.type,
+      parentSchema: schema220,
       data,
     };
     if (vErrors === null) {
@@ -29394,13 +30513,13 @@ function validate121(
     }
     errors++;
   }
-  validate121.errors = vErrors;
+  validate126.errors = vErrors;
   return errors === 0;
 }
-validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate126.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantRemoveInput = validate123;
-const schema214 = {
+export const validateParticipantRemoveInput = validate128;
+const schema221 = {
   title: "ParticipantRemoveInput",
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
@@ -29410,13 +30529,13 @@ const schema214 = {
   additionalProperties: false,
 };
 
-function validate123(
+function validate128(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate123.evaluated;
+  const evaluated0 = validate128.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29431,8 +30550,8 @@ function validate123(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema214.required,
-        parentSchema: schema214,
+        schema: schema221.required,
+        parentSchema: schema221,
         data,
       };
       if (vErrors === null) {
@@ -29451,7 +30570,7 @@ function validate123(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema214,
+          parentSchema: schema221,
           data,
         };
         if (vErrors === null) {
@@ -29545,8 +30664,8 @@ function validate123(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema214.type,
-      parentSchema: schema214,
+      schema: schema221.type,
+      parentSchema: schema221,
       data,
     };
     if (vErrors === null) {
@@ -29556,13 +30675,13 @@ function validate123(
     }
     errors++;
   }
-  validate123.errors = vErrors;
+  validate128.errors = vErrors;
   return errors === 0;
 }
-validate123.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantOutput = validate124;
-const schema216 = {
+export const validateParticipantOutput = validate129;
+const schema223 = {
   title: "ParticipantOutput",
   description: "One participant.",
   type: "object",
@@ -29571,13 +30690,13 @@ const schema216 = {
   additionalProperties: false,
 };
 
-function validate124(
+function validate129(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate124.evaluated;
+  const evaluated0 = validate129.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29592,8 +30711,8 @@ function validate124(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema216.required,
-        parentSchema: schema216,
+        schema: schema223.required,
+        parentSchema: schema223,
         data,
       };
       if (vErrors === null) {
@@ -29612,7 +30731,7 @@ function validate124(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema216,
+          parentSchema: schema223,
           data,
         };
         if (vErrors === null) {
@@ -29625,7 +30744,7 @@ function validate124(
     }
     if (data.participant !== undefined) {
       if (
-        !validate56(data.participant, {
+        !validate60(data.participant, {
           instancePath: instancePath + "/participant",
           parentData: data,
           parentDataProperty: "participant",
@@ -29633,7 +30752,7 @@ function validate124(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+        vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
         errors = vErrors.length;
       }
     }
@@ -29644,8 +30763,8 @@ function validate124(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema216.type,
-      parentSchema: schema216,
+      schema: schema223.type,
+      parentSchema: schema223,
       data,
     };
     if (vErrors === null) {
@@ -29655,13 +30774,13 @@ function validate124(
     }
     errors++;
   }
-  validate124.errors = vErrors;
+  validate129.errors = vErrors;
   return errors === 0;
 }
-validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate129.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalDecisionInput = validate126;
-const schema217 = {
+export const validateProposalDecisionInput = validate131;
+const schema224 = {
   title: "ProposalDecisionInput",
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
@@ -29680,13 +30799,13 @@ const schema217 = {
   additionalProperties: false,
 };
 
-function validate126(
+function validate131(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate126.evaluated;
+  const evaluated0 = validate131.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29701,8 +30820,8 @@ function validate126(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
-        schema: schema217.required,
-        parentSchema: schema217,
+        schema: schema224.required,
+        parentSchema: schema224,
         data,
       };
       if (vErrors === null) {
@@ -29721,7 +30840,7 @@ function validate126(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema217,
+          parentSchema: schema224,
           data,
         };
         if (vErrors === null) {
@@ -29743,7 +30862,7 @@ function validate126(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema217.properties.proposal_id,
+            parentSchema: schema224.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -29761,7 +30880,7 @@ function validate126(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema217.properties.proposal_id,
+            parentSchema: schema224.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -29778,8 +30897,8 @@ function validate126(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema217.properties.proposal_id.type,
-          parentSchema: schema217.properties.proposal_id,
+          schema: schema224.properties.proposal_id.type,
+          parentSchema: schema224.properties.proposal_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -29837,8 +30956,8 @@ function validate126(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema217.type,
-      parentSchema: schema217,
+      schema: schema224.type,
+      parentSchema: schema224,
       data,
     };
     if (vErrors === null) {
@@ -29848,13 +30967,13 @@ function validate126(
     }
     errors++;
   }
-  validate126.errors = vErrors;
+  validate131.errors = vErrors;
   return errors === 0;
 }
-validate126.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListInput = validate127;
-const schema219 = {
+export const validateProposalListInput = validate132;
+const schema226 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
@@ -29880,13 +30999,13 @@ const schema219 = {
   additionalProperties: false,
 };
 
-function validate127(
+function validate132(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate127.evaluated;
+  const evaluated0 = validate132.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29909,7 +31028,7 @@ function validate127(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema219,
+          parentSchema: schema226,
           data,
         };
         if (vErrors === null) {
@@ -29928,8 +31047,8 @@ function validate127(
         keyword: "type",
         params: { type: "string" },
         message: "must be string",
-        schema: schema118.type,
-        parentSchema: schema118,
+        schema: schema125.type,
+        parentSchema: schema125,
         data: data0,
       };
       if (vErrors === null) {
@@ -29944,10 +31063,10 @@ function validate127(
         instancePath: instancePath + "/status",
         schemaPath: "#/$defs/ProposalStatus/enum",
         keyword: "enum",
-        params: { allowedValues: schema118.enum },
+        params: { allowedValues: schema125.enum },
         message: "must be equal to one of the allowed values",
-        schema: schema118.enum,
-        parentSchema: schema118,
+        schema: schema125.enum,
+        parentSchema: schema125,
         data: data0,
       };
       if (vErrors === null) {
@@ -29968,7 +31087,7 @@ function validate127(
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
             schema: 200,
-            parentSchema: schema219.properties.cursor,
+            parentSchema: schema226.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -29986,7 +31105,7 @@ function validate127(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema219.properties.cursor,
+            parentSchema: schema226.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -30003,8 +31122,8 @@ function validate127(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema219.properties.cursor.type,
-          parentSchema: schema219.properties.cursor,
+          schema: schema226.properties.cursor.type,
+          parentSchema: schema226.properties.cursor,
           data: data1,
         };
         if (vErrors === null) {
@@ -30023,8 +31142,8 @@ function validate127(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema219.properties.limit.type,
-        parentSchema: schema219.properties.limit,
+        schema: schema226.properties.limit.type,
+        parentSchema: schema226.properties.limit,
         data: data2,
       };
       if (vErrors === null) {
@@ -30043,7 +31162,7 @@ function validate127(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema219.properties.limit,
+          parentSchema: schema226.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -30061,7 +31180,7 @@ function validate127(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema219.properties.limit,
+          parentSchema: schema226.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -30079,8 +31198,8 @@ function validate127(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema219.type,
-      parentSchema: schema219,
+      schema: schema226.type,
+      parentSchema: schema226,
       data,
     };
     if (vErrors === null) {
@@ -30090,13 +31209,13 @@ function validate127(
     }
     errors++;
   }
-  validate127.errors = vErrors;
+  validate132.errors = vErrors;
   return errors === 0;
 }
-validate127.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListOutput = validate128;
-const schema221 = {
+export const validateProposalListOutput = validate133;
+const schema228 = {
   title: "ProposalListOutput",
   description: "A page of proposals; next_cursor is null on the last page.",
   type: "object",
@@ -30108,13 +31227,13 @@ const schema221 = {
   additionalProperties: false,
 };
 
-function validate128(
+function validate133(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate128.evaluated;
+  const evaluated0 = validate133.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30129,8 +31248,8 @@ function validate128(
         keyword: "required",
         params: { missingProperty: "proposals" },
         message: "must have required property '" + "proposals" + "'",
-        schema: schema221.required,
-        parentSchema: schema221,
+        schema: schema228.required,
+        parentSchema: schema228,
         data,
       };
       if (vErrors === null) {
@@ -30147,8 +31266,8 @@ function validate128(
         keyword: "required",
         params: { missingProperty: "next_cursor" },
         message: "must have required property '" + "next_cursor" + "'",
-        schema: schema221.required,
-        parentSchema: schema221,
+        schema: schema228.required,
+        parentSchema: schema228,
         data,
       };
       if (vErrors === null) {
@@ -30167,7 +31286,7 @@ function validate128(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema221,
+          parentSchema: schema228,
           data,
         };
         if (vErrors === null) {
@@ -30184,7 +31303,7 @@ function validate128(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate59(data0[i0], {
+            !validate63(data0[i0], {
               instancePath: instancePath + "/proposals/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -30192,7 +31311,7 @@ function validate128(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+            vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
             errors = vErrors.length;
           }
         }
@@ -30203,8 +31322,8 @@ function validate128(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema221.properties.proposals.type,
-          parentSchema: schema221.properties.proposals,
+          schema: schema228.properties.proposals.type,
+          parentSchema: schema228.properties.proposals,
           data: data0,
         };
         if (vErrors === null) {
@@ -30227,8 +31346,8 @@ function validate128(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema221.properties.next_cursor.anyOf[0].type,
-          parentSchema: schema221.properties.next_cursor.anyOf[0],
+          schema: schema228.properties.next_cursor.anyOf[0].type,
+          parentSchema: schema228.properties.next_cursor.anyOf[0],
           data: data2,
         };
         if (vErrors === null) {
@@ -30248,8 +31367,8 @@ function validate128(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema221.properties.next_cursor.anyOf[1].type,
-          parentSchema: schema221.properties.next_cursor.anyOf[1],
+          schema: schema228.properties.next_cursor.anyOf[1].type,
+          parentSchema: schema228.properties.next_cursor.anyOf[1],
           data: data2,
         };
         if (vErrors === null) {
@@ -30268,8 +31387,8 @@ function validate128(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema221.properties.next_cursor.anyOf,
-          parentSchema: schema221.properties.next_cursor,
+          schema: schema228.properties.next_cursor.anyOf,
+          parentSchema: schema228.properties.next_cursor,
           data: data2,
         };
         if (vErrors === null) {
@@ -30296,8 +31415,8 @@ function validate128(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema221.type,
-      parentSchema: schema221,
+      schema: schema228.type,
+      parentSchema: schema228,
       data,
     };
     if (vErrors === null) {
@@ -30307,13 +31426,13 @@ function validate128(
     }
     errors++;
   }
-  validate128.errors = vErrors;
+  validate133.errors = vErrors;
   return errors === 0;
 }
-validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalOutput = validate130;
-const schema222 = {
+export const validateProposalOutput = validate135;
+const schema229 = {
   title: "ProposalOutput",
   description: "One proposal and, once accepted, the revision it made.",
   type: "object",
@@ -30325,13 +31444,13 @@ const schema222 = {
   additionalProperties: false,
 };
 
-function validate130(
+function validate135(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate130.evaluated;
+  const evaluated0 = validate135.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30346,8 +31465,8 @@ function validate130(
         keyword: "required",
         params: { missingProperty: "proposal" },
         message: "must have required property '" + "proposal" + "'",
-        schema: schema222.required,
-        parentSchema: schema222,
+        schema: schema229.required,
+        parentSchema: schema229,
         data,
       };
       if (vErrors === null) {
@@ -30364,8 +31483,8 @@ function validate130(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
-        schema: schema222.required,
-        parentSchema: schema222,
+        schema: schema229.required,
+        parentSchema: schema229,
         data,
       };
       if (vErrors === null) {
@@ -30384,7 +31503,7 @@ function validate130(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema222,
+          parentSchema: schema229,
           data,
         };
         if (vErrors === null) {
@@ -30397,7 +31516,7 @@ function validate130(
     }
     if (data.proposal !== undefined) {
       if (
-        !validate59(data.proposal, {
+        !validate63(data.proposal, {
           instancePath: instancePath + "/proposal",
           parentData: data,
           parentDataProperty: "proposal",
@@ -30405,7 +31524,7 @@ function validate130(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+        vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
         errors = vErrors.length;
       }
     }
@@ -30436,8 +31555,8 @@ function validate130(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema222.properties.revision.anyOf[1].type,
-          parentSchema: schema222.properties.revision.anyOf[1],
+          schema: schema229.properties.revision.anyOf[1].type,
+          parentSchema: schema229.properties.revision.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -30456,8 +31575,8 @@ function validate130(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema222.properties.revision.anyOf,
-          parentSchema: schema222.properties.revision,
+          schema: schema229.properties.revision.anyOf,
+          parentSchema: schema229.properties.revision,
           data: data1,
         };
         if (vErrors === null) {
@@ -30484,8 +31603,8 @@ function validate130(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema222.type,
-      parentSchema: schema222,
+      schema: schema229.type,
+      parentSchema: schema229,
       data,
     };
     if (vErrors === null) {
@@ -30495,13 +31614,13 @@ function validate130(
     }
     errors++;
   }
-  validate130.errors = vErrors;
+  validate135.errors = vErrors;
   return errors === 0;
 }
-validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalRefInput = validate133;
-const schema223 = {
+export const validateProposalRefInput = validate138;
+const schema230 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
@@ -30518,13 +31637,13 @@ const schema223 = {
   additionalProperties: false,
 };
 
-function validate133(
+function validate138(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate133.evaluated;
+  const evaluated0 = validate138.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30539,8 +31658,8 @@ function validate133(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
-        schema: schema223.required,
-        parentSchema: schema223,
+        schema: schema230.required,
+        parentSchema: schema230,
         data,
       };
       if (vErrors === null) {
@@ -30559,7 +31678,7 @@ function validate133(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema223,
+          parentSchema: schema230,
           data,
         };
         if (vErrors === null) {
@@ -30581,7 +31700,7 @@ function validate133(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema223.properties.proposal_id,
+            parentSchema: schema230.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -30599,7 +31718,7 @@ function validate133(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema223.properties.proposal_id,
+            parentSchema: schema230.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -30616,8 +31735,8 @@ function validate133(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema223.properties.proposal_id.type,
-          parentSchema: schema223.properties.proposal_id,
+          schema: schema230.properties.proposal_id.type,
+          parentSchema: schema230.properties.proposal_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -30635,8 +31754,8 @@ function validate133(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema223.type,
-      parentSchema: schema223,
+      schema: schema230.type,
+      parentSchema: schema230,
       data,
     };
     if (vErrors === null) {
@@ -30646,13 +31765,13 @@ function validate133(
     }
     errors++;
   }
-  validate133.errors = vErrors;
+  validate138.errors = vErrors;
   return errors === 0;
 }
-validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate138.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateInput = validate134;
-const schema224 = {
+export const validateSessionCreateInput = validate139;
+const schema231 = {
   title: "SessionCreateInput",
   description:
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
@@ -30679,13 +31798,13 @@ const schema224 = {
   additionalProperties: false,
 };
 
-function validate134(
+function validate139(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate134.evaluated;
+  const evaluated0 = validate139.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30700,8 +31819,8 @@ function validate134(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema224.required,
-        parentSchema: schema224,
+        schema: schema231.required,
+        parentSchema: schema231,
         data,
       };
       if (vErrors === null) {
@@ -30718,8 +31837,8 @@ function validate134(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
-        schema: schema224.required,
-        parentSchema: schema224,
+        schema: schema231.required,
+        parentSchema: schema231,
         data,
       };
       if (vErrors === null) {
@@ -30738,7 +31857,7 @@ function validate134(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema224,
+          parentSchema: schema231,
           data,
         };
         if (vErrors === null) {
@@ -30836,7 +31955,7 @@ function validate134(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 items",
             schema: 1,
-            parentSchema: schema224.properties.capabilities,
+            parentSchema: schema231.properties.capabilities,
             data: data1,
           };
           if (vErrors === null) {
@@ -30899,7 +32018,7 @@ function validate134(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema224.properties.capabilities,
+                  parentSchema: schema231.properties.capabilities,
                   data: data1,
                 };
                 if (vErrors === null) {
@@ -30920,8 +32039,8 @@ function validate134(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema224.properties.capabilities.type,
-          parentSchema: schema224.properties.capabilities,
+          schema: schema231.properties.capabilities.type,
+          parentSchema: schema231.properties.capabilities,
           data: data1,
         };
         if (vErrors === null) {
@@ -30941,8 +32060,8 @@ function validate134(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema224.properties.expires_in_seconds.type,
-          parentSchema: schema224.properties.expires_in_seconds,
+          schema: schema231.properties.expires_in_seconds.type,
+          parentSchema: schema231.properties.expires_in_seconds,
           data: data3,
         };
         if (vErrors === null) {
@@ -30961,7 +32080,7 @@ function validate134(
             params: { comparison: "<=", limit: 31536000 },
             message: "must be <= 31536000",
             schema: 31536000,
-            parentSchema: schema224.properties.expires_in_seconds,
+            parentSchema: schema231.properties.expires_in_seconds,
             data: data3,
           };
           if (vErrors === null) {
@@ -30979,7 +32098,7 @@ function validate134(
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
             schema: 1,
-            parentSchema: schema224.properties.expires_in_seconds,
+            parentSchema: schema231.properties.expires_in_seconds,
             data: data3,
           };
           if (vErrors === null) {
@@ -30998,8 +32117,8 @@ function validate134(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema224.type,
-      parentSchema: schema224,
+      schema: schema231.type,
+      parentSchema: schema231,
       data,
     };
     if (vErrors === null) {
@@ -31009,13 +32128,13 @@ function validate134(
     }
     errors++;
   }
-  validate134.errors = vErrors;
+  validate139.errors = vErrors;
   return errors === 0;
 }
-validate134.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate139.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateOutput = validate135;
-const schema227 = {
+export const validateSessionCreateOutput = validate140;
+const schema234 = {
   title: "SessionCreateOutput",
   description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
   type: "object",
@@ -31024,13 +32143,13 @@ const schema227 = {
   additionalProperties: false,
 };
 
-function validate135(
+function validate140(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate135.evaluated;
+  const evaluated0 = validate140.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31045,8 +32164,8 @@ function validate135(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
-        schema: schema227.required,
-        parentSchema: schema227,
+        schema: schema234.required,
+        parentSchema: schema234,
         data,
       };
       if (vErrors === null) {
@@ -31063,8 +32182,8 @@ function validate135(
         keyword: "required",
         params: { missingProperty: "token" },
         message: "must have required property '" + "token" + "'",
-        schema: schema227.required,
-        parentSchema: schema227,
+        schema: schema234.required,
+        parentSchema: schema234,
         data,
       };
       if (vErrors === null) {
@@ -31083,7 +32202,7 @@ function validate135(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema227,
+          parentSchema: schema234,
           data,
         };
         if (vErrors === null) {
@@ -31096,7 +32215,7 @@ function validate135(
     }
     if (data.session !== undefined) {
       if (
-        !validate64(data.session, {
+        !validate69(data.session, {
           instancePath: instancePath + "/session",
           parentData: data,
           parentDataProperty: "session",
@@ -31104,7 +32223,7 @@ function validate135(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+        vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
         errors = vErrors.length;
       }
     }
@@ -31119,7 +32238,7 @@ function validate135(
             params: { limit: 22 },
             message: "must NOT have fewer than 22 characters",
             schema: 22,
-            parentSchema: schema227.properties.token,
+            parentSchema: schema234.properties.token,
             data: data1,
           };
           if (vErrors === null) {
@@ -31136,8 +32255,8 @@ function validate135(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema227.properties.token.type,
-          parentSchema: schema227.properties.token,
+          schema: schema234.properties.token.type,
+          parentSchema: schema234.properties.token,
           data: data1,
         };
         if (vErrors === null) {
@@ -31155,8 +32274,8 @@ function validate135(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema227.type,
-      parentSchema: schema227,
+      schema: schema234.type,
+      parentSchema: schema234,
       data,
     };
     if (vErrors === null) {
@@ -31166,13 +32285,13 @@ function validate135(
     }
     errors++;
   }
-  validate135.errors = vErrors;
+  validate140.errors = vErrors;
   return errors === 0;
 }
-validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate140.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionGetInput = validate137;
-const schema228 = {
+export const validateSessionGetInput = validate142;
+const schema235 = {
   title: "SessionGetInput",
   description:
     "Who the caller is and what it may do; takes nothing. Any session may ask, whatever its capabilities: a client (the room's page, say) offers only the actions the answer allows.",
@@ -31181,13 +32300,13 @@ const schema228 = {
   additionalProperties: false,
 };
 
-function validate137(
+function validate142(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate137.evaluated;
+  const evaluated0 = validate142.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31203,7 +32322,7 @@ function validate137(
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
         schema: false,
-        parentSchema: schema228,
+        parentSchema: schema235,
         data,
       };
       if (vErrors === null) {
@@ -31220,8 +32339,8 @@ function validate137(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema228.type,
-      parentSchema: schema228,
+      schema: schema235.type,
+      parentSchema: schema235,
       data,
     };
     if (vErrors === null) {
@@ -31231,13 +32350,13 @@ function validate137(
     }
     errors++;
   }
-  validate137.errors = vErrors;
+  validate142.errors = vErrors;
   return errors === 0;
 }
-validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate142.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionGetOutput = validate138;
-const schema229 = {
+export const validateSessionGetOutput = validate143;
+const schema236 = {
   title: "SessionGetOutput",
   description:
     "The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session.",
@@ -31251,13 +32370,13 @@ const schema229 = {
   additionalProperties: false,
 };
 
-function validate138(
+function validate143(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate138.evaluated;
+  const evaluated0 = validate143.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31272,8 +32391,8 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema229.required,
-        parentSchema: schema229,
+        schema: schema236.required,
+        parentSchema: schema236,
         data,
       };
       if (vErrors === null) {
@@ -31290,8 +32409,8 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
-        schema: schema229.required,
-        parentSchema: schema229,
+        schema: schema236.required,
+        parentSchema: schema236,
         data,
       };
       if (vErrors === null) {
@@ -31308,8 +32427,8 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
-        schema: schema229.required,
-        parentSchema: schema229,
+        schema: schema236.required,
+        parentSchema: schema236,
         data,
       };
       if (vErrors === null) {
@@ -31328,7 +32447,7 @@ function validate138(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema229,
+          parentSchema: schema236,
           data,
         };
         if (vErrors === null) {
@@ -31427,8 +32546,8 @@ function validate138(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema229.properties.participant.anyOf[1].type,
-          parentSchema: schema229.properties.participant.anyOf[1],
+          schema: schema236.properties.participant.anyOf[1].type,
+          parentSchema: schema236.properties.participant.anyOf[1],
           data: data0,
         };
         if (vErrors === null) {
@@ -31447,8 +32566,8 @@ function validate138(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema229.properties.participant.anyOf,
-          parentSchema: schema229.properties.participant,
+          schema: schema236.properties.participant.anyOf,
+          parentSchema: schema236.properties.participant,
           data: data0,
         };
         if (vErrors === null) {
@@ -31524,7 +32643,7 @@ function validate138(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema229.properties.capabilities,
+                  parentSchema: schema236.properties.capabilities,
                   data: data1,
                 };
                 if (vErrors === null) {
@@ -31545,8 +32664,8 @@ function validate138(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema229.properties.capabilities.type,
-          parentSchema: schema229.properties.capabilities,
+          schema: schema236.properties.capabilities.type,
+          parentSchema: schema236.properties.capabilities,
           data: data1,
         };
         if (vErrors === null) {
@@ -31563,7 +32682,7 @@ function validate138(
       let valid7 = false;
       const _errs16 = errors;
       if (
-        !validate64(data3, {
+        !validate69(data3, {
           instancePath: instancePath + "/session",
           parentData: data,
           parentDataProperty: "session",
@@ -31571,7 +32690,7 @@ function validate138(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+        vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
         errors = vErrors.length;
       }
       var _valid1 = _errs16 === errors;
@@ -31584,8 +32703,8 @@ function validate138(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema229.properties.session.anyOf[1].type,
-          parentSchema: schema229.properties.session.anyOf[1],
+          schema: schema236.properties.session.anyOf[1].type,
+          parentSchema: schema236.properties.session.anyOf[1],
           data: data3,
         };
         if (vErrors === null) {
@@ -31604,8 +32723,8 @@ function validate138(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema229.properties.session.anyOf,
-          parentSchema: schema229.properties.session,
+          schema: schema236.properties.session.anyOf,
+          parentSchema: schema236.properties.session,
           data: data3,
         };
         if (vErrors === null) {
@@ -31632,8 +32751,8 @@ function validate138(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema229.type,
-      parentSchema: schema229,
+      schema: schema236.type,
+      parentSchema: schema236,
       data,
     };
     if (vErrors === null) {
@@ -31643,13 +32762,13 @@ function validate138(
     }
     errors++;
   }
-  validate138.errors = vErrors;
+  validate143.errors = vErrors;
   return errors === 0;
 }
-validate138.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate143.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListInput = validate140;
-const schema232 = {
+export const validateSessionListInput = validate145;
+const schema239 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
@@ -31658,13 +32777,13 @@ const schema232 = {
   additionalProperties: false,
 };
 
-function validate140(
+function validate145(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate140.evaluated;
+  const evaluated0 = validate145.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31681,7 +32800,7 @@ function validate140(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema232,
+          parentSchema: schema239,
           data,
         };
         if (vErrors === null) {
@@ -31775,8 +32894,8 @@ function validate140(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema232.type,
-      parentSchema: schema232,
+      schema: schema239.type,
+      parentSchema: schema239,
       data,
     };
     if (vErrors === null) {
@@ -31786,13 +32905,13 @@ function validate140(
     }
     errors++;
   }
-  validate140.errors = vErrors;
+  validate145.errors = vErrors;
   return errors === 0;
 }
-validate140.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate145.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListOutput = validate141;
-const schema234 = {
+export const validateSessionListOutput = validate146;
+const schema241 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -31801,13 +32920,13 @@ const schema234 = {
   additionalProperties: false,
 };
 
-function validate141(
+function validate146(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate141.evaluated;
+  const evaluated0 = validate146.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31822,8 +32941,8 @@ function validate141(
         keyword: "required",
         params: { missingProperty: "sessions" },
         message: "must have required property '" + "sessions" + "'",
-        schema: schema234.required,
-        parentSchema: schema234,
+        schema: schema241.required,
+        parentSchema: schema241,
         data,
       };
       if (vErrors === null) {
@@ -31842,7 +32961,7 @@ function validate141(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema234,
+          parentSchema: schema241,
           data,
         };
         if (vErrors === null) {
@@ -31859,7 +32978,7 @@ function validate141(
         const len0 = data0.length;
         for (let i0 = 0; i0 < len0; i0++) {
           if (
-            !validate64(data0[i0], {
+            !validate69(data0[i0], {
               instancePath: instancePath + "/sessions/" + i0,
               parentData: data0,
               parentDataProperty: i0,
@@ -31867,7 +32986,7 @@ function validate141(
               dynamicAnchors,
             })
           ) {
-            vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+            vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
             errors = vErrors.length;
           }
         }
@@ -31878,8 +32997,8 @@ function validate141(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema234.properties.sessions.type,
-          parentSchema: schema234.properties.sessions,
+          schema: schema241.properties.sessions.type,
+          parentSchema: schema241.properties.sessions,
           data: data0,
         };
         if (vErrors === null) {
@@ -31897,8 +33016,8 @@ function validate141(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema234.type,
-      parentSchema: schema234,
+      schema: schema241.type,
+      parentSchema: schema241,
       data,
     };
     if (vErrors === null) {
@@ -31908,13 +33027,13 @@ function validate141(
     }
     errors++;
   }
-  validate141.errors = vErrors;
+  validate146.errors = vErrors;
   return errors === 0;
 }
-validate141.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate146.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionOutput = validate143;
-const schema235 = {
+export const validateSessionOutput = validate148;
+const schema242 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -31923,13 +33042,13 @@ const schema235 = {
   additionalProperties: false,
 };
 
-function validate143(
+function validate148(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate143.evaluated;
+  const evaluated0 = validate148.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31944,8 +33063,8 @@ function validate143(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
-        schema: schema235.required,
-        parentSchema: schema235,
+        schema: schema242.required,
+        parentSchema: schema242,
         data,
       };
       if (vErrors === null) {
@@ -31964,7 +33083,7 @@ function validate143(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema235,
+          parentSchema: schema242,
           data,
         };
         if (vErrors === null) {
@@ -31977,7 +33096,7 @@ function validate143(
     }
     if (data.session !== undefined) {
       if (
-        !validate64(data.session, {
+        !validate69(data.session, {
           instancePath: instancePath + "/session",
           parentData: data,
           parentDataProperty: "session",
@@ -31985,7 +33104,7 @@ function validate143(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+        vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
         errors = vErrors.length;
       }
     }
@@ -31996,8 +33115,8 @@ function validate143(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema235.type,
-      parentSchema: schema235,
+      schema: schema242.type,
+      parentSchema: schema242,
       data,
     };
     if (vErrors === null) {
@@ -32007,13 +33126,13 @@ function validate143(
     }
     errors++;
   }
-  validate143.errors = vErrors;
+  validate148.errors = vErrors;
   return errors === 0;
 }
-validate143.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate148.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionRevokeInput = validate145;
-const schema236 = {
+export const validateSessionRevokeInput = validate150;
+const schema243 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
@@ -32030,13 +33149,13 @@ const schema236 = {
   additionalProperties: false,
 };
 
-function validate145(
+function validate150(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate145.evaluated;
+  const evaluated0 = validate150.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32051,8 +33170,8 @@ function validate145(
         keyword: "required",
         params: { missingProperty: "session_id" },
         message: "must have required property '" + "session_id" + "'",
-        schema: schema236.required,
-        parentSchema: schema236,
+        schema: schema243.required,
+        parentSchema: schema243,
         data,
       };
       if (vErrors === null) {
@@ -32071,7 +33190,7 @@ function validate145(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema236,
+          parentSchema: schema243,
           data,
         };
         if (vErrors === null) {
@@ -32093,7 +33212,7 @@ function validate145(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema236.properties.session_id,
+            parentSchema: schema243.properties.session_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -32111,7 +33230,7 @@ function validate145(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema236.properties.session_id,
+            parentSchema: schema243.properties.session_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -32128,8 +33247,8 @@ function validate145(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema236.properties.session_id.type,
-          parentSchema: schema236.properties.session_id,
+          schema: schema243.properties.session_id.type,
+          parentSchema: schema243.properties.session_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -32147,8 +33266,8 @@ function validate145(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema236.type,
-      parentSchema: schema236,
+      schema: schema243.type,
+      parentSchema: schema243,
       data,
     };
     if (vErrors === null) {
@@ -32158,13 +33277,13 @@ function validate145(
     }
     errors++;
   }
-  validate145.errors = vErrors;
+  validate150.errors = vErrors;
   return errors === 0;
 }
-validate145.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate150.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSettingsGetInput = validate146;
-const schema237 = {
+export const validateSettingsGetInput = validate151;
+const schema244 = {
   title: "SettingsGetInput",
   description: "The room's settings; takes nothing. Needs admin, or the local operator.",
   type: "object",
@@ -32172,13 +33291,13 @@ const schema237 = {
   additionalProperties: false,
 };
 
-function validate146(
+function validate151(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate146.evaluated;
+  const evaluated0 = validate151.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32194,7 +33313,7 @@ function validate146(
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
         schema: false,
-        parentSchema: schema237,
+        parentSchema: schema244,
         data,
       };
       if (vErrors === null) {
@@ -32211,8 +33330,8 @@ function validate146(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema237.type,
-      parentSchema: schema237,
+      schema: schema244.type,
+      parentSchema: schema244,
       data,
     };
     if (vErrors === null) {
@@ -32222,13 +33341,13 @@ function validate146(
     }
     errors++;
   }
-  validate146.errors = vErrors;
+  validate151.errors = vErrors;
   return errors === 0;
 }
-validate146.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate151.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSettingsUpdateInput = validate147;
-const schema238 = {
+export const validateSettingsUpdateInput = validate152;
+const schema245 = {
   title: "SettingsUpdateInput",
   description:
     "Replaces the settings named (a list whole; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.",
@@ -32261,13 +33380,13 @@ const schema238 = {
   additionalProperties: false,
 };
 
-function validate147(
+function validate152(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate147.evaluated;
+  const evaluated0 = validate152.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32283,7 +33402,7 @@ function validate147(
         params: { limit: 1 },
         message: "must NOT have fewer than 1 properties",
         schema: 1,
-        parentSchema: schema238,
+        parentSchema: schema245,
         data,
       };
       if (vErrors === null) {
@@ -32302,7 +33421,7 @@ function validate147(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema238,
+          parentSchema: schema245,
           data,
         };
         if (vErrors === null) {
@@ -32324,7 +33443,7 @@ function validate147(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema238.properties.allowed_hosts,
+            parentSchema: schema245.properties.allowed_hosts,
             data: data0,
           };
           if (vErrors === null) {
@@ -32431,7 +33550,7 @@ function validate147(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema238.properties.allowed_hosts,
+                  parentSchema: schema245.properties.allowed_hosts,
                   data: data0,
                 };
                 if (vErrors === null) {
@@ -32452,8 +33571,8 @@ function validate147(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema238.properties.allowed_hosts.type,
-          parentSchema: schema238.properties.allowed_hosts,
+          schema: schema245.properties.allowed_hosts.type,
+          parentSchema: schema245.properties.allowed_hosts,
           data: data0,
         };
         if (vErrors === null) {
@@ -32475,7 +33594,7 @@ function validate147(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema238.properties.allowed_origins,
+            parentSchema: schema245.properties.allowed_origins,
             data: data2,
           };
           if (vErrors === null) {
@@ -32497,7 +33616,7 @@ function validate147(
                 params: { limit: 270 },
                 message: "must NOT have more than 270 characters",
                 schema: 270,
-                parentSchema: schema139,
+                parentSchema: schema146,
                 data: data3,
               };
               if (vErrors === null) {
@@ -32515,7 +33634,7 @@ function validate147(
                 params: { limit: 1 },
                 message: "must NOT have fewer than 1 characters",
                 schema: 1,
-                parentSchema: schema139,
+                parentSchema: schema146,
                 data: data3,
               };
               if (vErrors === null) {
@@ -32540,7 +33659,7 @@ function validate147(
                   '"',
                 schema:
                   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
-                parentSchema: schema139,
+                parentSchema: schema146,
                 data: data3,
               };
               if (vErrors === null) {
@@ -32557,8 +33676,8 @@ function validate147(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema139.type,
-              parentSchema: schema139,
+              schema: schema146.type,
+              parentSchema: schema146,
               data: data3,
             };
             if (vErrors === null) {
@@ -32582,7 +33701,7 @@ function validate147(
                   params: { i: i3, j: j1 },
                   message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)",
                   schema: true,
-                  parentSchema: schema238.properties.allowed_origins,
+                  parentSchema: schema245.properties.allowed_origins,
                   data: data2,
                 };
                 if (vErrors === null) {
@@ -32603,8 +33722,8 @@ function validate147(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema238.properties.allowed_origins.type,
-          parentSchema: schema238.properties.allowed_origins,
+          schema: schema245.properties.allowed_origins.type,
+          parentSchema: schema245.properties.allowed_origins,
           data: data2,
         };
         if (vErrors === null) {
@@ -32624,8 +33743,8 @@ function validate147(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema238.properties.four_eyes.type,
-          parentSchema: schema238.properties.four_eyes,
+          schema: schema245.properties.four_eyes.type,
+          parentSchema: schema245.properties.four_eyes,
           data: data4,
         };
         if (vErrors === null) {
@@ -32643,8 +33762,8 @@ function validate147(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema238.type,
-      parentSchema: schema238,
+      schema: schema245.type,
+      parentSchema: schema245,
       data,
     };
     if (vErrors === null) {
@@ -32654,13 +33773,13 @@ function validate147(
     }
     errors++;
   }
-  validate147.errors = vErrors;
+  validate152.errors = vErrors;
   return errors === 0;
 }
-validate147.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate152.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSettingsOutput = validate148;
-const schema241 = {
+export const validateSettingsOutput = validate153;
+const schema248 = {
   title: "SettingsOutput",
   description: "The room's settings.",
   type: "object",
@@ -32669,13 +33788,13 @@ const schema241 = {
   additionalProperties: false,
 };
 
-function validate148(
+function validate153(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate148.evaluated;
+  const evaluated0 = validate153.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32690,8 +33809,8 @@ function validate148(
         keyword: "required",
         params: { missingProperty: "settings" },
         message: "must have required property '" + "settings" + "'",
-        schema: schema241.required,
-        parentSchema: schema241,
+        schema: schema248.required,
+        parentSchema: schema248,
         data,
       };
       if (vErrors === null) {
@@ -32710,7 +33829,7 @@ function validate148(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema241,
+          parentSchema: schema248,
           data,
         };
         if (vErrors === null) {
@@ -32723,7 +33842,7 @@ function validate148(
     }
     if (data.settings !== undefined) {
       if (
-        !validate63(data.settings, {
+        !validate68(data.settings, {
           instancePath: instancePath + "/settings",
           parentData: data,
           parentDataProperty: "settings",
@@ -32731,7 +33850,7 @@ function validate148(
           dynamicAnchors,
         })
       ) {
-        vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+        vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
         errors = vErrors.length;
       }
     }
@@ -32742,8 +33861,8 @@ function validate148(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema241.type,
-      parentSchema: schema241,
+      schema: schema248.type,
+      parentSchema: schema248,
       data,
     };
     if (vErrors === null) {
@@ -32753,13 +33872,13 @@ function validate148(
     }
     errors++;
   }
-  validate148.errors = vErrors;
+  validate153.errors = vErrors;
   return errors === 0;
 }
-validate148.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate153.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate150;
-const schema242 = {
+export const validateTaskCancelOutput = validate155;
+const schema249 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -32769,13 +33888,13 @@ const schema242 = {
   additionalProperties: false,
 };
 
-function validate150(
+function validate155(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate150.evaluated;
+  const evaluated0 = validate155.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32790,8 +33909,8 @@ function validate150(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema242.required,
-        parentSchema: schema242,
+        schema: schema249.required,
+        parentSchema: schema249,
         data,
       };
       if (vErrors === null) {
@@ -32808,8 +33927,8 @@ function validate150(
         keyword: "required",
         params: { missingProperty: "cancelled" },
         message: "must have required property '" + "cancelled" + "'",
-        schema: schema242.required,
-        parentSchema: schema242,
+        schema: schema249.required,
+        parentSchema: schema249,
         data,
       };
       if (vErrors === null) {
@@ -32828,7 +33947,7 @@ function validate150(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema242,
+          parentSchema: schema249,
           data,
         };
         if (vErrors === null) {
@@ -32862,8 +33981,8 @@ function validate150(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema242.properties.cancelled.type,
-          parentSchema: schema242.properties.cancelled,
+          schema: schema249.properties.cancelled.type,
+          parentSchema: schema249.properties.cancelled,
           data: data1,
         };
         if (vErrors === null) {
@@ -32881,8 +34000,8 @@ function validate150(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema242.type,
-      parentSchema: schema242,
+      schema: schema249.type,
+      parentSchema: schema249,
       data,
     };
     if (vErrors === null) {
@@ -32892,13 +34011,13 @@ function validate150(
     }
     errors++;
   }
-  validate150.errors = vErrors;
+  validate155.errors = vErrors;
   return errors === 0;
 }
-validate150.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate155.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate152;
-const schema243 = {
+export const validateTaskRefInput = validate157;
+const schema250 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -32915,13 +34034,13 @@ const schema243 = {
   additionalProperties: false,
 };
 
-function validate152(
+function validate157(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate152.evaluated;
+  const evaluated0 = validate157.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32936,8 +34055,8 @@ function validate152(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema243.required,
-        parentSchema: schema243,
+        schema: schema250.required,
+        parentSchema: schema250,
         data,
       };
       if (vErrors === null) {
@@ -32956,7 +34075,7 @@ function validate152(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema243,
+          parentSchema: schema250,
           data,
         };
         if (vErrors === null) {
@@ -32978,7 +34097,7 @@ function validate152(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema243.properties.task_id,
+            parentSchema: schema250.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -32996,7 +34115,7 @@ function validate152(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema243.properties.task_id,
+            parentSchema: schema250.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -33013,8 +34132,8 @@ function validate152(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema243.properties.task_id.type,
-          parentSchema: schema243.properties.task_id,
+          schema: schema250.properties.task_id.type,
+          parentSchema: schema250.properties.task_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -33032,8 +34151,8 @@ function validate152(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema243.type,
-      parentSchema: schema243,
+      schema: schema250.type,
+      parentSchema: schema250,
       data,
     };
     if (vErrors === null) {
@@ -33043,13 +34162,13 @@ function validate152(
     }
     errors++;
   }
-  validate152.errors = vErrors;
+  validate157.errors = vErrors;
   return errors === 0;
 }
-validate152.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate157.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate153;
-const schema244 = {
+export const validateTaskUpdateInput = validate158;
+const schema251 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -33074,13 +34193,13 @@ const schema244 = {
   additionalProperties: false,
 };
 
-function validate153(
+function validate158(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate153.evaluated;
+  const evaluated0 = validate158.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -33095,8 +34214,8 @@ function validate153(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema244.required,
-        parentSchema: schema244,
+        schema: schema251.required,
+        parentSchema: schema251,
         data,
       };
       if (vErrors === null) {
@@ -33113,8 +34232,8 @@ function validate153(
         keyword: "required",
         params: { missingProperty: "input_responses" },
         message: "must have required property '" + "input_responses" + "'",
-        schema: schema244.required,
-        parentSchema: schema244,
+        schema: schema251.required,
+        parentSchema: schema251,
         data,
       };
       if (vErrors === null) {
@@ -33133,7 +34252,7 @@ function validate153(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema244,
+          parentSchema: schema251,
           data,
         };
         if (vErrors === null) {
@@ -33155,7 +34274,7 @@ function validate153(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema244.properties.task_id,
+            parentSchema: schema251.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -33173,7 +34292,7 @@ function validate153(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema244.properties.task_id,
+            parentSchema: schema251.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -33190,8 +34309,8 @@ function validate153(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema244.properties.task_id.type,
-          parentSchema: schema244.properties.task_id,
+          schema: schema251.properties.task_id.type,
+          parentSchema: schema251.properties.task_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -33213,7 +34332,7 @@ function validate153(
             params: { limit: 100 },
             message: "must NOT have more than 100 properties",
             schema: 100,
-            parentSchema: schema244.properties.input_responses,
+            parentSchema: schema251.properties.input_responses,
             data: data1,
           };
           if (vErrors === null) {
@@ -33310,8 +34429,8 @@ function validate153(
               keyword: "propertyNames",
               params: { propertyName: key1 },
               message: "property name must be valid",
-              schema: schema244.properties.input_responses.propertyNames,
-              parentSchema: schema244.properties.input_responses,
+              schema: schema251.properties.input_responses.propertyNames,
+              parentSchema: schema251.properties.input_responses,
               data: data1,
             };
             if (vErrors === null) {
@@ -33580,8 +34699,8 @@ function validate153(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema244.properties.input_responses.type,
-          parentSchema: schema244.properties.input_responses,
+          schema: schema251.properties.input_responses.type,
+          parentSchema: schema251.properties.input_responses,
           data: data1,
         };
         if (vErrors === null) {
@@ -33599,8 +34718,8 @@ function validate153(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema244.type,
-      parentSchema: schema244,
+      schema: schema251.type,
+      parentSchema: schema251,
       data,
     };
     if (vErrors === null) {
@@ -33610,13 +34729,13 @@ function validate153(
     }
     errors++;
   }
-  validate153.errors = vErrors;
+  validate158.errors = vErrors;
   return errors === 0;
 }
-validate153.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate158.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate154;
-const schema247 = {
+export const validateTaskUpdateOutput = validate159;
+const schema254 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -33628,13 +34747,13 @@ const schema247 = {
   additionalProperties: false,
 };
 
-function validate154(
+function validate159(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate154.evaluated;
+  const evaluated0 = validate159.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -33649,8 +34768,8 @@ function validate154(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema247.required,
-        parentSchema: schema247,
+        schema: schema254.required,
+        parentSchema: schema254,
         data,
       };
       if (vErrors === null) {
@@ -33667,8 +34786,8 @@ function validate154(
         keyword: "required",
         params: { missingProperty: "answered" },
         message: "must have required property '" + "answered" + "'",
-        schema: schema247.required,
-        parentSchema: schema247,
+        schema: schema254.required,
+        parentSchema: schema254,
         data,
       };
       if (vErrors === null) {
@@ -33687,7 +34806,7 @@ function validate154(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema247,
+          parentSchema: schema254,
           data,
         };
         if (vErrors === null) {
@@ -33799,8 +34918,8 @@ function validate154(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema247.properties.answered.type,
-          parentSchema: schema247.properties.answered,
+          schema: schema254.properties.answered.type,
+          parentSchema: schema254.properties.answered,
           data: data1,
         };
         if (vErrors === null) {
@@ -33818,8 +34937,8 @@ function validate154(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema247.type,
-      parentSchema: schema247,
+      schema: schema254.type,
+      parentSchema: schema254,
       data,
     };
     if (vErrors === null) {
@@ -33829,13 +34948,13 @@ function validate154(
     }
     errors++;
   }
-  validate154.errors = vErrors;
+  validate159.errors = vErrors;
   return errors === 0;
 }
-validate154.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate159.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryInput = validate156;
-const schema249 = {
+export const validateWorkspaceHistoryInput = validate161;
+const schema256 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -33861,13 +34980,13 @@ const schema249 = {
   additionalProperties: false,
 };
 
-function validate156(
+function validate161(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate156.evaluated;
+  const evaluated0 = validate161.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -33890,7 +35009,7 @@ function validate156(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema249,
+          parentSchema: schema256,
           data,
         };
         if (vErrors === null) {
@@ -33909,8 +35028,8 @@ function validate156(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema249.properties.after.type,
-        parentSchema: schema249.properties.after,
+        schema: schema256.properties.after.type,
+        parentSchema: schema256.properties.after,
         data: data0,
       };
       if (vErrors === null) {
@@ -33929,7 +35048,7 @@ function validate156(
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
           schema: 0,
-          parentSchema: schema249.properties.after,
+          parentSchema: schema256.properties.after,
           data: data0,
         };
         if (vErrors === null) {
@@ -33948,8 +35067,8 @@ function validate156(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema249.properties.limit.type,
-        parentSchema: schema249.properties.limit,
+        schema: schema256.properties.limit.type,
+        parentSchema: schema256.properties.limit,
         data: data1,
       };
       if (vErrors === null) {
@@ -33968,7 +35087,7 @@ function validate156(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema249.properties.limit,
+          parentSchema: schema256.properties.limit,
           data: data1,
         };
         if (vErrors === null) {
@@ -33986,7 +35105,7 @@ function validate156(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema249.properties.limit,
+          parentSchema: schema256.properties.limit,
           data: data1,
         };
         if (vErrors === null) {
@@ -34004,8 +35123,8 @@ function validate156(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema249.type,
-      parentSchema: schema249,
+      schema: schema256.type,
+      parentSchema: schema256,
       data,
     };
     if (vErrors === null) {
@@ -34015,13 +35134,13 @@ function validate156(
     }
     errors++;
   }
-  validate156.errors = vErrors;
+  validate161.errors = vErrors;
   return errors === 0;
 }
-validate156.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate161.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryOutput = validate157;
-const schema250 = {
+export const validateWorkspaceHistoryOutput = validate162;
+const schema257 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -34034,13 +35153,13 @@ const schema250 = {
   additionalProperties: false,
 };
 
-function validate157(
+function validate162(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate157.evaluated;
+  const evaluated0 = validate162.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -34055,8 +35174,8 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "entries" },
         message: "must have required property '" + "entries" + "'",
-        schema: schema250.required,
-        parentSchema: schema250,
+        schema: schema257.required,
+        parentSchema: schema257,
         data,
       };
       if (vErrors === null) {
@@ -34073,8 +35192,8 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "next_after" },
         message: "must have required property '" + "next_after" + "'",
-        schema: schema250.required,
-        parentSchema: schema250,
+        schema: schema257.required,
+        parentSchema: schema257,
         data,
       };
       if (vErrors === null) {
@@ -34091,8 +35210,8 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "has_more" },
         message: "must have required property '" + "has_more" + "'",
-        schema: schema250.required,
-        parentSchema: schema250,
+        schema: schema257.required,
+        parentSchema: schema257,
         data,
       };
       if (vErrors === null) {
@@ -34111,7 +35230,7 @@ function validate157(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema250,
+          parentSchema: schema257,
           data,
         };
         if (vErrors === null) {
@@ -34147,8 +35266,8 @@ function validate157(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema250.properties.entries.type,
-          parentSchema: schema250.properties.entries,
+          schema: schema257.properties.entries.type,
+          parentSchema: schema257.properties.entries,
           data: data0,
         };
         if (vErrors === null) {
@@ -34168,8 +35287,8 @@ function validate157(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema250.properties.next_after.type,
-          parentSchema: schema250.properties.next_after,
+          schema: schema257.properties.next_after.type,
+          parentSchema: schema257.properties.next_after,
           data: data2,
         };
         if (vErrors === null) {
@@ -34188,7 +35307,7 @@ function validate157(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema250.properties.next_after,
+            parentSchema: schema257.properties.next_after,
             data: data2,
           };
           if (vErrors === null) {
@@ -34209,8 +35328,8 @@ function validate157(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema250.properties.has_more.type,
-          parentSchema: schema250.properties.has_more,
+          schema: schema257.properties.has_more.type,
+          parentSchema: schema257.properties.has_more,
           data: data3,
         };
         if (vErrors === null) {
@@ -34228,8 +35347,8 @@ function validate157(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema250.type,
-      parentSchema: schema250,
+      schema: schema257.type,
+      parentSchema: schema257,
       data,
     };
     if (vErrors === null) {
@@ -34239,13 +35358,13 @@ function validate157(
     }
     errors++;
   }
-  validate157.errors = vErrors;
+  validate162.errors = vErrors;
   return errors === 0;
 }
-validate157.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate162.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceProposeInput = validate159;
-const schema251 = {
+export const validateWorkspaceProposeInput = validate164;
+const schema258 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -34273,13 +35392,13 @@ const schema251 = {
   additionalProperties: false,
 };
 
-function validate159(
+function validate164(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate159.evaluated;
+  const evaluated0 = validate164.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -34298,8 +35417,8 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
-        schema: schema251.oneOf[0].required,
-        parentSchema: schema251.oneOf[0],
+        schema: schema258.oneOf[0].required,
+        parentSchema: schema258.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -34324,8 +35443,8 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "diff" },
         message: "must have required property '" + "diff" + "'",
-        schema: schema251.oneOf[1].required,
-        parentSchema: schema251.oneOf[1],
+        schema: schema258.oneOf[1].required,
+        parentSchema: schema258.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -34353,8 +35472,8 @@ function validate159(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
-      schema: schema251.oneOf,
-      parentSchema: schema251,
+      schema: schema258.oneOf,
+      parentSchema: schema258,
       data,
     };
     if (vErrors === null) {
@@ -34381,8 +35500,8 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "base_revision" },
         message: "must have required property '" + "base_revision" + "'",
-        schema: schema251.required,
-        parentSchema: schema251,
+        schema: schema258.required,
+        parentSchema: schema258,
         data,
       };
       if (vErrors === null) {
@@ -34401,7 +35520,7 @@ function validate159(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema251,
+          parentSchema: schema258,
           data,
         };
         if (vErrors === null) {
@@ -34632,8 +35751,8 @@ function validate159(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema251.type,
-      parentSchema: schema251,
+      schema: schema258.type,
+      parentSchema: schema258,
       data,
     };
     if (vErrors === null) {
@@ -34643,13 +35762,13 @@ function validate159(
     }
     errors++;
   }
-  validate159.errors = vErrors;
+  validate164.errors = vErrors;
   return errors === 0;
 }
-validate159.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate164.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProblemDetails = validate160;
-const schema256 = {
+export const validateProblemDetails = validate165;
+const schema263 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -34685,13 +35804,13 @@ const schema256 = {
   required: ["type", "title", "status", "detail", "code"],
 };
 
-function validate160(
+function validate165(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate160.evaluated;
+  const evaluated0 = validate165.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -34706,8 +35825,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "type" },
         message: "must have required property '" + "type" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema263.required,
+        parentSchema: schema263,
         data,
       };
       if (vErrors === null) {
@@ -34724,8 +35843,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "title" },
         message: "must have required property '" + "title" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema263.required,
+        parentSchema: schema263,
         data,
       };
       if (vErrors === null) {
@@ -34742,8 +35861,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema263.required,
+        parentSchema: schema263,
         data,
       };
       if (vErrors === null) {
@@ -34760,8 +35879,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "detail" },
         message: "must have required property '" + "detail" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema263.required,
+        parentSchema: schema263,
         data,
       };
       if (vErrors === null) {
@@ -34778,8 +35897,8 @@ function validate160(
         keyword: "required",
         params: { missingProperty: "code" },
         message: "must have required property '" + "code" + "'",
-        schema: schema256.required,
-        parentSchema: schema256,
+        schema: schema263.required,
+        parentSchema: schema263,
         data,
       };
       if (vErrors === null) {
@@ -34798,8 +35917,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema256.properties.type.type,
-          parentSchema: schema256.properties.type,
+          schema: schema263.properties.type.type,
+          parentSchema: schema263.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -34819,8 +35938,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema256.properties.title.type,
-          parentSchema: schema256.properties.title,
+          schema: schema263.properties.title.type,
+          parentSchema: schema263.properties.title,
           data: data1,
         };
         if (vErrors === null) {
@@ -34840,8 +35959,8 @@ function validate160(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema256.properties.status.type,
-          parentSchema: schema256.properties.status,
+          schema: schema263.properties.status.type,
+          parentSchema: schema263.properties.status,
           data: data2,
         };
         if (vErrors === null) {
@@ -34860,7 +35979,7 @@ function validate160(
             params: { comparison: "<=", limit: 599 },
             message: "must be <= 599",
             schema: 599,
-            parentSchema: schema256.properties.status,
+            parentSchema: schema263.properties.status,
             data: data2,
           };
           if (vErrors === null) {
@@ -34878,7 +35997,7 @@ function validate160(
             params: { comparison: ">=", limit: 400 },
             message: "must be >= 400",
             schema: 400,
-            parentSchema: schema256.properties.status,
+            parentSchema: schema263.properties.status,
             data: data2,
           };
           if (vErrors === null) {
@@ -34899,8 +36018,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema256.properties.detail.type,
-          parentSchema: schema256.properties.detail,
+          schema: schema263.properties.detail.type,
+          parentSchema: schema263.properties.detail,
           data: data3,
         };
         if (vErrors === null) {
@@ -34973,8 +36092,8 @@ function validate160(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema256.properties.code.anyOf[1].type,
-          parentSchema: schema256.properties.code.anyOf[1],
+          schema: schema263.properties.code.anyOf[1].type,
+          parentSchema: schema263.properties.code.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
@@ -34989,10 +36108,10 @@ function validate160(
           instancePath: instancePath + "/code",
           schemaPath: "#/properties/code/anyOf/1/enum",
           keyword: "enum",
-          params: { allowedValues: schema256.properties.code.anyOf[1].enum },
+          params: { allowedValues: schema263.properties.code.anyOf[1].enum },
           message: "must be equal to one of the allowed values",
-          schema: schema256.properties.code.anyOf[1].enum,
-          parentSchema: schema256.properties.code.anyOf[1],
+          schema: schema263.properties.code.anyOf[1].enum,
+          parentSchema: schema263.properties.code.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
@@ -35011,8 +36130,8 @@ function validate160(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema256.properties.code.anyOf,
-          parentSchema: schema256.properties.code,
+          schema: schema263.properties.code.anyOf,
+          parentSchema: schema263.properties.code,
           data: data4,
         };
         if (vErrors === null) {
@@ -35046,8 +36165,8 @@ function validate160(
                 keyword: "required",
                 params: { missingProperty: "path" },
                 message: "must have required property '" + "path" + "'",
-                schema: schema256.properties.errors.items.required,
-                parentSchema: schema256.properties.errors.items,
+                schema: schema263.properties.errors.items.required,
+                parentSchema: schema263.properties.errors.items,
                 data: data6,
               };
               if (vErrors === null) {
@@ -35064,8 +36183,8 @@ function validate160(
                 keyword: "required",
                 params: { missingProperty: "message" },
                 message: "must have required property '" + "message" + "'",
-                schema: schema256.properties.errors.items.required,
-                parentSchema: schema256.properties.errors.items,
+                schema: schema263.properties.errors.items.required,
+                parentSchema: schema263.properties.errors.items,
                 data: data6,
               };
               if (vErrors === null) {
@@ -35084,8 +36203,8 @@ function validate160(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema256.properties.errors.items.properties.path.type,
-                  parentSchema: schema256.properties.errors.items.properties.path,
+                  schema: schema263.properties.errors.items.properties.path.type,
+                  parentSchema: schema263.properties.errors.items.properties.path,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -35105,8 +36224,8 @@ function validate160(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema256.properties.errors.items.properties.keyword.type,
-                  parentSchema: schema256.properties.errors.items.properties.keyword,
+                  schema: schema263.properties.errors.items.properties.keyword.type,
+                  parentSchema: schema263.properties.errors.items.properties.keyword,
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -35126,8 +36245,8 @@ function validate160(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema256.properties.errors.items.properties.message.type,
-                  parentSchema: schema256.properties.errors.items.properties.message,
+                  schema: schema263.properties.errors.items.properties.message.type,
+                  parentSchema: schema263.properties.errors.items.properties.message,
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -35145,8 +36264,8 @@ function validate160(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema256.properties.errors.items.type,
-              parentSchema: schema256.properties.errors.items,
+              schema: schema263.properties.errors.items.type,
+              parentSchema: schema263.properties.errors.items,
               data: data6,
             };
             if (vErrors === null) {
@@ -35164,8 +36283,8 @@ function validate160(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema256.properties.errors.type,
-          parentSchema: schema256.properties.errors,
+          schema: schema263.properties.errors.type,
+          parentSchema: schema263.properties.errors,
           data: data5,
         };
         if (vErrors === null) {
@@ -35185,8 +36304,8 @@ function validate160(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema256.properties.current_revision.type,
-          parentSchema: schema256.properties.current_revision,
+          schema: schema263.properties.current_revision.type,
+          parentSchema: schema263.properties.current_revision,
           data: data10,
         };
         if (vErrors === null) {
@@ -35206,8 +36325,8 @@ function validate160(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema256.properties.details.type,
-          parentSchema: schema256.properties.details,
+          schema: schema263.properties.details.type,
+          parentSchema: schema263.properties.details,
           data: data11,
         };
         if (vErrors === null) {
@@ -35225,8 +36344,8 @@ function validate160(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema256.type,
-      parentSchema: schema256,
+      schema: schema263.type,
+      parentSchema: schema263,
       data,
     };
     if (vErrors === null) {
@@ -35236,10 +36355,10 @@ function validate160(
     }
     errors++;
   }
-  validate160.errors = vErrors;
+  validate165.errors = vErrors;
   return errors === 0;
 }
-validate160.evaluated = {
+validate165.evaluated = {
   props: {
     type: true,
     title: true,

@@ -1,7 +1,7 @@
 // Open proposals: author, summary and the change against the current
 // revision, with the decisions this session may take.
 import { structuredPatch } from 'diff';
-import type { ArtifactReadOutput, Proposal } from '../../generated/types.js';
+import type { ArtifactReadOutput, LineRange, Proposal } from '../../generated/types.js';
 import { INPUT_LIMITS } from '../../generated/rules.js';
 import type { PageContext } from '../context.js';
 import { h, reconcile, when } from '../dom.js';
@@ -19,9 +19,41 @@ function diffLines(current: string, proposed: string): HTMLElement {
   return h('pre', { class: 'diff', 'aria-label': 'Change against the current revision' }, lines);
 }
 
+/** `line 3`, `lines 3–5`, `after line 2`: a line range as a person reads it. */
+function linesSaid({ start, count }: LineRange): string {
+  if (count === 0) return start === 1 ? 'at the start' : `after line ${start - 1}`;
+  return count === 1 ? `line ${start}` : `lines ${start}–${start + count - 1}`;
+}
+
+/** What the room worked out of the proposal against the current revision, said for a person; null when up to date. */
+function mergeNotice(proposal: Proposal): HTMLElement | null {
+  const merge = proposal.mergeable;
+  if (!merge || merge.status === 'up_to_date') return null;
+  const based = `Based on revision ${proposal.base_revision}; the file is at revision ${merge.revision} now.`;
+  if (merge.status === 'clean') {
+    return h('p', { class: 'notice merge clean' }, `${based} It merges cleanly: approving writes both changes.`);
+  }
+  return h(
+    'div',
+    { class: 'notice merge conflicts' },
+    h('p', {}, `${based} Both changed the same lines, so it cannot be approved as it is:`),
+    h(
+      'ul',
+      {},
+      merge.conflicts.map((c) =>
+        h(
+          'li',
+          {},
+          `${linesSaid(c.base)} of revision ${proposal.base_revision}: ${linesSaid(c.current)} now, ${linesSaid(c.proposal)} in the proposal`,
+        ),
+      ),
+    ),
+    h('p', {}, `The author can propose it again from revision ${merge.revision}.`),
+  );
+}
+
 function proposalItem(context: PageContext, proposal: Proposal, artifact: ArtifactReadOutput): HTMLElement {
-  const current = artifact.revision.number;
-  const stale = proposal.base_revision !== current;
+  const conflicts = proposal.mergeable?.status === 'conflicts';
   const status = h('p', { class: 'status', role: 'status' });
   const mine = proposal.author === context.me.participant;
   // An approver's note, recorded with the decision (Approve or Reject).
@@ -54,7 +86,7 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
     return button;
   };
   const actions = [
-    context.can('approve') ? decide('Approve', 'approve', 'primary') : null,
+    context.can('approve') && !conflicts ? decide('Approve', 'approve', 'primary') : null,
     context.can('approve') ? decide('Reject', 'reject', 'danger') : null,
     mine && context.can('write') ? decide('Withdraw', 'withdraw', '') : null,
   ].filter((button) => button !== null);
@@ -67,13 +99,7 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
       { class: 'meta' },
       `by ${proposal.author} · against revision ${proposal.base_revision} · ${when(proposal.created_at)}`,
     ),
-    stale
-      ? h(
-          'p',
-          { class: 'notice stale' },
-          `Based on revision ${proposal.base_revision}; the file is at revision ${current} now. Approving merges it onto revision ${current}, unless both changed the same lines: then the room says which, and the author can propose it again from revision ${current}.`,
-        )
-      : null,
+    mergeNotice(proposal),
     artifact.revision.utf8 === false ? null : diffLines(artifact.content, proposal.content),
     noteField
       ? h(

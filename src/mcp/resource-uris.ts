@@ -26,6 +26,7 @@ export function viewsChangedBy(type: EventType): RoomView[] {
   }
   switch (type) {
     case 'proposal.created':
+    case 'proposal.mergeable':
       return ['proposals'];
     case 'proposal.accepted':
       return ['artifact', 'proposals', 'history'];

@@ -227,4 +227,13 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE revisions ADD COLUMN merged_base INTEGER REFERENCES revisions (number);
     `,
   },
+  {
+    version: 8,
+    name: 'whether an open proposal merges onto the current revision',
+    sql: `
+      -- JSON (schemas/domain/mergeable.json), worked out when the proposal is
+      -- made and whenever a new revision lands; NULL once it is decided.
+      ALTER TABLE proposals ADD COLUMN mergeable_json TEXT;
+    `,
+  },
 ];

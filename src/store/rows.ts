@@ -125,6 +125,8 @@ export interface ProposalRow {
   decided_at: number | null;
   note: string | null;
   revision: number | null;
+  /** Whether it merges onto the current revision (JSON, migration 8); null once decided. */
+  mergeable_json: string | null;
 }
 
 export interface HistoryRow {

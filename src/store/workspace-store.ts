@@ -20,10 +20,13 @@ function prepareStatements(db: Database) {
     currentRevision: p('SELECT * FROM revisions ORDER BY number DESC LIMIT 1'),
 
     insertProposal: p(`INSERT INTO proposals (id, status, author, base_revision, summary, content, diff, created_at,
-        decided_by, decided_at, note, revision)
-      VALUES (@id, @status, @author, @base_revision, @summary, @content, @diff, @created_at, NULL, NULL, NULL, NULL)`),
+        decided_by, decided_at, note, revision, mergeable_json)
+      VALUES (@id, @status, @author, @base_revision, @summary, @content, @diff, @created_at, NULL, NULL, NULL, NULL,
+        @mergeable_json)`),
     decideProposal: p(`UPDATE proposals SET status = @status, decided_by = @decided_by, decided_at = @decided_at,
-        note = @note, revision = @revision WHERE id = @id AND status = 'open'`),
+        note = @note, revision = @revision, mergeable_json = NULL WHERE id = @id AND status = 'open'`),
+    setMergeable: p('UPDATE proposals SET mergeable_json = @mergeable_json WHERE id = @id'),
+    openProposals: p(`SELECT * FROM proposals WHERE status = 'open' ORDER BY created_at, id`),
     getProposal: p('SELECT * FROM proposals WHERE id = ?'),
     listProposals: p(`SELECT * FROM proposals
       WHERE status = @status
@@ -92,6 +95,12 @@ export class WorkspaceStore {
   }
   decideProposal(row: Pick<ProposalRow, 'id' | 'status' | 'decided_by' | 'decided_at' | 'note' | 'revision'>): boolean {
     return this.s.decideProposal.run(row).changes === 1;
+  }
+  setMergeable(row: Pick<ProposalRow, 'id' | 'mergeable_json'>): void {
+    this.s.setMergeable.run(row);
+  }
+  openProposals(): ProposalRow[] {
+    return this.s.openProposals.all() as ProposalRow[];
   }
   getProposal(id: string): ProposalRow | undefined {
     return this.s.getProposal.get(id) as ProposalRow | undefined;

@@ -36,6 +36,8 @@ test('JSON.parse only where the text is the sidecar’s own or the project’s o
       'src/engine/row-mapping.ts', // the sidecar's JSON columns, written by the engine from validated input
       'src/engine/sessions.ts', // the sidecar's capabilities column
       'src/engine/settings.ts', // the sidecar's settings, written by the engine from validated input
+      'src/engine/proposals/mergeable.ts', // the sidecar's mergeable column, written by the engine
+      'src/engine/proposals/read-proposals.ts', // the same column, read back
       'scripts/generate/bundle.ts', // the project's own schema files
     ]),
   ).toEqual([]);

@@ -220,9 +220,9 @@ describe.concurrent('ce proposals and ce history', () => {
       ce(['history', file, '--json']),
     ]);
     const openRows = okPlain(open).trimEnd().split('\n');
-    expect(openRows[0]).toMatch(/^PROPOSAL +STATUS +AUTHOR +BASE +REVISION +DECIDED BY +CREATED +SUMMARY$/);
+    expect(openRows[0]).toMatch(/^PROPOSAL +STATUS +MERGES +AUTHOR +BASE +REVISION +DECIDED BY +CREATED +SUMMARY$/);
     expect(openRows.slice(1).map((row) => row.split(/ {2,}/))).toEqual([
-      [stillOpen, 'open', 'carol', '2', '-', '-', expect.any(String), 'undo it'],
+      [stillOpen, 'open', 'up to date', 'carol', '2', '-', '-', expect.any(String), 'undo it'],
     ]);
     const acceptedOnly = okJson<ProposalListOutput>(acceptedJson);
     expect(acceptedOnly).toEqual(engineSays((room) => listProposals(room, LOCAL_OPERATOR, { status: 'accepted' })));

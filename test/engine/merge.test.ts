@@ -199,3 +199,40 @@ describe('merge, over random line edits', () => {
     },
   );
 });
+
+describe('mergeable, on every open proposal', () => {
+  const kindsOf = (room: Room) =>
+    (
+      room.store.db.prepare("SELECT payload_json FROM events WHERE type = 'proposal.mergeable' ORDER BY id").all() as {
+        payload_json: string;
+      }[]
+    ).map((row) => JSON.parse(row.payload_json) as Record<string, unknown>);
+
+  test('up to date when made, then clean or conflicts as revisions land; an event each time it changes', () => {
+    const { room, text } = roomOf(3);
+    const propose = (who: string, from: string, to: string) =>
+      proposeChange(room, caller(who), { base_revision: 1, content: text.replace(from, to), summary: who }).proposal;
+    const first = propose('agent0', 'The text of section 0.', 'Zero.');
+    const clean = propose('agent1', 'The text of section 2.', 'Two.');
+    const conflicting = propose('agent2', 'The text of section 0.', 'Nought.');
+    expect(first.mergeable).toEqual({ status: 'up_to_date', revision: 1, conflicts: [] });
+    approveProposal(room, approver, { proposal_id: first.proposal_id });
+    const read = (id: string) => getProposal(room, approver, { proposal_id: id }).proposal.mergeable;
+    expect(read(clean.proposal_id)).toEqual({ status: 'clean', revision: 2, conflicts: [] });
+    const line2 = { start: 2, count: 1 };
+    expect(read(conflicting.proposal_id)).toEqual({
+      status: 'conflicts',
+      revision: 2,
+      conflicts: [{ base: line2, current: line2, proposal: line2 }],
+    });
+    expect(read(first.proposal_id)).toBeNull(); // decided
+    expect(kindsOf(room)).toEqual([
+      { proposal_id: clean.proposal_id, author: 'agent1', status: 'clean', revision: 2 },
+      { proposal_id: conflicting.proposal_id, author: 'agent2', status: 'conflicts', revision: 2 },
+    ]);
+    // Another revision that leaves them as they were: worked out again, and no news.
+    approveProposal(room, approver, { proposal_id: clean.proposal_id });
+    expect(read(conflicting.proposal_id)).toMatchObject({ status: 'conflicts', revision: 3 });
+    expect(kindsOf(room)).toHaveLength(2);
+  });
+});

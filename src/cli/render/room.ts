@@ -21,10 +21,11 @@ import type { RenderContext } from './context.js';
 export function proposalList({ proposals, next_cursor }: ProposalListOutput, context: RenderContext): string {
   if (proposals.length === 0) return 'no proposals';
   const table = columns(
-    ['PROPOSAL', 'STATUS', 'AUTHOR', 'BASE', 'REVISION', 'DECIDED BY', 'CREATED', 'SUMMARY'],
+    ['PROPOSAL', 'STATUS', 'MERGES', 'AUTHOR', 'BASE', 'REVISION', 'DECIDED BY', 'CREATED', 'SUMMARY'],
     proposals.map((p) => [
       p.proposal_id,
       p.status,
+      orDash(p.mergeable?.status.replaceAll('_', ' ')),
       p.author,
       String(p.base_revision),
       orDash(p.revision),
@@ -37,12 +38,27 @@ export function proposalList({ proposals, next_cursor }: ProposalListOutput, con
 }
 
 /** A proposal's fields, then its diff against its base revision. */
+/** `clean onto revision 4`, `conflicts with revision 4: lines 3–5 (4) and line 3 (proposal)`, or nothing once decided. */
+function mergeableSaid(p: Proposal): string | null {
+  const m = p.mergeable;
+  if (!m) return null;
+  if (m.status !== 'conflicts') return `${m.status.replaceAll('_', ' ')} (revision ${m.revision})`;
+  const lines = ({ start, count }: { start: number; count: number }) =>
+    count === 0 ? `after line ${start - 1}` : count === 1 ? `line ${start}` : `lines ${start}-${start + count - 1}`;
+  return `conflicts with revision ${m.revision}: ${m.conflicts
+    .map(
+      (c) => `${lines(c.base)} of revision ${p.base_revision} (${lines(c.current)} now, ${lines(c.proposal)} proposed)`,
+    )
+    .join('; ')}`;
+}
+
 export function proposalFields({ proposal: p }: ProposalOutput): string {
   const head = fields([
     ['proposal', p.proposal_id],
     ['status', p.status],
     ['author', p.author],
     ['base', p.base_revision],
+    ['merges', mergeableSaid(p)],
     ['summary', p.summary],
     ['created', p.created_at],
     ['decided', p.decided_by && `${p.status} by ${p.decided_by} at ${p.decided_at}`],

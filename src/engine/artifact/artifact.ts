@@ -10,6 +10,7 @@ import { appendHistory, toRevision } from '../history.js';
 import { change, type Room } from '../room.js';
 import { settlePendingWrite } from '../proposals/accepted-write.js';
 import { decodeArtifact, notText } from './text.js';
+import { refreshMergeable } from '../proposals/mergeable.js';
 
 function readDisk(room: Room): Buffer {
   try {
@@ -72,6 +73,7 @@ export function syncArtifact(room: Room): Revision | null {
         taskId: null,
         payload: { revision: row.number, hash },
       });
+      refreshMergeable(room, row, record); // an outside edit is a revision like any other
     }
     return toRevision(row);
   });

@@ -18,6 +18,7 @@ import type { EventType } from '../../../generated/types.js';
 import type { PendingWriteRow, ProposalRow, RevisionRow } from '../../store/rows.js';
 import { appendHistory } from '../history.js';
 import { change, type Change, type Room } from '../room.js';
+import { refreshMergeable } from './mergeable.js';
 
 /** Step (3): the revision, the decision on the proposal, its history entry and event; the pending write goes. */
 export function recordAcceptedWrite(room: Room, write: PendingWriteRow, record: Change['record']): ProposalRow {
@@ -60,6 +61,7 @@ export function recordAcceptedWrite(room: Room, write: PendingWriteRow, record: 
     payload: { proposal_id: proposal.id, revision: revision.number },
   });
   room.workspace.deletePendingWrite();
+  refreshMergeable(room, revision, record);
   return decided;
 }
 

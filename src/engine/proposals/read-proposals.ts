@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { createPatch } from 'diff';
 import type { InputOf } from '../../../generated/operations.js';
-import type { Proposal, ProposalListOutput, ProposalOutput } from '../../../generated/types.js';
+import type { Mergeable, Proposal, ProposalListOutput, ProposalOutput } from '../../../generated/types.js';
 import type { ProposalRow } from '../../store/rows.js';
 import { DomainError } from '../../errors.js';
 import type { Actor } from '../access.js';
@@ -11,6 +11,7 @@ import { toTimestamp } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { toRevision } from '../history.js';
 import type { Room } from '../room.js';
+import { mergeableOnto } from './mergeable.js';
 
 /** The change a proposal makes: a unified diff of its base revision's text against its content. */
 function diffOf(room: Room, row: ProposalRow): string {
@@ -34,6 +35,14 @@ const toProposal = (room: Room, row: ProposalRow): Proposal => ({
   decided_at: row.decided_at === null ? null : toTimestamp(row.decided_at),
   note: row.note,
   revision: row.revision,
+  // Kept as it was worked out when the last revision landed (mergeable.ts); an open proposal from before that
+  // was kept is worked out now.
+  mergeable:
+    row.status !== 'open'
+      ? null
+      : row.mergeable_json !== null
+        ? (JSON.parse(row.mergeable_json) as Mergeable)
+        : mergeableOnto(room, row, room.workspace.currentRevision()!),
 });
 
 export function output(room: Room, row: ProposalRow): ProposalOutput {
