@@ -4,19 +4,7 @@
 // unless both sides made the same change.
 import { diffArrays } from 'diff';
 import { diff3Merge } from 'node-diff3';
-
-/** Lines of a file, counted from 1: `count` lines from `start`; none (count 0) is the place before `start`. */
-export interface LineRange {
-  start: number;
-  count: number;
-}
-
-/** Where base, current revision and proposal disagree. */
-export interface MergeConflict {
-  base: LineRange;
-  current: LineRange;
-  proposal: LineRange;
-}
+import type { LineRange, MergeConflict } from '../../../generated/types.js';
 
 export type Merge = { text: string; conflicts: [] } | { text: null; conflicts: MergeConflict[] };
 
