@@ -58,11 +58,7 @@ function addOperationCommand(program: Command, operation: Operation): void {
   // Required with FILE where the operation acts as a participant; with --url the session is the participant.
   const acting = PARTICIPANT_HELP[operation.actor];
   if (acting) command.addOption(new Option('--participant <name>', acting));
-  command
-    .option('--url <url>', 'a room anywhere, by its address (http(s)://host:port), in place of FILE; else CE_URL')
-    .option('--token-file <file>', 'with --url: a file holding the session token (else CE_TOKEN)')
-    .option('--ca <file>', 'with --url: trust this CA certificate (PEM) for an https room')
-    .option('--json', 'print the result as one JSON document');
+  remoteRoomOptions(command).option('--json', 'print the result as one JSON document');
   if ('example' in operation.cli) command.addHelpText('after', `\nExample:\n  $ ${operation.cli.example}`);
   command.action(async (...rest: unknown[]) => {
     const options = (rest.at(-2) ?? {}) as Record<string, unknown>;
@@ -156,6 +152,13 @@ const caOption = (file: string | undefined): { ca?: Buffer } => {
 
 /** `--idempotency-key` → `idempotencyKey`, as commander names option values. */
 const camel = (flag: string): string => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** --url, --token-file and --ca: the room anywhere, in place of FILE, as a session (whichRoom reads them). */
+export const remoteRoomOptions = (command: Command): Command =>
+  command
+    .option('--url <url>', 'a room anywhere, by its address (http(s)://host:port), in place of FILE; else CE_URL')
+    .option('--token-file <file>', 'with --url: a file holding the session token (else CE_TOKEN)')
+    .option('--ca <file>', 'with --url: trust this CA certificate (PEM) for an https room');
 
 export function operationCommands(program: Command): void {
   for (const operation of Object.values(operations) as Operation[]) addOperationCommand(program, operation);

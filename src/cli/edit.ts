@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { operations } from '../../generated/operations.js';
 import type { ArtifactReadOutput, ProposalOutput } from '../../generated/types.js';
-import { whichRoom } from './commands.js';
+import { remoteRoomOptions, whichRoom } from './commands.js';
 import { execute } from './executor.js';
 import { command } from './options.js';
 import { answer, CommandFailure } from './output.js';
@@ -67,13 +67,12 @@ async function summaryOf(given: string | undefined): Promise<string> {
 }
 
 export function editCommand(program: Command): void {
-  command(program, 'edit', 'change the file in your editor ($VISUAL or $EDITOR) and propose what you saved')
-    .argument('[file]', 'the room file (or --url)')
-    .option('--participant <name>', 'act as this participant (with read, write and approve)')
-    .option('--summary <text>', 'what the change does and why (asked for on the terminal when left out)')
-    .option('--url <url>', 'a room anywhere, by its address (http(s)://host:port), in place of FILE; else CE_URL')
-    .option('--token-file <file>', 'with --url: a file holding the session token (else CE_TOKEN)')
-    .option('--ca <file>', 'with --url: trust this CA certificate (PEM) for an https room')
+  remoteRoomOptions(
+    command(program, 'edit', 'change the file in your editor ($VISUAL or $EDITOR) and propose what you saved')
+      .argument('[file]', 'the room file (or --url)')
+      .option('--participant <name>', 'act as this participant (with read, write and approve)')
+      .option('--summary <text>', 'what the change does and why (asked for on the terminal when left out)'),
+  )
     .addHelpText('after', '\nExample:\n  $ EDITOR=nano ce edit notes.md --participant alice --summary "Fix the intro"')
     .action(async (file: string | undefined, options: EditOptions) => {
       const propose = operations.proposeChange;

@@ -17,6 +17,7 @@ import type {
 } from '../../../generated/types.js';
 import { columns, fields, glimpse, orDash } from '../output.js';
 import type { RenderContext } from './context.js';
+import { linesSaid } from '../../line-range.js';
 
 export function proposalList({ proposals, next_cursor }: ProposalListOutput, context: RenderContext): string {
   if (proposals.length === 0) return 'no proposals';
@@ -43,11 +44,10 @@ function mergeableSaid(p: Proposal): string | null {
   const m = p.mergeable;
   if (!m) return null;
   if (m.status !== 'conflicts') return `${m.status.replaceAll('_', ' ')} (revision ${m.revision})`;
-  const lines = ({ start, count }: { start: number; count: number }) =>
-    count === 0 ? `after line ${start - 1}` : count === 1 ? `line ${start}` : `lines ${start}-${start + count - 1}`;
   return `conflicts with revision ${m.revision}: ${m.conflicts
     .map(
-      (c) => `${lines(c.base)} of revision ${p.base_revision} (${lines(c.current)} now, ${lines(c.proposal)} proposed)`,
+      (c) =>
+        `${linesSaid(c.base)} of revision ${p.base_revision} (${linesSaid(c.current)} now, ${linesSaid(c.proposal)} proposed)`,
     )
     .join('; ')}`;
 }

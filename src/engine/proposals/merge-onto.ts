@@ -4,7 +4,8 @@
 import type { ProposalRow } from '../../store/rows.js';
 import { DomainError } from '../../errors.js';
 import type { Room } from '../room.js';
-import { linesSaid, mergeThreeWay } from './merge.js';
+import { linesSaid } from '../../line-range.js';
+import { mergeThreeWay } from './merge.js';
 
 /**
  * The proposal's change merged onto `current`, a later revision than its

@@ -4,7 +4,7 @@
 // unless both sides made the same change.
 import { diffArrays } from 'diff';
 import { diff3Merge } from 'node-diff3';
-import type { LineRange, MergeConflict } from '../../../generated/types.js';
+import type { MergeConflict } from '../../../generated/types.js';
 
 export type Merge = { text: string; conflicts: [] } | { text: null; conflicts: MergeConflict[] };
 
@@ -117,10 +117,4 @@ export function mergeThreeWay(base: string, current: string, proposal: string): 
     mergePiece(piece, { o: from, a: aFrom, b: bFrom }, merged, conflicts);
   }
   return conflicts.length > 0 ? { text: null, conflicts } : { text: merged.join('\n'), conflicts: [] };
-}
-
-/** `line 3`, `lines 3–5`, `after line 2` (nothing there: an insertion point). */
-export function linesSaid({ start, count }: LineRange): string {
-  if (count === 0) return start === 1 ? 'at the start' : `after line ${start - 1}`;
-  return count === 1 ? `line ${start}` : `lines ${start}–${start + count - 1}`;
 }

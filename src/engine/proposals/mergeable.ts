@@ -21,13 +21,17 @@ export function mergeableOnto(
     : { status: 'clean', revision: current.number, conflicts: [] };
 }
 
+/** As the sidecar keeps it. */
+export const mergeableJson = (mergeable: Mergeable | null): string | null =>
+  mergeable === null ? null : JSON.stringify(mergeable);
+
 /** After `current` landed, within its change: each open proposal worked out again, an event where it changed. */
 export function refreshMergeable(room: Room, current: RevisionRow, record: Change['record']): void {
   for (const row of room.workspace.openProposals()) {
     const next = mergeableOnto(room, row, current);
     if (next === null) continue;
     const before = row.mergeable_json === null ? null : (JSON.parse(row.mergeable_json) as Mergeable);
-    room.workspace.setMergeable({ id: row.id, mergeable_json: JSON.stringify(next) });
+    room.workspace.setMergeable({ id: row.id, mergeable_json: mergeableJson(next) });
     if (before?.status === next.status) continue;
     record({
       type: 'proposal.mergeable' satisfies EventType,

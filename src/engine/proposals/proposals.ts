@@ -12,7 +12,7 @@ import { appendHistory } from '../history.js';
 import { change, type Room } from '../room.js';
 import { recordAcceptedWrite } from './accepted-write.js';
 import { mergeOnto } from './merge-onto.js';
-import { mergeableOnto } from './mergeable.js';
+import { mergeableJson, mergeableOnto } from './mergeable.js';
 import { loadProposal, output } from './read-proposals.js';
 import { requireSecondPerson } from '../settings.js';
 
@@ -85,10 +85,10 @@ export function proposeChange(room: Room, caller: Caller, args: InputOf<'propose
       content,
       diff: args.diff ?? null,
       created_at: now,
-      mergeable_json: null as string | null,
+      mergeable_json: mergeableJson(
+        mergeableOnto(room, { base_revision: base.number, content }, currentRevision(room)),
+      ),
     };
-    const mergeable = mergeableOnto(room, row, currentRevision(room));
-    row.mergeable_json = mergeable === null ? null : JSON.stringify(mergeable);
     room.workspace.insertProposal(row);
     record({
       type: 'proposal.created',
