@@ -218,7 +218,7 @@ describe('live, with another participant over MCP', () => {
 
   it('a proposal on an older revision shows whether it merges: a conflicting one names the lines and offers no Approve; its author may withdraw it', async () => {
     const base = await revision();
-    const { page } = await open(tokens.alice!);
+    const { page, screenshot } = await open(tokens.alice!);
     await live(page);
     const mine = await tool('alice', 'workspace_propose', {
       base_revision: base,
@@ -241,6 +241,7 @@ describe('live, with another participant over MCP', () => {
         ),
       );
     expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await screenshot('proposal-conflict');
     await card.getByRole('button', { name: 'Withdraw' }).click();
     await card.waitFor({ state: 'detached' });
     const withdrawn = await tool('bob', 'proposal_get', { proposal_id: mine.proposal.proposal_id });
