@@ -983,10 +983,10 @@ export const toolCatalog = [
           'x-pattern-name': 'some text, not only spaces',
           'x-plain-text': 'lines',
           title: 'Summary',
-          description: 'What the change is and why.',
+          description: 'What the change is and why, as a commit message says it: required, and not only spaces.',
         },
       },
-      required: ['base_revision'],
+      required: ['base_revision', 'summary'],
       oneOf: [
         {
           required: ['content'],

@@ -1141,6 +1141,7 @@ export interface components {
             status: components["schemas"]["ProposalStatus"];
             author: components["schemas"]["ParticipantName"];
             base_revision: components["schemas"]["RevisionNumber"];
+            /** @description What the change is and why. Null only for a proposal made before a summary was required. */
             summary: components["schemas"]["Summary"] | null;
             /** @description The full proposed text (a diff is applied to the base revision when proposed). */
             content: string;
@@ -1434,9 +1435,9 @@ export interface components {
             diff?: components["schemas"]["ArtifactText"];
             /**
              * Summary
-             * @description What the change is and why.
+             * @description What the change is and why, as a commit message says it: required, and not only spaces.
              */
-            summary?: components["schemas"]["Summary"];
+            summary: components["schemas"]["Summary"];
         } & (unknown | unknown);
     };
     responses: never;

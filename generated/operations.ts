@@ -713,7 +713,7 @@ export const operations = {
           field: 'summary',
           kind: 'string',
           required: false,
-          description: 'What the change is and why',
+          description: 'What the change is and why, as a commit message says it: required, and not only spaces',
         },
       ],
     },

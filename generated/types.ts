@@ -627,6 +627,9 @@ export interface Proposal {
   status: ProposalStatus;
   author: ParticipantName;
   base_revision: RevisionNumber;
+  /**
+   * What the change is and why. Null only for a proposal made before a summary was required.
+   */
   summary: Summary | null;
   /**
    * The full proposed text (a diff is applied to the base revision when proposed).
@@ -1457,7 +1460,7 @@ export interface WorkspaceProposeInput2 {
   base_revision: RevisionNumber;
   content?: ArtifactText;
   diff?: ArtifactText;
-  summary?: Summary;
+  summary: Summary;
 }
 /**
  * An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.

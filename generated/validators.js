@@ -15747,7 +15747,10 @@ const schema126 = {
     status: { $ref: "#/$defs/ProposalStatus" },
     author: { $ref: "#/$defs/ParticipantName" },
     base_revision: { $ref: "#/$defs/RevisionNumber" },
-    summary: { anyOf: [{ $ref: "#/$defs/Summary" }, { type: "null" }] },
+    summary: {
+      description: "What the change is and why. Null only for a proposal made before a summary was required.",
+      anyOf: [{ $ref: "#/$defs/Summary" }, { type: "null" }],
+    },
     content: {
       type: "string",
       description: "The full proposed text (a diff is applied to the base revision when proposed).",
@@ -35385,9 +35388,13 @@ const schema258 = {
       description: "A unified diff against base_revision (give this or content).",
       $ref: "#/$defs/ArtifactText",
     },
-    summary: { title: "Summary", description: "What the change is and why.", $ref: "#/$defs/Summary" },
+    summary: {
+      title: "Summary",
+      description: "What the change is and why, as a commit message says it: required, and not only spaces.",
+      $ref: "#/$defs/Summary",
+    },
   },
-  required: ["base_revision"],
+  required: ["base_revision", "summary"],
   oneOf: [{ required: ["content"] }, { required: ["diff"] }],
   additionalProperties: false,
 };
@@ -35511,9 +35518,27 @@ function validate164(
       }
       errors++;
     }
+    if (data.summary === undefined) {
+      const err4 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "summary" },
+        message: "must have required property '" + "summary" + "'",
+        schema: schema258.required,
+        parentSchema: schema258,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err4];
+      } else {
+        vErrors.push(err4);
+      }
+      errors++;
+    }
     for (const key0 in data) {
       if (!(key0 === "base_revision" || key0 === "content" || key0 === "diff" || key0 === "summary")) {
-        const err4 = {
+        const err5 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
@@ -35524,9 +35549,9 @@ function validate164(
           data,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -35534,7 +35559,7 @@ function validate164(
     if (data.base_revision !== undefined) {
       let data0 = data.base_revision;
       if (!(typeof data0 == "number" && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + "/base_revision",
           schemaPath: "#/$defs/RevisionNumber/type",
           keyword: "type",
@@ -35545,15 +35570,15 @@ function validate164(
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
       if (typeof data0 == "number" && isFinite(data0)) {
         if (data0 < 1 || isNaN(data0)) {
-          const err6 = {
+          const err7 = {
             instancePath: instancePath + "/base_revision",
             schemaPath: "#/$defs/RevisionNumber/minimum",
             keyword: "minimum",
@@ -35564,9 +35589,9 @@ function validate164(
             data: data0,
           };
           if (vErrors === null) {
-            vErrors = [err6];
+            vErrors = [err7];
           } else {
-            vErrors.push(err6);
+            vErrors.push(err7);
           }
           errors++;
         }
@@ -35575,31 +35600,13 @@ function validate164(
     if (data.content !== undefined) {
       let data1 = data.content;
       if (typeof data1 !== "string") {
-        const err7 = {
+        const err8 = {
           instancePath: instancePath + "/content",
           schemaPath: "#/$defs/ArtifactText/type",
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
           schema: schema33.type,
-          parentSchema: schema33,
-          data: data1,
-        };
-        if (vErrors === null) {
-          vErrors = [err7];
-        } else {
-          vErrors.push(err7);
-        }
-        errors++;
-      }
-      if (new TextEncoder().encode(JSON.stringify(data1)).length > 524288) {
-        const err8 = {
-          instancePath: instancePath + "/content",
-          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
-          keyword: "x-max-bytes",
-          params: { limit: 524288 },
-          message: "must NOT be larger than 524288 bytes as JSON",
-          schema: 524288,
           parentSchema: schema33,
           data: data1,
         };
@@ -35610,11 +35617,29 @@ function validate164(
         }
         errors++;
       }
+      if (new TextEncoder().encode(JSON.stringify(data1)).length > 524288) {
+        const err9 = {
+          instancePath: instancePath + "/content",
+          schemaPath: "#/$defs/ArtifactText/x-max-bytes",
+          keyword: "x-max-bytes",
+          params: { limit: 524288 },
+          message: "must NOT be larger than 524288 bytes as JSON",
+          schema: 524288,
+          parentSchema: schema33,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
     }
     if (data.diff !== undefined) {
       let data2 = data.diff;
       if (typeof data2 !== "string") {
-        const err9 = {
+        const err10 = {
           instancePath: instancePath + "/diff",
           schemaPath: "#/$defs/ArtifactText/type",
           keyword: "type",
@@ -35625,14 +35650,14 @@ function validate164(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
       if (new TextEncoder().encode(JSON.stringify(data2)).length > 524288) {
-        const err10 = {
+        const err11 = {
           instancePath: instancePath + "/diff",
           schemaPath: "#/$defs/ArtifactText/x-max-bytes",
           keyword: "x-max-bytes",
@@ -35643,9 +35668,9 @@ function validate164(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err10];
+          vErrors = [err11];
         } else {
-          vErrors.push(err10);
+          vErrors.push(err11);
         }
         errors++;
       }
@@ -35654,7 +35679,7 @@ function validate164(
       let data3 = data.summary;
       if (typeof data3 === "string") {
         if (func1(data3) > 2000) {
-          const err11 = {
+          const err12 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/maxLength",
             keyword: "maxLength",
@@ -35665,14 +35690,14 @@ function validate164(
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err11];
+            vErrors = [err12];
           } else {
-            vErrors.push(err11);
+            vErrors.push(err12);
           }
           errors++;
         }
         if (func1(data3) < 1) {
-          const err12 = {
+          const err13 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/minLength",
             keyword: "minLength",
@@ -35683,14 +35708,14 @@ function validate164(
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err12];
+            vErrors = [err13];
           } else {
-            vErrors.push(err12);
+            vErrors.push(err13);
           }
           errors++;
         }
         if (!pattern12.test(data3)) {
-          const err13 = {
+          const err14 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/pattern",
             keyword: "pattern",
@@ -35701,14 +35726,14 @@ function validate164(
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err13];
+            vErrors = [err14];
           } else {
-            vErrors.push(err13);
+            vErrors.push(err14);
           }
           errors++;
         }
         if (pattern13.test(data3)) {
-          const err14 = {
+          const err15 = {
             instancePath: instancePath + "/summary",
             schemaPath: "#/$defs/Summary/x-plain-text",
             keyword: "x-plain-text",
@@ -35719,14 +35744,14 @@ function validate164(
             data: data3,
           };
           if (vErrors === null) {
-            vErrors = [err14];
+            vErrors = [err15];
           } else {
-            vErrors.push(err14);
+            vErrors.push(err15);
           }
           errors++;
         }
       } else {
-        const err15 = {
+        const err16 = {
           instancePath: instancePath + "/summary",
           schemaPath: "#/$defs/Summary/type",
           keyword: "type",
@@ -35737,15 +35762,15 @@ function validate164(
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err15];
+          vErrors = [err16];
         } else {
-          vErrors.push(err15);
+          vErrors.push(err16);
         }
         errors++;
       }
     }
   } else {
-    const err16 = {
+    const err17 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -35756,9 +35781,9 @@ function validate164(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err16];
+      vErrors = [err17];
     } else {
-      vErrors.push(err16);
+      vErrors.push(err17);
     }
     errors++;
   }

@@ -69,6 +69,7 @@ function prepareRoom(file: string): void {
     made.early = proposeChange(room, bob, {
       base_revision: 1,
       content: '# Notes\n\nAn early change.\n',
+      summary: 'A change',
     }).proposal.proposal_id;
   } finally {
     room.close();
@@ -229,21 +230,45 @@ describe('the same answer with and without ce serve', () => {
       ok('propose {file} --participant bob --base 1 --content-file {dir}/second.md --summary "A second line"', {
         second: (o) => o.proposal.proposal_id,
       }),
-      ok('propose {file} --participant carol --base 1 --diff-file {dir}/change.diff', {
+      ok('propose {file} --participant carol --base 1 --diff-file {dir}/change.diff --summary "A change"', {
         byDiff: (o) => o.proposal.proposal_id,
       }),
-      refused('invalid_input', 'propose {file} --participant bob --base 0 --content-file {dir}/second.md'),
-      refused('invalid_input', 'propose {file} --participant bob --base 9 --content-file {dir}/second.md'),
-      refused('invalid_input', 'propose {file} --participant bob --base 1'),
-      refused('invalid_input', 'propose {file} --participant bob --base 1 --diff-file {dir}/stray.diff'),
-      refused('not_found', 'propose {file} --participant nobody --base 1 --content-file {dir}/second.md'),
-      ok('propose {file} --participant bob --base 1 --content-file {dir}/largest.md', {
+      refused(
+        'invalid_input',
+        'propose {file} --participant bob --base 0 --content-file {dir}/second.md --summary "A change"',
+      ),
+      refused(
+        'invalid_input',
+        'propose {file} --participant bob --base 9 --content-file {dir}/second.md --summary "A change"',
+      ),
+      refused('invalid_input', 'propose {file} --participant bob --base 1 --summary "A change"'),
+      // A proposal says what it changes, as a commit message does.
+      refused('invalid_input', 'propose {file} --participant bob --base 1 --content-file {dir}/second.md'),
+      refused(
+        'invalid_input',
+        'propose {file} --participant bob --base 1 --content-file {dir}/second.md --summary "   "',
+      ),
+      refused(
+        'invalid_input',
+        'propose {file} --participant bob --base 1 --diff-file {dir}/stray.diff --summary "A change"',
+      ),
+      refused(
+        'not_found',
+        'propose {file} --participant nobody --base 1 --content-file {dir}/second.md --summary "A change"',
+      ),
+      ok('propose {file} --participant bob --base 1 --content-file {dir}/largest.md --summary "A change"', {
         largest: (o) => o.proposal.proposal_id,
       }),
-      refused('too_large', 'propose {file} --participant bob --base 1 --content-file {dir}/over.md'),
+      refused(
+        'too_large',
+        'propose {file} --participant bob --base 1 --content-file {dir}/over.md --summary "A change"',
+      ),
       // More than a request body may hold: the room process does not read such a body.
       {
-        ...refused('too_large', 'propose {file} --participant bob --base 1 --content-file {dir}/far-over.md'),
+        ...refused(
+          'too_large',
+          'propose {file} --participant bob --base 1 --content-file {dir}/far-over.md --summary "A change"',
+        ),
         served: { code: 'too_large', message: /^the request body is larger than 1048576 bytes$/ },
       },
     );
@@ -299,8 +324,11 @@ describe('the same answer with and without ce serve', () => {
     });
     await twins.run(
       // Revision 2's own text changes nothing: refused as noise.
-      refused('invalid_input', 'propose {file} --participant bob --base 2 --content-file {dir}/second.md'),
-      ok('propose {file} --participant bob --base 2 --diff-file {dir}/change.diff', {
+      refused(
+        'invalid_input',
+        'propose {file} --participant bob --base 2 --content-file {dir}/second.md --summary "A change"',
+      ),
+      ok('propose {file} --participant bob --base 2 --diff-file {dir}/change.diff --summary "A change"', {
         late: (o) => o.proposal.proposal_id,
       }),
       // The outside edit changed the line the proposal changes: a conflict naming them.

@@ -171,7 +171,7 @@ test('npm start: a room on the bundled example, with a token that reads, writes 
   const proposed = await rpc(
     mcpUrl,
     'tools/call',
-    { name: 'workspace_propose', arguments: { base_revision: 1, content: '# Changed\n' } },
+    { name: 'workspace_propose', arguments: { base_revision: 1, content: '# Changed\n', summary: 'A change' } },
     { token },
   );
   const proposalId = proposed.body.result.structuredContent.proposal.proposal_id;

@@ -90,6 +90,8 @@ test('four eyes: ce settings-update --four-eyes on|off keeps it; ce serve --four
       '1',
       '--content-file',
       path.join(dir, 'next.md'),
+      '--summary',
+      'A change',
       '--json',
     ]),
   ).proposal.proposal_id;

@@ -226,7 +226,9 @@ describe.concurrent('with ce alone', () => {
       const first = /^proposed (pr_\S+) against revision 1$/m.exec(proposed)?.[1];
       expect(first).toMatch(/^pr_/);
       const byDiff = okJson<ProposalOutput>(
-        await run('propose {file} --participant carol --base 1 --diff-file {dir}/change.diff --json'),
+        await run(
+          'propose {file} --participant carol --base 1 --diff-file {dir}/change.diff --summary "A change" --json',
+        ),
       ).proposal;
       expect(byDiff).toMatchObject({ status: 'open', author: 'carol', content: '# Notes\n\nThe first line.\n' });
 
@@ -267,7 +269,9 @@ describe.concurrent('with ce alone', () => {
 
       // Only its author withdraws a proposal.
       const third = okJson<ProposalOutput>(
-        await run('propose {file} --participant carol --base 2 --content-file {dir}/third.md --json'),
+        await run(
+          'propose {file} --participant carol --base 2 --content-file {dir}/third.md --summary "A third line" --json',
+        ),
       ).proposal;
       failedWith(
         await run(`proposal-withdraw {file} ${third.proposal_id} --participant bob`),

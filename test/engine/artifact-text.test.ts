@@ -81,6 +81,7 @@ describe('making a room', () => {
       const proposal = proposeChange(room, alice, {
         base_revision: 1,
         content: '\uFEFF# Notes \uFFFD\r\nline\r\nmore\r\n',
+        summary: 'A change',
       });
       approveProposal(room, approver, { proposal_id: proposal.proposal.proposal_id });
       expect(readFileSync(file)).toEqual(Buffer.from('\uFEFF# Notes \uFFFD\r\nline\r\nmore\r\n', 'utf8'));
@@ -114,7 +115,11 @@ describe('an outside edit that leaves the file not UTF-8', () => {
   test('makes accepting a proposal a conflict that says why, and the file keeps its bytes', () => {
     t = makeRoom();
     syncArtifact(t.room);
-    const { proposal } = proposeChange(t.room, alice, { base_revision: 1, content: '# Proposed\n' });
+    const { proposal } = proposeChange(t.room, alice, {
+      base_revision: 1,
+      content: '# Proposed\n',
+      summary: 'A change',
+    });
     writeFileSync(t.artifact, LATIN1);
     syncArtifact(t.room); // recorded first, so the refusal below changes nothing at all
     expectRefused(
@@ -132,7 +137,7 @@ describe('an outside edit that leaves the file not UTF-8', () => {
     // Nothing can be proposed against the bytes either.
     expectRefused(
       t.room,
-      () => proposeChange(t!.room, alice, { base_revision: 2, content: '# Fixed\n' }),
+      () => proposeChange(t!.room, alice, { base_revision: 2, content: '# Fixed\n', summary: 'A change' }),
       'conflict',
       'revision 2 is not UTF-8 text (an outside edit); nothing can be proposed against it',
     );
@@ -145,7 +150,11 @@ describe('an outside edit that leaves the file not UTF-8', () => {
     syncArtifact(t.room);
     writeFileSync(t.artifact, 'café\n');
     expect(readArtifact(t.room, alice)).toMatchObject({ content: 'café\n', revision: { number: 3, utf8: true } });
-    const { proposal } = proposeChange(t.room, alice, { base_revision: 3, content: 'café au lait\n' });
+    const { proposal } = proposeChange(t.room, alice, {
+      base_revision: 3,
+      content: 'café au lait\n',
+      summary: 'A change',
+    });
     approveProposal(t.room, approver, { proposal_id: proposal.proposal_id });
     expect(readFileSync(t.artifact, 'utf8')).toBe('café au lait\n');
   });
@@ -160,7 +169,7 @@ describe('proposed text', () => {
     syncArtifact(t.room);
     expectRefused(
       t.room,
-      () => proposeChange(t!.room, alice, { base_revision: 1, content }),
+      () => proposeChange(t!.room, alice, { base_revision: 1, content, summary: 'A change' }),
       'invalid_input',
       `the proposed text is not UTF-8 text: ${problem}`,
     );

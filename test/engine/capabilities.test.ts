@@ -62,7 +62,7 @@ function readyHandoff(room: Room) {
 }
 function openProposal(room: Room) {
   syncArtifact(room);
-  return proposeChange(room, full('alice'), { base_revision: 1, content: '# New\n' }).proposal;
+  return proposeChange(room, full('alice'), { base_revision: 1, content: '# New\n', summary: 'A change' }).proposal;
 }
 
 // PRODUCT.md §3: what each capability allows. Every operation of the table has a case (the type says so).
@@ -111,7 +111,7 @@ const cases: Record<OperationId, Case> = {
     actor: 'carol',
     setup: (room) => {
       syncArtifact(room);
-      return (as) => proposeChange(room, as, { base_revision: 1, content: 'new' });
+      return (as) => proposeChange(room, as, { base_revision: 1, content: 'new', summary: 'A change' });
     },
   },
   withdrawProposal: {

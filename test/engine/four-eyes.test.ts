@@ -38,7 +38,8 @@ afterEach(() => {
 
 const proposalOf = (room: Room, author = alice) => {
   syncArtifact(room);
-  return proposeChange(room, author, { base_revision: 1, content: '# Changed\n' }).proposal.proposal_id;
+  return proposeChange(room, author, { base_revision: 1, content: '# Changed\n', summary: 'A change' }).proposal
+    .proposal_id;
 };
 
 /** A handoff alice asked of bob, with bob's result ready. */
@@ -66,7 +67,8 @@ describe('with the room’s setting on', () => {
       status: 'accepted',
       decided_by: 'carol',
     });
-    const again = proposeChange(t.room, alice, { base_revision: 2, content: '# Again\n' }).proposal.proposal_id;
+    const again = proposeChange(t.room, alice, { base_revision: 2, content: '# Again\n', summary: 'A change' }).proposal
+      .proposal_id;
     expect(withdrawProposal(t.room, alice, { proposal_id: again }).proposal.status).toBe('withdrawn');
   });
 

@@ -101,28 +101,28 @@ describe('proposals', () => {
 
   test('a unified diff against the base revision', () => {
     const diff = createPatch('room.md', ORIGINAL, '# Test room\n\nA new paragraph.\n');
-    const { proposal } = proposeChange(room, bob, { base_revision: 1, diff });
+    const { proposal } = proposeChange(room, bob, { base_revision: 1, diff, summary: 'A change' });
     expect(proposal.content).toBe('# Test room\n\nA new paragraph.\n');
     approveProposal(room, approver, { proposal_id: proposal.proposal_id });
     expect(onDisk()).toBe('# Test room\n\nA new paragraph.\n');
     const stale = createPatch('room.md', 'something else\n', 'other\n');
     expectRefused(
       room,
-      () => proposeChange(room, bob, { base_revision: 2, diff: stale }),
+      () => proposeChange(room, bob, { base_revision: 2, diff: stale, summary: 'A change' }),
       'invalid_input',
       /does not apply to revision 2/,
     );
     expectRefused(
       room,
-      () => proposeChange(room, bob, { base_revision: 2, diff: 'not a diff' }),
+      () => proposeChange(room, bob, { base_revision: 2, diff: 'not a diff', summary: 'A change' }),
       'invalid_input',
       /diff/,
     );
   });
 
   test('a change to the same lines as a later revision is a conflict naming them, and nothing is written', () => {
-    const first = proposeChange(room, alice, { base_revision: 1, content: 'first\n' }).proposal;
-    const second = proposeChange(room, bob, { base_revision: 1, content: 'second\n' }).proposal;
+    const first = proposeChange(room, alice, { base_revision: 1, content: 'first\n', summary: 'A change' }).proposal;
+    const second = proposeChange(room, bob, { base_revision: 1, content: 'second\n', summary: 'A change' }).proposal;
     approveProposal(room, approver, { proposal_id: first.proposal_id });
     const error = expectRefused(
       room,
@@ -141,7 +141,11 @@ describe('proposals', () => {
   });
 
   test('an outside edit to the same lines conflicts with an open proposal: it is never overwritten silently', () => {
-    const { proposal } = proposeChange(room, alice, { base_revision: 1, content: 'from the room\n' });
+    const { proposal } = proposeChange(room, alice, {
+      base_revision: 1,
+      content: 'from the room\n',
+      summary: 'A change',
+    });
     writeFileSync(t.artifact, 'typed straight into the file\n');
     // The approval first records the outside edit, then refuses the proposal that changes the same line.
     expect(() => approveProposal(room, approver, { proposal_id: proposal.proposal_id })).toThrow(
@@ -153,8 +157,12 @@ describe('proposals', () => {
   });
 
   test('reject and withdraw close a proposal without touching the file', () => {
-    const rejected = proposeChange(room, alice, { base_revision: 1, content: 'no\n' }).proposal;
-    const withdrawn = proposeChange(room, alice, { base_revision: 1, content: 'maybe\n' }).proposal;
+    const rejected = proposeChange(room, alice, { base_revision: 1, content: 'no\n', summary: 'A change' }).proposal;
+    const withdrawn = proposeChange(room, alice, {
+      base_revision: 1,
+      content: 'maybe\n',
+      summary: 'A change',
+    }).proposal;
     expect(
       rejectProposal(room, approver, { proposal_id: rejected.proposal_id, note: 'off topic' }).proposal,
     ).toMatchObject({
@@ -194,19 +202,19 @@ describe('proposals', () => {
   test('bad proposals', () => {
     expectRefused(
       room,
-      () => proposeChange(room, alice, { base_revision: 9, content: 'x' }),
+      () => proposeChange(room, alice, { base_revision: 9, content: 'x', summary: 'A change' }),
       'invalid_input',
       /base_revision 9 does not exist/,
     );
     expectRefused(
       room,
-      () => proposeChange(room, alice, { base_revision: 1, content: 'x', diff: 'y' } as never),
+      () => proposeChange(room, alice, { base_revision: 1, content: 'x', diff: 'y', summary: 'A change' } as never),
       'invalid_input',
       /^input takes one of content or diff, not both$/,
     );
     expectRefused(
       room,
-      () => proposeChange(room, alice, { base_revision: 1, content: 'x'.repeat(512 * 1024 + 1) }),
+      () => proposeChange(room, alice, { base_revision: 1, content: 'x'.repeat(512 * 1024 + 1), summary: 'A change' }),
       'too_large',
       /^content must NOT be larger than 524288 bytes/,
     );
@@ -221,7 +229,11 @@ describe('proposals', () => {
 
 test('history pages with a cursor across more than one page, and records handoff decisions', () => {
   for (let i = 0; i < 5; i++) {
-    const { proposal } = proposeChange(room, alice, { base_revision: i + 1, content: `version ${i + 2}\n` });
+    const { proposal } = proposeChange(room, alice, {
+      base_revision: i + 1,
+      content: `version ${i + 2}\n`,
+      summary: 'A change',
+    });
     approveProposal(room, approver, { proposal_id: proposal.proposal_id });
   }
   const { handoff } = createHandoff(room, alice, { summary: 'x', assignee: 'bob' });

@@ -121,6 +121,7 @@ export async function startFuzzRoom(): Promise<FuzzRoom> {
   const proposal = proposeChange(room, alice, {
     base_revision: 1,
     content: '# Fuzz room\n\nA changed line.\n',
+    summary: 'A change',
   }).proposal;
   room.close();
 

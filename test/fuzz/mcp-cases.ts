@@ -190,6 +190,7 @@ function toolArguments(world: FuzzWorld): fc.Arbitrary<{ name: string; args: Rec
         fc.record({
           base_revision: fc.constant(1),
           diff: fc.constant('--- a\n+++ b\n@@ -1,3 +1,3 @@\n # Fuzz room\n \n-A line to change.\n+A line changed.\n'),
+          summary: fc.constant('A change'),
         }),
       ),
     ),
@@ -514,12 +515,7 @@ const unknownMethod: Build = (call) =>
     .map((method) => {
       const renamed = { ...call, method };
       const headers = withHeader(mcpHeaders(call), 'mcp-method', headerValue(method));
-      return base(
-        renamed,
-        'mcp: unknown method',
-        rpc(404, -32601),
-        mcpRequest(renamed, headers),
-      );
+      return base(renamed, 'mcp: unknown method', rpc(404, -32601), mcpRequest(renamed, headers));
     });
 
 /** One value in params (tool arguments included) replaced: wrong type, odd Unicode, over a limit, deeply nested. */

@@ -233,7 +233,7 @@ export function restCalls(world: FuzzWorld): fc.Arbitrary<RestCall> {
     call(
       'proposeChange',
       participant,
-      fc.constant({ body: { base_revision: 1, content: '# Fuzz room\n\nRest line.\n' } }),
+      fc.constant({ body: { base_revision: 1, content: '# Fuzz room\n\nRest line.\n', summary: 'A change' } }),
     ),
     call(
       'listProposals',

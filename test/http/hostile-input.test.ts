@@ -240,7 +240,7 @@ describe('a file an outside edit left not UTF-8', () => {
   it('REST reading and approving answer 409 saying why, MCP reading -32009; the bytes stay as they are', async () => {
     const proposed = await post(
       `${rest}/proposals`,
-      { base_revision: 1, content: '# Proposed\n' },
+      { base_revision: 1, content: '# Proposed\n', summary: 'A change' },
       restHeaders(s.tokens.alice),
     );
     expect(proposed.status).toBe(201);
@@ -317,9 +317,7 @@ describe('nesting', () => {
 
 describe('strings that are not valid Unicode', () => {
   it('REST: a lone surrogate is 400 naming the field and where, never stored as U+FFFD', async () => {
-    const r = await unchanged(() =>
-      post(`${rest}/handoffs`, '{"summary":"abc\\ud800"}', restHeaders(s.tokens.alice)),
-    );
+    const r = await unchanged(() => post(`${rest}/handoffs`, '{"summary":"abc\\ud800"}', restHeaders(s.tokens.alice)));
     expectProblemBody(r, 400, 'invalid_input');
     expect(r.body.detail).toBe('summary is not valid Unicode: it holds a lone surrogate (U+D800) at index 3');
   });
@@ -401,7 +399,9 @@ describe('names, titles and summaries', () => {
     expectProblemBody(r, 409, 'conflict');
     expect(r.body.detail).toBe('Alice cannot join beside alice: participant names are unique ignoring case');
     expect((await add('erin')).status).toBe(201);
-    expect((await fetch(`${rest}/participants/erin`, { method: 'DELETE', headers: restHeaders(s.tokens.admin) })).status).toBe(200);
+    expect(
+      (await fetch(`${rest}/participants/erin`, { method: 'DELETE', headers: restHeaders(s.tokens.admin) })).status,
+    ).toBe(200);
     const removedTwin = await unchanged(() => add('ERIN'));
     expectProblemBody(removedTwin, 409, 'conflict');
     expect(removedTwin.body.detail).toBe(

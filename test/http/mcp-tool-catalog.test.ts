@@ -93,7 +93,10 @@ describe('annotations', () => {
     handoff_events: (room) => ({ who: 'alice', args: { handoff_id: openHandoff(room) } }),
     handoff_approve: (room) => ({ who: 'dave', args: { handoff_id: readyHandoff(room) } }),
     handoff_reject: (room) => ({ who: 'dave', args: { handoff_id: readyHandoff(room), note: 'No' } }),
-    workspace_propose: (room) => ({ who: 'alice', args: { base_revision: revision(room), content: '# New\n' } }),
+    workspace_propose: (room) => ({
+      who: 'alice',
+      args: { base_revision: revision(room), content: '# New\n', summary: 'A change' },
+    }),
     proposal_get: (room) => ({ who: 'alice', args: { proposal_id: openProposal(room) } }),
     proposal_approve: (room) => ({ who: 'dave', args: { proposal_id: openProposal(room) } }),
     proposal_reject: (room) => ({ who: 'dave', args: { proposal_id: openProposal(room) } }),
@@ -138,8 +141,11 @@ describe('annotations', () => {
   const revision = (room: Room) => readArtifact(room, caller('alice')).revision.number;
   let drafts = 0;
   const openProposal = (room: Room) =>
-    proposeChange(room, caller('alice'), { base_revision: revision(room), content: `# Draft ${++drafts}\n` }).proposal
-      .proposal_id;
+    proposeChange(room, caller('alice'), {
+      base_revision: revision(room),
+      content: `# Draft ${++drafts}\n`,
+      summary: 'A change',
+    }).proposal.proposal_id;
 
   /** Every row of the sidecar and the file's text: the room's whole environment. */
   const snapshot = () => ({ database: dumpDatabase(s.room), file: readFileSync(s.artifact, 'utf8') });
@@ -240,7 +246,8 @@ describe('parameters every client can see', () => {
       for (const branch of branches(schema)) {
         // A branch says which parameters go together, never what a parameter is.
         expect(branch.properties, `${tool.name}: a parameter inside ${JSON.stringify(branch)}`).toBeUndefined();
-        for (const name of branch.required ?? []) expect(top, `${tool.name}: ${name} is at the top level`).toContain(name);
+        for (const name of branch.required ?? [])
+          expect(top, `${tool.name}: ${name} is at the top level`).toContain(name);
       }
       expect(schema.additionalProperties, tool.name).toBe(false);
     }

@@ -199,11 +199,22 @@ describe.each([
     }
 
     // Proposals: accepted, rejected (stale), withdrawn.
-    const p1 = (await succeed('alice', 'workspace_propose', { base_revision: 1, content: '# Test room\n\nMore.\n' }))
-      .structuredContent.proposal.proposal_id;
-    await refuse('carol', 'workspace_propose', { base_revision: 1, content: '# Mine\n' }, 'forbidden');
-    const p2 = (await succeed('bob', 'workspace_propose', { base_revision: 1, content: '# Other\n' })).structuredContent
-      .proposal.proposal_id;
+    const p1 = (
+      await succeed('alice', 'workspace_propose', {
+        base_revision: 1,
+        content: '# Test room\n\nMore.\n',
+        summary: 'A change',
+      })
+    ).structuredContent.proposal.proposal_id;
+    await refuse(
+      'carol',
+      'workspace_propose',
+      { base_revision: 1, content: '# Mine\n', summary: 'A change' },
+      'forbidden',
+    );
+    const p2 = (
+      await succeed('bob', 'workspace_propose', { base_revision: 1, content: '# Other\n', summary: 'A change' })
+    ).structuredContent.proposal.proposal_id;
     await succeed('alice', 'proposal_get', { proposal_id: p1 });
     await refuse('alice', 'proposal_get', { proposal_id: 'pr_none' }, 'not_found');
     const accepted = await succeed('dave', 'proposal_approve', { proposal_id: p1 });
@@ -215,6 +226,7 @@ describe.each([
       await succeed('alice', 'workspace_propose', {
         base_revision: accepted.structuredContent.revision.number,
         diff: '--- a/room.md\n+++ b/room.md\n@@ -1,3 +1,3 @@\n # Test room\n \n-More.\n+Even more.\n',
+        summary: 'A change',
       })
     ).structuredContent.proposal.proposal_id;
     await refuse('dave', 'proposal_withdraw', { proposal_id: p3 }, 'forbidden');

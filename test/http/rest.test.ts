@@ -231,7 +231,9 @@ describe('201 Created', () => {
     expect(asked.response.headers.get('location')).toBe(`/workspace/handoffs/${handoffId}`);
 
     const base_revision = await currentRevision(w);
-    const proposed = await w.alice.POST('/workspace/proposals', { body: { base_revision, content: '# Here\n' } });
+    const proposed = await w.alice.POST('/workspace/proposals', {
+      body: { base_revision, content: '# Here\n', summary: 'A change' },
+    });
     const proposalId = expectOk(proposed, 'proposeChange').proposal.proposal_id;
     expect(proposed.response.headers.get('location')).toBe(`/workspace/proposals/${proposalId}`);
 
@@ -656,12 +658,7 @@ describe('POST /workspace/handoffs/{handoff_id}/complete (completeHandoff)', () 
 
   it('400 for neither or both of result and error', async () => {
     const { handoff_id } = await acceptedHandoff(w);
-    expectProblem(
-      await complete(w.bob, handoff_id, {}),
-      400,
-      'invalid_input',
-      'input needs one of result or error',
-    );
+    expectProblem(await complete(w.bob, handoff_id, {}), 400, 'invalid_input', 'input needs one of result or error');
     expectProblem(
       await complete(w.bob, handoff_id, { result, error: { code: 1, message: 'x' } }),
       400,
@@ -967,16 +964,24 @@ describe('POST /workspace/proposals (proposeChange)', () => {
   it('201 for full content or a unified diff against the revision read', async () => {
     const base_revision = await currentRevision(w);
     const whole = expectOk(
-      await w.alice.POST('/workspace/proposals', { body: { base_revision, content: '# Test room\n\nHello.\n' } }),
+      await w.alice.POST('/workspace/proposals', {
+        body: { base_revision, content: '# Test room\n\nHello.\n', summary: 'A change' },
+      }),
       'proposeChange',
     );
     expect(whole).toMatchObject({
-      proposal: { status: 'open', author: 'alice', base_revision, content: '# Test room\n\nHello.\n' },
+      proposal: {
+        status: 'open',
+        author: 'alice',
+        base_revision,
+        content: '# Test room\n\nHello.\n',
+        summary: 'A change',
+      },
       revision: null,
     });
     const diff = '--- a/room.md\n+++ b/room.md\n@@ -1 +1 @@\n-# Test room\n+# The test room\n';
     const patched = expectOk(
-      await w.bob.POST('/workspace/proposals', { body: { base_revision, diff } }),
+      await w.bob.POST('/workspace/proposals', { body: { base_revision, diff, summary: 'A change' } }),
       'proposeChange',
     );
     expect(patched.proposal.content).toBe('# The test room\n');
@@ -985,26 +990,41 @@ describe('POST /workspace/proposals (proposeChange)', () => {
   it('400 naming the field and why; a made-up base names the current revision', async () => {
     const base_revision = await currentRevision(w);
     expectProblem(
-      await w.alice.POST('/workspace/proposals', { body: { base_revision, content: 'x', diff: 'y' } as never }),
+      await w.alice.POST('/workspace/proposals', {
+        body: { base_revision, content: 'x', diff: 'y', summary: 'A change' } as never,
+      }),
       400,
       'invalid_input',
       'input takes one of content or diff, not both',
     );
+    // A summary is required, as a commit message is, and says something.
+    expectProblem(
+      await w.alice.POST('/workspace/proposals', { body: { base_revision, content: 'x' } as never }),
+      400,
+      'invalid_input',
+      "input must have required property 'summary'",
+    );
+    expectProblem(
+      await w.alice.POST('/workspace/proposals', { body: { base_revision, content: 'x', summary: ' \n\t' } }),
+      400,
+      'invalid_input',
+      'summary must be some text, not only spaces (got " \\n\\t")',
+    );
     const stale = expectProblem(
-      await w.alice.POST('/workspace/proposals', { body: { base_revision: 999, content: 'x' } }),
+      await w.alice.POST('/workspace/proposals', { body: { base_revision: 999, content: 'x', summary: 'A change' } }),
       400,
       'invalid_input',
       'base_revision 999 does not exist',
     );
     expect(stale.current_revision).toBe(base_revision);
     expectProblem(
-      await w.alice.POST('/workspace/proposals', { body: { base_revision, diff: 'not a diff' } }),
+      await w.alice.POST('/workspace/proposals', { body: { base_revision, diff: 'not a diff', summary: 'A change' } }),
       400,
       'invalid_input',
       'diff is not a unified diff of one file',
     );
     expectProblem(
-      await w.alice.POST('/workspace/proposals', { body: { base_revision: 0, content: 'x' } }),
+      await w.alice.POST('/workspace/proposals', { body: { base_revision: 0, content: 'x', summary: 'A change' } }),
       400,
       'invalid_input',
       'base_revision must be >= 1',
@@ -1013,7 +1033,7 @@ describe('POST /workspace/proposals (proposeChange)', () => {
 
   it('403 without write', async () => {
     expectProblem(
-      await w.carol.POST('/workspace/proposals', { body: { base_revision: 1, content: 'x' } }),
+      await w.carol.POST('/workspace/proposals', { body: { base_revision: 1, content: 'x', summary: 'A change' } }),
       403,
       'forbidden',
       lacks('write'),
@@ -1023,19 +1043,23 @@ describe('POST /workspace/proposals (proposeChange)', () => {
   it('takes the largest content the room takes (512 KiB as JSON); 413 naming the content beyond it', async () => {
     const largest = 'x'.repeat(MiB / 2 - 2); // with its quotes, 512 KiB as JSON
     const { proposal } = expectOk(
-      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: largest } }),
+      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: largest, summary: 'A change' } }),
       'proposeChange',
     );
     expect(proposal.content).toBe(largest);
     const tooLarge = expectProblem(
-      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: `${largest}x` } }),
+      await w.alice.POST('/workspace/proposals', {
+        body: { base_revision: 1, content: `${largest}x`, summary: 'A change' },
+      }),
       413,
       'too_large',
       'content must NOT be larger than 524288 bytes as JSON (limit 524288 bytes)',
     );
     expect(tooLarge).toMatchObject({ details: { limit: MiB / 2 } });
     expectProblem(
-      await w.alice.POST('/workspace/proposals', { body: { base_revision: 1, content: 'x'.repeat(MiB) } }),
+      await w.alice.POST('/workspace/proposals', {
+        body: { base_revision: 1, content: 'x'.repeat(MiB), summary: 'A change' },
+      }),
       413,
       'too_large',
       'the request body is larger than 1048576 bytes',
@@ -1703,7 +1727,9 @@ describe('GET and POST /workspace/settings (getSettings, updateSettings)', () =>
       await w.admin.POST('/workspace/settings', { body: { allowed_hosts: ['rooms.example.net'] } }),
       'updateSettings',
     );
-    expect(updated).toEqual({ settings: { allowed_hosts: ['rooms.example.net'], allowed_origins: [], four_eyes: false } });
+    expect(updated).toEqual({
+      settings: { allowed_hosts: ['rooms.example.net'], allowed_origins: [], four_eyes: false },
+    });
     expect(expectOk(await w.admin.GET('/workspace/settings'), 'getSettings')).toEqual(updated);
   });
 

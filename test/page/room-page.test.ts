@@ -666,6 +666,7 @@ describe('reading', () => {
       const { proposal } = await tool('bob', 'workspace_propose', {
         base_revision: await revision(),
         content: `# Draft ${i}\n`,
+        summary: 'A change',
       });
       await tool('alice', 'proposal_reject', { proposal_id: proposal.proposal_id, note: `no ${i}` });
     }

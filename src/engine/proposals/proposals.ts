@@ -81,7 +81,7 @@ export function proposeChange(room: Room, caller: Caller, args: InputOf<'propose
       status: 'open' as const,
       author: caller.participant,
       base_revision: base.number,
-      summary: args.summary ?? null,
+      summary: args.summary,
       content,
       diff: args.diff ?? null,
       created_at: now,
