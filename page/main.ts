@@ -15,7 +15,7 @@ import { isSignedOut, RoomApi } from './api.js';
 import type { PageContext } from './context.js';
 import { h } from './dom.js';
 import { startLive, type View } from './live.js';
-import { renderArtifact } from './panels/artifact.js';
+import { ArtifactPanel } from './panels/artifact.js';
 import { createHandoffForm } from './panels/handoffs/create.js';
 import { GROUPS, type Group } from './panels/handoffs/groups.js';
 import { renderHandoffs } from './panels/handoffs/list.js';
@@ -103,6 +103,7 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
 
   // The room's sections, built fresh for this session.
   const artifactSection = h('section', { id: 'artifact', 'aria-labelledby': 'artifact-heading', class: 'panel' });
+  const artifactPanel = new ArtifactPanel(artifactSection, context);
   const proposalList = h('ul', { class: 'cards', id: 'proposal-list' });
   const noProposals = h('p', { class: 'meta' }, 'No open proposals.');
   const proposalsSection = h(
@@ -155,7 +156,7 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
   const readers: Record<View, () => Promise<void>> = {
     artifact: async () => {
       artifact = await api.rest((room) => room.GET('/workspace/artifact'));
-      renderArtifact(artifactSection, artifact);
+      artifactPanel.show(artifact);
       document.title = `${artifact.name} · Common Room`;
       // The diffs and whether a proposal is stale depend on the current revision.
       renderProposals(proposalList, noProposals, context, proposals, artifact);

@@ -29,7 +29,7 @@ await build({
 await build({
   entryPoints: { room: 'page/main.ts' },
   outdir: 'dist/page',
-  bundle: true, // markdown-it, diff and eventsource-parser go in room.js
+  bundle: true, // markdown-it, diff, diff2html, CodeMirror and eventsource-parser go in room.js
   format: 'esm',
   platform: 'browser',
   target: ['chrome120', 'firefox120', 'safari17'],
@@ -38,5 +38,14 @@ await build({
   legalComments: 'eof',
   logLevel: 'warning',
 });
+// The stylesheet, with diff2html's bundled into it.
+await build({
+  entryPoints: { room: 'page/room.css' },
+  outdir: 'dist/page',
+  bundle: true,
+  minify: true,
+  target: ['chrome120', 'firefox120', 'safari17'],
+  logLevel: 'warning',
+});
 mkdirSync('dist/page', { recursive: true });
-for (const file of ['index.html', 'room.css', 'icon.svg']) copyFileSync(`page/${file}`, `dist/page/${file}`);
+for (const file of ['index.html', 'icon.svg']) copyFileSync(`page/${file}`, `dist/page/${file}`);

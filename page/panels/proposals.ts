@@ -1,23 +1,11 @@
-// Open proposals: author, summary and the change against the current
-// revision, with the decisions this session may take.
-import { structuredPatch } from 'diff';
-import type { ArtifactReadOutput, LineRange, Proposal } from '../../generated/types.js';
+// Open proposals: author, summary, the change against its base as a diff,
+// whether it merges onto the current revision (where both changed the same
+// lines, those lines as a diff), and the decisions this session may take.
+import type { ArtifactReadOutput, LineRange, MergeConflict, Proposal } from '../../generated/types.js';
 import { INPUT_LIMITS } from '../../generated/rules.js';
 import type { PageContext } from '../context.js';
+import { diffView, unifiedDiff } from '../diff-view.js';
 import { h, reconcile, when } from '../dom.js';
-
-/** The proposal's change against the file as it is now, one line per element. */
-function diffLines(current: string, proposed: string): HTMLElement {
-  const patch = structuredPatch('current', 'proposed', current, proposed, '', '', { context: 2 });
-  const lines = patch.hunks.flatMap((hunk) => [
-    h('span', { class: 'diff-hunk' }, `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`),
-    ...hunk.lines.map((line) =>
-      h('span', { class: line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-del' : 'diff-same' }, line),
-    ),
-  ]);
-  if (lines.length === 0) lines.push(h('span', { class: 'diff-same' }, 'no change to the current text'));
-  return h('pre', { class: 'diff', 'aria-label': 'Change against the current revision' }, lines);
-}
 
 /** `line 3`, `lines 3–5`, `after line 2`: a line range as a person reads it. */
 function linesSaid({ start, count }: LineRange): string {
@@ -25,8 +13,33 @@ function linesSaid({ start, count }: LineRange): string {
   return count === 1 ? `line ${start}` : `lines ${start}–${start + count - 1}`;
 }
 
+/** The lines of `text` in `range`, each with its line end. */
+const linesIn = (text: string, { start, count }: LineRange): string =>
+  text
+    .split('\n')
+    .slice(start - 1, start - 1 + count)
+    .map((line) => `${line}\n`)
+    .join('');
+
+/** One conflict as a diff: the current revision's lines against the proposal's. */
+function conflictView(artifact: ArtifactReadOutput, proposal: Proposal, conflict: MergeConflict): HTMLElement {
+  const now = `revision ${artifact.revision.number}, ${linesSaid(conflict.current)}`;
+  const theirs = `the proposal, ${linesSaid(conflict.proposal)}`;
+  const diff = unifiedDiff(
+    artifact.name,
+    linesIn(artifact.content, conflict.current),
+    linesIn(proposal.content, conflict.proposal),
+    now,
+    theirs,
+  );
+  return diffView(
+    diff,
+    `${linesSaid(conflict.base)} of revision ${proposal.base_revision}: ${now} (−) against ${theirs} (+)`,
+  );
+}
+
 /** What the room worked out of the proposal against the current revision, said for a person; null when up to date. */
-function mergeNotice(proposal: Proposal): HTMLElement | null {
+function mergeNotice(proposal: Proposal, artifact: ArtifactReadOutput): HTMLElement | null {
   const merge = proposal.mergeable;
   if (!merge || merge.status === 'up_to_date') return null;
   const based = `Based on revision ${proposal.base_revision}; the file is at revision ${merge.revision} now.`;
@@ -48,6 +61,10 @@ function mergeNotice(proposal: Proposal): HTMLElement | null {
         ),
       ),
     ),
+    // The lines themselves, once the page holds the revision the room compared against.
+    merge.revision === artifact.revision.number && artifact.revision.utf8 !== false
+      ? merge.conflicts.map((conflict) => conflictView(artifact, proposal, conflict))
+      : null,
     h('p', {}, `The author can propose it again from revision ${merge.revision}.`),
   );
 }
@@ -99,8 +116,10 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
       { class: 'meta' },
       `by ${proposal.author} · against revision ${proposal.base_revision} · ${when(proposal.created_at)}`,
     ),
-    mergeNotice(proposal),
-    artifact.revision.utf8 === false ? null : diffLines(artifact.content, proposal.content),
+    proposal.diff === ''
+      ? h('p', { class: 'meta' }, `no change to revision ${proposal.base_revision}`)
+      : diffView(proposal.diff, `The change against revision ${proposal.base_revision}`),
+    mergeNotice(proposal, artifact),
     noteField
       ? h(
           'div',

@@ -2,8 +2,8 @@
 // served as they are, and nothing else. The page is one more client of the
 // room: it calls the REST routes and MCP like any other, with the session
 // token it was opened with. Its policy lets it load only the room's own
-// files, and turn only markdown-it's output into HTML (a Trusted Types
-// policy named room-markdown).
+// files, and turn only markdown-it's and diff2html's output into HTML (the
+// Trusted Types policies room-markdown and room-diff).
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,7 +23,7 @@ export const PAGE_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
   "require-trusted-types-for 'script'",
-  'trusted-types room-markdown',
+  'trusted-types room-markdown room-diff',
 ].join('; ');
 
 /** What the page is made of: the only files served from dist/page. */

@@ -20,7 +20,7 @@ describe('GET / and the page assets', () => {
   it.each([
     ['/', 'text/html; charset=utf-8', '<script type="module" src="/page/room.js"></script>'],
     ['/page/room.js', 'text/javascript; charset=utf-8', 'room-markdown'],
-    ['/page/room.css', 'text/css; charset=utf-8', 'prefers-color-scheme: dark'],
+    ['/page/room.css', 'text/css; charset=utf-8', 'prefers-color-scheme:dark'],
     ['/page/icon.svg', 'image/svg+xml', '<svg'],
   ])('%s: 200 %s with the page policy, no token needed', async (pathname, type, content) => {
     const response = await get(s, pathname);
@@ -33,7 +33,7 @@ describe('GET / and the page assets', () => {
     expect(response.headers.get('cache-control')).toBe('no-cache');
   });
 
-  it('the policy allows the room itself and nothing else, and only markdown-it output becomes HTML', () => {
+  it('the policy allows the room itself and nothing else, and only markdown-it and diff2html output becomes HTML', () => {
     const directives = Object.fromEntries(
       PAGE_POLICY.split('; ').map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1).join(' ')]),
     );
@@ -48,7 +48,7 @@ describe('GET / and the page assets', () => {
       'form-action': "'none'",
       'frame-ancestors': "'none'",
       'require-trusted-types-for': "'script'",
-      'trusted-types': 'room-markdown',
+      'trusted-types': 'room-markdown room-diff',
     });
   });
 

@@ -192,7 +192,13 @@ describe('live, with another participant over MCP', () => {
     await card.waitFor({ timeout: 1_000 });
     expect(Date.now() - proposedAt).toBeLessThan(1_000);
     expect(await card.locator('.summary').textContent()).toBe('Add a line');
-    expect(await card.locator('.diff-add').allTextContents()).toContain('+A line from bob.');
+    // The change against its base, drawn by diff2html: the added line marked as inserted.
+    expect(await card.locator('.diff-view figcaption').first().textContent()).toMatch(
+      /^The change against revision \d+$/,
+    );
+    expect(
+      (await card.locator('.diff-view .d2h-ins .d2h-code-line-ctn').allTextContents()).map((t) => t.trim()),
+    ).toContain('A line from bob.');
     expect(await page.evaluate('window.sameDocument')).toBe(true);
     await screenshot('live-handoff-and-proposal');
   });
@@ -233,13 +239,25 @@ describe('live, with another participant over MCP', () => {
     await tool('alice', 'proposal_approve', { proposal_id: theirs.proposal.proposal_id });
     // Both added a line at the end of the file: the same place, a conflict, said as lines.
     const card = page.locator(`[data-proposal-id="${mine.proposal.proposal_id}"]`);
+    const notice = card.locator('.merge.conflicts');
     await expect
-      .poll(() => card.locator('.merge.conflicts').textContent())
-      .toMatch(
-        new RegExp(
-          `^Based on revision ${base}; the file is at revision ${base + 1} now\\. Both changed the same lines, so it cannot be approved as it is:.* of revision ${base}: .* now, .* in the proposalThe author can propose it again from revision ${base + 1}\\.$`,
-        ),
-      );
+      .poll(() => notice.locator('> p').allTextContents())
+      .toEqual([
+        `Based on revision ${base}; the file is at revision ${base + 1} now. Both changed the same lines, so it cannot be approved as it is:`,
+        `The author can propose it again from revision ${base + 1}.`,
+      ]);
+    expect(await notice.locator('li').first().textContent()).toMatch(
+      new RegExp(`of revision ${base}: .* now, .* in the proposal$`),
+    );
+    // The conflicting lines themselves, as a diff: the current revision's line against the proposal's.
+    const conflict = notice.locator('.diff-view');
+    expect(await conflict.locator('figcaption').textContent()).toMatch(
+      new RegExp(`^.* of revision ${base}: revision ${base + 1}, .* \\(−\\) against the proposal, .* \\(\\+\\)$`),
+    );
+    const lines = async (kind: string) =>
+      (await conflict.locator(`.${kind} .d2h-code-line-ctn`).allTextContents()).map((t) => t.trim());
+    expect(await lines('d2h-del')).toContain("Bob's first.");
+    expect(await lines('d2h-ins')).toContain("Alice's own.");
     expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
     await screenshot('proposal-conflict');
     await card.getByRole('button', { name: 'Withdraw' }).click();
@@ -264,6 +282,128 @@ describe('live, with another participant over MCP', () => {
       decided_by: 'alice',
       note: 'Say it in the intro instead',
     });
+  });
+});
+
+describe('editing the file on the page', () => {
+  /** The editor's text box (CodeMirror's content, labelled "Text"). */
+  const textBox = (page: Page) => page.getByRole('textbox', { name: 'Text', exact: true });
+  /** Whether the focus is in the editor's text. */
+  const inText = (page: Page) =>
+    page.evaluate("document.activeElement?.shadowRoot?.activeElement?.classList.contains('cm-content') ?? false");
+  const focusedId = (page: Page) => page.evaluate('document.activeElement?.id');
+  /** The lines the preview marks as inserted. */
+  const previewed = async (page: Page) =>
+    (await page.locator('#edit-preview .d2h-ins .d2h-code-line-ctn').allTextContents()).map((t) => t.trim());
+
+  it('a person edits, sees the change previewed, proposes; a second person approves it on their page; the first sees the file change live', async () => {
+    const bob = await open(tokens.bob!);
+    const alice = await open(tokens.alice!);
+    await Promise.all([live(bob.page), live(alice.page)]);
+    const base = await revision();
+    await bob.page.getByRole('button', { name: 'Edit' }).click();
+    // The editor has the focus, the rendered text gives way to it, and Edit is gone until it closes.
+    await expect.poll(() => inText(bob.page)).toBe(true);
+    expect(await bob.page.locator('#artifact-body').isHidden()).toBe(true);
+    expect(await bob.page.getByRole('button', { name: 'Edit' }).count()).toBe(0);
+    expect(await bob.page.locator('#edit-preview').textContent()).toBe('No change yet.');
+    // Markdown is highlighted as such: the heading line is styled as one.
+    expect(await bob.page.locator('.cm-content .cm-line').first().textContent()).toBe('# Field notes');
+    await textBox(bob.page).press('Control+End');
+    await bob.page.keyboard.type('Written on the page.');
+    await expect.poll(() => previewed(bob.page)).toContain('Written on the page.');
+    expect(await bob.page.locator('#edit-preview figcaption').textContent()).toBe(
+      `Your change against revision ${base}`,
+    );
+    await bob.screenshot('edit-preview');
+    await bob.page.locator('form.edit').getByLabel('Summary (required)').fill('A line written on the page');
+    await bob.page.getByRole('button', { name: 'Propose' }).click();
+    const said = bob.page.locator('#artifact > .status');
+    await expect.poll(() => said.textContent()).toMatch(/^Proposed \(pr_[\w-]+\); it waits for an approver\.$/);
+    const proposalId = /\((pr_[\w-]+)\)/.exec((await said.textContent())!)![1]!;
+    // The editor closed: the file as it is, and Edit to press again, with the focus on it.
+    expect(await bob.page.locator('form.edit').count()).toBe(0);
+    await expect.poll(() => focusedId(bob.page)).toBe('artifact-edit');
+    expect((await tool('bob', 'proposal_get', { proposal_id: proposalId })).proposal).toMatchObject({
+      status: 'open',
+      author: 'bob',
+      base_revision: base,
+      summary: 'A line written on the page',
+      content: `${fileText()}Written on the page.`,
+    });
+
+    // The second person sees it with its diff, live, and approves it.
+    const card = alice.page.locator(`[data-proposal-id="${proposalId}"]`);
+    await card.waitFor({ timeout: 2_000 });
+    expect((await card.locator('.d2h-ins .d2h-code-line-ctn').allTextContents()).map((t) => t.trim())).toContain(
+      'Written on the page.',
+    );
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(fileText).toMatch(/Written on the page\.$/);
+    // The first person's page follows, with no reload.
+    await expect
+      .poll(() => bob.page.locator('#artifact-body').textContent(), { timeout: 2_000 })
+      .toContain('Written on the page.');
+    expect(await bob.page.locator('#artifact-revision').textContent()).toMatch(
+      new RegExp(`^Revision ${base + 1} · changed by bob, approved by alice · `),
+    );
+    await bob.screenshot('edit-approved');
+  });
+
+  it('by keyboard alone; a change landing meanwhile is said beside the editor, and the proposal merges onto it', async () => {
+    const { page } = await open(tokens.bob!);
+    await live(page);
+    const base = await revision();
+    const edit = page.getByRole('button', { name: 'Edit' });
+    await edit.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => inText(page)).toBe(true);
+    // Someone else's change to the first line lands while bob edits.
+    const theirs = await tool('carol', 'workspace_propose', {
+      base_revision: base,
+      content: fileText().replace('# Field notes', '# Field notes, kept'),
+      summary: 'Retitle',
+    });
+    await tool('alice', 'proposal_approve', { proposal_id: theirs.proposal.proposal_id });
+    await expect
+      .poll(() => page.locator('form.edit .notice').textContent())
+      .toBe(
+        `The file is at revision ${base + 1} now. Your change is made against revision ${base}; when it is approved the room merges it onto the newer text, unless both change the same lines.`,
+      );
+    // Bob's text is as he left it: the editor was not replaced under him.
+    expect(await page.locator('.cm-content .cm-line').first().textContent()).toBe('# Field notes');
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('Typed by keyboard.');
+    // Tab leaves the text for the summary; Ctrl+Enter from the text proposes.
+    await page.keyboard.press('Tab');
+    expect(await focusedId(page)).toBe('edit-summary');
+    await page.keyboard.type('Keyboard only');
+    await textBox(page).focus();
+    await page.keyboard.press('Control+Enter');
+    const said = page.locator('#artifact > .status');
+    await expect.poll(() => said.textContent()).toMatch(/^Proposed \(pr_[\w-]+\)/);
+    const proposalId = /\((pr_[\w-]+)\)/.exec((await said.textContent())!)![1]!;
+    const approved = await tool('alice', 'proposal_approve', { proposal_id: proposalId });
+    expect(approved.revision).toMatchObject({ number: base + 2, merged_base: base });
+    expect(fileText()).toMatch(/^# Field notes, kept\n[\s\S]*Typed by keyboard\.$/);
+  });
+
+  it('a summary of only spaces is refused beside the form, naming the field; the editor keeps the text', async () => {
+    expectedErrors = /status of 400 \(Bad Request\)/; // the refusal, as the browser logs it
+    const { page } = await open(tokens.bob!);
+    await live(page);
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await textBox(page).press('Control+End');
+    await page.keyboard.type('Not proposed.');
+    await page.locator('form.edit').getByLabel('Summary (required)').fill('   ');
+    await page.getByRole('button', { name: 'Propose' }).click();
+    await expect
+      .poll(() => page.locator('form.edit .status').textContent())
+      .toBe('summary must be some text, not only spaces (got "   ")');
+    expect(await page.locator('.cm-content').textContent()).toContain('Not proposed.');
+    await page.locator('form.edit').getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.locator('form.edit').count()).toBe(0);
+    expect(fileText()).not.toContain('Not proposed.');
   });
 });
 
@@ -313,6 +453,12 @@ describe('handoffs on the page', () => {
       action: 'accept',
       content: { spelling: 'British', words: 300, oxford: true },
     });
+    // The answer reads as the form's fields, titled as the request titled them; not as JSON.
+    const answered = page.locator(`[data-handoff-id="${handoff.handoff_id}"] .input.answered`);
+    await expect.poll(() => answered.locator('.meta').textContent()).toBe('alice answered');
+    expect(await answered.locator('dt').allTextContents()).toEqual(['Spelling', 'Word limit', 'Oxford comma']);
+    expect(await answered.locator('dd').allTextContents()).toEqual(['British', '300', 'yes']);
+    expect(await answered.textContent()).not.toContain('{');
   });
 
   it('a result is approved on the page; an open handoff is cancelled by its owner', async () => {
@@ -629,7 +775,25 @@ describe('hostile text', () => {
     await screenshot('hostile-text');
   });
 
-  it('no string but markdown-it output becomes HTML: the page enforces Trusted Types', async () => {
+  it("in a proposal's diff shows as text and runs nothing", async () => {
+    const { page, requests } = await open(tokens.alice!);
+    await live(page);
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: await revision(),
+      content: `${fileText()}${HOSTILE}\n`,
+      summary: 'Hostile, left open',
+    });
+    const card = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`);
+    const added = card.locator('.d2h-ins .d2h-code-line-ctn');
+    await expect.poll(async () => (await added.allTextContents()).map((t) => t.trim())).toContain(HOSTILE);
+    expect(await page.locator('#room img, #room script').count()).toBe(0);
+    await page.waitForTimeout(200);
+    expect(await page.evaluate('window.ran')).toBeUndefined();
+    expect(requests.filter((url) => /\/x(\.png)?$/.test(url))).toEqual([]);
+    await tool('bob', 'proposal_withdraw', { proposal_id: proposal.proposal_id });
+  });
+
+  it('no string but markdown-it and diff2html output becomes HTML: the page enforces Trusted Types', async () => {
     const { page } = await open(tokens.alice!);
     await live(page);
     const outcome = await page.evaluate(`(() => {
@@ -642,8 +806,18 @@ describe('hostile text', () => {
     })()`);
     expect(outcome).toBe('TypeError');
     expect(await page.locator('#smuggled').count()).toBe(0);
+    // Nor can a script make a policy of its own: the page's two are the only names allowed.
+    const policy = await page.evaluate(`(() => {
+      try {
+        trustedTypes.createPolicy('smuggler', { createHTML: (s) => s });
+        return 'made';
+      } catch (error) {
+        return error.name;
+      }
+    })()`);
+    expect(policy).toBe('TypeError');
     // Refused by the policy, which the browser reports on the console.
-    expectedErrors = /TrustedHTML/;
+    expectedErrors = /TrustedHTML|TrustedTypePolicy named 'smuggler'/;
   });
 });
 

@@ -4,6 +4,7 @@ import type { components } from '../../../generated/openapi-types.js';
 import type { Handoff, HandoffInput } from '../../../generated/types.js';
 import type { PageContext } from '../../context.js';
 import { h } from '../../dom.js';
+import { fieldsView } from '../../fields.js';
 
 type Field = { type: string; title?: string; description?: string; enum?: unknown[]; items?: { enum?: unknown[] } };
 
@@ -103,12 +104,17 @@ function answerForm(context: PageContext, handoff: Handoff, input: HandoffInput)
 export function inputItem(context: PageContext, handoff: Handoff, input: HandoffInput): HTMLElement {
   const asked = h('p', {}, h('strong', {}, `${input.requested_by} asks: `), input.request.params.message);
   if (input.response) {
-    const content = input.response.content ? JSON.stringify(input.response.content) : '';
+    const { action, content } = input.response;
+    const said =
+      action === 'accept' ? 'answered' : action === 'decline' ? 'declined to answer' : 'cancelled the question';
     return h(
       'li',
       { class: 'input answered' },
       asked,
-      h('p', { class: 'meta' }, `${input.answered_by ?? 'the owner'} answered (${input.response.action}) ${content}`),
+      h('p', { class: 'meta' }, `${input.answered_by ?? 'the owner'} ${said}`),
+      content && Object.keys(content).length > 0
+        ? fieldsView(content, input.request.params.requestedSchema.properties as Record<string, { title?: string }>)
+        : null,
     );
   }
   const owner = handoff.owner === context.me.participant && context.can('write');

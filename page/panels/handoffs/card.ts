@@ -2,6 +2,7 @@
 // progress, result, decision).
 import type { Handoff, Progress } from '../../../generated/types.js';
 import { h, when } from '../../dom.js';
+import { fieldsView } from '../../fields.js';
 
 const STATUS_WORDS: Record<Handoff['status'], string> = {
   open: 'open',
@@ -20,6 +21,14 @@ function resultText(handoff: Handoff): string | null {
     .map((block) => (block.type === 'text' && 'text' in block ? String(block.text) : `[${block.type}]`))
     .join('\n');
   return handoff.result.isError ? `error: ${text}` : text;
+}
+
+/** The result's structuredContent, when it is an object with fields. */
+function structured(handoff: Handoff): Record<string, unknown> | null {
+  const content = handoff.result?.structuredContent;
+  return content && typeof content === 'object' && !Array.isArray(content) && Object.keys(content).length > 0
+    ? (content as Record<string, unknown>)
+    : null;
 }
 
 /** " (2 of 5)", " (2 done)" or nothing, as the assignee gave the numbers. */
@@ -46,7 +55,15 @@ export function handoffInfo(handoff: Handoff): HTMLElement {
     progress
       ? h('p', { class: 'meta progress' }, `${progress.by}: ${progress.message}${progressFigures(progress)}`)
       : null,
-    result !== null ? h('div', { class: 'result' }, h('strong', {}, 'Result'), h('pre', {}, result)) : null,
+    result !== null
+      ? h(
+          'div',
+          { class: 'result' },
+          h('strong', {}, 'Result'),
+          h('pre', {}, result),
+          structured(handoff) ? fieldsView(structured(handoff)!) : null,
+        )
+      : null,
     decision
       ? h('p', { class: 'meta' }, `${decision.decision} by ${decision.by}${decision.note ? `: ${decision.note}` : ''}`)
       : null,
