@@ -5,11 +5,9 @@
 import { diffArrays } from 'diff';
 import { diff3Merge } from 'node-diff3';
 import type { MergeConflict } from '../../../generated/types.js';
+import { rememberLines, rememberPer } from './merge-memory.js';
 
 export type Merge = { text: string; conflicts: [] } | { text: null; conflicts: MergeConflict[] };
-
-/** A text's lines, the last without its line end: joined with '\n' they are the text again. */
-const linesOf = (text: string): string[] => text.split('\n');
 
 /** Changes past which finding where to cut costs more than it saves: the texts are merged whole. */
 const MAX_EDITS_TO_CUT = 2_000;
@@ -36,18 +34,20 @@ function keptIn(o: string[], side: string[]): Int32Array | null {
   return at;
 }
 
+/** Base line `i` and the one before it are kept, next to each other, by the side. */
+const keptWithPrevious = (i: number, at: Int32Array) => at[i]! >= 0 && at[i - 1]! >= 0 && at[i] === at[i - 1]! + 1;
+
 /**
  * Base lines before which the texts can be cut apart and merged piece by
  * piece: both sides keep the two lines on each side of the cut, next to each
  * other, so no change on one side of it touches a change on the other. One
  * cut a stretch of such lines: the pieces are the changed places.
  */
-function cutsOf(o: string[], inA: Int32Array, inB: Int32Array): number[] {
-  const kept = (i: number, at: Int32Array) => at[i]! >= 0 && at[i - 1]! >= 0 && at[i] === at[i - 1]! + 1;
-  const together = (i: number) => kept(i, inA) && kept(i, inB);
+function cutsOf(length: number, inA: Int32Array, inB: Int32Array): number[] {
+  const together = (i: number) => keptWithPrevious(i, inA) && keptWithPrevious(i, inB);
   const cuts: number[] = [];
   let armed = true;
-  for (let c = 2; c + 1 < o.length; c++) {
+  for (let c = 2; c + 1 < length; c++) {
     if (!(together(c - 1) && together(c) && together(c + 1))) armed = true;
     else if (armed) {
       cuts.push(c);
@@ -57,64 +57,118 @@ function cutsOf(o: string[], inA: Int32Array, inB: Int32Array): number[] {
   return cuts;
 }
 
-/** How many lines the three share at the start (`from: 'start'`) or the end, apart from the first `skip`. */
-function shared(o: string[], a: string[], b: string[], from: 'start' | 'end', skip = 0): number {
-  const most = Math.min(o.length, a.length, b.length) - skip;
-  let n = 0;
-  const at = (lines: string[]) => (from === 'start' ? lines[n] : lines[lines.length - 1 - n]);
-  while (n < most && at(o) === at(a) && at(o) === at(b)) n++;
-  return n;
+/** Lines of one text, as a run: its [from, to) in `lines`. */
+interface Span {
+  from: number;
+  to: number;
 }
 
-/** One piece, merged by node-diff3 into `merged`, its conflicts (at the piece's `offset` in each text) into `conflicts`. */
+/** The merged text, built as runs of lines: a long unchanged run is one slice of the current text, never copied line by line. */
+class MergedText {
+  private readonly parts: string[] = [];
+  /** Where each line of the current text starts in it (one more for its end). */
+  private readonly starts: Int32Array;
+
+  constructor(
+    private readonly current: string,
+    lines: string[],
+  ) {
+    this.starts = new Int32Array(lines.length + 1);
+    for (let i = 0; i < lines.length; i++) this.starts[i + 1] = this.starts[i]! + lines[i]!.length + 1;
+  }
+
+  /** Lines [from, to) of the current text. */
+  currentLines({ from, to }: Span): void {
+    if (to > from) this.parts.push(this.current.slice(this.starts[from], this.starts[to]! - 1));
+  }
+
+  lines(lines: string[]): void {
+    if (lines.length > 0) this.parts.push(lines.join('\n'));
+  }
+
+  text(): string {
+    return this.parts.join('\n');
+  }
+}
+
+/**
+ * One piece (base lines `o`, and where the current text and the proposal
+ * have it, `a` and `b`), merged onto `merged`, its conflicts pushed to
+ * `conflicts`. The lines the three share at the piece's start and end (kept
+ * by both sides, by the diffs) are taken from the current text as they are;
+ * node-diff3 sees only the changed place between them.
+ */
 function mergePiece(
-  [o, a, b]: [string[], string[], string[]],
-  offset: { o: number; a: number; b: number },
-  merged: string[],
+  texts: { o: string[]; a: string[]; b: string[]; inA: Int32Array | null; inB: Int32Array | null },
+  piece: { o: Span; a: Span; b: Span },
+  merged: MergedText | null,
   conflicts: MergeConflict[],
 ): void {
-  // Lines all three share at the piece's start and end are set aside: the diff3 sees only where the changes are.
-  const head = shared(o, a, b, 'start');
-  const tail = shared(o, a, b, 'end', head);
-  const middle = (lines: string[]) => lines.slice(head, lines.length - tail);
-  for (const line of o.slice(0, head)) merged.push(line);
-  for (const region of diff3Merge(middle(a), middle(o), middle(b), { excludeFalseConflicts: true })) {
+  const { o, a, b, inA, inB } = texts;
+  const same = (k: number, base: number, at: number, bt: number) =>
+    inA !== null && inB !== null && inA[base + k] === at + k && inB[base + k] === bt + k;
+  const most = Math.min(piece.o.to - piece.o.from, piece.a.to - piece.a.from, piece.b.to - piece.b.from);
+  let head = 0;
+  while (head < most && same(head, piece.o.from, piece.a.from, piece.b.from)) head++;
+  let tail = 0;
+  const back = (span: Span) => span.to - 1;
+  while (tail < most - head && same(-tail, back(piece.o), back(piece.a), back(piece.b))) tail++;
+  const middle = (lines: string[], span: Span) => lines.slice(span.from + head, span.to - tail);
+  merged?.currentLines({ from: piece.a.from, to: piece.a.from + head });
+  for (const region of diff3Merge(middle(a, piece.a), middle(o, piece.o), middle(b, piece.b), {
+    excludeFalseConflicts: true,
+  })) {
     if (region.ok) {
-      for (const line of region.ok) merged.push(line);
+      merged?.lines(region.ok);
       continue;
     }
     const { a: ours, aIndex, o: before, oIndex, b: theirs, bIndex } = region.conflict!;
     conflicts.push({
-      base: { start: offset.o + head + oIndex + 1, count: before.length },
-      current: { start: offset.a + head + aIndex + 1, count: ours.length },
-      proposal: { start: offset.b + head + bIndex + 1, count: theirs.length },
+      base: { start: piece.o.from + head + oIndex + 1, count: before.length },
+      current: { start: piece.a.from + head + aIndex + 1, count: ours.length },
+      proposal: { start: piece.b.from + head + bIndex + 1, count: theirs.length },
     });
   }
-  for (const line of o.slice(o.length - tail)) merged.push(line);
+  merged?.currentLines({ from: piece.a.to - tail, to: piece.a.to });
 }
 
 /**
- * `proposal` (made against `base`) merged onto `current`. The texts are cut
- * where neither side changed anything for a few lines, and each piece is
- * merged on its own: node-diff3's cost grows with the square of the lines it
- * compares, a Myers diff's with the lines times the changes.
+ * Merges piece by piece: the texts are cut where neither side changed
+ * anything for a few lines, and each piece is merged on its own (node-diff3's
+ * cost grows with the square of the lines it compares, a Myers diff's with
+ * the lines times the changes). Into `merged` when given; the conflicts are
+ * returned.
  */
-export function mergeThreeWay(base: string, current: string, proposal: string): Merge {
-  const [o, a, b] = [linesOf(base), linesOf(current), linesOf(proposal)];
-  const inA = keptIn(o, a);
-  const inB = inA && keptIn(o, b);
-  const cuts = inA && inB ? cutsOf(o, inA, inB) : [];
+function mergePieces(base: string, current: string, proposal: string, merged: MergedText | null): MergeConflict[] {
+  const [o, a, b] = [rememberLines(base), rememberLines(current), rememberLines(proposal)];
+  const inA = rememberPer(o, a, keptIn);
+  const inB = inA && rememberPer(o, b, keptIn);
+  const cuts = inA && inB ? cutsOf(o.length, inA, inB) : [];
   const bounds = [0, ...cuts, o.length];
-  const merged: string[] = [];
   const conflicts: MergeConflict[] = [];
   for (let k = 0; k + 1 < bounds.length; k++) {
     const [from, to] = [bounds[k]!, bounds[k + 1]!];
-    const aFrom = from === 0 ? 0 : inA![from]!;
-    const aTo = to === o.length ? a.length : inA![to]!;
-    const bFrom = from === 0 ? 0 : inB![from]!;
-    const bTo = to === o.length ? b.length : inB![to]!;
-    const piece: [string[], string[], string[]] = [o.slice(from, to), a.slice(aFrom, aTo), b.slice(bFrom, bTo)];
-    mergePiece(piece, { o: from, a: aFrom, b: bFrom }, merged, conflicts);
+    const side = (lines: string[], at: Int32Array | null): Span => ({
+      from: from === 0 ? 0 : at![from]!,
+      to: to === o.length ? lines.length : at![to]!,
+    });
+    mergePiece({ o, a, b, inA, inB }, { o: { from, to }, a: side(a, inA), b: side(b, inB) }, merged, conflicts);
   }
-  return conflicts.length > 0 ? { text: null, conflicts } : { text: merged.join('\n'), conflicts: [] };
+  return conflicts;
 }
+
+/**
+ * `proposal` (made against `base`) merged onto `current`. A text's lines and
+ * a diff of two texts are remembered (merge-memory.ts): when a revision
+ * lands, the room works out every open proposal against it
+ * (mergeConflicts), and the approval that follows finds both diffs done.
+ */
+export function mergeThreeWay(base: string, current: string, proposal: string): Merge {
+  const merged = new MergedText(current, rememberLines(current));
+  const conflicts = mergePieces(base, current, proposal, merged);
+  return conflicts.length > 0 ? { text: null, conflicts } : { text: merged.text(), conflicts: [] };
+}
+
+/** Where merging `proposal` onto `current` conflicts, without making the merged text: whether it merges, and if not where. */
+export const mergeConflicts = (base: string, current: string, proposal: string): MergeConflict[] =>
+  mergePieces(base, current, proposal, null);

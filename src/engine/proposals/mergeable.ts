@@ -4,7 +4,7 @@
 import type { EventType, Mergeable } from '../../../generated/types.js';
 import type { ProposalRow, RevisionRow } from '../../store/rows.js';
 import type { Change, Room } from '../room.js';
-import { mergeThreeWay } from './merge.js';
+import { mergeConflicts } from './merge.js';
 
 /** A proposal against `current`: up to date on it, clean onto it, or the lines where both changed the same. */
 export function mergeableOnto(
@@ -15,9 +15,9 @@ export function mergeableOnto(
   if (typeof current.content !== 'string') return null; // not text: nothing merges onto it until it is again
   if (row.base_revision === current.number) return { status: 'up_to_date', revision: current.number, conflicts: [] };
   const base = room.workspace.getRevision(row.base_revision)!;
-  const merge = mergeThreeWay(base.content as string, current.content, row.content);
-  return merge.text === null
-    ? { status: 'conflicts', revision: current.number, conflicts: merge.conflicts }
+  const conflicts = mergeConflicts(base.content as string, current.content, row.content);
+  return conflicts.length > 0
+    ? { status: 'conflicts', revision: current.number, conflicts }
     : { status: 'clean', revision: current.number, conflicts: [] };
 }
 
