@@ -1,15 +1,17 @@
-// What ships: the compiled bundle in dist/ (built by npm ci through
-// prepare, the packages it uses inside it), run by bin/ce.js, with every
+// What ships: the compiled bundle in dist/ (built by npm pack through
+// prepack, the packages it uses inside it), run by bin/ce.js, with every
 // package it still loads a run-time dependency, so `npm pack` makes a
 // tarball that installs with npm i -g.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  version: string;
   bin: Record<string, string>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
@@ -55,6 +57,17 @@ test('bin/ce.js runs the bundle, and every package the bundle loads is a run-tim
   for (const tool of ['tsx', 'esbuild', 'typescript', 'vitest']) expect(pkg.dependencies).not.toHaveProperty(tool);
 });
 
+/** The files the README shows as images. */
+const readmeImages = (): string[] =>
+  [...readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map(([, src]) => src!);
+
+test('the package installs no script of its own: only SQLite builds at install; dist/ is built by prepack', () => {
+  const scripts = (pkg as unknown as { scripts: Record<string, string> }).scripts;
+  for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts).not.toHaveProperty(hook);
+  expect(scripts.prepack).toBe('node scripts/build.js');
+  expect(readmeImages().length).toBeGreaterThan(0);
+});
+
 test('npm pack takes bin/, dist/ (the room page too) and the example, and nothing of the sources or tests', () => {
   const [packed] = JSON.parse(
     execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
@@ -70,7 +83,52 @@ test('npm pack takes bin/, dist/ (the room page too) and the example, and nothin
       'dist/page/room.css',
       'dist/page/icon.svg',
       'package.json',
+      'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
+      // The README's images go with it, so it reads whole on the registry's page.
+      ...readmeImages(),
     ]),
   );
   expect(files.filter((file) => /^(src|test|scripts|schemas|bench|page)\//.test(file))).toEqual([]);
 });
+
+test('the packed tarball installs into an empty prefix: its ce answers --version and --help, and LICENSE and the README images are there', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ce-pack-'));
+  try {
+    // dist/ is built (the suite's global setup): packed as it is, while other tests run it.
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    ) as [{ filename: string }];
+    const prefix = path.join(dir, 'prefix');
+    // From npm's cache where it can; SQLite's native build is not needed by --version or --help.
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--global',
+        '--prefix',
+        prefix,
+        '--prefer-offline',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        path.join(dir, packed.filename),
+      ],
+      { cwd: dir, encoding: 'utf8', stdio: 'pipe' },
+    );
+    const ce = path.join(prefix, 'bin', 'ce');
+    expect(execFileSync(ce, ['--version'], { encoding: 'utf8' })).toBe(`${pkg.version}\n`);
+    expect(execFileSync(ce, ['--help'], { encoding: 'utf8' })).toMatch(/^Usage: ce /);
+    const installed = path.join(prefix, 'lib', 'node_modules', 'commonroom');
+    for (const file of ['LICENSE', 'CHANGELOG.md', 'README.md', ...readmeImages()]) {
+      expect(existsSync(path.join(installed, file)), file).toBe(true);
+    }
+    expect(existsSync(path.join(installed, 'test'))).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 120_000);
