@@ -54,8 +54,9 @@ export async function execute(
     }
   }
   const { file } = target;
+  // Whatever the command, a runtime file left by a room process that is gone is removed here.
+  const running = await findRoomProcess(file);
   if (operation.changes) {
-    const running = await findRoomProcess(file);
     if (running) {
       try {
         return await running.call(operation, input, participant);

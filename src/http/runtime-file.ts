@@ -105,8 +105,25 @@ export function removeRuntimeFile(artifactPath: string): void {
   if (info && isThisProcess(identityOf(info))) rmSync(file, { force: true });
 }
 
-/** The running room's details, or null when none runs (no file, or its process is gone). */
+/**
+ * The running room's details, or null when none runs. A file whose process
+ * is gone (killed, or the machine restarted) is removed as soon as it is
+ * read, so no command ever sends a request to its address.
+ */
 export function readRuntimeFile(artifactPath: string): RuntimeInfo | null {
-  const info = readRecord(runtimeFilePath(artifactPath));
-  return info && stillRunning(identityOf(info)) ? info : null;
+  const file = runtimeFilePath(artifactPath);
+  const info = readRecord(file);
+  if (!info) return null;
+  if (stillRunning(identityOf(info))) return info;
+  removeStale(file, info);
+  return null;
+}
+
+/** Removes the stale record read, and only it: a room starting meanwhile writes a new one, with a token of its own. */
+function removeStale(file: string, stale: RuntimeInfo): void {
+  try {
+    if (readRecord(file)?.operator_token === stale.operator_token && lstatSync(file).isFile()) rmSync(file);
+  } catch {
+    // A reader that may not write the directory leaves it; it is not read as running anyway.
+  }
 }

@@ -5,6 +5,7 @@
 // through an approval, and the sidecar, its -wal and -shm, a backup and a
 // restore never have bits the artifact lacks. A restore cut short after its
 // point of no return is finished by the next writer, never taken for an edit.
+// A room killed outright leaves its runtime file; the next ce removes it.
 import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
@@ -143,6 +144,18 @@ test('a stale runtime file (its process gone) is replaced; one whose process liv
     new RegExp(`belongs to room process ${process.pid}, which still runs \\(http://127\\.0\\.0\\.1:1\\); stop it first`),
   );
   expect(JSON.parse(readFileSync(runtimeFilePath(file), 'utf8')).pid).toBe(process.pid);
+});
+
+test('a room killed with SIGKILL leaves its runtime file: the next ce command removes it and works on the file', SLOW, async () => {
+  const { file } = prepareRoom(0o600);
+  const served = await ceServe(file);
+  expect(existsSync(runtimeFilePath(file))).toBe(true);
+  served.kill();
+  expect(await served.exited).toBe(null);
+  expect(existsSync(runtimeFilePath(file))).toBe(true);
+  // Its process is gone: the file is removed, and no request goes to the dead address.
+  expect(okJson<{ handoffs: unknown[] }>(await ce(['handoffs', file, '--json'])).handoffs).toEqual([]);
+  expect(existsSync(runtimeFilePath(file))).toBe(false);
 });
 
 test('ce backup gives its files the bits of the artifact it copies; ce restore keeps those of the room it restores', SLOW, async () => {
