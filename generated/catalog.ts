@@ -125,6 +125,7 @@ export interface CliOption {
     | "text_file"
     | "error_message"
     | "answer"
+    | "accepted_answer"
     | "artifact_uris"
     | "capabilities"
     | "duration"

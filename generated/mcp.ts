@@ -491,6 +491,75 @@ export const toolCatalog = [
     },
   },
   {
+    name: 'handoff_answer',
+    title: "Answer the handoff's question",
+    description:
+      "As the owner, answer the handoff's open question (key: only if several are open). Answers {handoff, task, key}.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        handoff_id: {
+          title: 'Handoff ID',
+          type: 'string',
+          minLength: 1,
+          maxLength: 100,
+          description: 'The handoff asked about.',
+        },
+        key: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          pattern: '^[A-Za-z0-9._:-]+$',
+          title: 'Request key',
+          description: 'Which open question; only if several are open.',
+        },
+        response: {
+          type: 'object',
+          properties: {
+            action: {
+              title: 'Action',
+              enum: ['accept', 'decline', 'cancel'],
+            },
+            content: {
+              title: 'Content',
+              type: 'object',
+              additionalProperties: {
+                anyOf: [
+                  {
+                    type: 'array',
+                    items: {
+                      type: 'string',
+                    },
+                  },
+                  {
+                    type: ['string', 'number', 'boolean'],
+                  },
+                ],
+              },
+            },
+            _meta: {
+              title: 'Metadata',
+              type: 'object',
+            },
+          },
+          required: ['action'],
+          additionalProperties: false,
+          title: 'Answer',
+          description: 'Accept with content, decline, or cancel.',
+        },
+      },
+      required: ['handoff_id', 'response'],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: "Answer the handoff's question",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  },
+  {
     name: 'handoff_progress',
     title: 'Report progress',
     description:
@@ -1695,6 +1764,7 @@ export const toolOperations = {
   handoff_get: 'getHandoff',
   handoff_accept: 'acceptHandoff',
   handoff_request_input: 'requestHandoffInput',
+  handoff_answer: 'answerHandoffInput',
   handoff_progress: 'reportProgress',
   handoff_complete: 'completeHandoff',
   handoff_approve: 'approveHandoff',

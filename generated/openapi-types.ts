@@ -84,6 +84,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspace/handoffs/{handoff_id}/input-responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a handoff's question, by the handoff
+         * @description The owner answers a handoff's open question (an unknown key is refused, unlike tasks/update).
+         */
+        post: operations["answerHandoffInput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspace/handoffs/{handoff_id}/progress": {
         parameters: {
             query?: never;
@@ -784,6 +804,31 @@ export interface components {
             accepted_at: components["schemas"]["Timestamp"] | null;
             completed_at: components["schemas"]["Timestamp"] | null;
             cancelled_at: components["schemas"]["Timestamp"] | null;
+        };
+        /**
+         * HandoffAnswerInputBody
+         * @description The owner answers a handoff's open question (an unknown key is refused, unlike tasks/update). The handoff_id comes from the path.
+         */
+        HandoffAnswerInputBody: {
+            /**
+             * Request key
+             * @description Which open question; only if several are open.
+             */
+            key?: components["schemas"]["InputKey"];
+            /**
+             * Answer
+             * @description Accept with content, decline, or cancel.
+             */
+            response: components["schemas"]["InputResponse"];
+        };
+        /**
+         * HandoffAnswerOutput
+         * @description The handoff and its task after the answer (working again once no request is open), and the key of the request answered.
+         */
+        HandoffAnswerOutput: {
+            handoff: components["schemas"]["Handoff"];
+            task: components["schemas"]["DetailedTask"];
+            key: components["schemas"]["InputKey"];
         };
         /**
          * HandoffCompleteInputBody
@@ -1791,6 +1836,113 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HandoffRequestInputOutput"];
+                };
+            };
+            /** @description The input does not match its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No valid session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The session lacks the capability, or the caller is the wrong participant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description No such record, or one the caller may not see */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The record is in the wrong state, or the base revision is stale */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body is not sent as application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The disk is full; nothing was changed, and reads go on */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+        };
+    };
+    answerHandoffInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                handoff_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HandoffAnswerInputBody"];
+            };
+        };
+        responses: {
+            /** @description Answer a handoff's question, by the handoff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandoffAnswerOutput"];
                 };
             };
             /** @description The input does not match its schema */

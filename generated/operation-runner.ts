@@ -4,6 +4,7 @@ import type { EngineOperations, OperationId, OperationTypes } from './operations
 import type { Capability } from './types.js';
 import {
   validateArtifactReadInput,
+  validateHandoffAnswerInput,
   validateHandoffCompleteInput,
   validateHandoffCreateInput,
   validateHandoffDecisionInput,
@@ -38,6 +39,7 @@ export const operationValidators: { [K in OperationId]: ValidateFunction<Operati
   getHandoff: validateHandoffGetInput,
   acceptHandoff: validateHandoffRefInput,
   requestHandoffInput: validateHandoffRequestInputInput,
+  answerHandoffInput: validateHandoffAnswerInput,
   reportProgress: validateHandoffProgressInput,
   completeHandoff: validateHandoffCompleteInput,
   approveHandoff: validateHandoffDecisionInput,
@@ -109,6 +111,10 @@ export function createOperationRunner<Room, Actor, Caller>(
       case 'requestHandoffInput': {
         const args = access.check(operationValidators.requestHandoffInput, input);
         return engine.requestHandoffInput(room, access.participant(actor, 'write'), args);
+      }
+      case 'answerHandoffInput': {
+        const args = access.check(operationValidators.answerHandoffInput, input);
+        return engine.answerHandoffInput(room, access.participant(actor, 'write'), args);
       }
       case 'reportProgress': {
         const args = access.check(operationValidators.reportProgress, input);

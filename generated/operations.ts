@@ -271,6 +271,58 @@ export const operations = {
       ],
     },
   },
+  answerHandoffInput: {
+    id: 'answerHandoffInput',
+    summary: "Answer a handoff's question, by the handoff",
+    input: 'HandoffAnswerInput',
+    output: 'HandoffAnswerOutput',
+    changes: true,
+    actor: 'participant',
+    capability: 'write',
+    errors: ['forbidden', 'not_found', 'conflict'],
+    mcp: {
+      tool: 'handoff_answer',
+      title: "Answer the handoff's question",
+      description:
+        "As the owner, answer the handoff's open question (key: only if several are open). Answers {handoff, task, key}.",
+      destructive: false,
+      idempotent: true,
+    },
+    rest: {
+      method: 'POST',
+      path: '/workspace/handoffs/{handoff_id}/input-responses',
+      status: 200,
+      in: 'body',
+      pathParams: ['handoff_id'],
+      queryParams: [],
+    },
+    cli: {
+      command: 'handoff-answer',
+      example: 'ce handoff-answer notes.md ho_Xy3... --participant alice --answer British',
+      arguments: [
+        {
+          field: 'handoff_id',
+          description: 'The handoff asked about',
+        },
+      ],
+      options: [
+        {
+          flags: '--answer <text>',
+          field: 'response',
+          as: 'accepted_answer',
+          required: true,
+          description: 'the answer, accepted (as the one-field answer form sends it)',
+        },
+        {
+          flags: '--key <key>',
+          field: 'key',
+          kind: 'string',
+          required: false,
+          description: 'which open request, when the handoff has several (ce handoff-get lists them)',
+        },
+      ],
+    },
+  },
   reportProgress: {
     id: 'reportProgress',
     summary: 'Say how far along a working task is',
@@ -1423,6 +1475,7 @@ export interface OperationTypes {
     checked: T.HandoffRequestInputInput;
     output: T.HandoffRequestInputOutput;
   };
+  answerHandoffInput: { input: T.HandoffAnswerInput; checked: T.HandoffAnswerInput; output: T.HandoffAnswerOutput };
   reportProgress: { input: T.HandoffProgressInput; checked: T.HandoffProgressInput; output: T.HandoffProgressOutput };
   completeHandoff: { input: T.HandoffCompleteInput; checked: T.HandoffCompleteInput; output: T.HandoffCompleteOutput };
   approveHandoff: { input: T.HandoffDecisionInput; checked: T.HandoffDecisionInput; output: T.HandoffOutput };

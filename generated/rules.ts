@@ -27,6 +27,7 @@ export const INPUT_LIMITS = {
   getHandoff: { handoff_id: { maxLength: 100 }, task_id: { maxLength: 100 } },
   acceptHandoff: { handoff_id: { maxLength: 100 } },
   requestHandoffInput: { handoff_id: { maxLength: 100 }, key: { maxLength: 128 }, message: { maxLength: 8000 } },
+  answerHandoffInput: { handoff_id: { maxLength: 100 }, key: { maxLength: 128 } },
   reportProgress: {
     handoff_id: { maxLength: 100 },
     message: { maxLength: 500 },

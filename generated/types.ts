@@ -912,6 +912,31 @@ export interface ArtifactReadOutput {
    */
   unrecorded_edit: boolean;
 }
+/**
+ * The owner answers a handoff's open question (an unknown key is refused, unlike tasks/update).
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "HandoffAnswerInput".
+ */
+export interface HandoffAnswerInput {
+  /**
+   * The handoff asked about.
+   */
+  handoff_id: string;
+  key?: InputKey;
+  response: InputResponse;
+}
+/**
+ * The handoff and its task after the answer (working again once no request is open), and the key of the request answered.
+ *
+ * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
+ * via the `definition` "HandoffAnswerOutput".
+ */
+export interface HandoffAnswerOutput {
+  handoff: Handoff;
+  task: DetailedTask;
+  key: InputKey;
+}
 export interface HandoffCompleteInput2 {
   /**
    * The handoff's id.

@@ -59,6 +59,8 @@ export declare const validateToolsCallParams: ValidateFunction<T.ToolsCallParams
 export declare const validateToolsListParams: ValidateFunction<T.ToolsListParams>;
 export declare const validateArtifactReadInput: ValidateFunction<T.ArtifactReadInput>;
 export declare const validateArtifactReadOutput: ValidateFunction<T.ArtifactReadOutput>;
+export declare const validateHandoffAnswerInput: ValidateFunction<T.HandoffAnswerInput>;
+export declare const validateHandoffAnswerOutput: ValidateFunction<T.HandoffAnswerOutput>;
 export declare const validateHandoffCompleteInput: ValidateFunction<T.HandoffCompleteInput>;
 export declare const validateHandoffCompleteOutput: ValidateFunction<T.HandoffCompleteOutput>;
 export declare const validateHandoffCreateInput: ValidateFunction<T.HandoffCreateInput>;

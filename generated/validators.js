@@ -25454,8 +25454,719 @@ function validate91(
 }
 validate91.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteInput = validate93;
+export const validateHandoffAnswerInput = validate93;
 const schema189 = {
+  title: "HandoffAnswerInput",
+  description: "The owner answers a handoff's open question (an unknown key is refused, unlike tasks/update).",
+  type: "object",
+  properties: {
+    handoff_id: {
+      title: "Handoff ID",
+      type: "string",
+      minLength: 1,
+      maxLength: 100,
+      description: "The handoff asked about.",
+    },
+    key: {
+      title: "Request key",
+      description: "Which open question; only if several are open.",
+      $ref: "#/$defs/InputKey",
+    },
+    response: {
+      title: "Answer",
+      description: "Accept with content, decline, or cancel.",
+      $ref: "#/$defs/InputResponse",
+    },
+  },
+  required: ["handoff_id", "response"],
+  additionalProperties: false,
+};
+
+function validate93(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate93.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.handoff_id === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "handoff_id" },
+        message: "must have required property '" + "handoff_id" + "'",
+        schema: schema189.required,
+        parentSchema: schema189,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.response === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "response" },
+        message: "must have required property '" + "response" + "'",
+        schema: schema189.required,
+        parentSchema: schema189,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "handoff_id" || key0 === "key" || key0 === "response")) {
+        const err2 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema189,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+    }
+    if (data.handoff_id !== undefined) {
+      let data0 = data.handoff_id;
+      if (typeof data0 === "string") {
+        if (func1(data0) > 100) {
+          const err3 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/properties/handoff_id/maxLength",
+            keyword: "maxLength",
+            params: { limit: 100 },
+            message: "must NOT have more than 100 characters",
+            schema: 100,
+            parentSchema: schema189.properties.handoff_id,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+        if (func1(data0) < 1) {
+          const err4 = {
+            instancePath: instancePath + "/handoff_id",
+            schemaPath: "#/properties/handoff_id/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema189.properties.handoff_id,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+      } else {
+        const err5 = {
+          instancePath: instancePath + "/handoff_id",
+          schemaPath: "#/properties/handoff_id/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema189.properties.handoff_id.type,
+          parentSchema: schema189.properties.handoff_id,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err5];
+        } else {
+          vErrors.push(err5);
+        }
+        errors++;
+      }
+    }
+    if (data.key !== undefined) {
+      let data1 = data.key;
+      if (typeof data1 === "string") {
+        if (func1(data1) > 128) {
+          const err6 = {
+            instancePath: instancePath + "/key",
+            schemaPath: "#/$defs/InputKey/maxLength",
+            keyword: "maxLength",
+            params: { limit: 128 },
+            message: "must NOT have more than 128 characters",
+            schema: 128,
+            parentSchema: schema68,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+        if (func1(data1) < 1) {
+          const err7 = {
+            instancePath: instancePath + "/key",
+            schemaPath: "#/$defs/InputKey/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema68,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
+        if (!pattern9.test(data1)) {
+          const err8 = {
+            instancePath: instancePath + "/key",
+            schemaPath: "#/$defs/InputKey/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9._:-]+$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9._:-]+$" + '"',
+            schema: "^[A-Za-z0-9._:-]+$",
+            parentSchema: schema68,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      } else {
+        const err9 = {
+          instancePath: instancePath + "/key",
+          schemaPath: "#/$defs/InputKey/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema68.type,
+          parentSchema: schema68,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
+    }
+    if (data.response !== undefined) {
+      let data2 = data.response;
+      if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
+        if (data2.action === undefined) {
+          const err10 = {
+            instancePath: instancePath + "/response",
+            schemaPath: "#/$defs/InputResponse/required",
+            keyword: "required",
+            params: { missingProperty: "action" },
+            message: "must have required property '" + "action" + "'",
+            schema: schema71.required,
+            parentSchema: schema71,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
+        for (const key1 in data2) {
+          if (!(key1 === "action" || key1 === "content" || key1 === "_meta")) {
+            const err11 = {
+              instancePath: instancePath + "/response",
+              schemaPath: "#/$defs/InputResponse/additionalProperties",
+              keyword: "additionalProperties",
+              params: { additionalProperty: key1 },
+              message: "must NOT have additional properties",
+              schema: false,
+              parentSchema: schema71,
+              data: data2,
+            };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+        if (data2.action !== undefined) {
+          let data3 = data2.action;
+          if (!(data3 === "accept" || data3 === "decline" || data3 === "cancel")) {
+            const err12 = {
+              instancePath: instancePath + "/response/action",
+              schemaPath: "#/$defs/InputResponse/properties/action/enum",
+              keyword: "enum",
+              params: { allowedValues: schema71.properties.action.enum },
+              message: "must be equal to one of the allowed values",
+              schema: schema71.properties.action.enum,
+              parentSchema: schema71.properties.action,
+              data: data3,
+            };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+        if (data2.content !== undefined) {
+          let data4 = data2.content;
+          if (data4 && typeof data4 == "object" && !Array.isArray(data4)) {
+            for (const key2 in data4) {
+              let data5 = data4[key2];
+              const _errs16 = errors;
+              let valid5 = false;
+              const _errs17 = errors;
+              if (Array.isArray(data5)) {
+                const len0 = data5.length;
+                for (let i0 = 0; i0 < len0; i0++) {
+                  let data6 = data5[i0];
+                  if (typeof data6 !== "string") {
+                    const err13 = {
+                      instancePath:
+                        instancePath + "/response/content/" + key2.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i0,
+                      schemaPath: "#/$defs/InputResponse/properties/content/additionalProperties/anyOf/0/items/type",
+                      keyword: "type",
+                      params: { type: "string" },
+                      message: "must be string",
+                      schema: schema71.properties.content.additionalProperties.anyOf[0].items.type,
+                      parentSchema: schema71.properties.content.additionalProperties.anyOf[0].items,
+                      data: data6,
+                    };
+                    if (vErrors === null) {
+                      vErrors = [err13];
+                    } else {
+                      vErrors.push(err13);
+                    }
+                    errors++;
+                  }
+                }
+              } else {
+                const err14 = {
+                  instancePath: instancePath + "/response/content/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),
+                  schemaPath: "#/$defs/InputResponse/properties/content/additionalProperties/anyOf/0/type",
+                  keyword: "type",
+                  params: { type: "array" },
+                  message: "must be array",
+                  schema: schema71.properties.content.additionalProperties.anyOf[0].type,
+                  parentSchema: schema71.properties.content.additionalProperties.anyOf[0],
+                  data: data5,
+                };
+                if (vErrors === null) {
+                  vErrors = [err14];
+                } else {
+                  vErrors.push(err14);
+                }
+                errors++;
+              }
+              var _valid0 = _errs17 === errors;
+              valid5 = valid5 || _valid0;
+              const _errs21 = errors;
+              if (
+                typeof data5 !== "string" &&
+                !(typeof data5 == "number" && isFinite(data5)) &&
+                typeof data5 !== "boolean"
+              ) {
+                const err15 = {
+                  instancePath: instancePath + "/response/content/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),
+                  schemaPath: "#/$defs/InputResponse/properties/content/additionalProperties/anyOf/1/type",
+                  keyword: "type",
+                  params: { type: schema71.properties.content.additionalProperties.anyOf[1].type },
+                  message: "must be string,number,boolean",
+                  schema: schema71.properties.content.additionalProperties.anyOf[1].type,
+                  parentSchema: schema71.properties.content.additionalProperties.anyOf[1],
+                  data: data5,
+                };
+                if (vErrors === null) {
+                  vErrors = [err15];
+                } else {
+                  vErrors.push(err15);
+                }
+                errors++;
+              }
+              var _valid0 = _errs21 === errors;
+              valid5 = valid5 || _valid0;
+              if (!valid5) {
+                const err16 = {
+                  instancePath: instancePath + "/response/content/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),
+                  schemaPath: "#/$defs/InputResponse/properties/content/additionalProperties/anyOf",
+                  keyword: "anyOf",
+                  params: {},
+                  message: "must match a schema in anyOf",
+                  schema: schema71.properties.content.additionalProperties.anyOf,
+                  parentSchema: schema71.properties.content.additionalProperties,
+                  data: data5,
+                };
+                if (vErrors === null) {
+                  vErrors = [err16];
+                } else {
+                  vErrors.push(err16);
+                }
+                errors++;
+              } else {
+                errors = _errs16;
+                if (vErrors !== null) {
+                  if (_errs16) {
+                    vErrors.length = _errs16;
+                  } else {
+                    vErrors = null;
+                  }
+                }
+              }
+            }
+          } else {
+            const err17 = {
+              instancePath: instancePath + "/response/content",
+              schemaPath: "#/$defs/InputResponse/properties/content/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema71.properties.content.type,
+              parentSchema: schema71.properties.content,
+              data: data4,
+            };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+        if (data2._meta !== undefined) {
+          let data7 = data2._meta;
+          if (!(data7 && typeof data7 == "object" && !Array.isArray(data7))) {
+            const err18 = {
+              instancePath: instancePath + "/response/_meta",
+              schemaPath: "#/$defs/InputResponse/properties/_meta/type",
+              keyword: "type",
+              params: { type: "object" },
+              message: "must be object",
+              schema: schema71.properties._meta.type,
+              parentSchema: schema71.properties._meta,
+              data: data7,
+            };
+            if (vErrors === null) {
+              vErrors = [err18];
+            } else {
+              vErrors.push(err18);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err19 = {
+          instancePath: instancePath + "/response",
+          schemaPath: "#/$defs/InputResponse/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema71.type,
+          parentSchema: schema71,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err19];
+        } else {
+          vErrors.push(err19);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err20 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema189.type,
+      parentSchema: schema189,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err20];
+    } else {
+      vErrors.push(err20);
+    }
+    errors++;
+  }
+  validate93.errors = vErrors;
+  return errors === 0;
+}
+validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateHandoffAnswerOutput = validate94;
+const schema192 = {
+  title: "HandoffAnswerOutput",
+  description:
+    "The handoff and its task after the answer (working again once no request is open), and the key of the request answered.",
+  type: "object",
+  properties: {
+    handoff: { $ref: "#/$defs/Handoff" },
+    task: { $ref: "#/$defs/DetailedTask" },
+    key: { $ref: "#/$defs/InputKey" },
+  },
+  required: ["handoff", "task", "key"],
+  additionalProperties: false,
+};
+
+function validate94(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate94.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.handoff === undefined) {
+      const err0 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "handoff" },
+        message: "must have required property '" + "handoff" + "'",
+        schema: schema192.required,
+        parentSchema: schema192,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err0];
+      } else {
+        vErrors.push(err0);
+      }
+      errors++;
+    }
+    if (data.task === undefined) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "task" },
+        message: "must have required property '" + "task" + "'",
+        schema: schema192.required,
+        parentSchema: schema192,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (data.key === undefined) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "key" },
+        message: "must have required property '" + "key" + "'",
+        schema: schema192.required,
+        parentSchema: schema192,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    for (const key0 in data) {
+      if (!(key0 === "handoff" || key0 === "task" || key0 === "key")) {
+        const err3 = {
+          instancePath,
+          schemaPath: "#/additionalProperties",
+          keyword: "additionalProperties",
+          params: { additionalProperty: key0 },
+          message: "must NOT have additional properties",
+          schema: false,
+          parentSchema: schema192,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
+    }
+    if (data.handoff !== undefined) {
+      if (
+        !validate39(data.handoff, {
+          instancePath: instancePath + "/handoff",
+          parentData: data,
+          parentDataProperty: "handoff",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.task !== undefined) {
+      if (
+        !validate29(data.task, {
+          instancePath: instancePath + "/task",
+          parentData: data,
+          parentDataProperty: "task",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.key !== undefined) {
+      let data2 = data.key;
+      if (typeof data2 === "string") {
+        if (func1(data2) > 128) {
+          const err4 = {
+            instancePath: instancePath + "/key",
+            schemaPath: "#/$defs/InputKey/maxLength",
+            keyword: "maxLength",
+            params: { limit: 128 },
+            message: "must NOT have more than 128 characters",
+            schema: 128,
+            parentSchema: schema68,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
+        if (func1(data2) < 1) {
+          const err5 = {
+            instancePath: instancePath + "/key",
+            schemaPath: "#/$defs/InputKey/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema68,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+        if (!pattern9.test(data2)) {
+          const err6 = {
+            instancePath: instancePath + "/key",
+            schemaPath: "#/$defs/InputKey/pattern",
+            keyword: "pattern",
+            params: { pattern: "^[A-Za-z0-9._:-]+$" },
+            message: 'must match pattern "' + "^[A-Za-z0-9._:-]+$" + '"',
+            schema: "^[A-Za-z0-9._:-]+$",
+            parentSchema: schema68,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err6];
+          } else {
+            vErrors.push(err6);
+          }
+          errors++;
+        }
+      } else {
+        const err7 = {
+          instancePath: instancePath + "/key",
+          schemaPath: "#/$defs/InputKey/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema68.type,
+          parentSchema: schema68,
+          data: data2,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
+    }
+  } else {
+    const err8 = {
+      instancePath,
+      schemaPath: "#/type",
+      keyword: "type",
+      params: { type: "object" },
+      message: "must be object",
+      schema: schema192.type,
+      parentSchema: schema192,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err8];
+    } else {
+      vErrors.push(err8);
+    }
+    errors++;
+  }
+  validate94.errors = vErrors;
+  return errors === 0;
+}
+validate94.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+
+export const validateHandoffCompleteInput = validate97;
+const schema194 = {
   title: "HandoffCompleteInput",
   description:
     "The assignee finishes the work with exactly one of result (task completed, handoff result_ready) or error (task failed, handoff cancelled).",
@@ -25478,13 +26189,13 @@ const schema189 = {
   additionalProperties: false,
 };
 
-function validate93(
+function validate97(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate93.evaluated;
+  const evaluated0 = validate97.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25503,8 +26214,8 @@ function validate93(
         keyword: "required",
         params: { missingProperty: "result" },
         message: "must have required property '" + "result" + "'",
-        schema: schema189.oneOf[0].required,
-        parentSchema: schema189.oneOf[0],
+        schema: schema194.oneOf[0].required,
+        parentSchema: schema194.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -25529,8 +26240,8 @@ function validate93(
         keyword: "required",
         params: { missingProperty: "error" },
         message: "must have required property '" + "error" + "'",
-        schema: schema189.oneOf[1].required,
-        parentSchema: schema189.oneOf[1],
+        schema: schema194.oneOf[1].required,
+        parentSchema: schema194.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -25558,8 +26269,8 @@ function validate93(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
-      schema: schema189.oneOf,
-      parentSchema: schema189,
+      schema: schema194.oneOf,
+      parentSchema: schema194,
       data,
     };
     if (vErrors === null) {
@@ -25586,8 +26297,8 @@ function validate93(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema189.required,
-        parentSchema: schema189,
+        schema: schema194.required,
+        parentSchema: schema194,
         data,
       };
       if (vErrors === null) {
@@ -25606,7 +26317,7 @@ function validate93(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema189,
+          parentSchema: schema194,
           data,
         };
         if (vErrors === null) {
@@ -25628,7 +26339,7 @@ function validate93(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema189.properties.handoff_id,
+            parentSchema: schema194.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -25646,7 +26357,7 @@ function validate93(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema189.properties.handoff_id,
+            parentSchema: schema194.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -25663,8 +26374,8 @@ function validate93(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema189.properties.handoff_id.type,
-          parentSchema: schema189.properties.handoff_id,
+          schema: schema194.properties.handoff_id.type,
+          parentSchema: schema194.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -25853,8 +26564,8 @@ function validate93(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema189.type,
-      parentSchema: schema189,
+      schema: schema194.type,
+      parentSchema: schema194,
       data,
     };
     if (vErrors === null) {
@@ -25864,13 +26575,13 @@ function validate93(
     }
     errors++;
   }
-  validate93.errors = vErrors;
+  validate97.errors = vErrors;
   return errors === 0;
 }
-validate93.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate97.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCompleteOutput = validate95;
-const schema191 = {
+export const validateHandoffCompleteOutput = validate99;
+const schema196 = {
   title: "HandoffCompleteOutput",
   description:
     "The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.",
@@ -25888,13 +26599,13 @@ const schema191 = {
   additionalProperties: false,
 };
 
-function validate95(
+function validate99(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate95.evaluated;
+  const evaluated0 = validate99.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -25909,8 +26620,8 @@ function validate95(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema191.required,
-        parentSchema: schema191,
+        schema: schema196.required,
+        parentSchema: schema196,
         data,
       };
       if (vErrors === null) {
@@ -25927,8 +26638,8 @@ function validate95(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema191.required,
-        parentSchema: schema191,
+        schema: schema196.required,
+        parentSchema: schema196,
         data,
       };
       if (vErrors === null) {
@@ -25945,8 +26656,8 @@ function validate95(
         keyword: "required",
         params: { missingProperty: "already_completed" },
         message: "must have required property '" + "already_completed" + "'",
-        schema: schema191.required,
-        parentSchema: schema191,
+        schema: schema196.required,
+        parentSchema: schema196,
         data,
       };
       if (vErrors === null) {
@@ -25965,7 +26676,7 @@ function validate95(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema191,
+          parentSchema: schema196,
           data,
         };
         if (vErrors === null) {
@@ -26017,8 +26728,8 @@ function validate95(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema191.properties.task.anyOf[1].type,
-          parentSchema: schema191.properties.task.anyOf[1],
+          schema: schema196.properties.task.anyOf[1].type,
+          parentSchema: schema196.properties.task.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -26037,8 +26748,8 @@ function validate95(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema191.properties.task.anyOf,
-          parentSchema: schema191.properties.task,
+          schema: schema196.properties.task.anyOf,
+          parentSchema: schema196.properties.task,
           data: data1,
         };
         if (vErrors === null) {
@@ -26067,8 +26778,8 @@ function validate95(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema191.properties.already_completed.type,
-          parentSchema: schema191.properties.already_completed,
+          schema: schema196.properties.already_completed.type,
+          parentSchema: schema196.properties.already_completed,
           data: data2,
         };
         if (vErrors === null) {
@@ -26086,8 +26797,8 @@ function validate95(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema191.type,
-      parentSchema: schema191,
+      schema: schema196.type,
+      parentSchema: schema196,
       data,
     };
     if (vErrors === null) {
@@ -26097,13 +26808,13 @@ function validate95(
     }
     errors++;
   }
-  validate95.errors = vErrors;
+  validate99.errors = vErrors;
   return errors === 0;
 }
-validate95.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateInput = validate98;
-const schema192 = {
+export const validateHandoffCreateInput = validate102;
+const schema197 = {
   title: "HandoffCreateInput",
   description:
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
@@ -26125,13 +26836,13 @@ const schema192 = {
   additionalProperties: false,
 };
 
-function validate98(
+function validate102(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate98.evaluated;
+  const evaluated0 = validate102.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26146,8 +26857,8 @@ function validate98(
         keyword: "required",
         params: { missingProperty: "summary" },
         message: "must have required property '" + "summary" + "'",
-        schema: schema192.required,
-        parentSchema: schema192,
+        schema: schema197.required,
+        parentSchema: schema197,
         data,
       };
       if (vErrors === null) {
@@ -26172,7 +26883,7 @@ function validate98(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema192,
+          parentSchema: schema197,
           data,
         };
         if (vErrors === null) {
@@ -26404,7 +27115,7 @@ function validate98(
             params: { limit: 100 },
             message: "must NOT have more than 100 items",
             schema: 100,
-            parentSchema: schema192.properties.artifacts,
+            parentSchema: schema197.properties.artifacts,
             data: data3,
           };
           if (vErrors === null) {
@@ -26639,8 +27350,8 @@ function validate98(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema192.properties.artifacts.type,
-          parentSchema: schema192.properties.artifacts,
+          schema: schema197.properties.artifacts.type,
+          parentSchema: schema197.properties.artifacts,
           data: data3,
         };
         if (vErrors === null) {
@@ -26716,8 +27427,8 @@ function validate98(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema192.type,
-      parentSchema: schema192,
+      schema: schema197.type,
+      parentSchema: schema197,
       data,
     };
     if (vErrors === null) {
@@ -26727,13 +27438,13 @@ function validate98(
     }
     errors++;
   }
-  validate98.errors = vErrors;
+  validate102.errors = vErrors;
   return errors === 0;
 }
-validate98.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffCreateOutput = validate99;
-const schema198 = {
+export const validateHandoffCreateOutput = validate103;
+const schema203 = {
   title: "HandoffCreateOutput",
   description:
     "The handoff and its task. replayed is true when the same participant used the same idempotency_key before: the original handoff and task come back and nothing new was written.",
@@ -26751,13 +27462,13 @@ const schema198 = {
   additionalProperties: false,
 };
 
-function validate99(
+function validate103(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate99.evaluated;
+  const evaluated0 = validate103.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -26772,8 +27483,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema198.required,
-        parentSchema: schema198,
+        schema: schema203.required,
+        parentSchema: schema203,
         data,
       };
       if (vErrors === null) {
@@ -26790,8 +27501,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema198.required,
-        parentSchema: schema198,
+        schema: schema203.required,
+        parentSchema: schema203,
         data,
       };
       if (vErrors === null) {
@@ -26808,8 +27519,8 @@ function validate99(
         keyword: "required",
         params: { missingProperty: "replayed" },
         message: "must have required property '" + "replayed" + "'",
-        schema: schema198.required,
-        parentSchema: schema198,
+        schema: schema203.required,
+        parentSchema: schema203,
         data,
       };
       if (vErrors === null) {
@@ -26828,7 +27539,7 @@ function validate99(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema198,
+          parentSchema: schema203,
           data,
         };
         if (vErrors === null) {
@@ -26880,8 +27591,8 @@ function validate99(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema198.properties.task.anyOf[1].type,
-          parentSchema: schema198.properties.task.anyOf[1],
+          schema: schema203.properties.task.anyOf[1].type,
+          parentSchema: schema203.properties.task.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -26900,8 +27611,8 @@ function validate99(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema198.properties.task.anyOf,
-          parentSchema: schema198.properties.task,
+          schema: schema203.properties.task.anyOf,
+          parentSchema: schema203.properties.task,
           data: data1,
         };
         if (vErrors === null) {
@@ -26930,8 +27641,8 @@ function validate99(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema198.properties.replayed.type,
-          parentSchema: schema198.properties.replayed,
+          schema: schema203.properties.replayed.type,
+          parentSchema: schema203.properties.replayed,
           data: data2,
         };
         if (vErrors === null) {
@@ -26949,8 +27660,8 @@ function validate99(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema198.type,
-      parentSchema: schema198,
+      schema: schema203.type,
+      parentSchema: schema203,
       data,
     };
     if (vErrors === null) {
@@ -26960,13 +27671,13 @@ function validate99(
     }
     errors++;
   }
-  validate99.errors = vErrors;
+  validate103.errors = vErrors;
   return errors === 0;
 }
-validate99.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffDecisionInput = validate102;
-const schema199 = {
+export const validateHandoffDecisionInput = validate106;
+const schema204 = {
   title: "HandoffDecisionInput",
   description:
     "An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task.",
@@ -26979,13 +27690,13 @@ const schema199 = {
   additionalProperties: false,
 };
 
-function validate102(
+function validate106(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate102.evaluated;
+  const evaluated0 = validate106.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27000,8 +27711,8 @@ function validate102(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema199.required,
-        parentSchema: schema199,
+        schema: schema204.required,
+        parentSchema: schema204,
         data,
       };
       if (vErrors === null) {
@@ -27020,7 +27731,7 @@ function validate102(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema199,
+          parentSchema: schema204,
           data,
         };
         if (vErrors === null) {
@@ -27042,7 +27753,7 @@ function validate102(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema199.properties.handoff_id,
+            parentSchema: schema204.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27060,7 +27771,7 @@ function validate102(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema199.properties.handoff_id,
+            parentSchema: schema204.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27077,8 +27788,8 @@ function validate102(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema199.properties.handoff_id.type,
-          parentSchema: schema199.properties.handoff_id,
+          schema: schema204.properties.handoff_id.type,
+          parentSchema: schema204.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -27136,8 +27847,8 @@ function validate102(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema199.type,
-      parentSchema: schema199,
+      schema: schema204.type,
+      parentSchema: schema204,
       data,
     };
     if (vErrors === null) {
@@ -27147,13 +27858,13 @@ function validate102(
     }
     errors++;
   }
-  validate102.errors = vErrors;
+  validate106.errors = vErrors;
   return errors === 0;
 }
-validate102.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsInput = validate103;
-const schema201 = {
+export const validateHandoffEventsInput = validate107;
+const schema206 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
@@ -27179,13 +27890,13 @@ const schema201 = {
   additionalProperties: false,
 };
 
-function validate103(
+function validate107(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate103.evaluated;
+  const evaluated0 = validate107.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27206,8 +27917,8 @@ function validate103(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema201.required,
-        parentSchema: schema201,
+        schema: schema206.required,
+        parentSchema: schema206,
         data,
       };
       if (vErrors === null) {
@@ -27226,7 +27937,7 @@ function validate103(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema201,
+          parentSchema: schema206,
           data,
         };
         if (vErrors === null) {
@@ -27248,7 +27959,7 @@ function validate103(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema201.properties.handoff_id,
+            parentSchema: schema206.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27266,7 +27977,7 @@ function validate103(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema201.properties.handoff_id,
+            parentSchema: schema206.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27283,8 +27994,8 @@ function validate103(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema201.properties.handoff_id.type,
-          parentSchema: schema201.properties.handoff_id,
+          schema: schema206.properties.handoff_id.type,
+          parentSchema: schema206.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -27303,8 +28014,8 @@ function validate103(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema201.properties.after.type,
-        parentSchema: schema201.properties.after,
+        schema: schema206.properties.after.type,
+        parentSchema: schema206.properties.after,
         data: data1,
       };
       if (vErrors === null) {
@@ -27323,7 +28034,7 @@ function validate103(
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
           schema: 0,
-          parentSchema: schema201.properties.after,
+          parentSchema: schema206.properties.after,
           data: data1,
         };
         if (vErrors === null) {
@@ -27342,8 +28053,8 @@ function validate103(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema201.properties.limit.type,
-        parentSchema: schema201.properties.limit,
+        schema: schema206.properties.limit.type,
+        parentSchema: schema206.properties.limit,
         data: data2,
       };
       if (vErrors === null) {
@@ -27362,7 +28073,7 @@ function validate103(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema201.properties.limit,
+          parentSchema: schema206.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -27380,7 +28091,7 @@ function validate103(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema201.properties.limit,
+          parentSchema: schema206.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -27398,8 +28109,8 @@ function validate103(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema201.type,
-      parentSchema: schema201,
+      schema: schema206.type,
+      parentSchema: schema206,
       data,
     };
     if (vErrors === null) {
@@ -27409,13 +28120,13 @@ function validate103(
     }
     errors++;
   }
-  validate103.errors = vErrors;
+  validate107.errors = vErrors;
   return errors === 0;
 }
-validate103.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffEventsOutput = validate104;
-const schema202 = {
+export const validateHandoffEventsOutput = validate108;
+const schema207 = {
   title: "HandoffEventsOutput",
   description:
     "Events of the handoff with ids above the cursor, oldest first. next_after is the cursor for the next page. gap is true when events of this handoff after the cursor have left the 2,000-event ring: the caller missed some and should read the handoff itself.",
@@ -27430,13 +28141,13 @@ const schema202 = {
   additionalProperties: false,
 };
 
-function validate104(
+function validate108(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate104.evaluated;
+  const evaluated0 = validate108.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27451,8 +28162,8 @@ function validate104(
         keyword: "required",
         params: { missingProperty: "events" },
         message: "must have required property '" + "events" + "'",
-        schema: schema202.required,
-        parentSchema: schema202,
+        schema: schema207.required,
+        parentSchema: schema207,
         data,
       };
       if (vErrors === null) {
@@ -27469,8 +28180,8 @@ function validate104(
         keyword: "required",
         params: { missingProperty: "next_after" },
         message: "must have required property '" + "next_after" + "'",
-        schema: schema202.required,
-        parentSchema: schema202,
+        schema: schema207.required,
+        parentSchema: schema207,
         data,
       };
       if (vErrors === null) {
@@ -27487,8 +28198,8 @@ function validate104(
         keyword: "required",
         params: { missingProperty: "has_more" },
         message: "must have required property '" + "has_more" + "'",
-        schema: schema202.required,
-        parentSchema: schema202,
+        schema: schema207.required,
+        parentSchema: schema207,
         data,
       };
       if (vErrors === null) {
@@ -27505,8 +28216,8 @@ function validate104(
         keyword: "required",
         params: { missingProperty: "gap" },
         message: "must have required property '" + "gap" + "'",
-        schema: schema202.required,
-        parentSchema: schema202,
+        schema: schema207.required,
+        parentSchema: schema207,
         data,
       };
       if (vErrors === null) {
@@ -27525,7 +28236,7 @@ function validate104(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema202,
+          parentSchema: schema207,
           data,
         };
         if (vErrors === null) {
@@ -27561,8 +28272,8 @@ function validate104(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema202.properties.events.type,
-          parentSchema: schema202.properties.events,
+          schema: schema207.properties.events.type,
+          parentSchema: schema207.properties.events,
           data: data0,
         };
         if (vErrors === null) {
@@ -27582,8 +28293,8 @@ function validate104(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema202.properties.next_after.type,
-          parentSchema: schema202.properties.next_after,
+          schema: schema207.properties.next_after.type,
+          parentSchema: schema207.properties.next_after,
           data: data2,
         };
         if (vErrors === null) {
@@ -27602,7 +28313,7 @@ function validate104(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema202.properties.next_after,
+            parentSchema: schema207.properties.next_after,
             data: data2,
           };
           if (vErrors === null) {
@@ -27623,8 +28334,8 @@ function validate104(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema202.properties.has_more.type,
-          parentSchema: schema202.properties.has_more,
+          schema: schema207.properties.has_more.type,
+          parentSchema: schema207.properties.has_more,
           data: data3,
         };
         if (vErrors === null) {
@@ -27644,8 +28355,8 @@ function validate104(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema202.properties.gap.type,
-          parentSchema: schema202.properties.gap,
+          schema: schema207.properties.gap.type,
+          parentSchema: schema207.properties.gap,
           data: data4,
         };
         if (vErrors === null) {
@@ -27663,8 +28374,8 @@ function validate104(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema202.type,
-      parentSchema: schema202,
+      schema: schema207.type,
+      parentSchema: schema207,
       data,
     };
     if (vErrors === null) {
@@ -27674,13 +28385,13 @@ function validate104(
     }
     errors++;
   }
-  validate104.errors = vErrors;
+  validate108.errors = vErrors;
   return errors === 0;
 }
-validate104.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffGetInput = validate106;
-const schema203 = {
+export const validateHandoffGetInput = validate110;
+const schema208 = {
   title: "HandoffGetInput",
   description: "Names a handoff by its id or by its task's id: exactly one of the two.",
   type: "object",
@@ -27704,13 +28415,13 @@ const schema203 = {
   additionalProperties: false,
 };
 
-function validate106(
+function validate110(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate106.evaluated;
+  const evaluated0 = validate110.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -27729,8 +28440,8 @@ function validate106(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema203.oneOf[0].required,
-        parentSchema: schema203.oneOf[0],
+        schema: schema208.oneOf[0].required,
+        parentSchema: schema208.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -27755,8 +28466,8 @@ function validate106(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema203.oneOf[1].required,
-        parentSchema: schema203.oneOf[1],
+        schema: schema208.oneOf[1].required,
+        parentSchema: schema208.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -27784,8 +28495,8 @@ function validate106(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
-      schema: schema203.oneOf,
-      parentSchema: schema203,
+      schema: schema208.oneOf,
+      parentSchema: schema208,
       data,
     };
     if (vErrors === null) {
@@ -27814,7 +28525,7 @@ function validate106(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema203,
+          parentSchema: schema208,
           data,
         };
         if (vErrors === null) {
@@ -27836,7 +28547,7 @@ function validate106(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema203.properties.handoff_id,
+            parentSchema: schema208.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27854,7 +28565,7 @@ function validate106(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema203.properties.handoff_id,
+            parentSchema: schema208.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -27871,8 +28582,8 @@ function validate106(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema203.properties.handoff_id.type,
-          parentSchema: schema203.properties.handoff_id,
+          schema: schema208.properties.handoff_id.type,
+          parentSchema: schema208.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -27894,7 +28605,7 @@ function validate106(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema203.properties.task_id,
+            parentSchema: schema208.properties.task_id,
             data: data1,
           };
           if (vErrors === null) {
@@ -27912,7 +28623,7 @@ function validate106(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema203.properties.task_id,
+            parentSchema: schema208.properties.task_id,
             data: data1,
           };
           if (vErrors === null) {
@@ -27929,8 +28640,8 @@ function validate106(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema203.properties.task_id.type,
-          parentSchema: schema203.properties.task_id,
+          schema: schema208.properties.task_id.type,
+          parentSchema: schema208.properties.task_id,
           data: data1,
         };
         if (vErrors === null) {
@@ -27948,8 +28659,8 @@ function validate106(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema203.type,
-      parentSchema: schema203,
+      schema: schema208.type,
+      parentSchema: schema208,
       data,
     };
     if (vErrors === null) {
@@ -27959,13 +28670,13 @@ function validate106(
     }
     errors++;
   }
-  validate106.errors = vErrors;
+  validate110.errors = vErrors;
   return errors === 0;
 }
-validate106.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListInput = validate107;
-const schema204 = {
+export const validateHandoffListInput = validate111;
+const schema209 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -27991,13 +28702,13 @@ const schema204 = {
   additionalProperties: false,
 };
 
-function validate107(
+function validate111(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate107.evaluated;
+  const evaluated0 = validate111.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28017,7 +28728,7 @@ function validate107(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema204,
+          parentSchema: schema209,
           data,
         };
         if (vErrors === null) {
@@ -28085,7 +28796,7 @@ function validate107(
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
             schema: 200,
-            parentSchema: schema204.properties.cursor,
+            parentSchema: schema209.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -28103,7 +28814,7 @@ function validate107(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema204.properties.cursor,
+            parentSchema: schema209.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -28120,8 +28831,8 @@ function validate107(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema204.properties.cursor.type,
-          parentSchema: schema204.properties.cursor,
+          schema: schema209.properties.cursor.type,
+          parentSchema: schema209.properties.cursor,
           data: data1,
         };
         if (vErrors === null) {
@@ -28140,8 +28851,8 @@ function validate107(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema204.properties.limit.type,
-        parentSchema: schema204.properties.limit,
+        schema: schema209.properties.limit.type,
+        parentSchema: schema209.properties.limit,
         data: data2,
       };
       if (vErrors === null) {
@@ -28160,7 +28871,7 @@ function validate107(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema204.properties.limit,
+          parentSchema: schema209.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -28178,7 +28889,7 @@ function validate107(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema204.properties.limit,
+          parentSchema: schema209.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -28196,8 +28907,8 @@ function validate107(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema204.type,
-      parentSchema: schema204,
+      schema: schema209.type,
+      parentSchema: schema209,
       data,
     };
     if (vErrors === null) {
@@ -28207,13 +28918,13 @@ function validate107(
     }
     errors++;
   }
-  validate107.errors = vErrors;
+  validate111.errors = vErrors;
   return errors === 0;
 }
-validate107.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate111.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffListOutput = validate108;
-const schema206 = {
+export const validateHandoffListOutput = validate112;
+const schema211 = {
   title: "HandoffListOutput",
   description: "A page of handoffs, newest first; next_cursor is null on the last page.",
   type: "object",
@@ -28225,13 +28936,13 @@ const schema206 = {
   additionalProperties: false,
 };
 
-function validate108(
+function validate112(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate108.evaluated;
+  const evaluated0 = validate112.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28246,8 +28957,8 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "handoffs" },
         message: "must have required property '" + "handoffs" + "'",
-        schema: schema206.required,
-        parentSchema: schema206,
+        schema: schema211.required,
+        parentSchema: schema211,
         data,
       };
       if (vErrors === null) {
@@ -28264,8 +28975,8 @@ function validate108(
         keyword: "required",
         params: { missingProperty: "next_cursor" },
         message: "must have required property '" + "next_cursor" + "'",
-        schema: schema206.required,
-        parentSchema: schema206,
+        schema: schema211.required,
+        parentSchema: schema211,
         data,
       };
       if (vErrors === null) {
@@ -28284,7 +28995,7 @@ function validate108(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema206,
+          parentSchema: schema211,
           data,
         };
         if (vErrors === null) {
@@ -28320,8 +29031,8 @@ function validate108(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema206.properties.handoffs.type,
-          parentSchema: schema206.properties.handoffs,
+          schema: schema211.properties.handoffs.type,
+          parentSchema: schema211.properties.handoffs,
           data: data0,
         };
         if (vErrors === null) {
@@ -28344,8 +29055,8 @@ function validate108(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema206.properties.next_cursor.anyOf[0].type,
-          parentSchema: schema206.properties.next_cursor.anyOf[0],
+          schema: schema211.properties.next_cursor.anyOf[0].type,
+          parentSchema: schema211.properties.next_cursor.anyOf[0],
           data: data2,
         };
         if (vErrors === null) {
@@ -28365,8 +29076,8 @@ function validate108(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema206.properties.next_cursor.anyOf[1].type,
-          parentSchema: schema206.properties.next_cursor.anyOf[1],
+          schema: schema211.properties.next_cursor.anyOf[1].type,
+          parentSchema: schema211.properties.next_cursor.anyOf[1],
           data: data2,
         };
         if (vErrors === null) {
@@ -28385,8 +29096,8 @@ function validate108(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema206.properties.next_cursor.anyOf,
-          parentSchema: schema206.properties.next_cursor,
+          schema: schema211.properties.next_cursor.anyOf,
+          parentSchema: schema211.properties.next_cursor,
           data: data2,
         };
         if (vErrors === null) {
@@ -28413,8 +29124,8 @@ function validate108(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema206.type,
-      parentSchema: schema206,
+      schema: schema211.type,
+      parentSchema: schema211,
       data,
     };
     if (vErrors === null) {
@@ -28424,13 +29135,13 @@ function validate108(
     }
     errors++;
   }
-  validate108.errors = vErrors;
+  validate112.errors = vErrors;
   return errors === 0;
 }
-validate108.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffOutput = validate110;
-const schema207 = {
+export const validateHandoffOutput = validate114;
+const schema212 = {
   title: "HandoffOutput",
   description: "One handoff.",
   type: "object",
@@ -28439,13 +29150,13 @@ const schema207 = {
   additionalProperties: false,
 };
 
-function validate110(
+function validate114(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate110.evaluated;
+  const evaluated0 = validate114.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28460,8 +29171,8 @@ function validate110(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema207.required,
-        parentSchema: schema207,
+        schema: schema212.required,
+        parentSchema: schema212,
         data,
       };
       if (vErrors === null) {
@@ -28480,7 +29191,7 @@ function validate110(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema207,
+          parentSchema: schema212,
           data,
         };
         if (vErrors === null) {
@@ -28512,8 +29223,8 @@ function validate110(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema207.type,
-      parentSchema: schema207,
+      schema: schema212.type,
+      parentSchema: schema212,
       data,
     };
     if (vErrors === null) {
@@ -28523,13 +29234,13 @@ function validate110(
     }
     errors++;
   }
-  validate110.errors = vErrors;
+  validate114.errors = vErrors;
   return errors === 0;
 }
-validate110.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate114.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffProgressInput = validate112;
-const schema208 = {
+export const validateHandoffProgressInput = validate116;
+const schema213 = {
   title: "HandoffProgressInput",
   description:
     "The assignee says how far along a working task is. Reports for one task are committed at most once a second; the latest wins, and the last one before the task ends is always committed.",
@@ -28544,13 +29255,13 @@ const schema208 = {
   additionalProperties: false,
 };
 
-function validate112(
+function validate116(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate112.evaluated;
+  const evaluated0 = validate116.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28565,8 +29276,8 @@ function validate112(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema208.required,
-        parentSchema: schema208,
+        schema: schema213.required,
+        parentSchema: schema213,
         data,
       };
       if (vErrors === null) {
@@ -28583,8 +29294,8 @@ function validate112(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
-        schema: schema208.required,
-        parentSchema: schema208,
+        schema: schema213.required,
+        parentSchema: schema213,
         data,
       };
       if (vErrors === null) {
@@ -28603,7 +29314,7 @@ function validate112(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema208,
+          parentSchema: schema213,
           data,
         };
         if (vErrors === null) {
@@ -28625,7 +29336,7 @@ function validate112(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema208.properties.handoff_id,
+            parentSchema: schema213.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -28643,7 +29354,7 @@ function validate112(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema208.properties.handoff_id,
+            parentSchema: schema213.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -28660,8 +29371,8 @@ function validate112(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema208.properties.handoff_id.type,
-          parentSchema: schema208.properties.handoff_id,
+          schema: schema213.properties.handoff_id.type,
+          parentSchema: schema213.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -28683,7 +29394,7 @@ function validate112(
             params: { limit: 500 },
             message: "must NOT have more than 500 characters",
             schema: 500,
-            parentSchema: schema208.properties.message,
+            parentSchema: schema213.properties.message,
             data: data1,
           };
           if (vErrors === null) {
@@ -28701,7 +29412,7 @@ function validate112(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema208.properties.message,
+            parentSchema: schema213.properties.message,
             data: data1,
           };
           if (vErrors === null) {
@@ -28718,8 +29429,8 @@ function validate112(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema208.properties.message.type,
-          parentSchema: schema208.properties.message,
+          schema: schema213.properties.message.type,
+          parentSchema: schema213.properties.message,
           data: data1,
         };
         if (vErrors === null) {
@@ -28741,7 +29452,7 @@ function validate112(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema208.properties.progress,
+            parentSchema: schema213.properties.progress,
             data: data2,
           };
           if (vErrors === null) {
@@ -28758,8 +29469,8 @@ function validate112(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
-          schema: schema208.properties.progress.type,
-          parentSchema: schema208.properties.progress,
+          schema: schema213.properties.progress.type,
+          parentSchema: schema213.properties.progress,
           data: data2,
         };
         if (vErrors === null) {
@@ -28781,7 +29492,7 @@ function validate112(
             params: { comparison: ">", limit: 0 },
             message: "must be > 0",
             schema: 0,
-            parentSchema: schema208.properties.total,
+            parentSchema: schema213.properties.total,
             data: data3,
           };
           if (vErrors === null) {
@@ -28798,8 +29509,8 @@ function validate112(
           keyword: "type",
           params: { type: "number" },
           message: "must be number",
-          schema: schema208.properties.total.type,
-          parentSchema: schema208.properties.total,
+          schema: schema213.properties.total.type,
+          parentSchema: schema213.properties.total,
           data: data3,
         };
         if (vErrors === null) {
@@ -28817,8 +29528,8 @@ function validate112(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema208.type,
-      parentSchema: schema208,
+      schema: schema213.type,
+      parentSchema: schema213,
       data,
     };
     if (vErrors === null) {
@@ -28828,13 +29539,13 @@ function validate112(
     }
     errors++;
   }
-  validate112.errors = vErrors;
+  validate116.errors = vErrors;
   return errors === 0;
 }
-validate112.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffProgressOutput = validate113;
-const schema209 = {
+export const validateHandoffProgressOutput = validate117;
+const schema214 = {
   title: "HandoffProgressOutput",
   description:
     "The handoff and its task after the report. committed is false when the report waits (under a second) for the task's next commit, which a newer report replaces; the handoff and task are then shown as the report will leave them.",
@@ -28848,13 +29559,13 @@ const schema209 = {
   additionalProperties: false,
 };
 
-function validate113(
+function validate117(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate113.evaluated;
+  const evaluated0 = validate117.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -28869,8 +29580,8 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema209.required,
-        parentSchema: schema209,
+        schema: schema214.required,
+        parentSchema: schema214,
         data,
       };
       if (vErrors === null) {
@@ -28887,8 +29598,8 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema209.required,
-        parentSchema: schema209,
+        schema: schema214.required,
+        parentSchema: schema214,
         data,
       };
       if (vErrors === null) {
@@ -28905,8 +29616,8 @@ function validate113(
         keyword: "required",
         params: { missingProperty: "committed" },
         message: "must have required property '" + "committed" + "'",
-        schema: schema209.required,
-        parentSchema: schema209,
+        schema: schema214.required,
+        parentSchema: schema214,
         data,
       };
       if (vErrors === null) {
@@ -28925,7 +29636,7 @@ function validate113(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema209,
+          parentSchema: schema214,
           data,
         };
         if (vErrors === null) {
@@ -28973,8 +29684,8 @@ function validate113(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema209.properties.committed.type,
-          parentSchema: schema209.properties.committed,
+          schema: schema214.properties.committed.type,
+          parentSchema: schema214.properties.committed,
           data: data2,
         };
         if (vErrors === null) {
@@ -28992,8 +29703,8 @@ function validate113(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema209.type,
-      parentSchema: schema209,
+      schema: schema214.type,
+      parentSchema: schema214,
       data,
     };
     if (vErrors === null) {
@@ -29003,13 +29714,13 @@ function validate113(
     }
     errors++;
   }
-  validate113.errors = vErrors;
+  validate117.errors = vErrors;
   return errors === 0;
 }
-validate113.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRefInput = validate116;
-const schema210 = {
+export const validateHandoffRefInput = validate120;
+const schema215 = {
   title: "HandoffRefInput",
   description: "Names one handoff.",
   type: "object",
@@ -29020,13 +29731,13 @@ const schema210 = {
   additionalProperties: false,
 };
 
-function validate116(
+function validate120(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate116.evaluated;
+  const evaluated0 = validate120.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29041,8 +29752,8 @@ function validate116(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema210.required,
-        parentSchema: schema210,
+        schema: schema215.required,
+        parentSchema: schema215,
         data,
       };
       if (vErrors === null) {
@@ -29061,7 +29772,7 @@ function validate116(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema210,
+          parentSchema: schema215,
           data,
         };
         if (vErrors === null) {
@@ -29083,7 +29794,7 @@ function validate116(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema210.properties.handoff_id,
+            parentSchema: schema215.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -29101,7 +29812,7 @@ function validate116(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema210.properties.handoff_id,
+            parentSchema: schema215.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -29118,8 +29829,8 @@ function validate116(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema210.properties.handoff_id.type,
-          parentSchema: schema210.properties.handoff_id,
+          schema: schema215.properties.handoff_id.type,
+          parentSchema: schema215.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -29137,8 +29848,8 @@ function validate116(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema210.type,
-      parentSchema: schema210,
+      schema: schema215.type,
+      parentSchema: schema215,
       data,
     };
     if (vErrors === null) {
@@ -29148,13 +29859,13 @@ function validate116(
     }
     errors++;
   }
-  validate116.errors = vErrors;
+  validate120.errors = vErrors;
   return errors === 0;
 }
-validate116.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate120.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputInput = validate117;
-const schema211 = {
+export const validateHandoffRequestInputInput = validate121;
+const schema216 = {
   title: "HandoffRequestInputInput",
   description:
     "The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent.",
@@ -29175,13 +29886,13 @@ const schema211 = {
   additionalProperties: false,
 };
 
-function validate117(
+function validate121(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate117.evaluated;
+  const evaluated0 = validate121.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29196,8 +29907,8 @@ function validate117(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema211.required,
-        parentSchema: schema211,
+        schema: schema216.required,
+        parentSchema: schema216,
         data,
       };
       if (vErrors === null) {
@@ -29214,8 +29925,8 @@ function validate117(
         keyword: "required",
         params: { missingProperty: "message" },
         message: "must have required property '" + "message" + "'",
-        schema: schema211.required,
-        parentSchema: schema211,
+        schema: schema216.required,
+        parentSchema: schema216,
         data,
       };
       if (vErrors === null) {
@@ -29234,7 +29945,7 @@ function validate117(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema211,
+          parentSchema: schema216,
           data,
         };
         if (vErrors === null) {
@@ -29256,7 +29967,7 @@ function validate117(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema211.properties.handoff_id,
+            parentSchema: schema216.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -29274,7 +29985,7 @@ function validate117(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema211.properties.handoff_id,
+            parentSchema: schema216.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -29291,8 +30002,8 @@ function validate117(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema211.properties.handoff_id.type,
-          parentSchema: schema211.properties.handoff_id,
+          schema: schema216.properties.handoff_id.type,
+          parentSchema: schema216.properties.handoff_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -29390,7 +30101,7 @@ function validate117(
             params: { limit: 8000 },
             message: "must NOT have more than 8000 characters",
             schema: 8000,
-            parentSchema: schema211.properties.message,
+            parentSchema: schema216.properties.message,
             data: data2,
           };
           if (vErrors === null) {
@@ -29408,7 +30119,7 @@ function validate117(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema211.properties.message,
+            parentSchema: schema216.properties.message,
             data: data2,
           };
           if (vErrors === null) {
@@ -29425,8 +30136,8 @@ function validate117(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema211.properties.message.type,
-          parentSchema: schema211.properties.message,
+          schema: schema216.properties.message.type,
+          parentSchema: schema216.properties.message,
           data: data2,
         };
         if (vErrors === null) {
@@ -29706,8 +30417,8 @@ function validate117(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema211.type,
-      parentSchema: schema211,
+      schema: schema216.type,
+      parentSchema: schema216,
       data,
     };
     if (vErrors === null) {
@@ -29717,13 +30428,13 @@ function validate117(
     }
     errors++;
   }
-  validate117.errors = vErrors;
+  validate121.errors = vErrors;
   return errors === 0;
 }
-validate117.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffRequestInputOutput = validate118;
-const schema214 = {
+export const validateHandoffRequestInputOutput = validate122;
+const schema219 = {
   title: "HandoffRequestInputOutput",
   description: "The handoff, its task (now input_required) and the key of the new request.",
   type: "object",
@@ -29736,13 +30447,13 @@ const schema214 = {
   additionalProperties: false,
 };
 
-function validate118(
+function validate122(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate118.evaluated;
+  const evaluated0 = validate122.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29757,8 +30468,8 @@ function validate118(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema214.required,
-        parentSchema: schema214,
+        schema: schema219.required,
+        parentSchema: schema219,
         data,
       };
       if (vErrors === null) {
@@ -29775,8 +30486,8 @@ function validate118(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema214.required,
-        parentSchema: schema214,
+        schema: schema219.required,
+        parentSchema: schema219,
         data,
       };
       if (vErrors === null) {
@@ -29793,8 +30504,8 @@ function validate118(
         keyword: "required",
         params: { missingProperty: "key" },
         message: "must have required property '" + "key" + "'",
-        schema: schema214.required,
-        parentSchema: schema214,
+        schema: schema219.required,
+        parentSchema: schema219,
         data,
       };
       if (vErrors === null) {
@@ -29813,7 +30524,7 @@ function validate118(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema214,
+          parentSchema: schema219,
           data,
         };
         if (vErrors === null) {
@@ -29935,8 +30646,8 @@ function validate118(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema214.type,
-      parentSchema: schema214,
+      schema: schema219.type,
+      parentSchema: schema219,
       data,
     };
     if (vErrors === null) {
@@ -29946,13 +30657,13 @@ function validate118(
     }
     errors++;
   }
-  validate118.errors = vErrors;
+  validate122.errors = vErrors;
   return errors === 0;
 }
-validate118.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate122.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateHandoffTaskOutput = validate121;
-const schema216 = {
+export const validateHandoffTaskOutput = validate125;
+const schema221 = {
   title: "HandoffTaskOutput",
   description: "A handoff and, when the caller may see it, its task.",
   type: "object",
@@ -29968,13 +30679,13 @@ const schema216 = {
   additionalProperties: false,
 };
 
-function validate121(
+function validate125(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate121.evaluated;
+  const evaluated0 = validate125.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -29989,8 +30700,8 @@ function validate121(
         keyword: "required",
         params: { missingProperty: "handoff" },
         message: "must have required property '" + "handoff" + "'",
-        schema: schema216.required,
-        parentSchema: schema216,
+        schema: schema221.required,
+        parentSchema: schema221,
         data,
       };
       if (vErrors === null) {
@@ -30007,8 +30718,8 @@ function validate121(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema216.required,
-        parentSchema: schema216,
+        schema: schema221.required,
+        parentSchema: schema221,
         data,
       };
       if (vErrors === null) {
@@ -30027,7 +30738,7 @@ function validate121(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema216,
+          parentSchema: schema221,
           data,
         };
         if (vErrors === null) {
@@ -30079,8 +30790,8 @@ function validate121(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema216.properties.task.anyOf[1].type,
-          parentSchema: schema216.properties.task.anyOf[1],
+          schema: schema221.properties.task.anyOf[1].type,
+          parentSchema: schema221.properties.task.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -30099,8 +30810,8 @@ function validate121(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema216.properties.task.anyOf,
-          parentSchema: schema216.properties.task,
+          schema: schema221.properties.task.anyOf,
+          parentSchema: schema221.properties.task,
           data: data1,
         };
         if (vErrors === null) {
@@ -30127,8 +30838,8 @@ function validate121(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema216.type,
-      parentSchema: schema216,
+      schema: schema221.type,
+      parentSchema: schema221,
       data,
     };
     if (vErrors === null) {
@@ -30138,13 +30849,13 @@ function validate121(
     }
     errors++;
   }
-  validate121.errors = vErrors;
+  validate125.errors = vErrors;
   return errors === 0;
 }
-validate121.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantAddInput = validate124;
-const schema217 = {
+export const validateParticipantAddInput = validate128;
+const schema222 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
@@ -30153,13 +30864,13 @@ const schema217 = {
   additionalProperties: false,
 };
 
-function validate124(
+function validate128(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate124.evaluated;
+  const evaluated0 = validate128.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30174,8 +30885,8 @@ function validate124(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema217.required,
-        parentSchema: schema217,
+        schema: schema222.required,
+        parentSchema: schema222,
         data,
       };
       if (vErrors === null) {
@@ -30194,7 +30905,7 @@ function validate124(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema217,
+          parentSchema: schema222,
           data,
         };
         if (vErrors === null) {
@@ -30288,8 +30999,8 @@ function validate124(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema217.type,
-      parentSchema: schema217,
+      schema: schema222.type,
+      parentSchema: schema222,
       data,
     };
     if (vErrors === null) {
@@ -30299,13 +31010,13 @@ function validate124(
     }
     errors++;
   }
-  validate124.errors = vErrors;
+  validate128.errors = vErrors;
   return errors === 0;
 }
-validate124.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListInput = validate125;
-const schema219 = {
+export const validateParticipantListInput = validate129;
+const schema224 = {
   title: "ParticipantListInput",
   description: "Lists the participants of the room by name. Needs read, or the local operator.",
   type: "object",
@@ -30320,13 +31031,13 @@ const schema219 = {
   additionalProperties: false,
 };
 
-function validate125(
+function validate129(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate125.evaluated;
+  const evaluated0 = validate129.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30346,7 +31057,7 @@ function validate125(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema219,
+          parentSchema: schema224,
           data,
         };
         if (vErrors === null) {
@@ -30365,8 +31076,8 @@ function validate125(
         keyword: "type",
         params: { type: "boolean" },
         message: "must be boolean",
-        schema: schema219.properties.include_removed.type,
-        parentSchema: schema219.properties.include_removed,
+        schema: schema224.properties.include_removed.type,
+        parentSchema: schema224.properties.include_removed,
         data: data0,
       };
       if (vErrors === null) {
@@ -30383,8 +31094,8 @@ function validate125(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema219.type,
-      parentSchema: schema219,
+      schema: schema224.type,
+      parentSchema: schema224,
       data,
     };
     if (vErrors === null) {
@@ -30394,13 +31105,13 @@ function validate125(
     }
     errors++;
   }
-  validate125.errors = vErrors;
+  validate129.errors = vErrors;
   return errors === 0;
 }
-validate125.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate129.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantListOutput = validate126;
-const schema220 = {
+export const validateParticipantListOutput = validate130;
+const schema225 = {
   title: "ParticipantListOutput",
   description: "The room's participants by name.",
   type: "object",
@@ -30409,13 +31120,13 @@ const schema220 = {
   additionalProperties: false,
 };
 
-function validate126(
+function validate130(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate126.evaluated;
+  const evaluated0 = validate130.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30430,8 +31141,8 @@ function validate126(
         keyword: "required",
         params: { missingProperty: "participants" },
         message: "must have required property '" + "participants" + "'",
-        schema: schema220.required,
-        parentSchema: schema220,
+        schema: schema225.required,
+        parentSchema: schema225,
         data,
       };
       if (vErrors === null) {
@@ -30450,7 +31161,7 @@ function validate126(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema220,
+          parentSchema: schema225,
           data,
         };
         if (vErrors === null) {
@@ -30486,8 +31197,8 @@ function validate126(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema220.properties.participants.type,
-          parentSchema: schema220.properties.participants,
+          schema: schema225.properties.participants.type,
+          parentSchema: schema225.properties.participants,
           data: data0,
         };
         if (vErrors === null) {
@@ -30505,8 +31216,8 @@ function validate126(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema220.type,
-      parentSchema: schema220,
+      schema: schema225.type,
+      parentSchema: schema225,
       data,
     };
     if (vErrors === null) {
@@ -30516,13 +31227,13 @@ function validate126(
     }
     errors++;
   }
-  validate126.errors = vErrors;
+  validate130.errors = vErrors;
   return errors === 0;
 }
-validate126.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate130.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantRemoveInput = validate128;
-const schema221 = {
+export const validateParticipantRemoveInput = validate132;
+const schema226 = {
   title: "ParticipantRemoveInput",
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
@@ -30532,13 +31243,13 @@ const schema221 = {
   additionalProperties: false,
 };
 
-function validate128(
+function validate132(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate128.evaluated;
+  const evaluated0 = validate132.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30553,8 +31264,8 @@ function validate128(
         keyword: "required",
         params: { missingProperty: "name" },
         message: "must have required property '" + "name" + "'",
-        schema: schema221.required,
-        parentSchema: schema221,
+        schema: schema226.required,
+        parentSchema: schema226,
         data,
       };
       if (vErrors === null) {
@@ -30573,7 +31284,7 @@ function validate128(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema221,
+          parentSchema: schema226,
           data,
         };
         if (vErrors === null) {
@@ -30667,8 +31378,8 @@ function validate128(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema221.type,
-      parentSchema: schema221,
+      schema: schema226.type,
+      parentSchema: schema226,
       data,
     };
     if (vErrors === null) {
@@ -30678,13 +31389,13 @@ function validate128(
     }
     errors++;
   }
-  validate128.errors = vErrors;
+  validate132.errors = vErrors;
   return errors === 0;
 }
-validate128.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateParticipantOutput = validate129;
-const schema223 = {
+export const validateParticipantOutput = validate133;
+const schema228 = {
   title: "ParticipantOutput",
   description: "One participant.",
   type: "object",
@@ -30693,13 +31404,13 @@ const schema223 = {
   additionalProperties: false,
 };
 
-function validate129(
+function validate133(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate129.evaluated;
+  const evaluated0 = validate133.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30714,8 +31425,8 @@ function validate129(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema223.required,
-        parentSchema: schema223,
+        schema: schema228.required,
+        parentSchema: schema228,
         data,
       };
       if (vErrors === null) {
@@ -30734,7 +31445,7 @@ function validate129(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema223,
+          parentSchema: schema228,
           data,
         };
         if (vErrors === null) {
@@ -30766,8 +31477,8 @@ function validate129(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema223.type,
-      parentSchema: schema223,
+      schema: schema228.type,
+      parentSchema: schema228,
       data,
     };
     if (vErrors === null) {
@@ -30777,13 +31488,13 @@ function validate129(
     }
     errors++;
   }
-  validate129.errors = vErrors;
+  validate133.errors = vErrors;
   return errors === 0;
 }
-validate129.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalDecisionInput = validate131;
-const schema224 = {
+export const validateProposalDecisionInput = validate135;
+const schema229 = {
   title: "ProposalDecisionInput",
   description:
     "A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note.",
@@ -30802,13 +31513,13 @@ const schema224 = {
   additionalProperties: false,
 };
 
-function validate131(
+function validate135(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate131.evaluated;
+  const evaluated0 = validate135.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -30823,8 +31534,8 @@ function validate131(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
-        schema: schema224.required,
-        parentSchema: schema224,
+        schema: schema229.required,
+        parentSchema: schema229,
         data,
       };
       if (vErrors === null) {
@@ -30843,7 +31554,7 @@ function validate131(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema224,
+          parentSchema: schema229,
           data,
         };
         if (vErrors === null) {
@@ -30865,7 +31576,7 @@ function validate131(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema224.properties.proposal_id,
+            parentSchema: schema229.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -30883,7 +31594,7 @@ function validate131(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema224.properties.proposal_id,
+            parentSchema: schema229.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -30900,8 +31611,8 @@ function validate131(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema224.properties.proposal_id.type,
-          parentSchema: schema224.properties.proposal_id,
+          schema: schema229.properties.proposal_id.type,
+          parentSchema: schema229.properties.proposal_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -30959,8 +31670,8 @@ function validate131(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema224.type,
-      parentSchema: schema224,
+      schema: schema229.type,
+      parentSchema: schema229,
       data,
     };
     if (vErrors === null) {
@@ -30970,13 +31681,13 @@ function validate131(
     }
     errors++;
   }
-  validate131.errors = vErrors;
+  validate135.errors = vErrors;
   return errors === 0;
 }
-validate131.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListInput = validate132;
-const schema226 = {
+export const validateProposalListInput = validate136;
+const schema231 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
@@ -31002,13 +31713,13 @@ const schema226 = {
   additionalProperties: false,
 };
 
-function validate132(
+function validate136(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate132.evaluated;
+  const evaluated0 = validate136.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31031,7 +31742,7 @@ function validate132(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema226,
+          parentSchema: schema231,
           data,
         };
         if (vErrors === null) {
@@ -31090,7 +31801,7 @@ function validate132(
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
             schema: 200,
-            parentSchema: schema226.properties.cursor,
+            parentSchema: schema231.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -31108,7 +31819,7 @@ function validate132(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema226.properties.cursor,
+            parentSchema: schema231.properties.cursor,
             data: data1,
           };
           if (vErrors === null) {
@@ -31125,8 +31836,8 @@ function validate132(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema226.properties.cursor.type,
-          parentSchema: schema226.properties.cursor,
+          schema: schema231.properties.cursor.type,
+          parentSchema: schema231.properties.cursor,
           data: data1,
         };
         if (vErrors === null) {
@@ -31145,8 +31856,8 @@ function validate132(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema226.properties.limit.type,
-        parentSchema: schema226.properties.limit,
+        schema: schema231.properties.limit.type,
+        parentSchema: schema231.properties.limit,
         data: data2,
       };
       if (vErrors === null) {
@@ -31165,7 +31876,7 @@ function validate132(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema226.properties.limit,
+          parentSchema: schema231.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -31183,7 +31894,7 @@ function validate132(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema226.properties.limit,
+          parentSchema: schema231.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -31201,8 +31912,8 @@ function validate132(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema226.type,
-      parentSchema: schema226,
+      schema: schema231.type,
+      parentSchema: schema231,
       data,
     };
     if (vErrors === null) {
@@ -31212,13 +31923,13 @@ function validate132(
     }
     errors++;
   }
-  validate132.errors = vErrors;
+  validate136.errors = vErrors;
   return errors === 0;
 }
-validate132.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate136.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalListOutput = validate133;
-const schema228 = {
+export const validateProposalListOutput = validate137;
+const schema233 = {
   title: "ProposalListOutput",
   description: "A page of proposals; next_cursor is null on the last page.",
   type: "object",
@@ -31230,13 +31941,13 @@ const schema228 = {
   additionalProperties: false,
 };
 
-function validate133(
+function validate137(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate133.evaluated;
+  const evaluated0 = validate137.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31251,8 +31962,8 @@ function validate133(
         keyword: "required",
         params: { missingProperty: "proposals" },
         message: "must have required property '" + "proposals" + "'",
-        schema: schema228.required,
-        parentSchema: schema228,
+        schema: schema233.required,
+        parentSchema: schema233,
         data,
       };
       if (vErrors === null) {
@@ -31269,8 +31980,8 @@ function validate133(
         keyword: "required",
         params: { missingProperty: "next_cursor" },
         message: "must have required property '" + "next_cursor" + "'",
-        schema: schema228.required,
-        parentSchema: schema228,
+        schema: schema233.required,
+        parentSchema: schema233,
         data,
       };
       if (vErrors === null) {
@@ -31289,7 +32000,7 @@ function validate133(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema228,
+          parentSchema: schema233,
           data,
         };
         if (vErrors === null) {
@@ -31325,8 +32036,8 @@ function validate133(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema228.properties.proposals.type,
-          parentSchema: schema228.properties.proposals,
+          schema: schema233.properties.proposals.type,
+          parentSchema: schema233.properties.proposals,
           data: data0,
         };
         if (vErrors === null) {
@@ -31349,8 +32060,8 @@ function validate133(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema228.properties.next_cursor.anyOf[0].type,
-          parentSchema: schema228.properties.next_cursor.anyOf[0],
+          schema: schema233.properties.next_cursor.anyOf[0].type,
+          parentSchema: schema233.properties.next_cursor.anyOf[0],
           data: data2,
         };
         if (vErrors === null) {
@@ -31370,8 +32081,8 @@ function validate133(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema228.properties.next_cursor.anyOf[1].type,
-          parentSchema: schema228.properties.next_cursor.anyOf[1],
+          schema: schema233.properties.next_cursor.anyOf[1].type,
+          parentSchema: schema233.properties.next_cursor.anyOf[1],
           data: data2,
         };
         if (vErrors === null) {
@@ -31390,8 +32101,8 @@ function validate133(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema228.properties.next_cursor.anyOf,
-          parentSchema: schema228.properties.next_cursor,
+          schema: schema233.properties.next_cursor.anyOf,
+          parentSchema: schema233.properties.next_cursor,
           data: data2,
         };
         if (vErrors === null) {
@@ -31418,8 +32129,8 @@ function validate133(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema228.type,
-      parentSchema: schema228,
+      schema: schema233.type,
+      parentSchema: schema233,
       data,
     };
     if (vErrors === null) {
@@ -31429,13 +32140,13 @@ function validate133(
     }
     errors++;
   }
-  validate133.errors = vErrors;
+  validate137.errors = vErrors;
   return errors === 0;
 }
-validate133.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate137.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalOutput = validate135;
-const schema229 = {
+export const validateProposalOutput = validate139;
+const schema234 = {
   title: "ProposalOutput",
   description: "One proposal and, once accepted, the revision it made.",
   type: "object",
@@ -31447,13 +32158,13 @@ const schema229 = {
   additionalProperties: false,
 };
 
-function validate135(
+function validate139(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate135.evaluated;
+  const evaluated0 = validate139.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31468,8 +32179,8 @@ function validate135(
         keyword: "required",
         params: { missingProperty: "proposal" },
         message: "must have required property '" + "proposal" + "'",
-        schema: schema229.required,
-        parentSchema: schema229,
+        schema: schema234.required,
+        parentSchema: schema234,
         data,
       };
       if (vErrors === null) {
@@ -31486,8 +32197,8 @@ function validate135(
         keyword: "required",
         params: { missingProperty: "revision" },
         message: "must have required property '" + "revision" + "'",
-        schema: schema229.required,
-        parentSchema: schema229,
+        schema: schema234.required,
+        parentSchema: schema234,
         data,
       };
       if (vErrors === null) {
@@ -31506,7 +32217,7 @@ function validate135(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema229,
+          parentSchema: schema234,
           data,
         };
         if (vErrors === null) {
@@ -31558,8 +32269,8 @@ function validate135(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema229.properties.revision.anyOf[1].type,
-          parentSchema: schema229.properties.revision.anyOf[1],
+          schema: schema234.properties.revision.anyOf[1].type,
+          parentSchema: schema234.properties.revision.anyOf[1],
           data: data1,
         };
         if (vErrors === null) {
@@ -31578,8 +32289,8 @@ function validate135(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema229.properties.revision.anyOf,
-          parentSchema: schema229.properties.revision,
+          schema: schema234.properties.revision.anyOf,
+          parentSchema: schema234.properties.revision,
           data: data1,
         };
         if (vErrors === null) {
@@ -31606,8 +32317,8 @@ function validate135(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema229.type,
-      parentSchema: schema229,
+      schema: schema234.type,
+      parentSchema: schema234,
       data,
     };
     if (vErrors === null) {
@@ -31617,13 +32328,13 @@ function validate135(
     }
     errors++;
   }
-  validate135.errors = vErrors;
+  validate139.errors = vErrors;
   return errors === 0;
 }
-validate135.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate139.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProposalRefInput = validate138;
-const schema230 = {
+export const validateProposalRefInput = validate142;
+const schema235 = {
   title: "ProposalRefInput",
   description: "Names one proposal.",
   type: "object",
@@ -31640,13 +32351,13 @@ const schema230 = {
   additionalProperties: false,
 };
 
-function validate138(
+function validate142(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate138.evaluated;
+  const evaluated0 = validate142.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31661,8 +32372,8 @@ function validate138(
         keyword: "required",
         params: { missingProperty: "proposal_id" },
         message: "must have required property '" + "proposal_id" + "'",
-        schema: schema230.required,
-        parentSchema: schema230,
+        schema: schema235.required,
+        parentSchema: schema235,
         data,
       };
       if (vErrors === null) {
@@ -31681,7 +32392,7 @@ function validate138(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema230,
+          parentSchema: schema235,
           data,
         };
         if (vErrors === null) {
@@ -31703,7 +32414,7 @@ function validate138(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema230.properties.proposal_id,
+            parentSchema: schema235.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -31721,7 +32432,7 @@ function validate138(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema230.properties.proposal_id,
+            parentSchema: schema235.properties.proposal_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -31738,8 +32449,8 @@ function validate138(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema230.properties.proposal_id.type,
-          parentSchema: schema230.properties.proposal_id,
+          schema: schema235.properties.proposal_id.type,
+          parentSchema: schema235.properties.proposal_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -31757,8 +32468,8 @@ function validate138(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema230.type,
-      parentSchema: schema230,
+      schema: schema235.type,
+      parentSchema: schema235,
       data,
     };
     if (vErrors === null) {
@@ -31768,13 +32479,13 @@ function validate138(
     }
     errors++;
   }
-  validate138.errors = vErrors;
+  validate142.errors = vErrors;
   return errors === 0;
 }
-validate138.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate142.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateInput = validate139;
-const schema231 = {
+export const validateSessionCreateInput = validate143;
+const schema236 = {
   title: "SessionCreateInput",
   description:
     "Creates a session for a participant. The token is shown once in the answer and stored only as a hash. Needs admin, or the local operator.",
@@ -31801,13 +32512,13 @@ const schema231 = {
   additionalProperties: false,
 };
 
-function validate139(
+function validate143(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate139.evaluated;
+  const evaluated0 = validate143.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -31822,8 +32533,8 @@ function validate139(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema231.required,
-        parentSchema: schema231,
+        schema: schema236.required,
+        parentSchema: schema236,
         data,
       };
       if (vErrors === null) {
@@ -31840,8 +32551,8 @@ function validate139(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
-        schema: schema231.required,
-        parentSchema: schema231,
+        schema: schema236.required,
+        parentSchema: schema236,
         data,
       };
       if (vErrors === null) {
@@ -31860,7 +32571,7 @@ function validate139(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema231,
+          parentSchema: schema236,
           data,
         };
         if (vErrors === null) {
@@ -31958,7 +32669,7 @@ function validate139(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 items",
             schema: 1,
-            parentSchema: schema231.properties.capabilities,
+            parentSchema: schema236.properties.capabilities,
             data: data1,
           };
           if (vErrors === null) {
@@ -32021,7 +32732,7 @@ function validate139(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema231.properties.capabilities,
+                  parentSchema: schema236.properties.capabilities,
                   data: data1,
                 };
                 if (vErrors === null) {
@@ -32042,8 +32753,8 @@ function validate139(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema231.properties.capabilities.type,
-          parentSchema: schema231.properties.capabilities,
+          schema: schema236.properties.capabilities.type,
+          parentSchema: schema236.properties.capabilities,
           data: data1,
         };
         if (vErrors === null) {
@@ -32063,8 +32774,8 @@ function validate139(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema231.properties.expires_in_seconds.type,
-          parentSchema: schema231.properties.expires_in_seconds,
+          schema: schema236.properties.expires_in_seconds.type,
+          parentSchema: schema236.properties.expires_in_seconds,
           data: data3,
         };
         if (vErrors === null) {
@@ -32083,7 +32794,7 @@ function validate139(
             params: { comparison: "<=", limit: 31536000 },
             message: "must be <= 31536000",
             schema: 31536000,
-            parentSchema: schema231.properties.expires_in_seconds,
+            parentSchema: schema236.properties.expires_in_seconds,
             data: data3,
           };
           if (vErrors === null) {
@@ -32101,7 +32812,7 @@ function validate139(
             params: { comparison: ">=", limit: 1 },
             message: "must be >= 1",
             schema: 1,
-            parentSchema: schema231.properties.expires_in_seconds,
+            parentSchema: schema236.properties.expires_in_seconds,
             data: data3,
           };
           if (vErrors === null) {
@@ -32120,8 +32831,8 @@ function validate139(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema231.type,
-      parentSchema: schema231,
+      schema: schema236.type,
+      parentSchema: schema236,
       data,
     };
     if (vErrors === null) {
@@ -32131,13 +32842,13 @@ function validate139(
     }
     errors++;
   }
-  validate139.errors = vErrors;
+  validate143.errors = vErrors;
   return errors === 0;
 }
-validate139.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate143.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionCreateOutput = validate140;
-const schema234 = {
+export const validateSessionCreateOutput = validate144;
+const schema239 = {
   title: "SessionCreateOutput",
   description: "The new session and its bearer token. The token is not stored and cannot be shown again.",
   type: "object",
@@ -32146,13 +32857,13 @@ const schema234 = {
   additionalProperties: false,
 };
 
-function validate140(
+function validate144(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate140.evaluated;
+  const evaluated0 = validate144.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32167,8 +32878,8 @@ function validate140(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
-        schema: schema234.required,
-        parentSchema: schema234,
+        schema: schema239.required,
+        parentSchema: schema239,
         data,
       };
       if (vErrors === null) {
@@ -32185,8 +32896,8 @@ function validate140(
         keyword: "required",
         params: { missingProperty: "token" },
         message: "must have required property '" + "token" + "'",
-        schema: schema234.required,
-        parentSchema: schema234,
+        schema: schema239.required,
+        parentSchema: schema239,
         data,
       };
       if (vErrors === null) {
@@ -32205,7 +32916,7 @@ function validate140(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema234,
+          parentSchema: schema239,
           data,
         };
         if (vErrors === null) {
@@ -32241,7 +32952,7 @@ function validate140(
             params: { limit: 22 },
             message: "must NOT have fewer than 22 characters",
             schema: 22,
-            parentSchema: schema234.properties.token,
+            parentSchema: schema239.properties.token,
             data: data1,
           };
           if (vErrors === null) {
@@ -32258,8 +32969,8 @@ function validate140(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema234.properties.token.type,
-          parentSchema: schema234.properties.token,
+          schema: schema239.properties.token.type,
+          parentSchema: schema239.properties.token,
           data: data1,
         };
         if (vErrors === null) {
@@ -32277,8 +32988,8 @@ function validate140(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema234.type,
-      parentSchema: schema234,
+      schema: schema239.type,
+      parentSchema: schema239,
       data,
     };
     if (vErrors === null) {
@@ -32288,13 +32999,13 @@ function validate140(
     }
     errors++;
   }
-  validate140.errors = vErrors;
+  validate144.errors = vErrors;
   return errors === 0;
 }
-validate140.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate144.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionGetInput = validate142;
-const schema235 = {
+export const validateSessionGetInput = validate146;
+const schema240 = {
   title: "SessionGetInput",
   description:
     "Who the caller is and what it may do; takes nothing. Any session may ask, whatever its capabilities: a client (the room's page, say) offers only the actions the answer allows.",
@@ -32303,13 +33014,13 @@ const schema235 = {
   additionalProperties: false,
 };
 
-function validate142(
+function validate146(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate142.evaluated;
+  const evaluated0 = validate146.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32325,7 +33036,7 @@ function validate142(
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
         schema: false,
-        parentSchema: schema235,
+        parentSchema: schema240,
         data,
       };
       if (vErrors === null) {
@@ -32342,8 +33053,8 @@ function validate142(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema235.type,
-      parentSchema: schema235,
+      schema: schema240.type,
+      parentSchema: schema240,
       data,
     };
     if (vErrors === null) {
@@ -32353,13 +33064,13 @@ function validate142(
     }
     errors++;
   }
-  validate142.errors = vErrors;
+  validate146.errors = vErrors;
   return errors === 0;
 }
-validate142.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate146.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionGetOutput = validate143;
-const schema236 = {
+export const validateSessionGetOutput = validate147;
+const schema241 = {
   title: "SessionGetOutput",
   description:
     "The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session.",
@@ -32373,13 +33084,13 @@ const schema236 = {
   additionalProperties: false,
 };
 
-function validate143(
+function validate147(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate143.evaluated;
+  const evaluated0 = validate147.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32394,8 +33105,8 @@ function validate143(
         keyword: "required",
         params: { missingProperty: "participant" },
         message: "must have required property '" + "participant" + "'",
-        schema: schema236.required,
-        parentSchema: schema236,
+        schema: schema241.required,
+        parentSchema: schema241,
         data,
       };
       if (vErrors === null) {
@@ -32412,8 +33123,8 @@ function validate143(
         keyword: "required",
         params: { missingProperty: "capabilities" },
         message: "must have required property '" + "capabilities" + "'",
-        schema: schema236.required,
-        parentSchema: schema236,
+        schema: schema241.required,
+        parentSchema: schema241,
         data,
       };
       if (vErrors === null) {
@@ -32430,8 +33141,8 @@ function validate143(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
-        schema: schema236.required,
-        parentSchema: schema236,
+        schema: schema241.required,
+        parentSchema: schema241,
         data,
       };
       if (vErrors === null) {
@@ -32450,7 +33161,7 @@ function validate143(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema236,
+          parentSchema: schema241,
           data,
         };
         if (vErrors === null) {
@@ -32549,8 +33260,8 @@ function validate143(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema236.properties.participant.anyOf[1].type,
-          parentSchema: schema236.properties.participant.anyOf[1],
+          schema: schema241.properties.participant.anyOf[1].type,
+          parentSchema: schema241.properties.participant.anyOf[1],
           data: data0,
         };
         if (vErrors === null) {
@@ -32569,8 +33280,8 @@ function validate143(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema236.properties.participant.anyOf,
-          parentSchema: schema236.properties.participant,
+          schema: schema241.properties.participant.anyOf,
+          parentSchema: schema241.properties.participant,
           data: data0,
         };
         if (vErrors === null) {
@@ -32646,7 +33357,7 @@ function validate143(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema236.properties.capabilities,
+                  parentSchema: schema241.properties.capabilities,
                   data: data1,
                 };
                 if (vErrors === null) {
@@ -32667,8 +33378,8 @@ function validate143(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema236.properties.capabilities.type,
-          parentSchema: schema236.properties.capabilities,
+          schema: schema241.properties.capabilities.type,
+          parentSchema: schema241.properties.capabilities,
           data: data1,
         };
         if (vErrors === null) {
@@ -32706,8 +33417,8 @@ function validate143(
           keyword: "type",
           params: { type: "null" },
           message: "must be null",
-          schema: schema236.properties.session.anyOf[1].type,
-          parentSchema: schema236.properties.session.anyOf[1],
+          schema: schema241.properties.session.anyOf[1].type,
+          parentSchema: schema241.properties.session.anyOf[1],
           data: data3,
         };
         if (vErrors === null) {
@@ -32726,8 +33437,8 @@ function validate143(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema236.properties.session.anyOf,
-          parentSchema: schema236.properties.session,
+          schema: schema241.properties.session.anyOf,
+          parentSchema: schema241.properties.session,
           data: data3,
         };
         if (vErrors === null) {
@@ -32754,8 +33465,8 @@ function validate143(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema236.type,
-      parentSchema: schema236,
+      schema: schema241.type,
+      parentSchema: schema241,
       data,
     };
     if (vErrors === null) {
@@ -32765,13 +33476,13 @@ function validate143(
     }
     errors++;
   }
-  validate143.errors = vErrors;
+  validate147.errors = vErrors;
   return errors === 0;
 }
-validate143.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate147.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListInput = validate145;
-const schema239 = {
+export const validateSessionListInput = validate149;
+const schema244 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
@@ -32780,13 +33491,13 @@ const schema239 = {
   additionalProperties: false,
 };
 
-function validate145(
+function validate149(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate145.evaluated;
+  const evaluated0 = validate149.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32803,7 +33514,7 @@ function validate145(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema239,
+          parentSchema: schema244,
           data,
         };
         if (vErrors === null) {
@@ -32897,8 +33608,8 @@ function validate145(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema239.type,
-      parentSchema: schema239,
+      schema: schema244.type,
+      parentSchema: schema244,
       data,
     };
     if (vErrors === null) {
@@ -32908,13 +33619,13 @@ function validate145(
     }
     errors++;
   }
-  validate145.errors = vErrors;
+  validate149.errors = vErrors;
   return errors === 0;
 }
-validate145.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate149.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionListOutput = validate146;
-const schema241 = {
+export const validateSessionListOutput = validate150;
+const schema246 = {
   title: "SessionListOutput",
   description: "Sessions, newest first. Tokens are never listed.",
   type: "object",
@@ -32923,13 +33634,13 @@ const schema241 = {
   additionalProperties: false,
 };
 
-function validate146(
+function validate150(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate146.evaluated;
+  const evaluated0 = validate150.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -32944,8 +33655,8 @@ function validate146(
         keyword: "required",
         params: { missingProperty: "sessions" },
         message: "must have required property '" + "sessions" + "'",
-        schema: schema241.required,
-        parentSchema: schema241,
+        schema: schema246.required,
+        parentSchema: schema246,
         data,
       };
       if (vErrors === null) {
@@ -32964,7 +33675,7 @@ function validate146(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema241,
+          parentSchema: schema246,
           data,
         };
         if (vErrors === null) {
@@ -33000,8 +33711,8 @@ function validate146(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema241.properties.sessions.type,
-          parentSchema: schema241.properties.sessions,
+          schema: schema246.properties.sessions.type,
+          parentSchema: schema246.properties.sessions,
           data: data0,
         };
         if (vErrors === null) {
@@ -33019,8 +33730,8 @@ function validate146(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema241.type,
-      parentSchema: schema241,
+      schema: schema246.type,
+      parentSchema: schema246,
       data,
     };
     if (vErrors === null) {
@@ -33030,13 +33741,13 @@ function validate146(
     }
     errors++;
   }
-  validate146.errors = vErrors;
+  validate150.errors = vErrors;
   return errors === 0;
 }
-validate146.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate150.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionOutput = validate148;
-const schema242 = {
+export const validateSessionOutput = validate152;
+const schema247 = {
   title: "SessionOutput",
   description: "One session.",
   type: "object",
@@ -33045,13 +33756,13 @@ const schema242 = {
   additionalProperties: false,
 };
 
-function validate148(
+function validate152(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate148.evaluated;
+  const evaluated0 = validate152.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -33066,8 +33777,8 @@ function validate148(
         keyword: "required",
         params: { missingProperty: "session" },
         message: "must have required property '" + "session" + "'",
-        schema: schema242.required,
-        parentSchema: schema242,
+        schema: schema247.required,
+        parentSchema: schema247,
         data,
       };
       if (vErrors === null) {
@@ -33086,7 +33797,7 @@ function validate148(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema242,
+          parentSchema: schema247,
           data,
         };
         if (vErrors === null) {
@@ -33118,8 +33829,8 @@ function validate148(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema242.type,
-      parentSchema: schema242,
+      schema: schema247.type,
+      parentSchema: schema247,
       data,
     };
     if (vErrors === null) {
@@ -33129,13 +33840,13 @@ function validate148(
     }
     errors++;
   }
-  validate148.errors = vErrors;
+  validate152.errors = vErrors;
   return errors === 0;
 }
-validate148.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate152.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSessionRevokeInput = validate150;
-const schema243 = {
+export const validateSessionRevokeInput = validate154;
+const schema248 = {
   title: "SessionRevokeInput",
   description: "Revokes a session: it is refused from its next request on.",
   type: "object",
@@ -33152,13 +33863,13 @@ const schema243 = {
   additionalProperties: false,
 };
 
-function validate150(
+function validate154(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate150.evaluated;
+  const evaluated0 = validate154.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -33173,8 +33884,8 @@ function validate150(
         keyword: "required",
         params: { missingProperty: "session_id" },
         message: "must have required property '" + "session_id" + "'",
-        schema: schema243.required,
-        parentSchema: schema243,
+        schema: schema248.required,
+        parentSchema: schema248,
         data,
       };
       if (vErrors === null) {
@@ -33193,7 +33904,7 @@ function validate150(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema243,
+          parentSchema: schema248,
           data,
         };
         if (vErrors === null) {
@@ -33215,7 +33926,7 @@ function validate150(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema243.properties.session_id,
+            parentSchema: schema248.properties.session_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -33233,7 +33944,7 @@ function validate150(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema243.properties.session_id,
+            parentSchema: schema248.properties.session_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -33250,8 +33961,8 @@ function validate150(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema243.properties.session_id.type,
-          parentSchema: schema243.properties.session_id,
+          schema: schema248.properties.session_id.type,
+          parentSchema: schema248.properties.session_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -33269,8 +33980,8 @@ function validate150(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema243.type,
-      parentSchema: schema243,
+      schema: schema248.type,
+      parentSchema: schema248,
       data,
     };
     if (vErrors === null) {
@@ -33280,13 +33991,13 @@ function validate150(
     }
     errors++;
   }
-  validate150.errors = vErrors;
+  validate154.errors = vErrors;
   return errors === 0;
 }
-validate150.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate154.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSettingsGetInput = validate151;
-const schema244 = {
+export const validateSettingsGetInput = validate155;
+const schema249 = {
   title: "SettingsGetInput",
   description: "The room's settings; takes nothing. Needs admin, or the local operator.",
   type: "object",
@@ -33294,13 +34005,13 @@ const schema244 = {
   additionalProperties: false,
 };
 
-function validate151(
+function validate155(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate151.evaluated;
+  const evaluated0 = validate155.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -33316,7 +34027,7 @@ function validate151(
         params: { additionalProperty: key0 },
         message: "must NOT have additional properties",
         schema: false,
-        parentSchema: schema244,
+        parentSchema: schema249,
         data,
       };
       if (vErrors === null) {
@@ -33333,8 +34044,8 @@ function validate151(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema244.type,
-      parentSchema: schema244,
+      schema: schema249.type,
+      parentSchema: schema249,
       data,
     };
     if (vErrors === null) {
@@ -33344,13 +34055,13 @@ function validate151(
     }
     errors++;
   }
-  validate151.errors = vErrors;
+  validate155.errors = vErrors;
   return errors === 0;
 }
-validate151.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate155.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSettingsUpdateInput = validate152;
-const schema245 = {
+export const validateSettingsUpdateInput = validate156;
+const schema250 = {
   title: "SettingsUpdateInput",
   description:
     "Replaces the settings named (a list whole; an empty list clears it) and leaves the others as they are. Needs admin, or the local operator.",
@@ -33383,13 +34094,13 @@ const schema245 = {
   additionalProperties: false,
 };
 
-function validate152(
+function validate156(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate152.evaluated;
+  const evaluated0 = validate156.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -33405,7 +34116,7 @@ function validate152(
         params: { limit: 1 },
         message: "must NOT have fewer than 1 properties",
         schema: 1,
-        parentSchema: schema245,
+        parentSchema: schema250,
         data,
       };
       if (vErrors === null) {
@@ -33424,7 +34135,7 @@ function validate152(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema245,
+          parentSchema: schema250,
           data,
         };
         if (vErrors === null) {
@@ -33446,7 +34157,7 @@ function validate152(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema245.properties.allowed_hosts,
+            parentSchema: schema250.properties.allowed_hosts,
             data: data0,
           };
           if (vErrors === null) {
@@ -33553,7 +34264,7 @@ function validate152(
                   params: { i: i1, j: j0 },
                   message: "must NOT have duplicate items (items ## " + j0 + " and " + i1 + " are identical)",
                   schema: true,
-                  parentSchema: schema245.properties.allowed_hosts,
+                  parentSchema: schema250.properties.allowed_hosts,
                   data: data0,
                 };
                 if (vErrors === null) {
@@ -33574,8 +34285,8 @@ function validate152(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema245.properties.allowed_hosts.type,
-          parentSchema: schema245.properties.allowed_hosts,
+          schema: schema250.properties.allowed_hosts.type,
+          parentSchema: schema250.properties.allowed_hosts,
           data: data0,
         };
         if (vErrors === null) {
@@ -33597,7 +34308,7 @@ function validate152(
             params: { limit: 64 },
             message: "must NOT have more than 64 items",
             schema: 64,
-            parentSchema: schema245.properties.allowed_origins,
+            parentSchema: schema250.properties.allowed_origins,
             data: data2,
           };
           if (vErrors === null) {
@@ -33704,7 +34415,7 @@ function validate152(
                   params: { i: i3, j: j1 },
                   message: "must NOT have duplicate items (items ## " + j1 + " and " + i3 + " are identical)",
                   schema: true,
-                  parentSchema: schema245.properties.allowed_origins,
+                  parentSchema: schema250.properties.allowed_origins,
                   data: data2,
                 };
                 if (vErrors === null) {
@@ -33725,8 +34436,8 @@ function validate152(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema245.properties.allowed_origins.type,
-          parentSchema: schema245.properties.allowed_origins,
+          schema: schema250.properties.allowed_origins.type,
+          parentSchema: schema250.properties.allowed_origins,
           data: data2,
         };
         if (vErrors === null) {
@@ -33746,8 +34457,8 @@ function validate152(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema245.properties.four_eyes.type,
-          parentSchema: schema245.properties.four_eyes,
+          schema: schema250.properties.four_eyes.type,
+          parentSchema: schema250.properties.four_eyes,
           data: data4,
         };
         if (vErrors === null) {
@@ -33765,8 +34476,8 @@ function validate152(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema245.type,
-      parentSchema: schema245,
+      schema: schema250.type,
+      parentSchema: schema250,
       data,
     };
     if (vErrors === null) {
@@ -33776,13 +34487,13 @@ function validate152(
     }
     errors++;
   }
-  validate152.errors = vErrors;
+  validate156.errors = vErrors;
   return errors === 0;
 }
-validate152.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate156.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateSettingsOutput = validate153;
-const schema248 = {
+export const validateSettingsOutput = validate157;
+const schema253 = {
   title: "SettingsOutput",
   description: "The room's settings.",
   type: "object",
@@ -33791,13 +34502,13 @@ const schema248 = {
   additionalProperties: false,
 };
 
-function validate153(
+function validate157(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate153.evaluated;
+  const evaluated0 = validate157.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -33812,8 +34523,8 @@ function validate153(
         keyword: "required",
         params: { missingProperty: "settings" },
         message: "must have required property '" + "settings" + "'",
-        schema: schema248.required,
-        parentSchema: schema248,
+        schema: schema253.required,
+        parentSchema: schema253,
         data,
       };
       if (vErrors === null) {
@@ -33832,7 +34543,7 @@ function validate153(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema248,
+          parentSchema: schema253,
           data,
         };
         if (vErrors === null) {
@@ -33864,8 +34575,8 @@ function validate153(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema248.type,
-      parentSchema: schema248,
+      schema: schema253.type,
+      parentSchema: schema253,
       data,
     };
     if (vErrors === null) {
@@ -33875,13 +34586,13 @@ function validate153(
     }
     errors++;
   }
-  validate153.errors = vErrors;
+  validate157.errors = vErrors;
   return errors === 0;
 }
-validate153.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate157.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskCancelOutput = validate155;
-const schema249 = {
+export const validateTaskCancelOutput = validate159;
+const schema254 = {
   title: "TaskCancelOutput",
   description:
     "The task after tasks/cancel. cancelled is true when this call cancelled it; a task already terminal stays as it was.",
@@ -33891,13 +34602,13 @@ const schema249 = {
   additionalProperties: false,
 };
 
-function validate155(
+function validate159(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate155.evaluated;
+  const evaluated0 = validate159.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -33912,8 +34623,8 @@ function validate155(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema249.required,
-        parentSchema: schema249,
+        schema: schema254.required,
+        parentSchema: schema254,
         data,
       };
       if (vErrors === null) {
@@ -33930,8 +34641,8 @@ function validate155(
         keyword: "required",
         params: { missingProperty: "cancelled" },
         message: "must have required property '" + "cancelled" + "'",
-        schema: schema249.required,
-        parentSchema: schema249,
+        schema: schema254.required,
+        parentSchema: schema254,
         data,
       };
       if (vErrors === null) {
@@ -33950,7 +34661,7 @@ function validate155(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema249,
+          parentSchema: schema254,
           data,
         };
         if (vErrors === null) {
@@ -33984,8 +34695,8 @@ function validate155(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema249.properties.cancelled.type,
-          parentSchema: schema249.properties.cancelled,
+          schema: schema254.properties.cancelled.type,
+          parentSchema: schema254.properties.cancelled,
           data: data1,
         };
         if (vErrors === null) {
@@ -34003,8 +34714,8 @@ function validate155(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema249.type,
-      parentSchema: schema249,
+      schema: schema254.type,
+      parentSchema: schema254,
       data,
     };
     if (vErrors === null) {
@@ -34014,13 +34725,13 @@ function validate155(
     }
     errors++;
   }
-  validate155.errors = vErrors;
+  validate159.errors = vErrors;
   return errors === 0;
 }
-validate155.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate159.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskRefInput = validate157;
-const schema250 = {
+export const validateTaskRefInput = validate161;
+const schema255 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -34037,13 +34748,13 @@ const schema250 = {
   additionalProperties: false,
 };
 
-function validate157(
+function validate161(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate157.evaluated;
+  const evaluated0 = validate161.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -34058,8 +34769,8 @@ function validate157(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema250.required,
-        parentSchema: schema250,
+        schema: schema255.required,
+        parentSchema: schema255,
         data,
       };
       if (vErrors === null) {
@@ -34078,7 +34789,7 @@ function validate157(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema250,
+          parentSchema: schema255,
           data,
         };
         if (vErrors === null) {
@@ -34100,7 +34811,7 @@ function validate157(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema250.properties.task_id,
+            parentSchema: schema255.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -34118,7 +34829,7 @@ function validate157(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema250.properties.task_id,
+            parentSchema: schema255.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -34135,8 +34846,8 @@ function validate157(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema250.properties.task_id.type,
-          parentSchema: schema250.properties.task_id,
+          schema: schema255.properties.task_id.type,
+          parentSchema: schema255.properties.task_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -34154,8 +34865,8 @@ function validate157(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema250.type,
-      parentSchema: schema250,
+      schema: schema255.type,
+      parentSchema: schema255,
       data,
     };
     if (vErrors === null) {
@@ -34165,13 +34876,13 @@ function validate157(
     }
     errors++;
   }
-  validate157.errors = vErrors;
+  validate161.errors = vErrors;
   return errors === 0;
 }
-validate157.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate161.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateInput = validate158;
-const schema251 = {
+export const validateTaskUpdateInput = validate162;
+const schema256 = {
   title: "TaskUpdateInput",
   description:
     "The owner answers input requests (MCP tasks/update). Unknown or already answered keys are ignored; when none remain the task is working again.",
@@ -34196,13 +34907,13 @@ const schema251 = {
   additionalProperties: false,
 };
 
-function validate158(
+function validate162(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate158.evaluated;
+  const evaluated0 = validate162.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -34217,8 +34928,8 @@ function validate158(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema251.required,
-        parentSchema: schema251,
+        schema: schema256.required,
+        parentSchema: schema256,
         data,
       };
       if (vErrors === null) {
@@ -34235,8 +34946,8 @@ function validate158(
         keyword: "required",
         params: { missingProperty: "input_responses" },
         message: "must have required property '" + "input_responses" + "'",
-        schema: schema251.required,
-        parentSchema: schema251,
+        schema: schema256.required,
+        parentSchema: schema256,
         data,
       };
       if (vErrors === null) {
@@ -34255,7 +34966,7 @@ function validate158(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema251,
+          parentSchema: schema256,
           data,
         };
         if (vErrors === null) {
@@ -34277,7 +34988,7 @@ function validate158(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema251.properties.task_id,
+            parentSchema: schema256.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -34295,7 +35006,7 @@ function validate158(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema251.properties.task_id,
+            parentSchema: schema256.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -34312,8 +35023,8 @@ function validate158(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema251.properties.task_id.type,
-          parentSchema: schema251.properties.task_id,
+          schema: schema256.properties.task_id.type,
+          parentSchema: schema256.properties.task_id,
           data: data0,
         };
         if (vErrors === null) {
@@ -34335,7 +35046,7 @@ function validate158(
             params: { limit: 100 },
             message: "must NOT have more than 100 properties",
             schema: 100,
-            parentSchema: schema251.properties.input_responses,
+            parentSchema: schema256.properties.input_responses,
             data: data1,
           };
           if (vErrors === null) {
@@ -34432,8 +35143,8 @@ function validate158(
               keyword: "propertyNames",
               params: { propertyName: key1 },
               message: "property name must be valid",
-              schema: schema251.properties.input_responses.propertyNames,
-              parentSchema: schema251.properties.input_responses,
+              schema: schema256.properties.input_responses.propertyNames,
+              parentSchema: schema256.properties.input_responses,
               data: data1,
             };
             if (vErrors === null) {
@@ -34702,8 +35413,8 @@ function validate158(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema251.properties.input_responses.type,
-          parentSchema: schema251.properties.input_responses,
+          schema: schema256.properties.input_responses.type,
+          parentSchema: schema256.properties.input_responses,
           data: data1,
         };
         if (vErrors === null) {
@@ -34721,8 +35432,8 @@ function validate158(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema251.type,
-      parentSchema: schema251,
+      schema: schema256.type,
+      parentSchema: schema256,
       data,
     };
     if (vErrors === null) {
@@ -34732,13 +35443,13 @@ function validate158(
     }
     errors++;
   }
-  validate158.errors = vErrors;
+  validate162.errors = vErrors;
   return errors === 0;
 }
-validate158.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate162.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateTaskUpdateOutput = validate159;
-const schema254 = {
+export const validateTaskUpdateOutput = validate163;
+const schema259 = {
   title: "TaskUpdateOutput",
   description: "The task after the update and the keys that were answered by it.",
   type: "object",
@@ -34750,13 +35461,13 @@ const schema254 = {
   additionalProperties: false,
 };
 
-function validate159(
+function validate163(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate159.evaluated;
+  const evaluated0 = validate163.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -34771,8 +35482,8 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "task" },
         message: "must have required property '" + "task" + "'",
-        schema: schema254.required,
-        parentSchema: schema254,
+        schema: schema259.required,
+        parentSchema: schema259,
         data,
       };
       if (vErrors === null) {
@@ -34789,8 +35500,8 @@ function validate159(
         keyword: "required",
         params: { missingProperty: "answered" },
         message: "must have required property '" + "answered" + "'",
-        schema: schema254.required,
-        parentSchema: schema254,
+        schema: schema259.required,
+        parentSchema: schema259,
         data,
       };
       if (vErrors === null) {
@@ -34809,7 +35520,7 @@ function validate159(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema254,
+          parentSchema: schema259,
           data,
         };
         if (vErrors === null) {
@@ -34921,8 +35632,8 @@ function validate159(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema254.properties.answered.type,
-          parentSchema: schema254.properties.answered,
+          schema: schema259.properties.answered.type,
+          parentSchema: schema259.properties.answered,
           data: data1,
         };
         if (vErrors === null) {
@@ -34940,8 +35651,8 @@ function validate159(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema254.type,
-      parentSchema: schema254,
+      schema: schema259.type,
+      parentSchema: schema259,
       data,
     };
     if (vErrors === null) {
@@ -34951,13 +35662,13 @@ function validate159(
     }
     errors++;
   }
-  validate159.errors = vErrors;
+  validate163.errors = vErrors;
   return errors === 0;
 }
-validate159.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate163.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryInput = validate161;
-const schema256 = {
+export const validateWorkspaceHistoryInput = validate165;
+const schema261 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -34983,13 +35694,13 @@ const schema256 = {
   additionalProperties: false,
 };
 
-function validate161(
+function validate165(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate161.evaluated;
+  const evaluated0 = validate165.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -35012,7 +35723,7 @@ function validate161(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema256,
+          parentSchema: schema261,
           data,
         };
         if (vErrors === null) {
@@ -35031,8 +35742,8 @@ function validate161(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema256.properties.after.type,
-        parentSchema: schema256.properties.after,
+        schema: schema261.properties.after.type,
+        parentSchema: schema261.properties.after,
         data: data0,
       };
       if (vErrors === null) {
@@ -35051,7 +35762,7 @@ function validate161(
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
           schema: 0,
-          parentSchema: schema256.properties.after,
+          parentSchema: schema261.properties.after,
           data: data0,
         };
         if (vErrors === null) {
@@ -35070,8 +35781,8 @@ function validate161(
         keyword: "type",
         params: { type: "integer" },
         message: "must be integer",
-        schema: schema256.properties.limit.type,
-        parentSchema: schema256.properties.limit,
+        schema: schema261.properties.limit.type,
+        parentSchema: schema261.properties.limit,
         data: data1,
       };
       if (vErrors === null) {
@@ -35090,7 +35801,7 @@ function validate161(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema256.properties.limit,
+          parentSchema: schema261.properties.limit,
           data: data1,
         };
         if (vErrors === null) {
@@ -35108,7 +35819,7 @@ function validate161(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema256.properties.limit,
+          parentSchema: schema261.properties.limit,
           data: data1,
         };
         if (vErrors === null) {
@@ -35126,8 +35837,8 @@ function validate161(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema256.type,
-      parentSchema: schema256,
+      schema: schema261.type,
+      parentSchema: schema261,
       data,
     };
     if (vErrors === null) {
@@ -35137,13 +35848,13 @@ function validate161(
     }
     errors++;
   }
-  validate161.errors = vErrors;
+  validate165.errors = vErrors;
   return errors === 0;
 }
-validate161.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate165.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceHistoryOutput = validate162;
-const schema257 = {
+export const validateWorkspaceHistoryOutput = validate166;
+const schema262 = {
   title: "WorkspaceHistoryOutput",
   description: "A page of history; pass next_after to read on. has_more is false on the last page.",
   type: "object",
@@ -35156,13 +35867,13 @@ const schema257 = {
   additionalProperties: false,
 };
 
-function validate162(
+function validate166(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate162.evaluated;
+  const evaluated0 = validate166.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -35177,8 +35888,8 @@ function validate162(
         keyword: "required",
         params: { missingProperty: "entries" },
         message: "must have required property '" + "entries" + "'",
-        schema: schema257.required,
-        parentSchema: schema257,
+        schema: schema262.required,
+        parentSchema: schema262,
         data,
       };
       if (vErrors === null) {
@@ -35195,8 +35906,8 @@ function validate162(
         keyword: "required",
         params: { missingProperty: "next_after" },
         message: "must have required property '" + "next_after" + "'",
-        schema: schema257.required,
-        parentSchema: schema257,
+        schema: schema262.required,
+        parentSchema: schema262,
         data,
       };
       if (vErrors === null) {
@@ -35213,8 +35924,8 @@ function validate162(
         keyword: "required",
         params: { missingProperty: "has_more" },
         message: "must have required property '" + "has_more" + "'",
-        schema: schema257.required,
-        parentSchema: schema257,
+        schema: schema262.required,
+        parentSchema: schema262,
         data,
       };
       if (vErrors === null) {
@@ -35233,7 +35944,7 @@ function validate162(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema257,
+          parentSchema: schema262,
           data,
         };
         if (vErrors === null) {
@@ -35269,8 +35980,8 @@ function validate162(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema257.properties.entries.type,
-          parentSchema: schema257.properties.entries,
+          schema: schema262.properties.entries.type,
+          parentSchema: schema262.properties.entries,
           data: data0,
         };
         if (vErrors === null) {
@@ -35290,8 +36001,8 @@ function validate162(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema257.properties.next_after.type,
-          parentSchema: schema257.properties.next_after,
+          schema: schema262.properties.next_after.type,
+          parentSchema: schema262.properties.next_after,
           data: data2,
         };
         if (vErrors === null) {
@@ -35310,7 +36021,7 @@ function validate162(
             params: { comparison: ">=", limit: 0 },
             message: "must be >= 0",
             schema: 0,
-            parentSchema: schema257.properties.next_after,
+            parentSchema: schema262.properties.next_after,
             data: data2,
           };
           if (vErrors === null) {
@@ -35331,8 +36042,8 @@ function validate162(
           keyword: "type",
           params: { type: "boolean" },
           message: "must be boolean",
-          schema: schema257.properties.has_more.type,
-          parentSchema: schema257.properties.has_more,
+          schema: schema262.properties.has_more.type,
+          parentSchema: schema262.properties.has_more,
           data: data3,
         };
         if (vErrors === null) {
@@ -35350,8 +36061,8 @@ function validate162(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema257.type,
-      parentSchema: schema257,
+      schema: schema262.type,
+      parentSchema: schema262,
       data,
     };
     if (vErrors === null) {
@@ -35361,13 +36072,13 @@ function validate162(
     }
     errors++;
   }
-  validate162.errors = vErrors;
+  validate166.errors = vErrors;
   return errors === 0;
 }
-validate162.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate166.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateWorkspaceProposeInput = validate164;
-const schema258 = {
+export const validateWorkspaceProposeInput = validate168;
+const schema263 = {
   title: "WorkspaceProposeInput",
   description:
     "Proposes a new version of the artifact against base_revision, the revision the author read: exactly one of content (the full new text) or diff (a unified diff against base_revision). Needs write.",
@@ -35399,13 +36110,13 @@ const schema258 = {
   additionalProperties: false,
 };
 
-function validate164(
+function validate168(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate164.evaluated;
+  const evaluated0 = validate168.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -35424,8 +36135,8 @@ function validate164(
         keyword: "required",
         params: { missingProperty: "content" },
         message: "must have required property '" + "content" + "'",
-        schema: schema258.oneOf[0].required,
-        parentSchema: schema258.oneOf[0],
+        schema: schema263.oneOf[0].required,
+        parentSchema: schema263.oneOf[0],
         data,
       };
       if (vErrors === null) {
@@ -35450,8 +36161,8 @@ function validate164(
         keyword: "required",
         params: { missingProperty: "diff" },
         message: "must have required property '" + "diff" + "'",
-        schema: schema258.oneOf[1].required,
-        parentSchema: schema258.oneOf[1],
+        schema: schema263.oneOf[1].required,
+        parentSchema: schema263.oneOf[1],
         data,
       };
       if (vErrors === null) {
@@ -35479,8 +36190,8 @@ function validate164(
       keyword: "oneOf",
       params: { passingSchemas: passing0 },
       message: "must match exactly one schema in oneOf",
-      schema: schema258.oneOf,
-      parentSchema: schema258,
+      schema: schema263.oneOf,
+      parentSchema: schema263,
       data,
     };
     if (vErrors === null) {
@@ -35507,8 +36218,8 @@ function validate164(
         keyword: "required",
         params: { missingProperty: "base_revision" },
         message: "must have required property '" + "base_revision" + "'",
-        schema: schema258.required,
-        parentSchema: schema258,
+        schema: schema263.required,
+        parentSchema: schema263,
         data,
       };
       if (vErrors === null) {
@@ -35525,8 +36236,8 @@ function validate164(
         keyword: "required",
         params: { missingProperty: "summary" },
         message: "must have required property '" + "summary" + "'",
-        schema: schema258.required,
-        parentSchema: schema258,
+        schema: schema263.required,
+        parentSchema: schema263,
         data,
       };
       if (vErrors === null) {
@@ -35545,7 +36256,7 @@ function validate164(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema258,
+          parentSchema: schema263,
           data,
         };
         if (vErrors === null) {
@@ -35776,8 +36487,8 @@ function validate164(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema258.type,
-      parentSchema: schema258,
+      schema: schema263.type,
+      parentSchema: schema263,
       data,
     };
     if (vErrors === null) {
@@ -35787,13 +36498,13 @@ function validate164(
     }
     errors++;
   }
-  validate164.errors = vErrors;
+  validate168.errors = vErrors;
   return errors === 0;
 }
-validate164.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate168.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateProblemDetails = validate165;
-const schema263 = {
+export const validateProblemDetails = validate169;
+const schema268 = {
   title: "ProblemDetails",
   description:
     "An error as application/problem+json (RFC 9457). code is the room's stable error code; errors lists each invalid field when the input did not match its schema.",
@@ -35829,13 +36540,13 @@ const schema263 = {
   required: ["type", "title", "status", "detail", "code"],
 };
 
-function validate165(
+function validate169(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate165.evaluated;
+  const evaluated0 = validate169.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -35850,8 +36561,8 @@ function validate165(
         keyword: "required",
         params: { missingProperty: "type" },
         message: "must have required property '" + "type" + "'",
-        schema: schema263.required,
-        parentSchema: schema263,
+        schema: schema268.required,
+        parentSchema: schema268,
         data,
       };
       if (vErrors === null) {
@@ -35868,8 +36579,8 @@ function validate165(
         keyword: "required",
         params: { missingProperty: "title" },
         message: "must have required property '" + "title" + "'",
-        schema: schema263.required,
-        parentSchema: schema263,
+        schema: schema268.required,
+        parentSchema: schema268,
         data,
       };
       if (vErrors === null) {
@@ -35886,8 +36597,8 @@ function validate165(
         keyword: "required",
         params: { missingProperty: "status" },
         message: "must have required property '" + "status" + "'",
-        schema: schema263.required,
-        parentSchema: schema263,
+        schema: schema268.required,
+        parentSchema: schema268,
         data,
       };
       if (vErrors === null) {
@@ -35904,8 +36615,8 @@ function validate165(
         keyword: "required",
         params: { missingProperty: "detail" },
         message: "must have required property '" + "detail" + "'",
-        schema: schema263.required,
-        parentSchema: schema263,
+        schema: schema268.required,
+        parentSchema: schema268,
         data,
       };
       if (vErrors === null) {
@@ -35922,8 +36633,8 @@ function validate165(
         keyword: "required",
         params: { missingProperty: "code" },
         message: "must have required property '" + "code" + "'",
-        schema: schema263.required,
-        parentSchema: schema263,
+        schema: schema268.required,
+        parentSchema: schema268,
         data,
       };
       if (vErrors === null) {
@@ -35942,8 +36653,8 @@ function validate165(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema263.properties.type.type,
-          parentSchema: schema263.properties.type,
+          schema: schema268.properties.type.type,
+          parentSchema: schema268.properties.type,
           data: data0,
         };
         if (vErrors === null) {
@@ -35963,8 +36674,8 @@ function validate165(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema263.properties.title.type,
-          parentSchema: schema263.properties.title,
+          schema: schema268.properties.title.type,
+          parentSchema: schema268.properties.title,
           data: data1,
         };
         if (vErrors === null) {
@@ -35984,8 +36695,8 @@ function validate165(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema263.properties.status.type,
-          parentSchema: schema263.properties.status,
+          schema: schema268.properties.status.type,
+          parentSchema: schema268.properties.status,
           data: data2,
         };
         if (vErrors === null) {
@@ -36004,7 +36715,7 @@ function validate165(
             params: { comparison: "<=", limit: 599 },
             message: "must be <= 599",
             schema: 599,
-            parentSchema: schema263.properties.status,
+            parentSchema: schema268.properties.status,
             data: data2,
           };
           if (vErrors === null) {
@@ -36022,7 +36733,7 @@ function validate165(
             params: { comparison: ">=", limit: 400 },
             message: "must be >= 400",
             schema: 400,
-            parentSchema: schema263.properties.status,
+            parentSchema: schema268.properties.status,
             data: data2,
           };
           if (vErrors === null) {
@@ -36043,8 +36754,8 @@ function validate165(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema263.properties.detail.type,
-          parentSchema: schema263.properties.detail,
+          schema: schema268.properties.detail.type,
+          parentSchema: schema268.properties.detail,
           data: data3,
         };
         if (vErrors === null) {
@@ -36117,8 +36828,8 @@ function validate165(
           keyword: "type",
           params: { type: "string" },
           message: "must be string",
-          schema: schema263.properties.code.anyOf[1].type,
-          parentSchema: schema263.properties.code.anyOf[1],
+          schema: schema268.properties.code.anyOf[1].type,
+          parentSchema: schema268.properties.code.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
@@ -36133,10 +36844,10 @@ function validate165(
           instancePath: instancePath + "/code",
           schemaPath: "#/properties/code/anyOf/1/enum",
           keyword: "enum",
-          params: { allowedValues: schema263.properties.code.anyOf[1].enum },
+          params: { allowedValues: schema268.properties.code.anyOf[1].enum },
           message: "must be equal to one of the allowed values",
-          schema: schema263.properties.code.anyOf[1].enum,
-          parentSchema: schema263.properties.code.anyOf[1],
+          schema: schema268.properties.code.anyOf[1].enum,
+          parentSchema: schema268.properties.code.anyOf[1],
           data: data4,
         };
         if (vErrors === null) {
@@ -36155,8 +36866,8 @@ function validate165(
           keyword: "anyOf",
           params: {},
           message: "must match a schema in anyOf",
-          schema: schema263.properties.code.anyOf,
-          parentSchema: schema263.properties.code,
+          schema: schema268.properties.code.anyOf,
+          parentSchema: schema268.properties.code,
           data: data4,
         };
         if (vErrors === null) {
@@ -36190,8 +36901,8 @@ function validate165(
                 keyword: "required",
                 params: { missingProperty: "path" },
                 message: "must have required property '" + "path" + "'",
-                schema: schema263.properties.errors.items.required,
-                parentSchema: schema263.properties.errors.items,
+                schema: schema268.properties.errors.items.required,
+                parentSchema: schema268.properties.errors.items,
                 data: data6,
               };
               if (vErrors === null) {
@@ -36208,8 +36919,8 @@ function validate165(
                 keyword: "required",
                 params: { missingProperty: "message" },
                 message: "must have required property '" + "message" + "'",
-                schema: schema263.properties.errors.items.required,
-                parentSchema: schema263.properties.errors.items,
+                schema: schema268.properties.errors.items.required,
+                parentSchema: schema268.properties.errors.items,
                 data: data6,
               };
               if (vErrors === null) {
@@ -36228,8 +36939,8 @@ function validate165(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema263.properties.errors.items.properties.path.type,
-                  parentSchema: schema263.properties.errors.items.properties.path,
+                  schema: schema268.properties.errors.items.properties.path.type,
+                  parentSchema: schema268.properties.errors.items.properties.path,
                   data: data7,
                 };
                 if (vErrors === null) {
@@ -36249,8 +36960,8 @@ function validate165(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema263.properties.errors.items.properties.keyword.type,
-                  parentSchema: schema263.properties.errors.items.properties.keyword,
+                  schema: schema268.properties.errors.items.properties.keyword.type,
+                  parentSchema: schema268.properties.errors.items.properties.keyword,
                   data: data8,
                 };
                 if (vErrors === null) {
@@ -36270,8 +36981,8 @@ function validate165(
                   keyword: "type",
                   params: { type: "string" },
                   message: "must be string",
-                  schema: schema263.properties.errors.items.properties.message.type,
-                  parentSchema: schema263.properties.errors.items.properties.message,
+                  schema: schema268.properties.errors.items.properties.message.type,
+                  parentSchema: schema268.properties.errors.items.properties.message,
                   data: data9,
                 };
                 if (vErrors === null) {
@@ -36289,8 +37000,8 @@ function validate165(
               keyword: "type",
               params: { type: "object" },
               message: "must be object",
-              schema: schema263.properties.errors.items.type,
-              parentSchema: schema263.properties.errors.items,
+              schema: schema268.properties.errors.items.type,
+              parentSchema: schema268.properties.errors.items,
               data: data6,
             };
             if (vErrors === null) {
@@ -36308,8 +37019,8 @@ function validate165(
           keyword: "type",
           params: { type: "array" },
           message: "must be array",
-          schema: schema263.properties.errors.type,
-          parentSchema: schema263.properties.errors,
+          schema: schema268.properties.errors.type,
+          parentSchema: schema268.properties.errors,
           data: data5,
         };
         if (vErrors === null) {
@@ -36329,8 +37040,8 @@ function validate165(
           keyword: "type",
           params: { type: "integer" },
           message: "must be integer",
-          schema: schema263.properties.current_revision.type,
-          parentSchema: schema263.properties.current_revision,
+          schema: schema268.properties.current_revision.type,
+          parentSchema: schema268.properties.current_revision,
           data: data10,
         };
         if (vErrors === null) {
@@ -36350,8 +37061,8 @@ function validate165(
           keyword: "type",
           params: { type: "object" },
           message: "must be object",
-          schema: schema263.properties.details.type,
-          parentSchema: schema263.properties.details,
+          schema: schema268.properties.details.type,
+          parentSchema: schema268.properties.details,
           data: data11,
         };
         if (vErrors === null) {
@@ -36369,8 +37080,8 @@ function validate165(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema263.type,
-      parentSchema: schema263,
+      schema: schema268.type,
+      parentSchema: schema268,
       data,
     };
     if (vErrors === null) {
@@ -36380,10 +37091,10 @@ function validate165(
     }
     errors++;
   }
-  validate165.errors = vErrors;
+  validate169.errors = vErrors;
   return errors === 0;
 }
-validate165.evaluated = {
+validate169.evaluated = {
   props: {
     type: true,
     title: true,

@@ -107,6 +107,9 @@ export function fieldValue(option: CliOption, value: unknown, given: Record<stri
         throw error;
       }
     }
+    case 'accepted_answer':
+      // --answer A: the request accepted with the one-string form's answer.
+      return { action: 'accept', content: { answer: value } };
     case 'answer':
       // --key K --answer A: the owner accepts the request K with the one-string form's answer.
       return { [given.key as string]: { action: 'accept', content: { answer: given.answer } } };

@@ -5,7 +5,7 @@ export { addParticipant, listParticipants, removeParticipant } from './participa
 export { createHandoff } from './handoffs/create-handoff.js';
 export { acceptHandoff } from './handoffs/accept-handoff.js';
 export { requestHandoffInput } from './handoffs/request-input.js';
-export { answerTaskInput } from './handoffs/answer-input.js';
+export { answerHandoffInput, answerTaskInput } from './handoffs/answer-input.js';
 export { completeHandoff } from './handoffs/complete-handoff.js';
 export { reportProgress } from './handoffs/report-progress.js';
 export { approveHandoff, rejectHandoff } from './handoffs/decide-handoff.js';

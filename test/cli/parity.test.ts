@@ -174,8 +174,13 @@ describe('the same answer with and without ce serve', () => {
     // The owner answers, then the assignee completes: a result, the stored outcome again, an error.
     await twins.run(
       refused('forbidden', 'task-answer {file} {reviewTask} --participant bob --key tone --answer x'),
-      ok('task-answer {file} {reviewTask} --participant alice --key tone --answer Warm'),
+      // By the handoff: with two questions open the key says which, and a key not open is refused.
+      refused('invalid_input', 'handoff-answer {file} {review} --participant alice --answer Warm'),
+      refused('invalid_input', 'handoff-answer {file} {review} --participant alice --key in_nope --answer Warm'),
+      refused('forbidden', 'handoff-answer {file} {review} --participant bob --answer Warm'),
+      ok('handoff-answer {file} {review} --participant alice --key tone --answer Warm'),
       ok('task-answer {file} {reviewTask} --participant alice --key {length} --answer "Two pages"'),
+      refused('conflict', 'handoff-answer {file} {review} --participant alice --answer "Too late"'),
       refused('forbidden', 'handoff-complete {file} {review} --participant carol --result-text x'),
       refused('invalid_input', 'handoff-complete {file} {review} --participant bob'),
       refused('too_large', 'handoff-complete {file} {review} --participant bob --result-file {dir}/big-result.json'),

@@ -4,6 +4,7 @@ import type { Capability, Caller } from '../../generated/types.js';
 import {
   acceptHandoff,
   addParticipant,
+  answerHandoffInput,
   answerTaskInput,
   approveHandoff,
   approveProposal,
@@ -146,6 +147,15 @@ const cases: Record<OperationId, Case> = {
       const h = acceptedHandoff(room);
       requestHandoffInput(room, full('bob'), { handoff_id: h.handoff_id, key: 'k', message: 'which?' });
       return (as) => answerTaskInput(room, as, { task_id: h.task_id, input_responses: { k: { action: 'decline' } } });
+    },
+  },
+  answerHandoffInput: {
+    needs: 'write',
+    actor: 'alice',
+    setup: (room) => {
+      const h = acceptedHandoff(room);
+      requestHandoffInput(room, full('bob'), { handoff_id: h.handoff_id, message: 'which?' });
+      return (as) => answerHandoffInput(room, as, { handoff_id: h.handoff_id, response: { action: 'decline' } });
     },
   },
   reportProgress: {

@@ -25,6 +25,7 @@ export const rejectHandoff = operation('rejectHandoff');
 export const listHandoffEvents = operation('listHandoffEvents');
 export const getTask = operation('getTask');
 export const answerTaskInput = operation('answerTaskInput');
+export const answerHandoffInput = operation('answerHandoffInput');
 export const cancelTask = operation('cancelTask');
 export const proposeChange = operation('proposeChange');
 export const listProposals = operation('listProposals');

@@ -14,6 +14,7 @@ import {
   LOCAL_OPERATOR,
   proposeChange,
   readArtifact,
+  requestHandoffInput,
   type Room,
 } from '../helpers/engine.js';
 import { callTool, type Who, type Wire } from '../helpers/mcp-wire.js';
@@ -79,6 +80,11 @@ describe('annotations', () => {
       who: 'bob',
       args: { handoff_id: acceptedHandoff(room), message: 'How long?' },
     }),
+    handoff_answer: (room) => {
+      const id = acceptedHandoff(room);
+      requestHandoffInput(room, caller('bob'), { handoff_id: id, message: 'How long?' });
+      return { who: 'alice', args: { handoff_id: id, response: { action: 'accept', content: { answer: 'Short' } } } };
+    },
     handoff_progress: (room) => ({
       who: 'bob',
       args: { handoff_id: acceptedHandoff(room), message: 'Half way', progress: 1, total: 2 },

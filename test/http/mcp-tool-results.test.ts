@@ -146,6 +146,24 @@ describe.each([
       taskId: first.taskId,
       inputResponses: { depth: { action: 'accept', content: { answer: 'shallow' } } },
     });
+    // Answered by the handoff: the one open question, its key implied.
+    await succeed('bob', 'handoff_request_input', { handoff_id: first.handoffId, message: 'How wide?' });
+    await refuse(
+      'bob',
+      'handoff_answer',
+      { handoff_id: first.handoffId, response: { action: 'decline' } },
+      'forbidden',
+    );
+    await refuse(
+      'alice',
+      'handoff_answer',
+      { handoff_id: first.handoffId, key: 'in_nope', response: { action: 'decline' } },
+      'invalid_input',
+    );
+    await succeed('alice', 'handoff_answer', {
+      handoff_id: first.handoffId,
+      response: { action: 'accept', content: { answer: 'wide' } },
+    });
     await succeed('bob', 'handoff_progress', { handoff_id: first.handoffId, message: 'Two of three sections' });
     await refuse('alice', 'handoff_progress', { handoff_id: first.handoffId, message: 'Mine?' }, 'forbidden');
     await succeed('bob', 'handoff_get', { handoff_id: first.handoffId });
@@ -202,7 +220,7 @@ describe.each([
     const p1 = (
       await succeed('alice', 'workspace_propose', {
         base_revision: 1,
-        content: '# Test room\n\nMore.\n',
+        content: '# The test room\n\nMore.\n',
         summary: 'A change',
       })
     ).structuredContent.proposal.proposal_id;
@@ -218,14 +236,14 @@ describe.each([
     await succeed('alice', 'proposal_get', { proposal_id: p1 });
     await refuse('alice', 'proposal_get', { proposal_id: 'pr_none' }, 'not_found');
     const accepted = await succeed('dave', 'proposal_approve', { proposal_id: p1 });
-    // A stale base: the refusal names the current revision in its details.
+    // A stale base, and both changed the first line: a conflict, naming the current revision in its details.
     await refuse('dave', 'proposal_approve', { proposal_id: p2 }, 'conflict');
     await refuse('bob', 'proposal_reject', { proposal_id: p2 }, 'forbidden');
     await succeed('dave', 'proposal_reject', { proposal_id: p2, note: 'Stale' });
     const p3 = (
       await succeed('alice', 'workspace_propose', {
         base_revision: accepted.structuredContent.revision.number,
-        diff: '--- a/room.md\n+++ b/room.md\n@@ -1,3 +1,3 @@\n # Test room\n \n-More.\n+Even more.\n',
+        diff: '--- a/room.md\n+++ b/room.md\n@@ -1,3 +1,3 @@\n # The test room\n \n-More.\n+Even more.\n',
         summary: 'A change',
       })
     ).structuredContent.proposal.proposal_id;

@@ -916,6 +916,56 @@ describe('POST /workspace/task/input-responses (answerTaskInput)', () => {
   });
 });
 
+describe('POST /workspace/handoffs/{handoff_id}/input-responses (answerHandoffInput)', () => {
+  const w = useWorld();
+  const answer = (client: RestClient, handoff_id: string, body: object) =>
+    client.POST('/workspace/handoffs/{handoff_id}/input-responses', {
+      params: { path: { handoff_id } },
+      body: body as never,
+    });
+
+  it('200: the owner answers by the handoff, the key implied by the one open question', async () => {
+    const { handoff_id, task_id } = await waitingForInput(w);
+    const answered = expectOk(
+      await answer(w.alice, handoff_id, { response: { action: 'accept', content: { answer: 'friendly' } } }),
+      'answerHandoffInput',
+    );
+    expect(answered).toMatchObject({ key: 'tone', task: { taskId: task_id, status: 'working' } });
+    expect(answered.handoff.inputs[0]).toMatchObject({ key: 'tone', answered_by: 'alice' });
+  });
+
+  it('400 for a key that is not open, listing the open ones; 403 for the assignee; 404 for a made-up handoff; 409 with none open', async () => {
+    const { handoff_id } = await waitingForInput(w);
+    const body = { key: 'in_nope', response: { action: 'decline' } };
+    const wrong = expectProblem(
+      await answer(w.alice, handoff_id, body),
+      400,
+      'invalid_input',
+      `key in_nope is not an open question of handoff ${handoff_id}; open: tone ("Formal or friendly?")`,
+    );
+    expect(wrong).toMatchObject({ details: { field: 'key', open: ['tone'] } });
+    expectProblem(
+      await answer(w.bob, handoff_id, { response: { action: 'decline' } }),
+      403,
+      'forbidden',
+      "only the handoff's owner (alice) answers its questions",
+    );
+    expectProblem(
+      await answer(w.alice, 'ho_made_up', { response: { action: 'decline' } }),
+      404,
+      'not_found',
+      'unknown handoff ho_made_up',
+    );
+    expectOk(await answer(w.alice, handoff_id, { response: { action: 'decline' } }), 'answerHandoffInput');
+    expectProblem(
+      await answer(w.alice, handoff_id, { response: { action: 'decline' } }),
+      409,
+      'conflict',
+      `handoff ${handoff_id} has no open question (its task is working)`,
+    );
+  });
+});
+
 describe('POST /workspace/task/cancel (cancelTask)', () => {
   const w = useWorld();
   const cancel = (client: RestClient, task_id: string) => client.POST('/workspace/task/cancel', { body: { task_id } });

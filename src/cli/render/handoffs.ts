@@ -5,6 +5,7 @@ import type {
   DetailedTask,
   Handoff,
   HandoffCompleteOutput,
+  HandoffAnswerOutput,
   HandoffCreateOutput,
   HandoffEventsOutput,
   HandoffListOutput,
@@ -53,7 +54,7 @@ export function handoffFields(h: Handoff, task: DetailedTask | null, { room }: R
     ['accepted', h.accepted_at],
     ['completed', h.completed_at],
     ['cancelled', h.cancelled_at],
-    ['inputs', h.inputs.map(input).join('\n')],
+    ['inputs', h.inputs.map((i) => input(i, h, room)).join('\n')],
     ['result', h.result && resultText(h.result)],
     ['error', h.error && `${h.error.code} ${h.error.message}`],
     ['decision', h.decision && decision(h.decision)],
@@ -66,10 +67,19 @@ export function handoffFields(h: Handoff, task: DetailedTask | null, { room }: R
   ]);
 }
 
-const input = (i: Handoff['inputs'][number]): string =>
-  `${i.key}: ${i.request.params.message} (asked by ${i.requested_by}; ${
-    i.response ? `answered ${i.response.action} by ${i.answered_by}` : 'not answered'
-  })`;
+/** A value of an answer's content, as text. */
+const valueText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** One question, its answer's fields as `name: value`, or how its owner answers it. */
+function input(i: Handoff['inputs'][number], h: Handoff, room: string): string {
+  const asked = `${i.key}: ${i.request.params.message} (asked by ${i.requested_by}; `;
+  if (!i.response) {
+    return `${asked}not answered)\n  answer: ce handoff-answer ${room} ${h.handoff_id} --key ${i.key} --answer TEXT --participant ${h.owner}`;
+  }
+  const how = { accept: 'answered', decline: 'declined', cancel: 'cancelled' }[i.response.action];
+  const content = Object.entries(i.response.content ?? {}).map(([name, value]) => `  ${name}: ${valueText(value)}`);
+  return [`${asked}${how} by ${i.answered_by})`, ...content].join('\n');
+}
 
 const decision = (d: NonNullable<Handoff['decision']>): string =>
   `${d.decision} by ${d.by} at ${d.at}${d.note ? `: ${d.note}` : ''}`;
@@ -97,6 +107,12 @@ export const handoffCreated = ({ handoff, task, replayed }: HandoffCreateOutput,
 
 export const handoffAccepted = (output: HandoffTaskOutput, context: RenderContext): string =>
   headed(`accepted handoff ${output.handoff.handoff_id}; its task is working`, handoffTask(output, context));
+
+export const handoffAnswered = ({ handoff, task, key }: HandoffAnswerOutput, context: RenderContext): string =>
+  headed(
+    `answered ${key}${task.status === 'working' ? '; the task works again' : '; other questions are still open'}`,
+    handoffFields(handoff, task, context),
+  );
 
 export const inputRequested = ({ handoff, task, key }: HandoffRequestInputOutput, context: RenderContext): string =>
   headed(

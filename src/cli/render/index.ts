@@ -15,6 +15,7 @@ export const renderers: Renderers = {
   getHandoff: h.handoffTask,
   acceptHandoff: h.handoffAccepted,
   requestHandoffInput: h.inputRequested,
+  answerHandoffInput: h.handoffAnswered,
   reportProgress: h.progressReported,
   completeHandoff: h.handoffCompleted,
   approveHandoff: h.handoffDecided,

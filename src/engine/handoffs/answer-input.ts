@@ -1,23 +1,32 @@
 import type { InputOf } from '../../../generated/operations.js';
-import type { Caller, TaskUpdateOutput } from '../../../generated/types.js';
+import type {
+  Caller,
+  HandoffAnswerOutput,
+  HandoffInput,
+  InputResponse,
+  TaskUpdateOutput,
+} from '../../../generated/types.js';
+import type { TaskRow } from '../../store/rows.js';
 import { DomainError } from '../../errors.js';
-import { change, taskView, type Room } from '../room.js';
-import { loadVisibleTask } from './load.js';
+import { change, handoffView, taskView, type Change, type Room } from '../room.js';
+import { loadHandoff, loadTaskOf, loadVisibleTask } from './load.js';
 
 /**
- * tasks/update: the owner answers outstanding input requests. Unknown or
- * already answered keys are ignored; when none remain the task is working
- * again. Nothing answered means nothing written.
+ * The owner's answers to a task's outstanding input requests, written: the
+ * keys answered (unknown or already answered ones are not), and the task as
+ * it is after them, working again once none remains.
  */
-export function answerTaskInput(room: Room, caller: Caller, args: InputOf<'answerTaskInput'>): TaskUpdateOutput {
-  return change(room, ({ now, record }) => {
-    const task = loadVisibleTask(room, caller, args.task_id);
-    if (task.owner !== caller.participant) {
-      throw new DomainError('forbidden', `only the task's owner (${task.owner}) answers its input requests`);
-    }
-    if (task.status !== 'input_required') return { task: taskView(room, task), answered: [] };
-    const answered = Object.entries(args.input_responses)
-      .filter(([key, response]) =>
+function answerOnTask(
+  room: Room,
+  { now, record }: Change,
+  caller: Caller,
+  task: TaskRow,
+  responses: { [key: string]: InputResponse | undefined },
+): { task: TaskRow; answered: string[] } {
+  const answered = Object.entries(responses)
+    .filter(
+      ([key, response]) =>
+        response !== undefined &&
         room.store.answerInput({
           task_id: task.id,
           key,
@@ -25,24 +34,94 @@ export function answerTaskInput(room: Room, caller: Caller, args: InputOf<'answe
           answered_by: caller.participant,
           answered_at: now,
         }),
-      )
-      .map(([key]) => key);
-    if (answered.length === 0) return { task: taskView(room, task), answered };
-    const remaining = room.store.listOutstandingInputs(task.id).length;
-    const updated =
-      remaining === 0
-        ? { ...task, status: 'working' as const, status_message: null, last_updated_at: now }
-        : { ...task, last_updated_at: now };
-    room.store.updateTask(updated);
-    const handoff = room.store.getHandoff(task.handoff_id)!;
-    room.store.updateHandoff({ ...handoff, updated_at: now });
-    record({
-      type: 'task.input_received',
-      actor: caller.participant,
-      handoffId: task.handoff_id,
-      taskId: task.id,
-      payload: { keys: answered, remaining },
-    });
+    )
+    .map(([key]) => key);
+  if (answered.length === 0) return { task, answered };
+  const remaining = room.store.listOutstandingInputs(task.id).length;
+  const updated =
+    remaining === 0
+      ? { ...task, status: 'working' as const, status_message: null, last_updated_at: now }
+      : { ...task, last_updated_at: now };
+  room.store.updateTask(updated);
+  const handoff = room.store.getHandoff(task.handoff_id)!;
+  room.store.updateHandoff({ ...handoff, updated_at: now });
+  record({
+    type: 'task.input_received',
+    actor: caller.participant,
+    handoffId: task.handoff_id,
+    taskId: task.id,
+    payload: { keys: answered, remaining },
+  });
+  return { task: updated, answered };
+}
+
+/**
+ * tasks/update: the owner answers outstanding input requests. Unknown or
+ * already answered keys are ignored; when none remain the task is working
+ * again. Nothing answered means nothing written.
+ */
+export function answerTaskInput(room: Room, caller: Caller, args: InputOf<'answerTaskInput'>): TaskUpdateOutput {
+  return change(room, (changing) => {
+    const task = loadVisibleTask(room, caller, args.task_id);
+    if (task.owner !== caller.participant) {
+      throw new DomainError('forbidden', `only the task's owner (${task.owner}) answers its input requests`);
+    }
+    if (task.status !== 'input_required') return { task: taskView(room, task), answered: [] };
+    const { task: updated, answered } = answerOnTask(room, changing, caller, task, args.input_responses);
     return { task: taskView(room, updated), answered };
+  });
+}
+
+/** `in_Ab1 ("Which spelling?")`: an open question as the refusals list it. */
+const questionSaid = (input: HandoffInput): string => `${input.key} ("${input.request.params.message}")`;
+
+/**
+ * handoff_answer: the owner answers a question of the handoff, named by the
+ * handoff. The key may be left out when one request is open; with several,
+ * or a key that is not open, the refusal lists the open ones.
+ */
+export function answerHandoffInput(
+  room: Room,
+  caller: Caller,
+  args: InputOf<'answerHandoffInput'>,
+): HandoffAnswerOutput {
+  return change(room, (changing) => {
+    const handoff = loadHandoff(room, args.handoff_id);
+    if (handoff.owner !== caller.participant) {
+      throw new DomainError('forbidden', `only the handoff's owner (${handoff.owner}) answers its questions`);
+    }
+    const task = loadTaskOf(room, handoff);
+    const open =
+      task.status === 'input_required' ? handoffView(room, handoff).inputs.filter((input) => !input.response) : [];
+    if (open.length === 0) {
+      throw new DomainError('conflict', `handoff ${handoff.id} has no open question (its task is ${task.status})`, {
+        status: task.status,
+      });
+    }
+    const listed = open.map(questionSaid).join(', ');
+    const keys = open.map((input) => input.key);
+    let key = args.key;
+    if (key === undefined) {
+      if (open.length > 1) {
+        throw new DomainError(
+          'invalid_input',
+          `handoff ${handoff.id} has ${open.length} open questions: ${listed}; say which with key`,
+          { field: 'key', open: keys },
+        );
+      }
+      key = keys[0]!;
+    } else if (!keys.includes(key)) {
+      throw new DomainError(
+        'invalid_input',
+        `key ${key} is not an open question of handoff ${handoff.id}; open: ${listed}`,
+        { field: 'key', open: keys },
+      );
+    }
+    const { task: updated } = answerOnTask(room, changing, caller, task, { [key]: args.response });
+    return {
+      handoff: handoffView(room, room.store.getHandoff(handoff.id)!),
+      task: taskView(room, updated),
+      key,
+    };
   });
 }
