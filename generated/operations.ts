@@ -171,6 +171,7 @@ export const operations = {
     cli: {
       command: 'handoff',
       example: 'ce handoff notes.md ho_Xy3...',
+      exactlyOne: ['handoff_id', 'task_id'],
       arguments: [
         {
           field: 'handoff_id',
@@ -411,6 +412,7 @@ export const operations = {
     cli: {
       command: 'handoff-complete',
       example: 'ce handoff-complete notes.md ho_Xy3... --participant bob --result-text "Proofread; two fixes proposed"',
+      exactlyOne: ['result', 'error'],
       arguments: [
         {
           field: 'handoff_id',
@@ -737,6 +739,7 @@ export const operations = {
     cli: {
       command: 'propose',
       example: 'ce propose notes.md --participant bob --base 3 --content-file notes-new.md --summary "Fix two typos"',
+      exactlyOne: ['content', 'diff'],
       arguments: [],
       options: [
         {
@@ -764,7 +767,7 @@ export const operations = {
           flags: '--summary <text>',
           field: 'summary',
           kind: 'string',
-          required: false,
+          required: true,
           description: 'What the change is and why, as a commit message says it: required, and not only spaces',
         },
       ],

@@ -31,6 +31,17 @@ const helpOf = (property: Json): string =>
     .replace(/\s+/g, ' ')
     .replace(/\.$/, '');
 
+/** The fields of which the input takes exactly one (a top-level oneOf of one required field each), as `exactlyOne`. */
+function exactlyOneOf(input: Json): { exactlyOne?: string[] } {
+  const alternatives = input.oneOf as { required?: string[] }[] | undefined;
+  if (!alternatives) return {};
+  const fields = alternatives.map((alternative) => alternative.required?.[0]);
+  if (fields.some((field) => field === undefined) || alternatives.some((a) => a.required!.length !== 1)) {
+    throw new Error(`${String(input.title)}: a oneOf of the input is one required field per alternative`);
+  }
+  return { exactlyOne: fields as string[] };
+}
+
 function operationEntry(defs: Record<string, Json>, op: Operation): Json {
   const input = defs[op.input]!;
   const pathParams = [...op.rest.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -63,6 +74,7 @@ function operationEntry(defs: Record<string, Json>, op: Operation): Json {
     cli: {
       command: op.cli.command,
       ...(op.cli.example ? { example: op.cli.example } : {}),
+      ...exactlyOneOf(input),
       arguments: op.cli.arguments.map((field) => ({ field, description: helpOf(propertyOf(defs, input, field)) })),
       options: Object.entries(op.cli.options).map(([flags, option]) => {
         const property = propertyOf(defs, input, option.field);
@@ -72,7 +84,11 @@ function operationEntry(defs: Record<string, Json>, op: Operation): Json {
           field: option.field,
           ...(option.as ? { as: option.as } : { kind: kindOf(property) }),
           ...(choices ? { choices } : {}),
-          required: option.required ?? false,
+          // Required when the table says so, or when the input requires its field and no other flag gives it.
+          required:
+            option.required ??
+            (((input.required ?? []) as string[]).includes(option.field) &&
+              Object.values(op.cli.options).filter((other) => other.field === option.field).length === 1),
           description: option.description ?? helpOf(property),
         };
       }),

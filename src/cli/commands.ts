@@ -49,10 +49,10 @@ function addOperationCommand(program: Command, operation: Operation): void {
     .argument(`[file]`, FILE_ARGUMENT[1]);
   for (const argument of operation.cli.arguments) command.argument(`[${argument.field}]`, argument.description);
   for (const option of operation.cli.options) {
-    const flag = new Option(option.flags, option.description);
+    // A required flag is marked in the help and checked by checkFlags, after commander has named any unknown one.
+    const flag = new Option(option.flags, option.required ? `${option.description} (required)` : option.description);
     const parse = parserOf(option);
     if (parse) flag.argParser(parse);
-    if (option.required) flag.makeOptionMandatory();
     command.addOption(flag);
   }
   // Required with FILE where the operation acts as a participant; with --url the session is the participant.
@@ -66,6 +66,7 @@ function addOperationCommand(program: Command, operation: Operation): void {
       (value): value is string => value !== undefined,
     );
     const { target, values, room } = whichRoom(operation, positionals, options);
+    checkFlags(operation, options);
     const input: Record<string, unknown> = {};
     operation.cli.arguments.forEach((argument, i) => (input[argument.field] = values[i]));
     const given = Object.fromEntries(
@@ -83,7 +84,7 @@ function addOperationCommand(program: Command, operation: Operation): void {
       );
     }
     if (participant === null && 'file' in target && operation.actor === 'participant') {
-      throw new InvalidArgumentError("required option '--participant <name>' not specified");
+      throw new InvalidArgumentError('missing --participant (who acts, with FILE)');
     }
     const output = await execute(target, operation, input, participant);
     const context: RenderContext = {
@@ -103,6 +104,33 @@ function addOperationCommand(program: Command, operation: Operation): void {
       renderPlain(operation.id as OperationId, result, context),
     );
   });
+}
+
+/** `--a`, `--a or --b`, `--a, --b or --c`. */
+const either = (flags: string[]): string =>
+  flags.length < 2 ? (flags[0] ?? '') : `${flags.slice(0, -1).join(', ')} or ${flags.at(-1)}`;
+
+/**
+ * The flags in the user's terms, before anything is sent: a required flag
+ * left out is named, and so are the flags of which the input takes exactly
+ * one (`missing --content-file or --diff-file`; `give one of ..., not both`).
+ */
+function checkFlags(operation: Operation, options: Record<string, unknown>): void {
+  const given = (flag: string) => options[camel(flag)] !== undefined;
+  const missing = operation.cli.options.filter((o) => o.required && !given(flagName(o))).map(flagName);
+  if (missing.length > 0) throw new InvalidArgumentError(`missing ${missing.join(' and ')}`);
+  if (!('exactlyOne' in operation.cli)) return;
+  const exclusive: readonly string[] = operation.cli.exactlyOne;
+  // Only where every field of the choice is a flag: a field given as an argument makes the choice itself.
+  const flags = exclusive.map((field) => operation.cli.options.filter((o) => o.field === field).map(flagName));
+  if (flags.some((forField) => forField.length === 0)) return;
+  const all = flags.flat();
+  const chosen = all.filter(given);
+  if (chosen.length === 0) throw new InvalidArgumentError(`missing ${either(all)}`);
+  if (chosen.length > 1) {
+    const not = chosen.length === 2 && all.length === 2 ? 'both' : chosen.join(' and ');
+    throw new InvalidArgumentError(`give one of ${either(all)}, not ${not}`);
+  }
 }
 
 /**

@@ -48,6 +48,7 @@ export async function execute(
       if (error instanceof RoomNotListening) {
         throw new DomainError('unavailable', `nothing listens at ${target.url.origin}; nothing was sent`, {
           reason: 'ECONNREFUSED',
+          reached: false,
         });
       }
       throw error;

@@ -20,8 +20,8 @@ export class CommandFailure extends Error {
   }
 }
 
-/** Exit codes: 0 success; 1 the room refused (or an unexpected error); 2 a usage error. */
-const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
+/** ce's exit codes (README, "Exit codes"): 0 done; 1 refused by the room (or an unexpected error); 2 a usage error; 3 the room not reached. */
+const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
 
 export function answer<T>(options: JsonOption, result: T, plain: (result: T) => string): void {
   const text = options.json ? JSON.stringify(result, null, 2) : plain(result);
@@ -43,7 +43,8 @@ export function reportFailure(error: unknown, json: boolean): number {
   }
   if (isDomainError(error)) {
     fail(json, error.toJSON());
-    return EXIT.refused;
+    // Nothing reached the room (nothing listens, no route, a certificate not trusted): not its refusal.
+    return error.details?.reached === false ? EXIT.unreachable : EXIT.refused;
   }
   if (error instanceof CommandFailure) {
     fail(json, { code: error.code, message: error.message });

@@ -84,6 +84,7 @@ export function roomClient(address: RoomAddress): RoomClient {
           const why = certificate !== null ? `: ${certificate}` : ` (${describe(error)})`;
           throw new DomainError('unavailable', `cannot reach ${address.name}${why}; nothing was sent`, {
             reason: error.code ?? 'unreachable',
+            reached: false,
           });
         }
         // Sent, perhaps received: the change may have been made, so no retry.

@@ -207,7 +207,7 @@ describe.concurrent('ce task', () => {
     expect(failedWith(other, 1, /^ce: unknown task$/m)).toBe(failedWith(madeUp, 1, /^ce: unknown task$/m));
     failedWith(stranger, 1, /^ce: zed is not a participant of this room$/m);
     // A task id alone is not authorization: --participant is required.
-    failedWith(nobody, 2, /^ce: required option '--participant <name>' not specified$/m);
+    failedWith(nobody, 2, /^ce: missing --participant \(who acts, with FILE\)$/m);
   });
 });
 

@@ -182,7 +182,7 @@ describe('the same answer with and without ce serve', () => {
       ok('task-answer {file} {reviewTask} --participant alice --key {length} --answer "Two pages"'),
       refused('conflict', 'handoff-answer {file} {review} --participant alice --answer "Too late"'),
       refused('forbidden', 'handoff-complete {file} {review} --participant carol --result-text x'),
-      refused('invalid_input', 'handoff-complete {file} {review} --participant bob'),
+      usage('handoff-complete {file} {review} --participant bob'),
       refused('too_large', 'handoff-complete {file} {review} --participant bob --result-file {dir}/big-result.json'),
       ok('handoff-complete {file} {review} --participant bob --result-file {dir}/result.json'),
       ok('handoff-complete {file} {review} --participant bob --result-text again'),
@@ -246,9 +246,9 @@ describe('the same answer with and without ce serve', () => {
         'invalid_input',
         'propose {file} --participant bob --base 9 --content-file {dir}/second.md --summary "A change"',
       ),
-      refused('invalid_input', 'propose {file} --participant bob --base 1 --summary "A change"'),
+      usage('propose {file} --participant bob --base 1 --summary "A change"'),
       // A proposal says what it changes, as a commit message does.
-      refused('invalid_input', 'propose {file} --participant bob --base 1 --content-file {dir}/second.md'),
+      usage('propose {file} --participant bob --base 1 --content-file {dir}/second.md'),
       refused(
         'invalid_input',
         'propose {file} --participant bob --base 1 --content-file {dir}/second.md --summary "   "',

@@ -97,9 +97,10 @@ describe('remote ce over HTTPS from a private CA', () => {
       ce([...create, '--ca', notACertificate], env),
     ]);
     for (const run of [wrong, none]) {
+      // Nothing reached the room: exit 3, not a refusal of the room's.
       failedWith(
         run,
-        1,
+        3,
         new RegExp(
           `^ce: cannot reach the room at ${url.replace(/\./g, '\\.')}: its certificate is not signed by a CA ce trusts \\(\\w+\\); give the room's CA certificate with --ca FILE; nothing was sent$`,
           'm',

@@ -71,7 +71,7 @@ export function okPlain(run: CeRun): string {
 }
 
 /** Failed with `code`, nothing on stdout, and one `ce: ...` line on stderr matching `message`. */
-export function failedWith(run: CeRun, code: 1 | 2, message: RegExp): string {
+export function failedWith(run: CeRun, code: 1 | 2 | 3, message: RegExp): string {
   expect({ code: run.code, stdout: run.stdout }).toEqual({ code, stdout: '' });
   expect(run.stderr).toMatch(/^ce: [^\n]+\n$/);
   expect(run.stderr).toMatch(message);
