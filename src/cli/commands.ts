@@ -18,8 +18,7 @@ function parentOf(program: Command, words: string[]): Command {
   if (words.length === 1) return program;
   const name = words[0]!;
   return (
-    program.commands.find((c) => c.name() === name) ??
-    program.command(name).description(`${name} commands (see ce ${name} --help)`)
+    program.commands.find((c) => c.name() === name) ?? program.command(name) // described once its commands are known
   );
 }
 
@@ -190,4 +189,8 @@ export const remoteRoomOptions = (command: Command): Command =>
 
 export function operationCommands(program: Command): void {
   for (const operation of Object.values(operations) as Operation[]) addOperationCommand(program, operation);
+  // A group says what it holds: `the room's participants: add, list, remove`.
+  for (const group of program.commands.filter((c) => c.commands.length > 0)) {
+    group.description(`the room's ${group.name()}s: ${group.commands.map((c) => c.name()).join(', ')}`);
+  }
 }

@@ -4,6 +4,8 @@
 // funnel (reportFailure).
 import { Command } from 'commander';
 import { backupCommands } from './backup.js';
+import { completionCommand } from './completion.js';
+import { helpCommand } from './help-topics.js';
 import { bridgeCommand } from './bridge-command.js';
 import { operationCommands } from './commands.js';
 import { reportFailure } from './output.js';
@@ -34,6 +36,8 @@ export function buildProgram(): Command {
   bridgeCommand(program);
   backupCommands(program);
   operationCommands(program);
+  completionCommand(program);
+  helpCommand(program);
   return program;
 }
 

@@ -55,12 +55,12 @@ describe('every operation on every door', () => {
     expect(documented.sort()).toEqual(wanted.sort());
   });
 
-  it('ce: the operation commands are exactly the table’s; init, serve, open, edit, bridge, backup and restore are ce’s own', () => {
+  it('ce: the operation commands are exactly the table’s; init, serve, open, edit, bridge, backup, restore, help and completion are ce’s own', () => {
     const leaves = (command: Command, prefix: string[] = []): string[] =>
       command.commands.flatMap((child) =>
         child.commands.length > 0 ? leaves(child, [...prefix, child.name()]) : [[...prefix, child.name()].join(' ')],
       );
-    const own = new Set(['init', 'serve', 'open', 'edit', 'bridge', 'backup', 'restore']);
+    const own = new Set(['init', 'serve', 'open', 'edit', 'bridge', 'backup', 'restore', 'help', 'completion']);
     const commands = leaves(buildProgram()).filter((name) => !own.has(name));
     expect(commands.sort()).toEqual(table.map((op) => op.cli.command).sort());
   });

@@ -1,0 +1,69 @@
+// Help that teaches, over the built binary: ce help TOPIC for the room's
+// ideas, ce help COMMAND as COMMAND --help, required flags marked, a group
+// that says what it holds, and completion scripts that complete.
+import { execFileSync } from 'node:child_process';
+import { expect, test } from 'vitest';
+import { HELP_TOPICS } from '../../src/cli/help-topics.js';
+import { ce, CE_BIN, okPlain } from '../helpers/run-ce.js';
+
+test.each(Object.keys(HELP_TOPICS))('ce help %s prints the topic, exit 0', async (topic) => {
+  expect(okPlain(await ce(['help', topic]))).toBe(`${HELP_TOPICS[topic]}\n`);
+});
+
+test('ce help COMMAND is the command’s help; an unknown topic is a usage error listing the topics', async () => {
+  const [help, flag, unknown] = await Promise.all([
+    ce(['help', 'propose']),
+    ce(['propose', '--help']),
+    ce(['help', 'handoff-stuff']),
+  ]);
+  expect(okPlain(help)).toBe(okPlain(flag));
+  expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({
+    code: 2,
+    stderr:
+      'ce: no help topic or command "handoff-stuff"; topics: handoffs, proposals, sessions (and every command: ce --help)\n',
+  });
+});
+
+test('required flags are marked; a group says what it holds; each command has an example', async () => {
+  const [propose, participant] = await Promise.all([ce(['propose', '--help']), ce(['participant', '--help'])]);
+  expect(okPlain(propose)).toMatch(
+    /--summary <text> +What the change is and why, as a commit message says\s+it: required, and not only spaces \(required\)/,
+  );
+  expect(okPlain(propose)).toMatch(/--base <revision> +the revision the change is made against \(required\)/);
+  expect(okPlain(propose)).toMatch(/\nExample:\n {2}\$ ce propose notes\.md /);
+  expect(okPlain(participant)).toMatch(/^the room's participants: list, add, remove$/m);
+});
+
+test('ce completion bash completes commands, a group’s commands and flags, in bash itself', async () => {
+  const script = okPlain(await ce(['completion', 'bash']));
+  const complete = (words: string[]) =>
+    execFileSync(
+      'bash',
+      [
+        '-c',
+        `eval "$(cat)"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _ce; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
+      { input: script, encoding: 'utf8' },
+    )
+      .split('\n')
+      .filter(Boolean);
+  expect(complete(['ce', 'handoff-cr'])).toEqual(['handoff-create']);
+  expect(complete(['ce', 'participant', 're'])).toEqual(['remove']);
+  expect(complete(['ce', 'propose', 'notes.md', '--sum'])).toEqual(['--summary']);
+  expect(complete(['ce', 'handoff-answer', 'notes.md', 'ho_x', '--k'])).toEqual(['--key']);
+});
+
+test('ce completion zsh and fish print their scripts; another shell is a usage error', async () => {
+  const [zsh, fish, other] = await Promise.all([
+    ce(['completion', 'zsh']),
+    ce(['completion', 'fish']),
+    ce(['completion', 'tcsh']),
+  ]);
+  expect(okPlain(zsh)).toMatch(/^# ce completion for zsh[\s\S]*bashcompinit[\s\S]*complete -o filenames -F _ce ce\n$/);
+  expect(okPlain(fish)).toContain("complete -c ce -n '__fish_seen_subcommand_from propose' -l summary");
+  expect({ code: other.code, stderr: other.stderr }).toEqual({
+    code: 2,
+    stderr: 'ce: no completion for "tcsh": one of bash, zsh, fish\n',
+  });
+  expect(CE_BIN).toMatch(/bin\/ce\.js$/);
+});
