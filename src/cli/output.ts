@@ -20,7 +20,7 @@ export class CommandFailure extends Error {
   }
 }
 
-/** ce's exit codes (README, "Exit codes"): 0 done; 1 refused by the room (or an unexpected error); 2 a usage error; 3 the room not reached. */
+/** ce's exit codes (README, and docs/reference.md "The `ce` command line"): 0 done; 1 refused by the room (or an unexpected error); 2 a usage error; 3 the room not reached. */
 const EXIT = { ok: 0, refused: 1, usage: 2, unreachable: 3 } as const;
 
 export function answer<T>(options: JsonOption, result: T, plain: (result: T) => string): void {

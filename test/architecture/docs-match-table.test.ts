@@ -1,7 +1,8 @@
-// What the README and `ce --help` tell a person is what the operation table
-// holds: the README's tool table names every MCP tool and Tasks method and
-// nothing else, its command table every ce command and nothing else, and
-// each command's help says the operation's summary and every flag.
+// What the reference (docs/reference.md) and `ce --help` tell a person is
+// what the operation table holds: the reference's tool table names every MCP
+// tool and Tasks method and nothing else, its command table every ce command
+// and nothing else, and each command's help says the operation's summary and
+// every flag.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -10,15 +11,15 @@ import { operations, type Operation } from '../../generated/operations.js';
 import { buildProgram } from '../../src/cli/main.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const readme = readFileSync(path.join(root, 'README.md'), 'utf8').split('\n');
+const reference = readFileSync(path.join(root, 'docs/reference.md'), 'utf8').split('\n');
 const table = Object.values(operations) as Operation[];
 
-/** The first cells of the README table whose header row starts with `| header |`. */
+/** The first cells of the reference's table whose header row starts with `| header |`. */
 function firstCells(header: string): string[] {
-  const start = readme.findIndex((line) => line.startsWith(`| ${header} |`));
-  expect(start, `the README has a table headed "${header}"`).toBeGreaterThan(-1);
+  const start = reference.findIndex((line) => line.startsWith(`| ${header} |`));
+  expect(start, `docs/reference.md has a table headed "${header}"`).toBeGreaterThan(-1);
   const rows: string[] = [];
-  for (const line of readme.slice(start + 2)) {
+  for (const line of reference.slice(start + 2)) {
     if (!line.startsWith('|')) break;
     rows.push(line.split(/(?<!\\)\|/)[1]!.trim());
   }
@@ -27,7 +28,7 @@ function firstCells(header: string): string[] {
 
 const backticked = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replaceAll('\\|', '|'));
 
-test('the README’s tool table names exactly the table’s tools and Tasks methods', () => {
+test('the reference’s tool table names exactly the table’s tools and Tasks methods', () => {
   const named = firstCells('tool').flatMap(backticked);
   const bound = table.flatMap((op) => ('tool' in op.mcp ? [op.mcp.tool] : 'method' in op.mcp ? [op.mcp.method] : []));
   expect([...new Set(named)].sort()).toEqual(bound.sort());
@@ -47,7 +48,7 @@ function commandsIn(span: string): string[] {
   );
 }
 
-test('the README’s command table names exactly the table’s ce commands and the operator’s own', () => {
+test('the reference’s command table names exactly the table’s ce commands and the operator’s own', () => {
   const named = firstCells('command').flatMap(backticked).flatMap(commandsIn);
   const own = ['init', 'serve', 'open', 'edit', 'bridge', 'backup', 'restore', 'help', 'completion'];
   expect([...new Set(named)].sort()).toEqual([...table.map((op) => op.cli.command), ...own].sort());

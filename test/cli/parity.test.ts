@@ -6,7 +6,7 @@
 // other; a reading command reads the sidecar either way. Successes and
 // refusals alike, the exit code, stdout and stderr (--json: the answer, or
 // the error document with its details) must match once ids, tokens,
-// cursors and times are normalised. The few differences are the README's
+// cursors and times are normalised. The few differences are the reference's
 // (the ce section) and are asserted as such.
 import { renameSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

@@ -1,4 +1,4 @@
-// What every answer of the room must be, whatever was sent (README: the MCP
+// What every answer of the room must be, whatever was sent (docs/reference.md: the MCP
 // and REST error tables), and what a fuzz case expects on top of that.
 import { restRoutes } from '../../generated/operations.js';
 import type { WireAnswer, WireRequest } from './wire.js';
@@ -34,7 +34,7 @@ export type Expectation =
   /** An SSE stream. */
   | { is: 'stream' };
 
-/** HTTP statuses /mcp answers a JSON-RPC error with, and the codes each may carry (README, "Errors before dispatch"). */
+/** HTTP statuses /mcp answers a JSON-RPC error with, and the codes each may carry (docs/reference.md, "Errors before dispatch"). */
 const MCP_TRANSPORT_CODES: Record<number, number[]> = {
   400: [-32020, -32021, -32022, -32600, -32602, -32700],
   401: [-32600],
@@ -57,7 +57,7 @@ const MCP_ROOM_CODES: Record<number, string[]> = {
   [-32050]: ['unavailable'],
 };
 
-/** The room's error codes and the one HTTP status each maps to (README, "Errors" and "The REST API"). */
+/** The room's error codes and the one HTTP status each maps to (docs/reference.md, "Errors" and "The REST API"). */
 export const PROBLEM_STATUS: Record<string, number> = {
   invalid_input: 400,
   unauthorized: 401,
@@ -273,7 +273,7 @@ export function checkAnswer(request: WireRequest, answer: WireAnswer, expected: 
         const codes = MCP_TRANSPORT_CODES[status];
         if (!codes) broken(`HTTP ${status} is not a status /mcp answers with`);
         if (!codes!.includes(code))
-          broken(`HTTP ${status} with JSON-RPC code ${code}: the README pairs ${status} with ${codes}`);
+          broken(`HTTP ${status} with JSON-RPC code ${code}: the reference pairs ${status} with ${codes}`);
       }
       if (status === 401 && headers['www-authenticate'] !== 'Bearer') broken('401 must carry WWW-Authenticate: Bearer');
       if (status === 405 && !headers.allow) broken('405 must list the allowed methods in Allow');

@@ -1,6 +1,6 @@
 // Seeded fuzzing of the room over real HTTP against `ce serve`: MCP and REST
 // requests with one thing broken (or several, at random), checked against
-// the README's error tables, with the whole database compared before and
+// the reference's error tables, with the whole database compared before and
 // after every refused request.
 //
 // FUZZ_SEED picks the seed (fixed by default; fast-check prints it with any
@@ -117,7 +117,7 @@ const settings = (numRuns: number): fc.Parameters<unknown> => ({
 
 describe('fuzzing the room over HTTP (ce serve)', () => {
   it(
-    'every answer is a success, a notification, a stream or an error the README pairs with its status; a refusal changes nothing',
+    'every answer is a success, a notification, a stream or an error the reference pairs with its status; a refusal changes nothing',
     async () => {
       await fc.assert(
         fc.asyncProperty(

@@ -1,7 +1,7 @@
 // Fuzz cases for POST /mcp (and the other methods on /mcp): a well-formed
 // request of every method and tool, then one thing broken in its headers,
 // its JSON text, its envelope, its params or its tool arguments, each with
-// the answer the README's table gives for it.
+// the answer the reference's table gives for it.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { mcpMethods, toolCatalog, type McpMethod } from '../../generated/mcp.js';

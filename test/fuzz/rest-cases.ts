@@ -1,7 +1,7 @@
 // Fuzz cases for the REST API and the other paths of the room: a well-formed
 // request of every route, then one thing broken (a body value, the query, the
 // path id, the content type, the JSON text, the method, the path, the token,
-// the origin), each with the problem the README gives for it.
+// the origin), each with the problem the reference (docs/reference.md) gives for it.
 import type { ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import { operations, restRoutes } from '../../generated/operations.js';

@@ -1,4 +1,4 @@
-// The crash scenario of the file/sidecar protocol (README: "The file and the
+// The crash scenario of the file/sidecar protocol (docs/reference.md: "The file and the
 // sidecar agree after any crash"): writers propose new versions of the
 // artifact against the revision they read, approvers accept open proposals,
 // over MCP and REST at once, while `ce serve` is killed with SIGKILL (the

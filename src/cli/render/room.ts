@@ -174,4 +174,5 @@ export const settingsFields = ({ settings }: SettingsOutput): string =>
   fields([
     ['allowed hosts', settings.allowed_hosts.join(', ') || 'none besides the room’s own names'],
     ['allowed origins', settings.allowed_origins.join(', ') || 'none besides the room’s own names'],
+    ['four eyes', settings.four_eyes ? 'on: nobody decides on their own proposal or result' : 'off'],
   ]);
