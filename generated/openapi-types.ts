@@ -861,18 +861,30 @@ export interface components {
          * @description Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.
          */
         HandoffCreateInput: {
-            /** Summary */
+            /**
+             * Summary
+             * @description What the work is, in a sentence or two: the assignee reads this first.
+             */
             summary: components["schemas"]["Summary"];
-            /** Constraints */
+            /**
+             * Constraints
+             * @description Conditions the work must meet (scope, length, tone).
+             */
             constraints?: components["schemas"]["Constraints"];
-            /** Assignee */
+            /**
+             * Assignee
+             * @description Who should do it; left out, anyone with write may accept.
+             */
             assignee?: components["schemas"]["ParticipantName"];
             /**
              * Artifacts
              * @description References to what the work is about: uri, title, revision; stored, never fetched.
              */
             artifacts?: components["schemas"]["ArtifactReference"][];
-            /** Idempotency key */
+            /**
+             * Idempotency key
+             * @description Sent again with the same key, the create answers with the first handoff.
+             */
             idempotency_key?: components["schemas"]["IdempotencyKey"];
         };
         /**
@@ -890,7 +902,10 @@ export interface components {
          * @description An approver's decision (handoff_approve or handoff_reject) on a handoff in result_ready. Needs approve; never touches the task. The handoff_id comes from the path.
          */
         HandoffDecisionInputBody: {
-            /** Note */
+            /**
+             * Note
+             * @description Why, recorded with the decision for the assignee.
+             */
             note?: components["schemas"]["Note"];
         };
         /**
@@ -966,7 +981,10 @@ export interface components {
          * @description The assignee asks the owner for input: adds an elicitation/create form request under a key unique for the task's lifetime; the task goes to input_required. When requested_schema is absent the form has one required string property, answer. key is generated when absent. The handoff_id comes from the path.
          */
         HandoffRequestInputInputBody: {
-            /** Input key */
+            /**
+             * Input key
+             * @description The question's key; left out, the room makes one.
+             */
             key?: components["schemas"]["InputKey"];
             /**
              * Message
@@ -1121,7 +1139,10 @@ export interface components {
          * @description Adds a participant to the room. Needs admin, or the local operator.
          */
         ParticipantAddInput: {
-            /** Participant name */
+            /**
+             * Participant name
+             * @description The new participant's name.
+             */
             name: components["schemas"]["ParticipantName"];
         };
         /**
@@ -1205,7 +1226,10 @@ export interface components {
          * @description A decision on an open proposal (proposal_approve, proposal_reject, proposal_withdraw) with an optional note. The proposal_id comes from the path.
          */
         ProposalDecisionInputBody: {
-            /** Note */
+            /**
+             * Note
+             * @description Why, recorded with the decision for the author.
+             */
             note?: components["schemas"]["Note"];
         };
         /**

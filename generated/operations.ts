@@ -40,31 +40,28 @@ export const operations = {
           field: 'summary',
           kind: 'string',
           required: true,
-          description:
-            'What the work is, in at most 2,000 Unicode code points, not only spaces. Lines are allowed (tab and line feed); control, bidi-control and invisible characters are not (x-plain-text), so a summary reads the same everywhere it is shown',
+          description: 'What the work is, in a sentence or two: the assignee reads this first',
         },
         {
           flags: '--assignee <name>',
           field: 'assignee',
           kind: 'string',
           required: false,
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`",
+          description: 'Who should do it; left out, anyone with write may accept',
         },
         {
           flags: '--constraints <text>',
           field: 'constraints',
           kind: 'string',
           required: false,
-          description: 'Conditions the work must meet, in at most 8,000 Unicode code points',
+          description: 'Conditions the work must meet (scope, length, tone)',
         },
         {
           flags: '--idempotency-key <key>',
           field: 'idempotency_key',
           kind: 'string',
           required: false,
-          description:
-            'A caller-chosen key: the same participant creating with the same key gets the original handoff and task back',
+          description: 'Sent again with the same key, the create answers with the first handoff',
         },
         {
           flags: '--artifact <uri>',
@@ -124,7 +121,7 @@ export const operations = {
           kind: 'string',
           choices: ['open', 'accepted', 'result_ready', 'approved', 'rejected', 'cancelled'],
           required: false,
-          description: 'open → accepted → result_ready → approved or rejected. cancelled ends it earlier',
+          description: 'Only handoffs in this status',
         },
         {
           flags: '--limit <n>',
@@ -267,7 +264,7 @@ export const operations = {
           field: 'key',
           kind: 'string',
           required: false,
-          description: "The key of an input request, unique over the task's lifetime",
+          description: "The question's key; left out, the room makes one",
         },
       ],
     },
@@ -484,7 +481,7 @@ export const operations = {
           field: 'note',
           kind: 'string',
           required: false,
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points',
+          description: 'Why, recorded with the decision for the assignee',
         },
       ],
     },
@@ -529,7 +526,7 @@ export const operations = {
           field: 'note',
           kind: 'string',
           required: false,
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points',
+          description: 'Why, recorded with the decision for the assignee',
         },
       ],
     },
@@ -821,7 +818,7 @@ export const operations = {
           kind: 'string',
           choices: ['open', 'accepted', 'rejected', 'withdrawn'],
           required: false,
-          description: 'open → accepted | rejected | withdrawn',
+          description: 'Only proposals in this status (open by default)',
         },
         {
           flags: '--limit <n>',
@@ -916,7 +913,7 @@ export const operations = {
           field: 'note',
           kind: 'string',
           required: false,
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points',
+          description: 'Why, recorded with the decision for the author',
         },
       ],
     },
@@ -960,7 +957,7 @@ export const operations = {
           field: 'note',
           kind: 'string',
           required: false,
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points',
+          description: 'Why, recorded with the decision for the author',
         },
       ],
     },
@@ -1004,7 +1001,7 @@ export const operations = {
           field: 'note',
           kind: 'string',
           required: false,
-          description: 'A short note recorded with a decision, in at most 2,000 Unicode code points',
+          description: 'Why, recorded with the decision for the author',
         },
       ],
     },
@@ -1170,8 +1167,7 @@ export const operations = {
       arguments: [
         {
           field: 'name',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`",
+          description: "The new participant's name",
         },
       ],
       options: [],
@@ -1207,8 +1203,7 @@ export const operations = {
       arguments: [
         {
           field: 'name',
-          description:
-            "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`",
+          description: 'The participant to remove; their sessions end with them',
         },
       ],
       options: [],

@@ -8,7 +8,7 @@ const schema32 = {
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
   properties: {
-    status: { title: "Status", $ref: "#/$defs/HandoffStatus" },
+    status: { title: "Status", description: "Only handoffs in this status.", $ref: "#/$defs/HandoffStatus" },
     cursor: {
       title: "Cursor",
       type: "string",
@@ -800,7 +800,12 @@ const schema36 = {
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
   properties: {
-    status: { title: "Status", $ref: "#/$defs/ProposalStatus", default: "open" },
+    status: {
+      title: "Status",
+      description: "Only proposals in this status (open by default).",
+      $ref: "#/$defs/ProposalStatus",
+      default: "open",
+    },
     cursor: {
       title: "Cursor",
       description: "next_cursor of the previous page.",

@@ -26820,9 +26820,21 @@ const schema197 = {
     "Ask for work: creates the handoff (open) and its task (working) in one transaction. Needs write. assignee, when given, must be a participant of the room; without one anyone with write may accept.",
   type: "object",
   properties: {
-    summary: { title: "Summary", $ref: "#/$defs/Summary" },
-    constraints: { title: "Constraints", $ref: "#/$defs/Constraints" },
-    assignee: { title: "Assignee", $ref: "#/$defs/ParticipantName" },
+    summary: {
+      title: "Summary",
+      description: "What the work is, in a sentence or two: the assignee reads this first.",
+      $ref: "#/$defs/Summary",
+    },
+    constraints: {
+      title: "Constraints",
+      description: "Conditions the work must meet (scope, length, tone).",
+      $ref: "#/$defs/Constraints",
+    },
+    assignee: {
+      title: "Assignee",
+      description: "Who should do it; left out, anyone with write may accept.",
+      $ref: "#/$defs/ParticipantName",
+    },
     artifacts: {
       title: "Artifacts",
       description: "References to what the work is about: uri, title, revision; stored, never fetched.",
@@ -26830,7 +26842,11 @@ const schema197 = {
       items: { $ref: "#/$defs/ArtifactReference" },
       maxItems: 100,
     },
-    idempotency_key: { title: "Idempotency key", $ref: "#/$defs/IdempotencyKey" },
+    idempotency_key: {
+      title: "Idempotency key",
+      description: "Sent again with the same key, the create answers with the first handoff.",
+      $ref: "#/$defs/IdempotencyKey",
+    },
   },
   required: ["summary"],
   additionalProperties: false,
@@ -27684,7 +27700,7 @@ const schema204 = {
   type: "object",
   properties: {
     handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    note: { title: "Note", $ref: "#/$defs/Note" },
+    note: { title: "Note", description: "Why, recorded with the decision for the assignee.", $ref: "#/$defs/Note" },
   },
   required: ["handoff_id"],
   additionalProperties: false,
@@ -28681,7 +28697,7 @@ const schema209 = {
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
   properties: {
-    status: { title: "Status", $ref: "#/$defs/HandoffStatus" },
+    status: { title: "Status", description: "Only handoffs in this status.", $ref: "#/$defs/HandoffStatus" },
     cursor: {
       title: "Cursor",
       type: "string",
@@ -29872,7 +29888,11 @@ const schema216 = {
   type: "object",
   properties: {
     handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
-    key: { title: "Input key", $ref: "#/$defs/InputKey" },
+    key: {
+      title: "Input key",
+      description: "The question's key; left out, the room makes one.",
+      $ref: "#/$defs/InputKey",
+    },
     message: {
       title: "Message",
       description: "The question for the owner, as the owner will read it.",
@@ -30859,7 +30879,9 @@ const schema222 = {
   title: "ParticipantAddInput",
   description: "Adds a participant to the room. Needs admin, or the local operator.",
   type: "object",
-  properties: { name: { title: "Participant name", $ref: "#/$defs/ParticipantName" } },
+  properties: {
+    name: { title: "Participant name", description: "The new participant's name.", $ref: "#/$defs/ParticipantName" },
+  },
   required: ["name"],
   additionalProperties: false,
 };
@@ -31238,7 +31260,13 @@ const schema226 = {
   description:
     "Removes a participant: its sessions stop working on their next request. Its handoffs and history stay. Needs admin, or the local operator.",
   type: "object",
-  properties: { name: { title: "Participant name", $ref: "#/$defs/ParticipantName" } },
+  properties: {
+    name: {
+      title: "Participant name",
+      description: "The participant to remove; their sessions end with them.",
+      $ref: "#/$defs/ParticipantName",
+    },
+  },
   required: ["name"],
   additionalProperties: false,
 };
@@ -31507,7 +31535,7 @@ const schema229 = {
       minLength: 1,
       maxLength: 100,
     },
-    note: { title: "Note", $ref: "#/$defs/Note" },
+    note: { title: "Note", description: "Why, recorded with the decision for the author.", $ref: "#/$defs/Note" },
   },
   required: ["proposal_id"],
   additionalProperties: false,
@@ -31692,7 +31720,12 @@ const schema231 = {
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
   properties: {
-    status: { title: "Status", $ref: "#/$defs/ProposalStatus", default: "open" },
+    status: {
+      title: "Status",
+      description: "Only proposals in this status (open by default).",
+      $ref: "#/$defs/ProposalStatus",
+      default: "open",
+    },
     cursor: {
       title: "Cursor",
       description: "next_cursor of the previous page.",

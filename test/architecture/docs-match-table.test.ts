@@ -3,7 +3,7 @@
 // tool and Tasks method and nothing else, its command table every ce command
 // and nothing else, and each command's help says the operation's summary and
 // every flag.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { expect, test } from 'vitest';
@@ -13,6 +13,11 @@ import { buildProgram } from '../../src/cli/main.js';
 const root = path.resolve(import.meta.dirname, '../..');
 const reference = readFileSync(path.join(root, 'docs/reference.md'), 'utf8').split('\n');
 const table = Object.values(operations) as Operation[];
+const catalog = JSON.parse(readFileSync(path.join(root, 'schemas/operations.catalog.json'), 'utf8')) as {
+  operations: { id: string; cli: { options: Record<string, { description?: string }> } }[];
+};
+/** The flags the catalog gives an operation, with the help text it writes for them itself. */
+const catalogOptions = (id: string) => catalog.operations.find((op) => op.id === id)!.cli.options;
 
 /** The first cells of the reference's table whose header row starts with `| header |`. */
 function firstCells(header: string): string[] {
@@ -26,7 +31,8 @@ function firstCells(header: string): string[] {
   return rows;
 }
 
-const backticked = (cell: string): string[] => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replaceAll('\\|', '|'));
+const backticked = (cell: string): string[] =>
+  [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replaceAll('\\|', '|'));
 
 test('the reference’s tool table names exactly the table’s tools and Tasks methods', () => {
   const named = firstCells('tool').flatMap(backticked);
@@ -68,4 +74,26 @@ test('ce help: each operation command says its summary, and every flag the table
   for (const first of new Set(table.map((op) => op.cli.command.split(' ')[0]!))) {
     expect(top).toMatch(new RegExp(`^  ${first}\\b`, 'm'));
   }
+});
+
+/** Each operation's input schema as written in schemas/operations/, by its title. */
+const inputSchemas = new Map(
+  readdirSync(path.join(root, 'schemas/operations'))
+    .filter((name) => name.endsWith('.input.json'))
+    .map((name) => JSON.parse(readFileSync(path.join(root, 'schemas/operations', name), 'utf8')))
+    .map((schema: { title: string; properties?: Record<string, { description?: string }> }) => [schema.title, schema]),
+);
+
+test('every flag and argument of ce says what it is for in its own operation: a description of its own, never a shared one', () => {
+  const inherited: string[] = [];
+  for (const op of table) {
+    const properties = inputSchemas.get(op.input)!.properties ?? {};
+    const catalog = catalogOptions(op.id);
+    const fields = [
+      ...op.cli.arguments.map((a) => a.field),
+      ...op.cli.options.filter((o) => !catalog[o.flags]?.description).map((o) => o.field),
+    ];
+    for (const field of fields) if (!properties[field]?.description) inherited.push(`${op.cli.command}: ${field}`);
+  }
+  expect(inherited).toEqual([]);
 });

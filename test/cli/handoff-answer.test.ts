@@ -1,0 +1,92 @@
+// Answering by what the owner holds, over the built binary: ce handoff-answer
+// takes the handoff id, the key only when more than one question is open, and
+// ce handoff shows each question with its answer, or how to answer it.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, expect, test } from 'vitest';
+import {
+  acceptHandoff,
+  addParticipant,
+  createHandoff,
+  LOCAL_OPERATOR,
+  openRoom,
+  requestHandoffInput,
+  syncArtifact,
+} from '../helpers/engine.js';
+import { caller, tempDir } from '../helpers/room.js';
+import { ce, type CeRun } from '../helpers/run-ce.js';
+
+let file: string;
+let handoffId: string;
+let keys: string[];
+beforeAll(() => {
+  file = path.join(tempDir(), 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  const room = openRoom(file, { command: 'vitest' });
+  try {
+    syncArtifact(room);
+    for (const name of ['alice', 'bob']) addParticipant(room, LOCAL_OPERATOR, { name });
+    const alice = caller('alice', ['read', 'write']);
+    const bob = caller('bob', ['read', 'write']);
+    handoffId = createHandoff(room, alice, { summary: 'Proofread', assignee: 'bob' }).handoff.handoff_id;
+    acceptHandoff(room, bob, { handoff_id: handoffId });
+    keys = ['Which spelling?', 'How long?'].map(
+      (message) => requestHandoffInput(room, bob, { handoff_id: handoffId, message }).key,
+    );
+  } finally {
+    room.close();
+  }
+});
+
+const result = (run: CeRun) => ({ code: run.code, stdout: run.stdout, stderr: run.stderr });
+
+test('two questions open: the key is asked for, listing them; an unknown key is refused; exit 1, nothing answered', async () => {
+  expect(
+    result(await ce(['handoff-answer', file, handoffId, '--participant', 'alice', '--answer', 'British'])),
+  ).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: `ce: handoff ${handoffId} has 2 open questions: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?"); say which with key\n`,
+  });
+  expect(
+    result(
+      await ce(['handoff-answer', file, handoffId, '--participant', 'alice', '--key', 'in_nope', '--answer', 'x']),
+    ),
+  ).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: `ce: key in_nope is not an open question of handoff ${handoffId}; open: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?")\n`,
+  });
+});
+
+test('answered by key, then by the handoff alone; ce handoff shows the answers, and how to answer what is open', async () => {
+  const first = await ce([
+    'handoff-answer',
+    file,
+    handoffId,
+    '--participant',
+    'alice',
+    '--key',
+    keys[1]!,
+    '--answer',
+    'Two pages',
+  ]);
+  expect(first.code).toBe(0);
+  expect(first.stdout.split('\n')[0]).toBe(`answered ${keys[1]}; other questions are still open`);
+  const shown = await ce(['handoff', file, handoffId]);
+  expect(shown.stdout).toContain(
+    [
+      `inputs:      ${keys[0]}: Which spelling? (asked by bob; not answered)`,
+      `               answer: ce handoff-answer ${file} ${handoffId} --key ${keys[0]} --answer TEXT --participant alice`,
+      `             ${keys[1]}: How long? (asked by bob; answered by alice)`,
+      '               answer: Two pages',
+    ].join('\n'),
+  );
+  const last = await ce(['handoff-answer', file, handoffId, '--participant', 'alice', '--answer', 'British']);
+  expect(last.stdout.split('\n')[0]).toBe(`answered ${keys[0]}; the task works again`);
+  expect(result(await ce(['handoff-answer', file, handoffId, '--participant', 'alice', '--answer', 'Again']))).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: `ce: handoff ${handoffId} has no open question (its task is working)\n`,
+  });
+});
