@@ -84,7 +84,10 @@ export function completionCommand(program: Command): void {
     .command('completion')
     .description('print a completion script for your shell (bash, zsh or fish)')
     .argument('<shell>', SHELLS.join(', '))
-    .addHelpText('after', '\nExample:\n  $ eval "$(ce completion bash)"')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ce completion fish > ~/.config/fish/completions/ce.fish\n  $ eval "$(ce completion bash)"    # in ~/.bashrc',
+    )
     .action((shell: string) => {
       const scripts = { bash, zsh, fish } as const;
       if (!(SHELLS as readonly string[]).includes(shell)) {

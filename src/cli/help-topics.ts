@@ -47,6 +47,7 @@ export function helpCommand(program: Command): void {
     .command('help')
     .description(`a topic (${Object.keys(HELP_TOPICS).join(', ')}) or a command's help`)
     .argument('[topic]', `${Object.keys(HELP_TOPICS).join(', ')}, or a command`)
+    .addHelpText('after', '\nExample:\n  $ ce help proposals')
     .action((topic: string | undefined) => {
       if (topic === undefined) return void program.outputHelp();
       const text = Object.hasOwn(HELP_TOPICS, topic) ? HELP_TOPICS[topic] : undefined;

@@ -67,3 +67,18 @@ test('ce completion zsh and fish print their scripts; another shell is a usage e
   });
   expect(CE_BIN).toMatch(/bin\/ce\.js$/);
 });
+
+test('every command of ce shows an example in its help', async () => {
+  const { buildProgram } = await import('../../src/cli/main.js');
+  const leaves = (command: import('commander').Command): import('commander').Command[] =>
+    command.commands.flatMap((child) => (child.commands.length > 0 ? leaves(child) : [child]));
+  const missing = leaves(buildProgram())
+    .filter((command) => {
+      let text = '';
+      command.configureOutput({ writeOut: (chunk) => (text += chunk) });
+      command.outputHelp();
+      return !/\nExamples?:\n {2}\$ (\w+=\S+ )*ce /.test(text);
+    })
+    .map((command) => command.name());
+  expect(missing).toEqual([]);
+});
