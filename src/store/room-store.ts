@@ -60,9 +60,10 @@ function prepareStatements(db: Database) {
     getInput: p('SELECT * FROM handoff_inputs WHERE task_id = ? AND key = ?'),
     answerInput: p(`UPDATE handoff_inputs SET response_json = @response_json, answered_by = @answered_by,
           answered_at = @answered_at WHERE task_id = @task_id AND key = @key AND response_json IS NULL`),
-    listInputsForHandoff: p('SELECT * FROM handoff_inputs WHERE handoff_id = ? ORDER BY requested_at, key'),
+    // In the order they were asked (rowid breaks a tie of the same millisecond).
+    listInputsForHandoff: p('SELECT * FROM handoff_inputs WHERE handoff_id = ? ORDER BY requested_at, rowid'),
     listOutstandingInputs: p(
-      'SELECT * FROM handoff_inputs WHERE task_id = ? AND response_json IS NULL ORDER BY requested_at, key',
+      'SELECT * FROM handoff_inputs WHERE task_id = ? AND response_json IS NULL ORDER BY requested_at, rowid',
     ),
 
     insertEvent: p(`INSERT INTO events (type, at, actor, handoff_id, task_id, payload_json)
