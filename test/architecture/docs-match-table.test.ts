@@ -2,12 +2,12 @@
 // what the operation table holds: the reference's tool table names every MCP
 // tool and Tasks method and nothing else, its command table every ce command
 // and nothing else, and each command's help says the operation's summary and
-// every flag.
+// every flag. Its route table names every REST path, and nothing else.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { expect, test } from 'vitest';
-import { operations, type Operation } from '../../generated/operations.js';
+import { operations, restRoutes, type Operation } from '../../generated/operations.js';
 import { buildProgram } from '../../src/cli/main.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -96,4 +96,25 @@ test('every flag and argument of ce says what it is for in its own operation: a 
     for (const field of fields) if (!properties[field]?.description) inherited.push(`${op.cli.command}: ${field}`);
   }
   expect(inherited).toEqual([]);
+});
+
+test('the reference’s route table names exactly the table’s REST paths', () => {
+  const documented = new Set<string>();
+  for (const cell of firstCells('route')) {
+    let last = '';
+    for (const token of backticked(cell)) {
+      const full = /^(?:[A-Z]+ )?(\/\S*)$/.exec(token)?.[1];
+      const relative = /^\.\.\.(\/\S+)$/.exec(token)?.[1];
+      if (full) last = full.split('?')[0]!;
+      else if (relative) {
+        // `.../approve` after `/x/{id}` is `/x/{id}/approve`; after `/x/{id}/accept`, a sibling of it.
+        const base = last.endsWith('}') ? last : last.slice(0, last.lastIndexOf('/'));
+        documented.add(`${base}${relative}`);
+        continue;
+      } else continue;
+      documented.add(last);
+    }
+  }
+  const routes = new Set(restRoutes.map((route) => route.path.replace(/\{(?!name\})\w+\}/g, '{id}')));
+  expect([...documented].sort()).toEqual([...routes].sort());
 });
