@@ -5,11 +5,12 @@
 // prints the answer.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { operations, type Operation, type OperationId } from '../../generated/operations.js';
+import type { TaskUpdateOutput } from '../../generated/types.js';
 import { caFile, restBaseOf, sessionToken } from './connect.js';
 import { execute, type RoomTarget } from './executor.js';
 import { fieldValue, flagName, parserOf } from './flags.js';
 import { FILE_ARGUMENT } from './options.js';
-import { answer } from './output.js';
+import { answer, CommandFailure } from './output.js';
 import { renderPlain, type RenderContext } from './render/index.js';
 import { terminal } from './terminal.js';
 
@@ -86,6 +87,7 @@ function addOperationCommand(program: Command, operation: Operation): void {
       throw new InvalidArgumentError('missing --participant (who acts, with FILE)');
     }
     const output = await execute(target, operation, input, participant);
+    nothingDone(operation.id as OperationId, output, room);
     const context: RenderContext = {
       room,
       input,
@@ -103,6 +105,20 @@ function addOperationCommand(program: Command, operation: Operation): void {
       renderPlain(operation.id as OperationId, result, context),
     );
   });
+}
+
+/**
+ * tasks/update ignores a key that is not open, as MCP says; a person who
+ * typed the key is told, and the command fails (exit 1): nothing was answered.
+ */
+function nothingDone(id: OperationId, output: unknown, room: string): void {
+  if (id !== 'answerTaskInput') return;
+  const { task, answered } = output as TaskUpdateOutput;
+  if (answered.length > 0) return;
+  throw new CommandFailure(
+    'not_found',
+    `nothing answered: task ${task.taskId} has no open input request with that key (ce task ${room} ${task.taskId} --participant NAME lists them)`,
+  );
 }
 
 /** `--a`, `--a or --b`, `--a, --b or --c`. */

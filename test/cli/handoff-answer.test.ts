@@ -90,3 +90,15 @@ test('answered by key, then by the handoff alone; ce handoff shows the answers, 
     stderr: `ce: handoff ${handoffId} has no open question (its task is working)\n`,
   });
 });
+
+test('ce task-answer with a key that is not open: nothing answered, said so, exit 1', async () => {
+  const shown = await ce(['handoff', file, handoffId, '--participant', 'alice', '--json']);
+  const taskId = (JSON.parse(shown.stdout) as { task: { taskId: string } }).task.taskId;
+  expect(
+    result(await ce(['task-answer', file, taskId, '--participant', 'alice', '--key', 'in_nope', '--answer', 'x'])),
+  ).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: `ce: nothing answered: task ${taskId} has no open input request with that key (ce task ${file} ${taskId} --participant NAME lists them)\n`,
+  });
+});

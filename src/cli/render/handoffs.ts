@@ -184,9 +184,7 @@ export function taskFields(task: DetailedTask): string {
 }
 
 export const taskAnswered = ({ task, answered }: TaskUpdateOutput): string =>
-  answered.length === 0
-    ? `nothing answered: no outstanding request of task ${task.taskId} has those keys`
-    : `answered ${answered.join(', ')}; task ${task.taskId} is ${task.status}`;
+  `answered ${answered.join(', ')}; task ${task.taskId} is ${task.status}`;
 
 export const taskCancelled = ({ task, cancelled }: TaskCancelOutput): string =>
   cancelled ? `cancelled task ${task.taskId}` : `task ${task.taskId} was already ${task.status}; it stays as it was`;
