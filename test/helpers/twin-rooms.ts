@@ -49,8 +49,9 @@ export function commandOf(args: string[]): string {
 
 const ISO_TIME = /\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\b/g;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
-const TOKEN = /\bcr_[A-Za-z0-9_-]+/g;
-const ID = /\b(ho|tk|pr|se|in)_[A-Za-z0-9_-]+/g;
+// Not within another id: a random id may hold "-cr_" or "-ho_" itself.
+const TOKEN = /(?<![\w-])cr_[A-Za-z0-9_-]+/g;
+const ID = /(?<![\w-])(ho|tk|pr|se|in)_[A-Za-z0-9_-]+/g;
 const CURSOR_FIELD = /("next_cursor": ")([^"]+)(")/g;
 const CURSOR_FLAG = /(--cursor )(\S+)/g;
 /** A character repeated at length (a text at a size limit), shortened so a failure can be read. */
