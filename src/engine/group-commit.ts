@@ -45,6 +45,8 @@ export class GroupCommit<C> {
   private readonly touched = new AsyncLocalStorage<Set<Batch<C>>>();
   /** Set once a commit failed fatally: every write is refused with it. */
   private broken: StorageError | null = null;
+  /** How the last commit of a batch went (null before the first): what a readiness check reports. */
+  lastCommit: { at: number; failure: string | null } | null = null;
   /**
    * The store seam of the fault-injection tests: called right before each
    * COMMIT of a batch; what it throws is what the commit threw.
@@ -188,6 +190,7 @@ export class GroupCommit<C> {
     } catch (error) {
       return this.fail(batch, error);
     }
+    this.lastCommit = { at: Date.now(), failure: null };
     for (const listener of this.committedListeners) listener(batch.size);
     batch.resolve();
     this.publish(batch.changes);
@@ -224,6 +227,7 @@ export class GroupCommit<C> {
       }
     }
     const judged = this.judged(error);
+    this.lastCommit = { at: Date.now(), failure: judged instanceof Error ? judged.message : String(judged) };
     batch.reject(judged);
     return judged;
   }

@@ -14,3 +14,4 @@ export { sweepExpiredTasks, startExpirySweeper, SWEEP_INTERVAL_MS, type SweepRep
 export { authenticate, authenticateTokenHash, hashToken, sessionExpiresAt, sessionsEndedBy } from './sessions.js';
 export { syncArtifact, watchArtifact } from './artifact/artifact.js';
 export { roomSettings } from './settings.js';
+export { roomReadiness, type Readiness } from './readiness.js';

@@ -13,6 +13,7 @@ import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
 import { checkOrigin, hostRefusal, RoomNames } from './middleware/room-names.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
 import { restRouter } from './rest/router.js';
+import { addHealthRoutes } from './health.js';
 import { addPageRoutes, defaultPageDir } from './page.js';
 
 export interface AppOptions {
@@ -117,6 +118,8 @@ export function createApp(
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = html;
   });
+
+  addHealthRoutes(rest, room, [asProblems]);
 
   // The room's page: the same REST and MCP as any client, with the token it was opened with.
   addPageRoutes(rest, options.pageDir ?? defaultPageDir(), [asProblems]);

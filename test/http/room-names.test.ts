@@ -78,6 +78,8 @@ function everyRoute(token: string) {
     { name: 'GET /page/room.js', method: 'GET', path: '/page/room.js', headers: {}, surface: 'rest' },
     { name: 'GET /docs', method: 'GET', path: '/docs', headers: {}, surface: 'rest' },
     { name: 'GET /openapi.json', method: 'GET', path: '/openapi.json', headers: {}, surface: 'rest' },
+    { name: 'GET /healthz', method: 'GET', path: '/healthz', headers: {}, surface: 'rest' },
+    { name: 'GET /readyz', method: 'GET', path: '/readyz', headers: {}, surface: 'rest' },
     { name: 'GET /no/such/route', method: 'GET', path: '/no/such/route', headers: {}, surface: 'rest' },
   ] as const;
 }

@@ -1,0 +1,55 @@
+// Whether the room can do its work now, as a readiness probe asks: the
+// sidecar open for writing, the writer's lock still this process's, the last
+// commit through, the file there to read. Each check says "ok" or what is
+// wrong, in words that name no room content.
+import { accessSync, constants } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { isThisProcess } from '../store/process-identity.js';
+import { readLockHolder } from '../store/writer-lock.js';
+import type { Room } from './room.js';
+
+export interface Readiness {
+  ready: boolean;
+  checks: { sidecar: string; writer_lock: string; last_commit: string; file: string };
+}
+
+/** Runs `check`: "ok", or the reason it gave (an exception's message counts as one). */
+function checked(check: () => string | null): string {
+  try {
+    return check() ?? 'ok';
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+export function roomReadiness(room: Room): Readiness {
+  const db = room.sidecar.db;
+  const checks = {
+    sidecar: checked(() => {
+      if (!db.open) return 'closed';
+      if (!room.sidecar.writable) return 'open read-only';
+      db.prepare('SELECT 1').get();
+      return null;
+    }),
+    writer_lock: checked(() => {
+      if (!db.open) return 'the sidecar is closed';
+      const holder = readLockHolder(db);
+      if (!holder) return 'nobody holds it';
+      const mine = holder.hostname === hostname() && isThisProcess(holder);
+      return mine ? null : `held by process ${holder.pid} on ${holder.hostname}`;
+    }),
+    last_commit: checked(() => {
+      const last = room.commits.lastCommit;
+      return last === null || last.failure === null ? null : `failed: ${last.failure}`;
+    }),
+    file: checked(() => {
+      accessSync(room.artifactPath, constants.R_OK);
+      return null;
+    }),
+  };
+  // A file that cannot be read names itself, not its directory.
+  if (checks.file !== 'ok')
+    checks.file = `cannot read ${path.basename(room.artifactPath)} (${checks.file.split(':')[0]})`;
+  return { ready: Object.values(checks).every((check) => check === 'ok'), checks };
+}

@@ -1,0 +1,18 @@
+// Probes for whoever runs the room (systemd, Kubernetes, a load balancer):
+// GET /healthz, the process answers; GET /readyz, the room can do its work
+// (engine/readiness.ts), 200 or 503. No token is needed and no room content
+// is said; like every route, they answer only to the room's own names (Host).
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { roomReadiness, type Room } from '../engine/index.js';
+
+export function addHealthRoutes(router: Router, room: Room, before: readonly Koa.Middleware[]): void {
+  router.get('/healthz', ...before, (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', ...before, (ctx) => {
+    const { ready, checks } = roomReadiness(room);
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready', checks };
+  });
+}

@@ -1,0 +1,76 @@
+// The probes, over real HTTP: /healthz answers while the process does;
+// /readyz says whether the room can do its work, 200 or 503, check by check,
+// with no token and no room content. (Both refuse a Host that is not the
+// room's: test/http/room-names.test.ts.)
+import Database from 'better-sqlite3';
+import { afterEach, expect, test } from 'vitest';
+import { rpc, startTestServer, type TestServer } from '../helpers/server.js';
+
+let s: TestServer | undefined;
+afterEach(async () => {
+  await s?.stop();
+  s = undefined;
+});
+
+const get = async (path: string) => {
+  const response = await fetch(`${s!.http.baseUrl}${path}`);
+  return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+};
+
+const ALL_OK = { sidecar: 'ok', writer_lock: 'ok', last_commit: 'ok', file: 'ok' };
+
+test('/healthz and /readyz answer 200 without a token, saying nothing of the room', async () => {
+  s = await startTestServer();
+  expect(await get('/healthz')).toEqual({
+    status: 200,
+    type: 'application/json; charset=utf-8',
+    body: { status: 'ok' },
+  });
+  expect(await get('/readyz')).toEqual({
+    status: 200,
+    type: 'application/json; charset=utf-8',
+    body: { status: 'ready', checks: ALL_OK },
+  });
+});
+
+test('/readyz is 503 once a commit failed because the disk refused it, naming the check; /healthz stays 200', async () => {
+  s = await startTestServer();
+  // The sidecar cannot be written any more, as SQLite says of a failed WAL fsync.
+  s.room.commits.beforeCommit = () => {
+    throw new Database.SqliteError('disk I/O error', 'SQLITE_IOERR_FSYNC');
+  };
+  const refused = await rpc(
+    s.http.mcpUrl,
+    'tools/call',
+    { name: 'handoff_create', arguments: { summary: 'Lost' } },
+    {
+      token: s.tokens.alice,
+    },
+  );
+  expect(refused.body.error).toBeDefined();
+  const ready = await get('/readyz');
+  expect(ready.status).toBe(503);
+  expect(ready.body).toEqual({
+    status: 'not_ready',
+    checks: {
+      ...ALL_OK,
+      last_commit: expect.stringMatching(/^failed: the disk failed to write the sidecar \(SQLITE_IOERR_FSYNC/),
+    },
+  });
+  expect(JSON.stringify(ready.body)).not.toContain('Lost');
+  expect((await get('/healthz')).status).toBe(200);
+});
+
+test('/readyz is 503 when the writer’s lock is not this process’s any more', async () => {
+  s = await startTestServer();
+  // Another live process (this one's parent) named as the holder.
+  s.room.sidecar.db.prepare('UPDATE writer_lock SET pid = ?, process_start = NULL WHERE id = 1').run(process.ppid);
+  const ready = await get('/readyz');
+  expect(ready).toMatchObject({
+    status: 503,
+    body: {
+      status: 'not_ready',
+      checks: { ...ALL_OK, writer_lock: expect.stringMatching(new RegExp(`^held by process ${process.ppid} on `)) },
+    },
+  });
+});
