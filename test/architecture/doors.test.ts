@@ -46,7 +46,8 @@ describe('every operation on every door', () => {
     // The protocol endpoint (every method, to refuse the others), the document itself and the room's
     // page (files, which call the operations like any client) are not operations.
     const own = (route: string) =>
-      /^\S+ \/mcp$/.test(route) || ['GET /openapi.json', 'GET /docs', 'GET /', 'GET /page/{name}'].includes(route);
+      /^\S+ \/mcp$/.test(route) ||
+      ['GET /openapi.json', 'GET /docs', 'GET /', 'GET /page/{name}', 'GET /healthz', 'GET /readyz'].includes(route);
     const wanted = table.map((op) => `${op.rest.method} ${op.rest.path}`);
     expect([...served].filter((route) => !own(route)).sort()).toEqual(wanted.sort());
     const documented = Object.entries(openapi.paths).flatMap(([path, methods]) =>
