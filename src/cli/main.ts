@@ -13,6 +13,7 @@ import { openCommand } from './open.js';
 import { editCommand } from './edit.js';
 import { initCommand } from './init.js';
 import { serveCommand } from './serve.js';
+import { statusCommand } from './status.js';
 import { terminal, withTerminal, type Terminal } from './terminal.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
     });
   initCommand(program);
   serveCommand(program);
+  statusCommand(program);
   openCommand(program);
   editCommand(program);
   bridgeCommand(program);

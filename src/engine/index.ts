@@ -15,3 +15,4 @@ export { authenticate, authenticateTokenHash, hashToken, sessionExpiresAt, sessi
 export { syncArtifact, watchArtifact } from './artifact/artifact.js';
 export { roomSettings } from './settings.js';
 export { roomReadiness, type Readiness } from './readiness.js';
+export { roomStatus, type RoomStatus } from './status.js';

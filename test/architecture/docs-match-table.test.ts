@@ -56,7 +56,7 @@ function commandsIn(span: string): string[] {
 
 test('the reference’s command table names exactly the table’s ce commands and the operator’s own', () => {
   const named = firstCells('command').flatMap(backticked).flatMap(commandsIn);
-  const own = ['init', 'serve', 'open', 'edit', 'bridge', 'backup', 'restore', 'help', 'completion'];
+  const own = ['init', 'serve', 'status', 'open', 'edit', 'bridge', 'backup', 'restore', 'help', 'completion'];
   expect([...new Set(named)].sort()).toEqual([...table.map((op) => op.cli.command), ...own].sort());
 });
 

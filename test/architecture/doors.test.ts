@@ -61,7 +61,7 @@ describe('every operation on every door', () => {
       command.commands.flatMap((child) =>
         child.commands.length > 0 ? leaves(child, [...prefix, child.name()]) : [[...prefix, child.name()].join(' ')],
       );
-    const own = new Set(['init', 'serve', 'open', 'edit', 'bridge', 'backup', 'restore', 'help', 'completion']);
+    const own = new Set(['init', 'serve', 'status', 'open', 'edit', 'bridge', 'backup', 'restore', 'help', 'completion']);
     const commands = leaves(buildProgram()).filter((name) => !own.has(name));
     expect(commands.sort()).toEqual(table.map((op) => op.cli.command).sort());
   });

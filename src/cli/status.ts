@@ -1,0 +1,119 @@
+// ce status FILE: how a room is doing. For a room a process serves: its pid,
+// how long it has run, its addresses and whether it is ready (its /readyz,
+// asked over HTTP); for any room, what the sidecar says (read-only, as every
+// reading command): revision, handoffs by status, open proposals, live
+// sessions, the newest event, the sidecar's size.
+import type { Command } from 'commander';
+import type { Readiness, RoomStatus } from '../engine/index.js';
+import packageJson from '../../package.json' with { type: 'json' };
+import { parseOutsideJson } from '../outside-json.js';
+import { loadEngine, openForReading } from './executor.js';
+import { command, FILE_ARGUMENT } from './options.js';
+import { answer, fields } from './output.js';
+import { sendToRoom } from './room-http.js';
+
+export interface StatusOutput {
+  file: string;
+  version: string;
+  /** The process serving the room, or null when none does. */
+  process: {
+    pid: number;
+    started_at: string;
+    uptime_seconds: number;
+    mcp_url: string;
+    rest_url: string;
+    page_url: string;
+    /** What the room's /readyz said; null when it did not answer. */
+    ready: (Readiness & { status: string }) | null;
+  } | null;
+  room: RoomStatus;
+}
+
+/** The room's readiness as its /readyz says it (200 or 503 both carry it); null when nothing answers. */
+type Ready = NonNullable<StatusOutput['process']>['ready'];
+
+async function readiness(baseUrl: string, pin: string | undefined): Promise<Ready> {
+  try {
+    const response = await sendToRoom(new URL('/readyz', baseUrl), {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      ...(pin ? { pin } : {}),
+      signal: AbortSignal.timeout(5_000),
+    });
+    let text = '';
+    for await (const chunk of response) text += String(chunk);
+    const body = parseOutsideJson(text, "the room's /readyz") as { status: string; checks: Readiness['checks'] };
+    return { status: body.status, ready: body.status === 'ready', checks: body.checks };
+  } catch {
+    return null;
+  }
+}
+
+export async function roomStatusOf(file: string): Promise<StatusOutput> {
+  const { readRuntimeFile } = await import('../http/runtime-file.js');
+  const info = readRuntimeFile(file);
+  const engine = await loadEngine();
+  const room = openForReading(engine, file);
+  let status: RoomStatus;
+  try {
+    status = engine.roomStatus(room);
+  } finally {
+    room.close();
+  }
+  return {
+    file,
+    version: packageJson.version,
+    process: info && {
+      pid: info.pid,
+      started_at: info.started_at,
+      uptime_seconds: Math.max(0, Math.round((Date.now() - Date.parse(info.started_at)) / 1000)),
+      mcp_url: info.mcp_url,
+      rest_url: info.rest_url,
+      page_url: `${info.base_url.replace(/\/$/, '')}/`,
+      ready: await readiness(info.base_url, info.tls_fingerprint256),
+    },
+    room: status,
+  };
+}
+
+function plain(s: StatusOutput): string {
+  const p = s.process;
+  const handoffs = Object.entries(s.room.handoffs).map(([status, n]) => `${n} ${status.replaceAll('_', ' ')}`);
+  const served: [string, string][] = p
+    ? [
+        ['served', `by process ${p.pid} (ce ${s.version}) for ${p.uptime_seconds} s, since ${p.started_at}`],
+        ['ready', readyText(p.ready)],
+        ['mcp', p.mcp_url],
+        ['rest', p.rest_url],
+        ['page', p.page_url],
+      ]
+    : [['served', 'no: no room process runs for this file (ce serve FILE starts one)']];
+  return fields([
+    ['room', s.file],
+    ...served,
+    ['revision', s.room.revision && `${s.room.revision.number}, at ${s.room.revision.at}`],
+    ['handoffs', handoffs.join(', ') || 'none'],
+    ['proposals', `${s.room.open_proposals} open`],
+    ['sessions', `${s.room.live_sessions} live`],
+    ['last event', s.room.last_event_at],
+    ['sidecar', `${s.room.sidecar.path} (${s.room.sidecar.bytes} bytes with its write-ahead log)`],
+  ]);
+}
+
+/** `yes`, or what is not ready, check by check. */
+function readyText(ready: Ready): string {
+  if (ready === null) return 'the process did not answer /readyz';
+  if (ready.ready) return 'yes';
+  const failing = Object.entries(ready.checks).filter(([, said]) => said !== 'ok');
+  return `no: ${failing.map(([check, said]) => `${check} ${said}`).join('; ')}`;
+}
+
+export function statusCommand(program: Command): void {
+  command(program, 'status', 'how a room is doing: its process, readiness, and what its sidecar holds')
+    .argument(...FILE_ARGUMENT)
+    .addHelpText('after', '\nExample:\n  $ ce status notes.md --json')
+    .action(async (file: string, options: { json?: boolean }) => {
+      const status = await roomStatusOf(file);
+      answer({ json: options.json === true }, status, plain);
+    });
+}

@@ -1,0 +1,39 @@
+// What the sidecar says of a room, for `ce status`: its revision, handoffs by
+// status, open proposals, live sessions, the newest event and the sidecar's
+// size on disk. Whether a process serves it is the command's to find out.
+import { statSync } from 'node:fs';
+import { roomCounts } from '../store/room-counts.js';
+import { toTimestamp } from './clock.js';
+import type { Room } from './room.js';
+
+export interface RoomStatus {
+  revision: { number: number; at: string } | null;
+  handoffs: Record<string, number>;
+  open_proposals: number;
+  live_sessions: number;
+  last_event_at: string | null;
+  sidecar: { path: string; bytes: number };
+}
+
+/** The sidecar and its write-ahead log together: what the room takes on disk. */
+function sidecarBytes(path: string): number {
+  return [path, `${path}-wal`].reduce((total, file) => {
+    try {
+      return total + statSync(file).size;
+    } catch {
+      return total;
+    }
+  }, 0);
+}
+
+export function roomStatus(room: Room): RoomStatus {
+  const counts = roomCounts(room.sidecar.db, room.clock.now());
+  return {
+    revision: counts.revision && { number: counts.revision.number, at: toTimestamp(counts.revision.at) },
+    handoffs: counts.handoffs,
+    open_proposals: counts.open_proposals,
+    live_sessions: counts.live_sessions,
+    last_event_at: counts.last_event_at === null ? null : toTimestamp(counts.last_event_at),
+    sidecar: { path: room.sidecar.path, bytes: sidecarBytes(room.sidecar.path) },
+  };
+}

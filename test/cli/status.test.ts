@@ -1,0 +1,93 @@
+// ce status over the built binary: a room no process serves says what its
+// sidecar holds; a served one, its process, addresses and readiness too.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, onTestFinished, test } from 'vitest';
+import {
+  addParticipant,
+  createHandoff,
+  createSession,
+  LOCAL_OPERATOR,
+  openRoom,
+  syncArtifact,
+} from '../helpers/engine.js';
+import { ceServe } from '../helpers/ce-serve.js';
+import { caller, tempDir } from '../helpers/room.js';
+import { ce, okJson, okPlain } from '../helpers/run-ce.js';
+import type { StatusOutput } from '../../src/cli/status.js';
+
+const SLOW = { timeout: 60_000 };
+
+/** A room with one open handoff and one live session. */
+function prepareRoom(): string {
+  const file = path.join(tempDir(), 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  const room = openRoom(file, { command: 'vitest' });
+  try {
+    syncArtifact(room);
+    addParticipant(room, LOCAL_OPERATOR, { name: 'alice' });
+    createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read'] });
+    createHandoff(room, caller('alice', ['read', 'write']), { summary: 'Proofread' });
+  } finally {
+    room.close();
+  }
+  return file;
+}
+
+test('a room no process serves: what its sidecar holds, and that nothing serves it', SLOW, async () => {
+  const file = prepareRoom();
+  const shown = okPlain(await ce(['status', file])).split('\n');
+  expect(shown.slice(0, 7)).toEqual([
+    `room:       ${file}`,
+    'served:     no: no room process runs for this file (ce serve FILE starts one)',
+    expect.stringMatching(/^revision: {3}1, at \d{4}-\d\d-\d\dT/),
+    'handoffs:   1 open',
+    'proposals:  0 open',
+    'sessions:   1 live',
+    expect.stringMatching(/^last event: \d{4}-/),
+  ]);
+  expect(shown[7]).toMatch(
+    new RegExp(
+      `^sidecar: {4}${file.replaceAll('.', '\\.')}\\.commonroom\\.db \\(\\d+ bytes with its write-ahead log\\)$`,
+    ),
+  );
+  const json = okJson<StatusOutput>(await ce(['status', file, '--json']));
+  expect(json).toMatchObject({
+    file,
+    process: null,
+    room: { handoffs: { open: 1 }, open_proposals: 0, live_sessions: 1 },
+  });
+});
+
+test('a served room: its process, addresses and readiness, and what its sidecar holds', SLOW, async () => {
+  const file = prepareRoom();
+  const served = await ceServe(file);
+  onTestFinished(served.kill);
+  const json = okJson<StatusOutput>(await ce(['status', file, '--json']));
+  expect(json.process).toMatchObject({
+    pid: served.pid,
+    mcp_url: served.mcpUrl,
+    rest_url: served.restUrl,
+    ready: {
+      status: 'ready',
+      ready: true,
+      checks: { sidecar: 'ok', writer_lock: 'ok', last_commit: 'ok', file: 'ok' },
+    },
+  });
+  expect(json.room).toMatchObject({ handoffs: { open: 1 }, live_sessions: 1 });
+  const shown = okPlain(await ce(['status', file]));
+  expect(shown).toMatch(
+    new RegExp(`^served: +by process ${served.pid} \\(ce \\d+\\.\\d+\\.\\d+\\) for \\d+ s, since `, 'm'),
+  );
+  expect(shown).toMatch(/^ready: +yes$/m);
+  expect(shown).toContain(`mcp:        ${served.mcpUrl}`);
+  expect(await served.stop()).toBe(0);
+});
+
+test('a file that is not a room: refused, saying to make it one', SLOW, async () => {
+  const file = path.join(tempDir(), 'plain.md');
+  writeFileSync(file, '# Plain\n');
+  const run = await ce(['status', file]);
+  expect(run.code).toBe(1);
+  expect(run.stderr).toMatch(/make it a room first: ce init /);
+});
