@@ -10,6 +10,7 @@ import { resourceUris } from '../mcp/resource-uris.js';
 import { McpServer } from '../mcp/server.js';
 import { StreamRegistry, type StreamLimits } from './mcp/streams.js';
 import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
+import { requestId } from './middleware/request-id.js';
 import { checkOrigin, hostRefusal, RoomNames } from './middleware/room-names.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
 import { restRouter } from './rest/router.js';
@@ -125,6 +126,7 @@ export function createApp(
   addPageRoutes(rest, options.pageDir ?? defaultPageDir(), [asProblems]);
 
   app.use(baseHeaders);
+  app.use(requestId);
   // Before anything else, authentication included: a name that is not the room's is refused on every route.
   app.use((ctx, next) => {
     const refusal = hostRefusal(names, ctx);

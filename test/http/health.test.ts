@@ -74,3 +74,18 @@ test('/readyz is 503 when the writer’s lock is not this process’s any more',
     },
   });
 });
+
+test('every answer carries X-Request-Id: the caller’s own when usable, else a fresh one', async () => {
+  s = await startTestServer();
+  const idOf = async (headers: Record<string, string>, path = '/healthz') =>
+    (await fetch(`${s!.http.baseUrl}${path}`, { headers })).headers.get('x-request-id');
+  expect(await idOf({ 'x-request-id': 'agent-7/call-42' })).toBe('agent-7/call-42');
+  expect(await idOf({ 'x-request-id': 'agent-7/call-42' }, '/workspace/session')).toBe('agent-7/call-42'); // a 401 too
+  const fresh = [
+    await idOf({}),
+    await idOf({ 'x-request-id': 'has spaces' }),
+    await idOf({ 'x-request-id': 'x'.repeat(129) }),
+  ];
+  for (const id of fresh) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(new Set(fresh).size).toBe(3);
+});

@@ -1,0 +1,15 @@
+// Every answer carries X-Request-Id: the caller's own, when it sent one a
+// log line can safely hold (1 to 128 visible ASCII characters), else a fresh
+// one, so a client and the room's logs can name the same request.
+import { randomUUID } from 'node:crypto';
+import type Koa from 'koa';
+
+const USABLE = /^[\x21-\x7e]{1,128}$/;
+
+export const requestId: Koa.Middleware = async (ctx, next) => {
+  const given = ctx.get('X-Request-Id');
+  const id = USABLE.test(given) ? given : randomUUID();
+  ctx.state.requestId = id;
+  ctx.set('X-Request-Id', id);
+  await next();
+};
