@@ -6,12 +6,14 @@ import path from 'node:path';
 import { type Command } from 'commander';
 import { DEFAULT_MAX_STREAMS } from '../http/mcp/streams.js';
 import type { Room } from '../engine/index.js';
+import type { RequestLogger } from '../http/middleware/request-log.js';
 import type { RoomServer } from '../http/server.js';
 import { loadEngine, openForWriting } from './executor.js';
 import { command, FILE_ARGUMENT, portNumber } from './options.js';
 import { CommandFailure } from './output.js';
 import { notTextNote, requireFile } from './init.js';
 import { collect, collectHosts, positive, tlsOf, type ServeOptions } from './serve-flags.js';
+import { logFlags, roomLogger, type LogOptions } from './serve-log.js';
 
 export interface ServeSettings {
   host: string;
@@ -26,6 +28,8 @@ export interface ServeSettings {
   fourEyes?: boolean;
   /** HTTPS with this certificate chain and key (PEM). */
   tls?: { cert: Buffer; key: Buffer };
+  /** A line per request (--log-level, --log-format); none when undefined. */
+  requestLogger?: RequestLogger | undefined;
 }
 
 export interface Serving {
@@ -58,6 +62,7 @@ export async function startServing(file: string, settings: ServeSettings): Promi
       allowedHosts: settings.allowHost,
       ...(settings.maxStreams === undefined ? {} : { maxStreams: settings.maxStreams }),
       ...(settings.tls ? { tls: settings.tls } : {}),
+      ...(settings.requestLogger ? { requestLogger: settings.requestLogger } : {}),
     }).catch((error: unknown) => {
       throw cannotListen(error, settings);
     });
@@ -139,7 +144,7 @@ export function untilSignal(serving: Serving): Promise<void> {
 }
 
 export function serveCommand(program: Command): void {
-  command(program, 'serve', 'run the room process: MCP on /mcp, the expiry sweep, the file watcher')
+  const serve = command(program, 'serve', 'run the room process: MCP on /mcp, the expiry sweep, the file watcher')
     .argument(...FILE_ARGUMENT)
     .option('--host <host>', 'address to bind; beyond loopback is an explicit choice', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', portNumber, 7420)
@@ -166,12 +171,13 @@ export function serveCommand(program: Command): void {
       'a second person decides: nobody approves or rejects their own proposal, or the result of their own work (besides the room’s setting)',
     )
     .option('--tls-cert <file>', 'serve HTTPS with this certificate (PEM, the chain after it)')
-    .option('--tls-key <file>', 'the private key (PEM) of --tls-cert')
+    .option('--tls-key <file>', 'the private key (PEM) of --tls-cert');
+  logFlags(serve)
     .addHelpText(
       'after',
       '\nExamples:\n  $ ce serve notes.md --port 0 --json\n  $ ce serve notes.md --host 0.0.0.0 --tls-cert room.crt --tls-key room.key',
     )
-    .action(async (file: string, options: ServeOptions) => {
+    .action(async (file: string, options: ServeOptions & LogOptions) => {
       const settings: ServeSettings = {
         host: options.host,
         port: options.port,
@@ -181,6 +187,7 @@ export function serveCommand(program: Command): void {
         fourEyes: options.fourEyes ?? false,
         json: options.json ?? false,
         ...tlsOf(options),
+        requestLogger: await roomLogger(options),
       };
       const serving = await startServing(file, settings);
       // Ready for the signal before saying where it listens: a stop may come the moment it is read.

@@ -11,6 +11,7 @@ import { McpServer } from '../mcp/server.js';
 import { StreamRegistry, type StreamLimits } from './mcp/streams.js';
 import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
 import { requestId } from './middleware/request-id.js';
+import { requestLog, type RequestLogger } from './middleware/request-log.js';
 import { checkOrigin, hostRefusal, RoomNames } from './middleware/room-names.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
 import { restRouter } from './rest/router.js';
@@ -39,6 +40,8 @@ export interface AppOptions {
   pageDir?: string;
   /** Where unexpected errors are logged in full (stderr by default). */
   log?: (message: string) => void;
+  /** One line per request (request-log.ts); none when not given. */
+  requestLogger?: RequestLogger;
 }
 
 /**
@@ -127,6 +130,7 @@ export function createApp(
 
   app.use(baseHeaders);
   app.use(requestId);
+  if (options.requestLogger) app.use(requestLog(options.requestLogger));
   // Before anything else, authentication included: a name that is not the room's is refused on every route.
   app.use((ctx, next) => {
     const refusal = hostRefusal(names, ctx);

@@ -46,6 +46,8 @@ export async function ceServe(file: string, options: CeServeOptions = {}): Promi
     '--port',
     String(options.port ?? 0),
     '--json',
+    // The tests read ce serve's stderr for what it says besides requests: its request log only when asked.
+    ...(options.args?.includes('--log-level') ? [] : ['--log-level', 'warn']),
     ...(options.args ?? []),
   ];
   const child = spawn(process.execPath, args, {
