@@ -3,31 +3,25 @@
 // write acknowledged before it began, and its file is its latest revision; a
 // restore never replaces a sidecar a room process writes, and keeps what it
 // replaces.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { onTestFinished, expect, test } from 'vitest';
-import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../helpers/engine.js';
+import { addParticipant, createSession, LOCAL_OPERATOR, openRoom } from '../helpers/engine.js';
 import { hashBytes } from '../../src/store/artifact-file.js';
 import { sidecarPath } from '../../src/store/sidecar.js';
 import { ceServe } from '../helpers/ce-serve.js';
+import { withRoomFile } from '../helpers/room-file.js';
 import { tempDir } from '../helpers/room.js';
 import { ce, failedWith, okJson } from '../helpers/run-ce.js';
 
 const SLOW = { timeout: 120_000 };
 
-function prepareRoom(): { file: string; token: string } {
-  const file = path.join(tempDir(), 'notes.md');
-  writeFileSync(file, '# Notes\n');
-  const room = openRoom(file, { command: 'vitest' });
-  try {
-    syncArtifact(room);
+/** A room with alice, and her session's token. */
+const prepareRoom = () =>
+  withRoomFile((room) => {
     addParticipant(room, LOCAL_OPERATOR, { name: 'alice' });
-    const { token } = createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write'] });
-    return { file, token };
-  } finally {
-    room.close();
-  }
-}
+    return createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write'] });
+  });
 
 test(
   'a backup taken under write load opens, passes the integrity check and holds every write acknowledged before it',

@@ -2,12 +2,10 @@
 // stderr with its id, route, MCP method and tool, status, duration and
 // participant; never a token. Off with --log-level silent; a level or format
 // that is not one is a usage error.
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
-import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../helpers/engine.js';
+import { addParticipant, createSession, LOCAL_OPERATOR } from '../helpers/engine.js';
 import { ceServe } from '../helpers/ce-serve.js';
-import { tempDir } from '../helpers/room.js';
+import { withRoomFile } from '../helpers/room-file.js';
 import { ce } from '../helpers/run-ce.js';
 import { rpc } from '../helpers/server.js';
 import { readRuntimeFile } from '../../src/http/runtime-file.js';
@@ -15,19 +13,11 @@ import { readRuntimeFile } from '../../src/http/runtime-file.js';
 const SLOW = { timeout: 60_000 };
 
 /** A room with alice, and her session's token. */
-function prepareRoom(): { file: string; token: string } {
-  const file = path.join(tempDir(), 'notes.md');
-  writeFileSync(file, '# Notes\n');
-  const room = openRoom(file, { command: 'vitest' });
-  try {
-    syncArtifact(room);
+const prepareRoom = () =>
+  withRoomFile((room) => {
     addParticipant(room, LOCAL_OPERATOR, { name: 'alice' });
-    const { token } = createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write'] });
-    return { file, token };
-  } finally {
-    room.close();
-  }
-}
+    return createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write'] });
+  });
 
 test('a line per request, with what it was and who asked, and no token', SLOW, async () => {
   const { file, token } = prepareRoom();

@@ -3,15 +3,9 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
-import {
-  addParticipant,
-  createHandoff,
-  createSession,
-  LOCAL_OPERATOR,
-  openRoom,
-  syncArtifact,
-} from '../helpers/engine.js';
+import { addParticipant, createHandoff, createSession, LOCAL_OPERATOR } from '../helpers/engine.js';
 import { ceServe } from '../helpers/ce-serve.js';
+import { withRoomFile } from '../helpers/room-file.js';
 import { caller, tempDir } from '../helpers/room.js';
 import { ce, okJson, okPlain } from '../helpers/run-ce.js';
 import type { StatusOutput } from '../../src/cli/status.js';
@@ -19,20 +13,13 @@ import type { StatusOutput } from '../../src/cli/status.js';
 const SLOW = { timeout: 60_000 };
 
 /** A room with one open handoff and one live session. */
-function prepareRoom(): string {
-  const file = path.join(tempDir(), 'notes.md');
-  writeFileSync(file, '# Notes\n');
-  const room = openRoom(file, { command: 'vitest' });
-  try {
-    syncArtifact(room);
+const prepareRoom = (): string =>
+  withRoomFile((room) => {
     addParticipant(room, LOCAL_OPERATOR, { name: 'alice' });
     createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read'] });
     createHandoff(room, caller('alice', ['read', 'write']), { summary: 'Proofread' });
-  } finally {
-    room.close();
-  }
-  return file;
-}
+    return {};
+  }).file;
 
 test('a room no process serves: what its sidecar holds, and that nothing serves it', SLOW, async () => {
   const file = prepareRoom();

@@ -14,30 +14,23 @@ import type {
   SessionCreateOutput,
   TaskCancelOutput,
 } from '../../generated/types.js';
-import { addParticipant, createSession, LOCAL_OPERATOR, openRoom, syncArtifact } from '../helpers/engine.js';
+import { addParticipant, createSession, LOCAL_OPERATOR } from '../helpers/engine.js';
 import { runtimeFilePath, readRuntimeFile } from '../../src/http/runtime-file.js';
 import { ceServe } from '../helpers/ce-serve.js';
 import { isMethod, nextFrame, openSse, type Wire } from '../helpers/mcp-wire.js';
-import { tempDir } from '../helpers/room.js';
+import { withRoomFile } from '../helpers/room-file.js';
 import { ce, failedWith, failedWithJson, okJson, okPlain, type CeRun } from '../helpers/run-ce.js';
 import { rpc, rpcRequest } from '../helpers/server.js';
 
 const SLOW = { timeout: 180_000 };
 
 /** A room with alice and bob, made with the engine and closed again; alice's read,write token. */
-function prepareRoom(): { file: string; aliceToken: string } {
-  const file = path.join(tempDir(), 'notes.md');
-  writeFileSync(file, '# Notes\n');
-  const room = openRoom(file, { command: 'vitest' });
-  try {
-    syncArtifact(room);
+const prepareRoom = () =>
+  withRoomFile((room) => {
     for (const name of ['alice', 'bob']) addParticipant(room, LOCAL_OPERATOR, { name });
     const { token } = createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write'] });
-    return { file, aliceToken: token };
-  } finally {
-    room.close();
-  }
-}
+    return { aliceToken: token };
+  });
 
 const readNotes = (mcpUrl: string, token: string) =>
   rpc(mcpUrl, 'resources/read', { uri: 'workspace:///notes.md' }, { token });
