@@ -81,7 +81,19 @@ async function startRoom(dir: string, proxyPort: number): Promise<Served & { tok
   ) as { token: string };
   const child = spawn(
     process.execPath,
-    [ce, 'serve', file, '--port', '0', '--json', '--allow-host', `127.0.0.1:${proxyPort},localhost:${proxyPort}`],
+    // The suite's own report is what this prints; the room's request log would bury it.
+    [
+      ce,
+      'serve',
+      file,
+      '--port',
+      '0',
+      '--json',
+      '--log-level',
+      'warn',
+      '--allow-host',
+      `127.0.0.1:${proxyPort},localhost:${proxyPort}`,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const line = await new Promise<string>((resolve, reject) => {
