@@ -10,7 +10,7 @@ import { parseOutsideJson } from '../outside-json.js';
 import { loadEngine, openForReading } from './executor.js';
 import { command, FILE_ARGUMENT } from './options.js';
 import { answer, fields } from './output.js';
-import { sendToRoom } from './room-http.js';
+import { bodyText, sendToRoom } from './room-http.js';
 
 export interface StatusOutput {
   file: string;
@@ -29,9 +29,9 @@ export interface StatusOutput {
   room: RoomStatus;
 }
 
-/** The room's readiness as its /readyz says it (200 or 503 both carry it); null when nothing answers. */
 type Ready = NonNullable<StatusOutput['process']>['ready'];
 
+/** The room's readiness as its /readyz says it (200 or 503 both carry it); null when nothing answers. */
 async function readiness(baseUrl: string, pin: string | undefined): Promise<Ready> {
   try {
     const response = await sendToRoom(new URL('/readyz', baseUrl), {
@@ -40,9 +40,10 @@ async function readiness(baseUrl: string, pin: string | undefined): Promise<Read
       ...(pin ? { pin } : {}),
       signal: AbortSignal.timeout(5_000),
     });
-    let text = '';
-    for await (const chunk of response) text += String(chunk);
-    const body = parseOutsideJson(text, "the room's /readyz") as { status: string; checks: Readiness['checks'] };
+    const body = parseOutsideJson(await bodyText(response), "the room's /readyz") as {
+      status: string;
+      checks: Readiness['checks'];
+    };
     return { status: body.status, ready: body.status === 'ready', checks: body.checks };
   } catch {
     return null;

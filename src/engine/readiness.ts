@@ -44,12 +44,14 @@ export function roomReadiness(room: Room): Readiness {
       return last === null || last.failure === null ? null : `failed: ${last.failure}`;
     }),
     file: checked(() => {
-      accessSync(room.artifactPath, constants.R_OK);
-      return null;
+      try {
+        accessSync(room.artifactPath, constants.R_OK);
+        return null;
+      } catch (error) {
+        // By its own name and the error's code: where the room lives is not the prober's business.
+        return `cannot read ${path.basename(room.artifactPath)} (${(error as NodeJS.ErrnoException).code})`;
+      }
     }),
   };
-  // A file that cannot be read names itself, not its directory.
-  if (checks.file !== 'ok')
-    checks.file = `cannot read ${path.basename(room.artifactPath)} (${checks.file.split(':')[0]})`;
   return { ready: Object.values(checks).every((check) => check === 'ok'), checks };
 }
