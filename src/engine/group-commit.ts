@@ -39,7 +39,7 @@ export class GroupCommit<C> {
   private grouping = false;
   private batch: Batch<C> | null = null;
   private holds = 0;
-  private readonly committedListeners = new Set<(size: number) => void>();
+  private readonly committedListeners = new Set<(size: number, seconds: number) => void>();
   private readonly fatalListeners = new Set<(error: StorageError) => void>();
   /** The batches each answer's changes ran in (see durably). */
   private readonly touched = new AsyncLocalStorage<Set<Batch<C>>>();
@@ -169,8 +169,12 @@ export class GroupCommit<C> {
     };
   }
 
-  /** `listener(size)` after each batch commits (size: the changes it kept), before its answers leave. */
-  onCommitted(listener: (size: number) => void): () => void {
+  /**
+   * `listener(size, seconds)` after each batch commits (size: the changes it
+   * kept; seconds: how long its COMMIT took, SQLite's fsyncs included), before
+   * its answers leave.
+   */
+  onCommitted(listener: (size: number, seconds: number) => void): () => void {
     this.committedListeners.add(listener);
     return () => this.committedListeners.delete(listener);
   }
@@ -184,14 +188,16 @@ export class GroupCommit<C> {
     const batch = this.batch;
     if (!batch) return null;
     this.batch = null;
+    const started = process.hrtime.bigint();
     try {
       this.beforeCommit?.();
       this.db.exec('COMMIT');
     } catch (error) {
       return this.fail(batch, error);
     }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     this.lastCommit = { at: Date.now(), failure: null };
-    for (const listener of this.committedListeners) listener(batch.size);
+    for (const listener of this.committedListeners) listener(batch.size, seconds);
     batch.resolve();
     this.publish(batch.changes);
     return null;

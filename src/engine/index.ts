@@ -4,7 +4,7 @@
 export { openRoom, change, taskViewers, type Room, type RoomChange, type OpenRoomOptions } from './room.js';
 export { runOperation } from './operations.js';
 export { DomainError, isDomainError, isStorageError, StorageError } from '../errors.js';
-export { LOCAL_OPERATOR, type Actor } from './access.js';
+export { LOCAL_OPERATOR, requireActorCapability, type Actor } from './access.js';
 export { checkInput } from './check-input.js';
 export { readableViews, ROOM_VIEWS, type RoomView } from './room-views.js';
 export { systemClock, ManualClock, type Clock } from './clock.js';

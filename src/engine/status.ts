@@ -10,8 +10,10 @@ export interface RoomStatus {
   revision: { number: number; at: string } | null;
   handoffs: Record<string, number>;
   open_proposals: number;
+  conflicted_proposals: number;
   live_sessions: number;
   last_event_at: string | null;
+  events: { in_ring: number; last_id: number };
   sidecar: { path: string; bytes: number };
 }
 
@@ -32,8 +34,10 @@ export function roomStatus(room: Room): RoomStatus {
     revision: counts.revision && { number: counts.revision.number, at: toTimestamp(counts.revision.at) },
     handoffs: counts.handoffs,
     open_proposals: counts.open_proposals,
+    conflicted_proposals: counts.conflicted_proposals,
     live_sessions: counts.live_sessions,
     last_event_at: counts.last_event_at === null ? null : toTimestamp(counts.last_event_at),
+    events: counts.events,
     sidecar: { path: room.sidecar.path, bytes: sidecarBytes(room.sidecar.path) },
   };
 }

@@ -12,6 +12,8 @@ export interface Sidecar {
   readonly db: Database.Database;
   readonly path: string;
   readonly writable: boolean;
+  /** The schema migrations this opening applied (all of them for a new sidecar; none when it was current). */
+  readonly migrated: readonly number[];
   close(): void;
 }
 
@@ -72,13 +74,14 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
   if (options.mode === 'read') {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
-    return { db, path: file, writable: false, close: () => db.close() };
+    return { db, path: file, writable: false, migrated: [], close: () => db.close() };
   }
 
   if (!existsSync(file)) createOwnerOnly(file, artifactBits(artifactPath));
   const db = new Database(file);
   // The real path: the same sidecar reached through a symlink is the same sidecar.
   const identity = realpathSync(file);
+  let migrated: number[] = [];
   try {
     if (heldHere.has(identity)) {
       throw new DomainError('locked', `the sidecar is already written by this process (pid ${process.pid})`);
@@ -92,7 +95,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     // The lock first: a refused writer must not migrate under the running one.
     acquireWriterLock(db, options.command ?? process.argv.slice(1).join(' '), options.now);
     try {
-      migrate(db, options.now);
+      migrated = migrate(db, options.now);
     } catch (error) {
       releaseWriterLock(db);
       throw error;
@@ -108,6 +111,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     db,
     path: file,
     writable: true,
+    migrated,
     close() {
       if (!open) return;
       open = false;
