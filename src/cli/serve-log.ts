@@ -1,11 +1,11 @@
-// ce serve's request log (src/http/middleware/request-log.ts) on pino: on
-// stderr, since stdout holds ce serve --json's one line; JSON lines, or
-// pino-pretty's lines for a person (the default when stderr is a terminal).
-// JSON lines are written 4 KiB at a time (a sync write per request cost the
-// cheapest routes a fifth of their rate); the rest is written when the room
-// stops, so only a SIGKILL can lose the last few lines.
+// ce serve's log on pino: a line per request (src/http/observe/request-log.ts),
+// per state change (change-log.ts) and per lifecycle step (start, migration,
+// stop, a fail-stop), warnings included. On stderr, since stdout holds ce
+// serve --json's one line; JSON lines, or pino-pretty's lines for a person
+// (the default when stderr is a terminal). With --log-level silent only
+// warnings and a fail-stop are said, as plain `ce:` lines.
 import { InvalidArgumentError, type Command } from 'commander';
-import type { RequestLogger } from '../http/middleware/request-log.js';
+import type { RoomLogger } from '../http/observe/request-log.js';
 
 const LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
 const FORMATS = ['json', 'pretty'] as const;
@@ -13,7 +13,16 @@ const FORMATS = ['json', 'pretty'] as const;
 export interface LogOptions {
   logLevel: (typeof LEVELS)[number];
   logFormat?: (typeof FORMATS)[number];
+  metrics?: boolean;
 }
+
+/** --log-level silent: no log, but a warning or a fail-stop is still said, plainly. */
+export const PLAIN_LOG: RoomLogger = {
+  logsInfo: false,
+  info: () => {},
+  warn: (_fields, message) => process.stderr.write(`ce: ${message}\n`),
+  error: (_fields, message) => process.stderr.write(`ce: ${message}\n`),
+};
 
 const oneOf =
   <T extends string>(flag: string, choices: readonly T[]) =>
@@ -28,7 +37,7 @@ export const logFlags = (command: Command): Command =>
   command
     .option(
       '--log-level <level>',
-      `${LEVELS.join(', ')}: a line per request at info`,
+      `${LEVELS.join(', ')}: a line per request and per change at info`,
       oneOf('--log-level', LEVELS),
       'info',
     )
@@ -36,17 +45,25 @@ export const logFlags = (command: Command): Command =>
       '--log-format <format>',
       'json (a JSON line each), or pretty (for a person; the default on a terminal)',
       oneOf('--log-format', FORMATS),
-    );
+    )
+    .option('--metrics', 'serve Prometheus metrics at GET /metrics, to a session with admin (off: 404)');
 
-/** The room's logger for these flags; none at all when silent. pino is loaded only here: ce's other commands never need it. */
-export async function roomLogger({ logLevel, logFormat }: LogOptions): Promise<RequestLogger | undefined> {
-  if (logLevel === 'silent') return undefined;
+/** The room's logger for these flags. pino is loaded only here: ce's other commands never need it. */
+export async function serveLog({ logLevel, logFormat }: LogOptions): Promise<RoomLogger> {
+  if (logLevel === 'silent') return PLAIN_LOG;
   const { default: pino } = await import('pino');
   const format = logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json');
   const stream =
     format === 'pretty'
       ? (await import('pino-pretty')).default({ destination: 2, sync: true, colorize: process.stderr.isTTY === true })
-      : pino.destination({ dest: 2, sync: false, minLength: 4096 });
-  const logger = pino({ level: logLevel, timestamp: pino.stdTimeFunctions.isoTime }, stream);
-  return { info: (fields, message) => logger.info(fields, message) };
+      : (await import('./log-lines.js')).batchedLines(pino.destination({ dest: 2, sync: true }));
+  // Time as pino writes it by default, milliseconds since 1970 (an ISO string cost a fifth of a line), and the
+  // pid but not the host name, which the journal has.
+  const logger = pino({ level: logLevel, base: { pid: process.pid } }, stream);
+  return {
+    logsInfo: logger.isLevelEnabled('info'),
+    info: (fields, message) => logger.info(fields, message),
+    warn: (fields, message) => logger.warn(fields, message),
+    error: (fields, message) => logger.error(fields, message),
+  };
 }

@@ -1,19 +1,20 @@
 // ce serve FILE: the room process. It is the sidecar's one writer, serves
 // MCP on /mcp, runs the expiry sweep and watches the file, and stops
 // cleanly on SIGINT/SIGTERM: every stream gets its last word, then exit 0.
-import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { type Command } from 'commander';
 import { DEFAULT_MAX_STREAMS } from '../http/mcp/streams.js';
 import type { Room } from '../engine/index.js';
-import type { RequestLogger } from '../http/middleware/request-log.js';
 import type { RoomServer } from '../http/server.js';
+import type { RoomLogger } from '../http/observe/request-log.js';
 import { loadEngine, openForWriting } from './executor.js';
 import { command, FILE_ARGUMENT, portNumber } from './options.js';
 import { CommandFailure } from './output.js';
 import { notTextNote, requireFile } from './init.js';
+import { exposureWarnings } from './serve-exposure.js';
 import { collect, collectHosts, positive, tlsOf, type ServeOptions } from './serve-flags.js';
-import { logFlags, roomLogger, type LogOptions } from './serve-log.js';
+import { logFlags, PLAIN_LOG, serveLog, type LogOptions } from './serve-log.js';
+import packageJson from '../../package.json' with { type: 'json' };
 
 export interface ServeSettings {
   host: string;
@@ -28,8 +29,10 @@ export interface ServeSettings {
   fourEyes?: boolean;
   /** HTTPS with this certificate chain and key (PEM). */
   tls?: { cert: Buffer; key: Buffer };
-  /** A line per request (--log-level, --log-format); none when undefined. */
-  requestLogger?: RequestLogger | undefined;
+  /** Where its lines go (--log-level, --log-format); plain warnings only when undefined. */
+  log?: RoomLogger;
+  /** Prometheus metrics at GET /metrics (--metrics). */
+  metrics?: boolean;
 }
 
 export interface Serving {
@@ -38,21 +41,19 @@ export interface Serving {
   stop(): Promise<void>;
 }
 
-/** Addresses only this machine reaches: localhost, ::1 and all of 127.0.0.0/8. */
-const isLoopback = (host: string): boolean =>
-  host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-
 /** Opens the room for writing and serves it until stop(). */
 export async function startServing(file: string, settings: ServeSettings): Promise<Serving> {
   requireFile(file);
   const engine = await loadEngine();
   const { serveRoom } = await import('../http/server.js');
+  const logger = settings.log ?? PLAIN_LOG;
   const room = openForWriting(engine, file, `ce serve ${file}`, true, settings.fourEyes === true);
   try {
     const recorded = engine.syncArtifact(room); // the initial revision, or an edit made while no room ran
     if (recorded && recorded.source === 'external') {
-      process.stderr.write(
-        `ce: recorded an edit made while no room ran as revision ${recorded.number}${notTextNote(recorded)}\n`,
+      logger.warn(
+        { revision: recorded.number },
+        `recorded an edit made while no room ran as revision ${recorded.number}${notTextNote(recorded)}`,
       );
     }
     const http = await serveRoom(room, {
@@ -62,17 +63,22 @@ export async function startServing(file: string, settings: ServeSettings): Promi
       allowedHosts: settings.allowHost,
       ...(settings.maxStreams === undefined ? {} : { maxStreams: settings.maxStreams }),
       ...(settings.tls ? { tls: settings.tls } : {}),
-      ...(settings.requestLogger ? { requestLogger: settings.requestLogger } : {}),
+      logger,
+      metrics: settings.metrics === true,
     }).catch((error: unknown) => {
       throw cannotListen(error, settings);
     });
-    stopOnFatalDiskError(room, http);
+    stopOnFatalDiskError(room, http, logger);
+    // Said once the room serves: a room that could not listen says only why.
+    if (room.sidecar.migrated.length > 0) logger.info({ applied: room.sidecar.migrated }, 'sidecar migrated');
+    logger.info({ version: packageJson.version, url: http.baseUrl, sidecar: room.sidecar.path }, 'room started');
     return {
       room,
       http,
       async stop() {
         await http.close();
         room.close();
+        logger.info({}, 'room stopped');
       },
     };
   } catch (error) {
@@ -94,10 +100,11 @@ const LAST_WORDS_MS = 500;
  * answers leave, and exits non-zero, so that a supervisor starts it again
  * and the new process reads only what is on disk.
  */
-function stopOnFatalDiskError(room: Room, http: RoomServer): void {
+function stopOnFatalDiskError(room: Room, http: RoomServer, logger: RoomLogger): void {
   room.commits.onFatal((error) => {
-    process.stderr.write(
-      `ce: ${error.message}; the room stops (exit ${EXIT_DISK_FAILED}) so that a restart reads only what is on disk\n`,
+    logger.error(
+      { exit: EXIT_DISK_FAILED },
+      `${error.message}; the room stops (exit ${EXIT_DISK_FAILED}) so that a restart reads only what is on disk`,
     );
     http.server.close(); // no new connections; the answers on their way leave first
     setTimeout(() => {
@@ -187,7 +194,8 @@ export function serveCommand(program: Command): void {
         fourEyes: options.fourEyes ?? false,
         json: options.json ?? false,
         ...tlsOf(options),
-        requestLogger: await roomLogger(options),
+        log: await serveLog(options),
+        metrics: options.metrics === true,
       };
       const serving = await startServing(file, settings);
       // Ready for the signal before saying where it listens: a stop may come the moment it is read.
@@ -195,42 +203,6 @@ export function serveCommand(program: Command): void {
       announce(file, serving, settings);
       await stopped;
     });
-}
-
-/** The URLs other machines may use for a room bound to an unspecified address: one per interface. */
-function addressesOf(
-  host: string,
-  port: number,
-  scheme: string,
-  interfaces: ReturnType<typeof networkInterfaces>,
-): string[] {
-  if (host !== '0.0.0.0' && host !== '::') return [];
-  return Object.values(interfaces)
-    .flat()
-    .filter((net) => net && !net.internal && (host === '::' || net.family === 'IPv4'))
-    .map((net) => `${scheme}://${net!.family === 'IPv6' ? `[${net!.address}]` : net!.address}:${port}`);
-}
-
-/** What ce serve says on stderr about who can reach the room: nothing on loopback. */
-export function exposureWarnings(
-  settings: Pick<ServeSettings, 'host' | 'tls' | 'allowOrigin'>,
-  port: number,
-  interfaces: ReturnType<typeof networkInterfaces> = networkInterfaces(),
-): string[] {
-  if (isLoopback(settings.host)) return [];
-  const others = addressesOf(settings.host, port, settings.tls ? 'https' : 'http', interfaces);
-  return [
-    `listening on ${settings.host}, beyond loopback: other machines can reach this room`,
-    ...(others.length > 0 ? [`from another machine: ${others.map((base) => `${base}/mcp`).join(', ')}`] : []),
-    ...(settings.tls
-      ? []
-      : [
-          'without TLS, session tokens travel in clear: serve HTTPS with --tls-cert and --tls-key, or put a TLS proxy in front',
-        ]),
-    ...(settings.allowOrigin.length === 0
-      ? ['browsers from other origins are refused until --allow-origin names them']
-      : []),
-  ];
 }
 
 function announce(file: string, { room, http }: Serving, settings: ServeSettings): void {
@@ -251,7 +223,6 @@ function announce(file: string, { room, http }: Serving, settings: ServeSettings
       ].join('\n'),
     );
   }
-  for (const line of exposureWarnings(settings, Number(new URL(http.baseUrl).port))) {
-    process.stderr.write(`ce: ${line}\n`);
-  }
+  const logger = settings.log ?? PLAIN_LOG;
+  for (const line of exposureWarnings(settings, Number(new URL(http.baseUrl).port))) logger.warn({}, line);
 }

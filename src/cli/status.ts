@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import type { Readiness, RoomStatus } from '../engine/index.js';
 import packageJson from '../../package.json' with { type: 'json' };
+import type { RuntimeInfo } from '../http/runtime-file.js';
 import { parseOutsideJson } from '../outside-json.js';
 import { loadEngine, openForReading } from './executor.js';
 import { command, FILE_ARGUMENT } from './options.js';
@@ -25,28 +26,35 @@ export interface StatusOutput {
     page_url: string;
     /** What the room's /readyz said; null when it did not answer. */
     ready: (Readiness & { status: string }) | null;
+    /** Its open streams by kind (listen, get_mcp), as its /readyz tells the operator; null when it did not. */
+    streams: Record<string, number> | null;
   } | null;
   room: RoomStatus;
 }
 
-type Ready = NonNullable<StatusOutput['process']>['ready'];
+type Served = NonNullable<StatusOutput['process']>;
+type Ready = Served['ready'];
 
-/** The room's readiness as its /readyz says it (200 or 503 both carry it); null when nothing answers. */
-async function readiness(baseUrl: string, pin: string | undefined): Promise<Ready> {
+/** The room's readiness and open streams as its /readyz tells the operator (200 or 503 both carry them); nulls when nothing answers. */
+async function readiness(info: RuntimeInfo): Promise<Pick<Served, 'ready' | 'streams'>> {
   try {
-    const response = await sendToRoom(new URL('/readyz', baseUrl), {
+    const response = await sendToRoom(new URL('/readyz', info.base_url), {
       method: 'GET',
-      headers: { accept: 'application/json' },
-      ...(pin ? { pin } : {}),
+      headers: { accept: 'application/json', authorization: `Bearer ${info.operator_token}` },
+      ...(info.tls_fingerprint256 ? { pin: info.tls_fingerprint256 } : {}),
       signal: AbortSignal.timeout(5_000),
     });
     const body = parseOutsideJson(await bodyText(response), "the room's /readyz") as {
       status: string;
       checks: Readiness['checks'];
+      streams?: Record<string, number>;
     };
-    return { status: body.status, ready: body.status === 'ready', checks: body.checks };
+    return {
+      ready: { status: body.status, ready: body.status === 'ready', checks: body.checks },
+      streams: body.streams ?? null,
+    };
   } catch {
-    return null;
+    return { ready: null, streams: null };
   }
 }
 
@@ -71,7 +79,7 @@ export async function roomStatusOf(file: string): Promise<StatusOutput> {
       mcp_url: info.mcp_url,
       rest_url: info.rest_url,
       page_url: `${info.base_url.replace(/\/$/, '')}/`,
-      ready: await readiness(info.base_url, info.tls_fingerprint256),
+      ...(await readiness(info)),
     },
     room: status,
   };
@@ -80,10 +88,11 @@ export async function roomStatusOf(file: string): Promise<StatusOutput> {
 function plain(s: StatusOutput): string {
   const p = s.process;
   const handoffs = Object.entries(s.room.handoffs).map(([status, n]) => `${n} ${status.replaceAll('_', ' ')}`);
-  const served: [string, string][] = p
+  const served: [string, string | null][] = p
     ? [
         ['served', `by process ${p.pid} (ce ${s.version}) for ${p.uptime_seconds} s, since ${p.started_at}`],
         ['ready', readyText(p.ready)],
+        ['streams', p.streams && `${p.streams.listen ?? 0} listening, ${p.streams.get_mcp ?? 0} GET /mcp`],
         ['mcp', p.mcp_url],
         ['rest', p.rest_url],
         ['page', p.page_url],
@@ -94,7 +103,7 @@ function plain(s: StatusOutput): string {
     ...served,
     ['revision', s.room.revision && `${s.room.revision.number}, at ${s.room.revision.at}`],
     ['handoffs', handoffs.join(', ') || 'none'],
-    ['proposals', `${s.room.open_proposals} open`],
+    ['proposals', `${s.room.open_proposals} open (${s.room.conflicted_proposals} in conflict)`],
     ['sessions', `${s.room.live_sessions} live`],
     ['last event', s.room.last_event_at],
     ['sidecar', `${s.room.sidecar.path} (${s.room.sidecar.bytes} bytes with its write-ahead log)`],

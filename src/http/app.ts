@@ -1,8 +1,8 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { roomSettings, type Room } from '../engine/index.js';
+import { requireActorCapability, roomSettings, type Actor, type Room } from '../engine/index.js';
 import openapi from '../../generated/openapi.json' with { type: 'json' };
-import { mcpCaller, requestActor } from './authenticate.js';
+import { bearerToken, mcpCaller, requestActor } from './authenticate.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
@@ -11,7 +11,9 @@ import { McpServer } from '../mcp/server.js';
 import { StreamRegistry, type StreamLimits } from './mcp/streams.js';
 import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
 import { requestId } from './middleware/request-id.js';
-import { requestLog, type RequestLogger } from './middleware/request-log.js';
+import { observeRequests } from './observe/observe-requests.js';
+import type { RoomLogger } from './observe/request-log.js';
+import { RoomMetrics } from './observe/room-metrics.js';
 import { checkOrigin, hostRefusal, RoomNames } from './middleware/room-names.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
 import { restRouter } from './rest/router.js';
@@ -38,10 +40,12 @@ export interface AppOptions {
   operatorToken?: string | null;
   /** Where the built page is (dist/page of the package by default). */
   pageDir?: string;
-  /** Where unexpected errors are logged in full (stderr by default). */
+  /** Where unexpected errors are logged in full (the logger, else stderr, by default). */
   log?: (message: string) => void;
-  /** One line per request (request-log.ts); none when not given. */
-  requestLogger?: RequestLogger;
+  /** The room's log: unexpected errors, and a line per request when it logs info (observe/request-log.ts). */
+  logger?: RoomLogger;
+  /** Prometheus metrics at GET /metrics, for a session with admin (observe/room-metrics.ts); 404 when off. */
+  metrics?: boolean;
 }
 
 /**
@@ -67,7 +71,12 @@ export function createApp(
   options: AppOptions = {},
 ): { app: Koa; streams: StreamRegistry; names: RoomNames } {
   const app = new Koa();
-  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const { logger } = options;
+  const log =
+    options.log ??
+    (logger
+      ? (message: string) => logger.error({}, message)
+      : (message: string) => process.stderr.write(`${message}\n`));
   const limits: StreamLimits = {
     ...(options.maxStreamsPerSession === undefined ? {} : { maxPerSession: options.maxStreamsPerSession }),
     ...(options.maxStreams === undefined ? {} : { maxStreams: options.maxStreams }),
@@ -123,14 +132,33 @@ export function createApp(
     ctx.body = html;
   });
 
-  addHealthRoutes(rest, room, [asProblems]);
+  addHealthRoutes(rest, room, [asProblems], {
+    isAdmin: (ctx) => {
+      if (bearerToken(ctx) === undefined) return false;
+      try {
+        requireActorCapability(actor(ctx), 'admin');
+        return true;
+      } catch {
+        return false; // a probe with a token that is not an admin's is answered as one without
+      }
+    },
+    openStreams: () => streams.openByKind(),
+  });
+  const metrics = options.metrics === true ? new RoomMetrics(room, streams) : undefined;
+  if (metrics) {
+    rest.get('/metrics', asProblems, origin, restAuthenticated, async (ctx) => {
+      requireActorCapability(ctx.state.actor as Actor, 'admin');
+      ctx.type = metrics.registry.contentType;
+      ctx.body = await metrics.text();
+    });
+  }
 
   // The room's page: the same REST and MCP as any client, with the token it was opened with.
   addPageRoutes(rest, options.pageDir ?? defaultPageDir(), [asProblems]);
 
   app.use(baseHeaders);
   app.use(requestId);
-  if (options.requestLogger) app.use(requestLog(options.requestLogger));
+  if (logger?.logsInfo || metrics) app.use(observeRequests(logger, metrics));
   // Before anything else, authentication included: a name that is not the room's is refused on every route.
   app.use((ctx, next) => {
     const refusal = hostRefusal(names, ctx);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
 import { createApp, type AppOptions } from './app.js';
+import { logChanges } from './observe/change-log.js';
 import { answerUnparsableRequest } from './client-error.js';
 import { newOperatorToken, removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 
@@ -81,8 +82,11 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
   room.commits.start();
   const stopSweeper = startExpirySweeper(room);
   const stopWatcher = watchArtifact(room, (error) =>
-    process.stderr.write(`ce: watching the artifact: ${String(error)}\n`),
+    options.logger
+      ? options.logger.warn({}, `watching the artifact: ${String(error)}`)
+      : process.stderr.write(`ce: watching the artifact: ${String(error)}\n`),
   );
+  if (options.logger?.logsInfo) logChanges(room, options.logger);
   let closing: Promise<void> | null = null;
   return {
     server,

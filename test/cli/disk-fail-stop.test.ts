@@ -109,10 +109,16 @@ test(
     expect(acknowledged.filter((s) => s.startsWith('during'))).toEqual([]);
 
     expect(await served.exited).toBe(EXIT_DISK_FAILED);
-    const said = served.stderr().trim().split('\n');
+    // One log line (JSON: the helper runs ce serve with --log-level warn) says why it stopped.
+    const said = served
+      .stderr()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; exit: number; msg: string });
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(
-      /^ce: the disk failed to write the sidecar \(SQLITE_IOERR_FSYNC, while committing this change\): the change is not acknowledged; read the room again once it is back before relying on it; the room stops \(exit 70\) so that a restart reads only what is on disk$/,
+    expect(said[0]).toMatchObject({ level: 50, exit: EXIT_DISK_FAILED });
+    expect(said[0]!.msg).toMatch(
+      /^the disk failed to write the sidecar \(SQLITE_IOERR_FSYNC, while committing this change\): the change is not acknowledged; read the room again once it is back before relying on it; the room stops \(exit 70\) so that a restart reads only what is on disk$/,
     );
 
     // The disk is well again: the room starts, and every acknowledged write is there, the file as it was.

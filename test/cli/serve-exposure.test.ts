@@ -3,7 +3,7 @@
 // binds beyond loopback.
 import type { networkInterfaces } from 'node:os';
 import { expect, test } from 'vitest';
-import { exposureWarnings } from '../../src/cli/serve.js';
+import { exposureWarnings } from '../../src/cli/serve-exposure.js';
 import { localAddress } from '../../src/http/server.js';
 
 const interfaces: ReturnType<typeof networkInterfaces> = {

@@ -1,11 +1,15 @@
-// ce serve's request log, over real HTTP: one JSON line per request on
-// stderr with its id, route, MCP method and tool, status, duration and
-// participant; never a token. Off with --log-level silent; a level or format
-// that is not one is a usage error.
+// ce serve's log, over real HTTP: one JSON line per request on stderr with
+// its id, route, MCP method and tool, status, duration and participant; one
+// per state change; one per lifecycle step (start, migration, stop); never a
+// token or a text someone wrote. Off with --log-level silent; a level or
+// format that is not one is a usage error.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
 import { addParticipant, createSession, LOCAL_OPERATOR } from '../helpers/engine.js';
 import { ceServe } from '../helpers/ce-serve.js';
 import { withRoomFile } from '../helpers/room-file.js';
+import { tempDir } from '../helpers/room.js';
 import { ce } from '../helpers/run-ce.js';
 import { rpc } from '../helpers/server.js';
 import { readRuntimeFile } from '../../src/http/runtime-file.js';
@@ -42,7 +46,8 @@ test('a line per request, with what it was and who asked, and no token', SLOW, a
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-  expect(lines.map(({ time, pid, hostname, duration_ms, req_id, level, ...rest }) => rest)).toEqual([
+  const requests = lines.filter((line) => line.msg === 'request');
+  expect(requests.map(({ time, pid, hostname, duration_ms, req_id, level, ...rest }) => rest)).toEqual([
     { method: 'GET', route: '/workspace/session', status: 200, participant: 'alice', msg: 'request' },
     {
       method: 'POST',
@@ -56,11 +61,43 @@ test('a line per request, with what it was and who asked, and no token', SLOW, a
     { method: 'GET', route: '/healthz', status: 200, participant: null, msg: 'request' },
     { method: 'GET', route: '/workspace/session', status: 401, participant: null, msg: 'request' },
   ]);
-  expect(lines[0]).toMatchObject({ req_id: 'req-1', level: 30, duration_ms: expect.any(Number) });
-  for (const line of lines.slice(1)) expect(line.req_id).toMatch(/^[0-9a-f-]{36}$/);
+  expect(requests[0]).toMatchObject({ req_id: 'req-1', level: 30, duration_ms: expect.any(Number) });
+  for (const line of requests.slice(1)) expect(line.req_id).toMatch(/^[0-9a-f-]{36}$/);
+
+  // The room's start and stop around everything; the change logged as it committed, before its answer left.
+  expect(lines[0]).toMatchObject({ msg: 'room started', version: expect.any(String), url: base, level: 30 });
+  expect(lines.at(-1)).toMatchObject({ msg: 'room stopped' });
+  const change = lines.findIndex((line) => line.msg === 'change');
+  expect(lines[change]).toEqual({
+    level: 30,
+    time: expect.any(Number),
+    pid: expect.any(Number),
+    change: 'handoff.created',
+    event_id: expect.any(Number),
+    actor: 'alice',
+    handoff_id: expect.stringMatching(/^ho_/),
+    task_id: expect.stringMatching(/^tk_/),
+    msg: 'change',
+  });
+  expect(lines[change + 1]).toMatchObject({ msg: 'request', tool: 'handoff_create' });
+  expect(lines).toHaveLength(requests.length + 3);
   for (const secret of [token, operatorToken, 'cr_not_a_token', 'Proofread']) {
     expect(served.stderr()).not.toContain(secret);
   }
+});
+
+test("a room made by ce serve logs its sidecar's migrations", SLOW, async () => {
+  const file = path.join(tempDir(), 'fresh.md');
+  writeFileSync(file, '# Fresh\n');
+  const served = await ceServe(file, { args: ['--log-level', 'info', '--log-format', 'json'] });
+  expect(await served.stop()).toBe(0);
+  const lines = served
+    .stderr()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines.map((line) => line.msg)).toEqual(['sidecar migrated', 'room started', 'room stopped']);
+  expect(lines[0]!.applied).toEqual(expect.arrayContaining([1, 2]));
 });
 
 test('--log-level silent writes no line; a level or format that is not one is a usage error', SLOW, async () => {

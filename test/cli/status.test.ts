@@ -29,7 +29,7 @@ test('a room no process serves: what its sidecar holds, and that nothing serves 
     'served:     no: no room process runs for this file (ce serve FILE starts one)',
     expect.stringMatching(/^revision: {3}1, at \d{4}-\d\d-\d\dT/),
     'handoffs:   1 open',
-    'proposals:  0 open',
+    'proposals:  0 open (0 in conflict)',
     'sessions:   1 live',
     expect.stringMatching(/^last event: \d{4}-/),
   ]);
@@ -62,7 +62,9 @@ test('a served room: its process, addresses and readiness, and what its sidecar 
     },
   });
   expect(json.room).toMatchObject({ handoffs: { open: 1 }, live_sessions: 1 });
+  expect(json.process!.streams).toEqual({ listen: 0, get_mcp: 0 });
   const shown = okPlain(await ce(['status', file]));
+  expect(shown).toMatch(/^streams: +0 listening, 0 GET \/mcp$/m);
   expect(shown).toMatch(
     new RegExp(`^served: +by process ${served.pid} \\(ce \\d+\\.\\d+\\.\\d+\\) for \\d+ s, since `, 'm'),
   );

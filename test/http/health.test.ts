@@ -33,6 +33,20 @@ test('/healthz and /readyz answer 200 without a token, saying nothing of the roo
   });
 });
 
+test('/readyz counts open streams for an admin only: anyone else reads the plain answer', async () => {
+  s = await startTestServer();
+  const readyz = (token: string) =>
+    fetch(`${s!.http.baseUrl}/readyz`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json());
+  expect(await readyz(s.tokens.admin)).toEqual({
+    status: 'ready',
+    checks: ALL_OK,
+    streams: { listen: 0, get_mcp: 0 },
+  });
+  for (const token of [s.tokens.alice, 'cr_not_a_token']) {
+    expect(await readyz(token)).toEqual({ status: 'ready', checks: ALL_OK });
+  }
+});
+
 test('/readyz is 503 once a commit failed because the disk refused it, naming the check; /healthz stays 200', async () => {
   s = await startTestServer();
   // The sidecar cannot be written any more, as SQLite says of a failed WAL fsync.

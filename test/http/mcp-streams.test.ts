@@ -1,6 +1,7 @@
 // Live streams under pressure: a listener that does not read is dropped while
 // the room keeps writing; idle streams get keep-alive comments; a session has
 // a bounded number of streams.
+import { scrape, valueOf } from '../helpers/prometheus.js';
 import { connect } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
 import { acceptHandoff, completeHandoff, createHandoff } from '../helpers/engine.js';
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 test('a listener that stops reading is dropped; the room never waits for it', async () => {
-  s = await startTestServer({ maxStreamQueue: 3 });
+  s = await startTestServer({ maxStreamQueue: 3, metrics: true });
   const alice = caller('alice');
   const bob = caller('bob');
   const handoffs = Array.from({ length: 30 }, (_, i) => {
@@ -58,6 +59,7 @@ test('a listener that stops reading is dropped; the room never waits for it', as
   }
   await expect.poll(() => s!.room.bus.size, { timeout: 15_000 }).toBe(before);
   socket.destroy();
+  expect(valueOf(await scrape(s.http.baseUrl, s.tokens.admin), 'ce_listeners_dropped_total')).toBe(1);
 });
 
 test('an idle stream gets keep-alive comments', async () => {

@@ -48,6 +48,8 @@ export class StreamRegistry {
   readonly maxStreams: number;
   readonly maxQueue: number;
   readonly keepAliveMs: number;
+  /** Streams dropped so far because they fell behind (their queue filled). */
+  laggingDrops = 0;
 
   constructor(
     private readonly bus: Bus<RoomChange>,
@@ -116,6 +118,7 @@ export class StreamRegistry {
       options.watch,
       sse,
       (reason) => {
+        if (reason === 'lagging') this.laggingDrops += 1;
         if (reason === 'shutdown') {
           // Ending on purpose: the listen request gets its response first.
           sse.send({
@@ -173,7 +176,10 @@ export class StreamRegistry {
     };
     options.req.on('close', finish);
     options.res.on('close', finish);
-    subscription.onClose(finish);
+    subscription.onClose((reason) => {
+      if (reason === 'lagging') this.laggingDrops += 1;
+      finish();
+    });
     void (async () => {
       for await (const change of subscription) {
         if (sse.closed) return; // closed with changes still queued: they are not sent
@@ -209,6 +215,12 @@ export class StreamRegistry {
 
   get size(): number {
     return this.streams.size;
+  }
+
+  /** Open streams by kind: subscriptions/listen responses (the page's included) and legacy GET /mcp streams. */
+  openByKind(): { listen: number; get_mcp: number } {
+    const listen = [...this.streams].filter((stream) => stream.requestId !== null).length;
+    return { listen, get_mcp: this.streams.size - listen };
   }
 
   private isLive(owner: StreamOwner): boolean {

@@ -1,0 +1,160 @@
+// The room's Prometheus metrics (prom-client), served at GET /metrics when
+// ce serve is given --metrics. What requests do is counted as they finish;
+// what the room holds (handoffs, proposals, the event ring, the sidecar's
+// size) and its open streams are read when Prometheus scrapes, so a room
+// nobody scrapes pays nothing for them. Names and units follow Prometheus'
+// conventions; the list is in docs/reference.md.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { roomStatus, type Room, type RoomStatus } from '../../engine/index.js';
+import type { StreamRegistry } from '../mcp/streams.js';
+import type { RequestFacts } from './request-facts.js';
+
+const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const BATCH_SIZES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/** A counter whose value is a total the room already keeps, read at each scrape. */
+function countedElsewhere(registry: Registry, name: string, help: string, total: () => number): void {
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(total());
+    },
+  });
+}
+
+export class RoomMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'door' | 'method' | 'route' | 'status'>;
+  private readonly durations: Histogram<'door' | 'method' | 'route'>;
+  /** The request series seen so far (bounded: doors, methods and routes are the room's own). */
+  private readonly series = new Map<
+    string,
+    { duration: Histogram.Internal<'door' | 'method' | 'route'>; byStatus: Map<number, Counter.Internal> }
+  >();
+  /** What the sidecar holds, as read for the scrape under way. */
+  private held: RoomStatus | null = null;
+
+  constructor(room: Room, streams: StreamRegistry) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'ce_http_requests_total',
+      help: 'Requests answered, by door (mcp, rest, page, ops, none), HTTP method, route (REST template or MCP method) and status',
+      labelNames: ['door', 'method', 'route', 'status'],
+      registers,
+    });
+    this.durations = new Histogram({
+      name: 'ce_http_request_duration_seconds',
+      help: 'Time from a request’s arrival to its answer (to a stream’s first byte for listens and GET /mcp)',
+      labelNames: ['door', 'method', 'route'],
+      buckets: SECONDS,
+      registers,
+    });
+
+    const batches = new Histogram({
+      name: 'ce_commit_batch_size',
+      help: 'State changes that shared one commit (group commit)',
+      buckets: BATCH_SIZES,
+      registers,
+    });
+    const commits = new Histogram({
+      name: 'ce_commit_duration_seconds',
+      help: 'Time a batch’s COMMIT took, the sidecar’s fsyncs included',
+      buckets: SECONDS,
+      registers,
+    });
+    room.commits.onCommitted((size, seconds) => {
+      batches.observe(size);
+      commits.observe(seconds);
+    });
+
+    new Gauge({
+      name: 'ce_open_streams',
+      help: 'Streams open now, by kind: listen (subscriptions/listen, the page’s included) and get_mcp (GET /mcp)',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        for (const [kind, n] of Object.entries(streams.openByKind())) this.set({ kind }, n);
+      },
+    });
+    countedElsewhere(
+      this.registry,
+      'ce_listeners_dropped_total',
+      'Streams dropped because they fell behind the room’s changes (their queue filled)',
+      () => streams.laggingDrops,
+    );
+
+    // What the sidecar holds, read once per scrape for every gauge below.
+    const holding = () => (this.held ??= roomStatus(room));
+    const firstEventId = roomStatus(room).events.last_id;
+    countedElsewhere(
+      this.registry,
+      'ce_events_published_total',
+      'State changes committed and published to live listeners (events), since the room process started',
+      () => holding().events.last_id - firstEventId,
+    );
+    new Gauge({
+      name: 'ce_handoffs',
+      help: 'Handoffs by status',
+      labelNames: ['status'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [status, n] of Object.entries(holding().handoffs)) this.set({ status }, n);
+      },
+    });
+    new Gauge({
+      name: 'ce_proposals_open',
+      help: 'Open proposals, by whether they merge onto the current revision (mergeable) or not (conflicts)',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const { open_proposals: open, conflicted_proposals: conflicted } = holding();
+        this.set({ state: 'mergeable' }, open - conflicted);
+        this.set({ state: 'conflicts' }, conflicted);
+      },
+    });
+    new Gauge({
+      name: 'ce_event_ring_events',
+      help: 'Events kept in the ring that listens and tasks/list read from',
+      registers,
+      collect() {
+        this.set(holding().events.in_ring);
+      },
+    });
+    new Gauge({
+      name: 'ce_sidecar_bytes',
+      help: 'The sidecar’s size on disk, its write-ahead log included',
+      registers,
+      collect() {
+        this.set(holding().sidecar.bytes);
+      },
+    });
+  }
+
+  observeRequest({ door, method, route, status, seconds }: RequestFacts): void {
+    // Each series' child is looked up once by a plain key: prom-client would sort and join the labels every time.
+    const key = `${door} ${method} ${route}`;
+    let series = this.series.get(key);
+    if (series === undefined) {
+      series = { duration: this.durations.labels(door, method, route), byStatus: new Map() };
+      this.series.set(key, series);
+    }
+    let requests = series.byStatus.get(status);
+    if (requests === undefined) {
+      requests = this.requests.labels(door, method, route, String(status));
+      series.byStatus.set(status, requests);
+    }
+    requests.inc();
+    series.duration.observe(seconds);
+  }
+
+  /** The exposition text, read fresh. */
+  async text(): Promise<string> {
+    this.held = null;
+    return this.registry.metrics();
+  }
+}
