@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { readRuntimeFile } from '../../src/http/runtime-file.js';
 import { CE_BIN } from './run-ce.js';
+import { keepSuiteLog } from './suite-logs.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -37,7 +38,15 @@ export interface CeServeOptions {
   args?: string[];
 }
 
+/** What a test reads of stderr when the helper chose the log level: the lines above info (warnings, errors). */
+const aboveInfo = (text: string): string =>
+  text
+    .split(/(?<=\n)/)
+    .filter((line) => !line.startsWith('{"level":30,'))
+    .join('');
+
 export async function ceServe(file: string, options: CeServeOptions = {}): Promise<ServedRoom> {
+  const ownLevel = options.args?.includes('--log-level') === true;
   const args = [
     ...(options.nodeArgs ?? []),
     CE_BIN,
@@ -46,8 +55,8 @@ export async function ceServe(file: string, options: CeServeOptions = {}): Promi
     '--port',
     String(options.port ?? 0),
     '--json',
-    // The tests read ce serve's stderr for what it says besides requests: its request log only when asked.
-    ...(options.args?.includes('--log-level') ? [] : ['--log-level', 'warn']),
+    // Its log at info goes to the suite's logs (suite-logs.ts); stderr() is what it says besides, unless asked.
+    ...(ownLevel ? [] : ['--log-level', 'info', '--log-format', 'json']),
     ...(options.args ?? []),
   ];
   const child = spawn(process.execPath, args, {
@@ -59,7 +68,12 @@ export async function ceServe(file: string, options: CeServeOptions = {}): Promi
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => {
+      keepSuiteLog(stderr);
+      resolve(code);
+    }),
+  );
   const kill = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
@@ -81,7 +95,7 @@ export async function ceServe(file: string, options: CeServeOptions = {}): Promi
     pid: line.pid,
     mcpUrl: line.mcp_url,
     restUrl: line.rest_url,
-    stderr: () => stderr,
+    stderr: () => (ownLevel ? stderr : aboveInfo(stderr)),
     exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -2,6 +2,7 @@ import type { Capability } from '../../generated/types.js';
 import { createSession, LOCAL_OPERATOR, syncArtifact } from './engine.js';
 import { serveRoom, type RoomServer, type ServeOptions } from '../../src/http/server.js';
 import { makeRoom, type TestRoom } from './room.js';
+import { suiteLogger } from './suite-logs.js';
 
 export const PROTOCOL_VERSION = '2026-07-28';
 export const TASKS = 'io.modelcontextprotocol/tasks';
@@ -26,7 +27,8 @@ export async function startTestServer(options: ServeOptions = {}): Promise<TestS
     dave: token('dave', ['read', 'approve']),
     admin: token('dave', ['read', 'admin']),
   };
-  const http = await serveRoom(t.room, options);
+  const logger = suiteLogger();
+  const http = await serveRoom(t.room, { ...(logger ? { logger } : {}), ...options });
   return {
     ...t,
     http,
