@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ListenersConfig } from './lib/listeners-worker.js';
-import type { LoadConfig, LoadResult, LoadScenario } from './lib/load-worker.js';
+import type { LoadScenario } from './lib/load-worker.js';
 import { mcpPost, taskGet, toolCall } from './lib/mcp.js';
 import {
   buildPrograms,
@@ -32,12 +32,20 @@ import {
   type Served,
 } from './lib/processes.js';
 import { makeRoom, roomCounts, type BenchRoom } from './lib/rooms.js';
+import {
+  cancelLeftovers,
+  inTurn,
+  load,
+  originOf,
+  READ_CONNECTIONS,
+  readRate,
+  rpc,
+  SECONDS,
+  WRITE_CONNECTIONS,
+} from './lib/runs.js';
 import { machine, median, root, writeSection } from './report.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const READ_CONNECTIONS = 10;
-const WRITE_CONNECTIONS = 16;
 const STREAMS = 1000;
 const SCALE_HANDOFFS = 10_000;
 const ce = path.join(root, 'bin', 'ce.js');
@@ -61,41 +69,6 @@ interface Round {
   firstAnswerMs: number;
 }
 
-const load = (origin: string, scenario: LoadScenario, connections = READ_CONNECTIONS, seconds = SECONDS) =>
-  runToEnd<LoadResult>('load', [
-    program('load-worker'),
-    JSON.stringify({ origin, seconds, connections, scenario } satisfies LoadConfig),
-  ]);
-
-/** A read load that must be answered with 2xx only: a refused request measures nothing. */
-async function readRate(origin: string, scenario: LoadScenario, what: string): Promise<number> {
-  const result = await load(origin, scenario);
-  if (result.non2xx > 0 || result.errors > 0 || result.total === 0) {
-    throw new Error(`${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors of ${result.total}`);
-  }
-  return result.perSecond;
-}
-
-async function rpc(origin: string, request: { headers: Record<string, string>; body: string }): Promise<any> {
-  const response = await fetch(`${origin}/mcp`, { method: 'POST', headers: request.headers, body: request.body });
-  const body = (await response.json()) as any;
-  if (response.status !== 200 || body.error || body.result?.isError) {
-    throw new Error(`MCP request refused (${response.status}): ${JSON.stringify(body)}`);
-  }
-  return body.result;
-}
-
-const originOf = (url: string): string => new URL(url).origin;
-
-/** Runs both, the first one first in even rounds and the second first in odd ones: drift favours neither. */
-async function inTurn<A, B>(round: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
-  if (round % 2 === 0) {
-    const first = await a();
-    return [first, await b()];
-  }
-  const second = await b();
-  return [await a(), second];
-}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Opens STREAMS streams, measures the idle server, then times one frame to all of them. */
@@ -136,24 +109,6 @@ async function fanOut(
     bytesPerStream: (held(after) - held(before)) / config.count,
     rssPerStream: (after.rss - before.rss) / config.count,
   };
-}
-
-/** Cancels alice's open handoffs a write round left between create and cancel (at most 32 may be active). */
-async function cancelLeftovers(origin: string, room: BenchRoom): Promise<void> {
-  for (;;) {
-    const { structuredContent } = await rpc(
-      origin,
-      toolCall(room.alice, 'handoff_list', { status: 'open', limit: 100 }),
-    );
-    const open = (structuredContent.handoffs as { task_id: string }[]).filter((h) => h.task_id !== room.taskId);
-    if (open.length === 0) return;
-    for (const handoff of open) {
-      await rpc(
-        origin,
-        mcpPost('tasks/cancel', { taskId: handoff.task_id }, { token: room.alice, name: handoff.task_id, tasks: true }),
-      );
-    }
-  }
 }
 
 /** Spawn to first answered tasks/get of a ce serve on a room no one serves yet. */

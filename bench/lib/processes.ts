@@ -48,11 +48,12 @@ export const program = (name: string): string => path.join(out, `${name}.js`);
 export function spawnNode(
   core: 'server' | 'load',
   args: string[],
-  options: { env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; stderr?: number } = {},
 ): ChildProcess {
   const command = pinning ? 'taskset' : process.execPath;
   const argv = pinning ? ['-c', pinning[core], process.execPath, ...args] : args;
-  return spawn(command, argv, { cwd: root, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const stdio = ['pipe', 'pipe', options.stderr ?? 'pipe'] as const;
+  return spawn(command, argv, { cwd: root, env: { ...process.env, ...options.env }, stdio: [...stdio] });
 }
 
 /** Node flags that let the bench ask a server for its memory after a full collection (memory-probe.ts). */
@@ -89,11 +90,15 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** Starts a server that prints one JSON line once it listens. */
-export async function startServer(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawnNode('server', args, { env });
+/** Starts a server that prints one JSON line once it listens; its stderr into the file `stderrFd` when given. */
+export async function startServer(
+  args: string[],
+  env: Record<string, string> = {},
+  stderrFd?: number,
+): Promise<Served> {
+  const child = spawnNode('server', args, { env, ...(stderrFd === undefined ? {} : { stderr: stderrFd }) });
   let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const line = await firstLine(child, () => stderr);
   return {
     child,
