@@ -13,7 +13,7 @@ import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
 import { requestId } from './middleware/request-id.js';
 import { observeRequests } from './observe/observe-requests.js';
 import type { RoomLogger } from './observe/request-log.js';
-import { RoomMetrics } from './observe/room-metrics.js';
+import type { RoomMetrics } from './observe/room-metrics.js';
 import { checkOrigin, hostRefusal, RoomNames } from './middleware/room-names.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
 import { restRouter } from './rest/router.js';
@@ -44,8 +44,12 @@ export interface AppOptions {
   log?: (message: string) => void;
   /** The room's log: unexpected errors, and a line per request when it logs info (observe/request-log.ts). */
   logger?: RoomLogger;
-  /** Prometheus metrics at GET /metrics, for a session with admin (observe/room-metrics.ts); 404 when off. */
-  metrics?: boolean;
+  /**
+   * Prometheus metrics at GET /metrics, for a session with admin: the class
+   * of observe/room-metrics.ts, loaded by the caller only when asked for
+   * (prom-client takes a while to load); 404 when not given.
+   */
+  metrics?: typeof RoomMetrics;
 }
 
 /**
@@ -144,7 +148,7 @@ export function createApp(
     },
     openStreams: () => streams.openByKind(),
   });
-  const metrics = options.metrics === true ? new RoomMetrics(room, streams) : undefined;
+  const metrics = options.metrics ? new options.metrics(room, streams) : undefined;
   if (metrics) {
     rest.get('/metrics', asProblems, origin, restAuthenticated, async (ctx) => {
       requireActorCapability(ctx.state.actor as Actor, 'admin');
@@ -157,8 +161,7 @@ export function createApp(
   addPageRoutes(rest, options.pageDir ?? defaultPageDir(), [asProblems]);
 
   app.use(baseHeaders);
-  app.use(requestId);
-  if (logger?.logsInfo || metrics) app.use(observeRequests(logger, metrics));
+  app.use(logger?.logsInfo || metrics ? observeRequests(logger, metrics) : requestId);
   // Before anything else, authentication included: a name that is not the room's is refused on every route.
   app.use((ctx, next) => {
     const refusal = hostRefusal(names, ctx);

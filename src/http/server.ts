@@ -18,7 +18,9 @@ export interface RoomServer {
   close(): Promise<void>;
 }
 
-export interface ServeOptions extends AppOptions {
+export interface ServeOptions extends Omit<AppOptions, 'metrics'> {
+  /** Prometheus metrics at GET /metrics (observe/room-metrics.ts). */
+  metrics?: boolean;
   port?: number;
   /** Serve HTTPS with this certificate chain and key (PEM). */
   tls?: { cert: Buffer; key: Buffer };
@@ -47,8 +49,10 @@ function ownAddresses(host: string): string[] {
 export async function serveRoom(room: Room, options: ServeOptions = {}): Promise<RoomServer> {
   const operatorToken = newOperatorToken();
   const host = options.host ?? '127.0.0.1';
+  const { metrics, ...appOptions } = options;
   const { app, streams, names } = createApp(room, {
-    ...options,
+    ...appOptions,
+    ...(metrics === true ? { metrics: (await import('./observe/room-metrics.js')).RoomMetrics } : {}),
     host,
     interfaceAddresses: options.interfaceAddresses ?? ownAddresses(host),
     operatorToken,

@@ -6,10 +6,16 @@ import type Koa from 'koa';
 
 const USABLE = /^[\x21-\x7e]{1,128}$/;
 
-export const requestId: Koa.Middleware = async (ctx, next) => {
+/** Gives the request its id (ctx.state.requestId) and the answer its header; the id. */
+export function identify(ctx: Koa.Context): string {
   const given = ctx.get('X-Request-Id');
   const id = USABLE.test(given) ? given : randomUUID();
   ctx.state.requestId = id;
   ctx.set('X-Request-Id', id);
-  await next();
+  return id;
+}
+
+export const requestId: Koa.Middleware = (ctx, next) => {
+  identify(ctx);
+  return next();
 };

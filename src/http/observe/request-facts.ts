@@ -45,7 +45,7 @@ function participantOf(state: Koa.DefaultState): string | null {
 
 /** Call when the request started; the function returned names it once it has finished. */
 export function startFacts(ctx: Koa.Context): () => RequestFacts {
-  const started = process.hrtime.bigint();
+  const started = performance.now();
   return () => {
     const template = (ctx as { _matchedRoute?: string })._matchedRoute ?? null;
     const door = doorOf(ctx.path, template);
@@ -61,7 +61,7 @@ export function startFacts(ctx: Koa.Context): () => RequestFacts {
       mcpMethod,
       tool,
       status: ctx.status,
-      seconds: Number(process.hrtime.bigint() - started) / 1e9,
+      seconds: (performance.now() - started) / 1000,
       participant: participantOf(ctx.state),
     };
   };

@@ -119,7 +119,7 @@ export class RoomMetrics {
     });
     new Gauge({
       name: 'ce_event_ring_events',
-      help: 'Events kept in the ring that listens and tasks/list read from',
+      help: 'Events kept in the event ring (the newest are kept; older ones are pruned)',
       registers,
       collect() {
         this.set(holding().events.in_ring);
