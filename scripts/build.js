@@ -9,6 +9,24 @@ import { build } from 'esbuild';
 
 rmSync('dist', { recursive: true, force: true }); // no chunk of an earlier build stays behind
 
+// raw-body requires iconv-lite, and iconv-lite its code pages (half a megabyte
+// of tables) once a decoder is asked for. The room reads bodies as bytes
+// (raw-body is given no encoding) and decodes UTF-8 itself, so no decoder is
+// ever asked for: the tables are left out of the bundle, which every start
+// would read and compile. Asked for one all the same, iconv-lite says the
+// encoding is not recognized.
+const withoutCodePages = {
+  name: 'without-iconv-code-pages',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/encodings$/ }, ({ importer }) =>
+      /iconv-lite[\\/]lib[\\/]index\.js$/.test(importer)
+        ? { path: 'iconv-code-pages', namespace: 'left-out' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'left-out' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+  },
+};
+
 await build({
   entryPoints: { ce: 'src/cli/bin.ts', 'start-example': 'scripts/start-example.ts' },
   outdir: 'dist',
@@ -21,6 +39,7 @@ await build({
   // Dependencies go in the bundle too: a start then reads a few files, not
   // hundreds resolved one by one. SQLite's native addon stays outside.
   external: ['better-sqlite3'],
+  plugins: [withoutCodePages],
   // CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { requireActorCapability, roomSettings, type Actor, type Room } from '../engine/index.js';
-import openapi from '../../generated/openapi.json' with { type: 'json' };
 import { bearerToken, mcpCaller, requestActor } from './authenticate.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
@@ -122,13 +121,20 @@ export function createApp(
     await next();
   };
   const rest = restRouter(room, [asProblems, origin, restAuthenticated, body, durable]);
-  rest.get('/openapi.json', asProblems, origin, (ctx) => {
-    ctx.body = openapi;
+  // Read at its first request, like the docs rendered from it: neither is in the room's start.
+  let openapi: Promise<Record<string, unknown>> | undefined;
+  const openapiDocument = () =>
+    (openapi ??= import('../../generated/openapi.json', { with: { type: 'json' } }).then(
+      (module) => module.default as Record<string, unknown>,
+    ));
+  rest.get('/openapi.json', asProblems, origin, async (ctx) => {
+    ctx.body = await openapiDocument();
   });
-  // Rendered at its first request: markdown-it and the rendering stay out of the room's start.
   let docs: Promise<{ html: string; policy: string }> | undefined;
   rest.get('/docs', asProblems, origin, async (ctx) => {
-    docs ??= import('./docs.js').then(({ renderDocs }) => renderDocs(openapi));
+    docs ??= Promise.all([import('./docs.js'), openapiDocument()]).then(([{ renderDocs }, document]) =>
+      renderDocs(document),
+    );
     const { html, policy } = await docs;
     ctx.set('Content-Security-Policy', policy);
     ctx.set('Referrer-Policy', 'no-referrer');
