@@ -82,6 +82,8 @@ export class RoomApi {
           _meta: {
             'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
             'io.modelcontextprotocol/clientCapabilities': {},
+            // The room counts the page's streams apart by this name (PAGE_CLIENT_NAME in src/mcp/protocol.ts).
+            'io.modelcontextprotocol/clientInfo': { name: 'commonroom-page', version: '0.1.0' },
           },
         },
       }),

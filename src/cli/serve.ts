@@ -3,7 +3,7 @@
 // cleanly on SIGINT/SIGTERM: every stream gets its last word, then exit 0.
 import path from 'node:path';
 import { type Command } from 'commander';
-import { DEFAULT_MAX_STREAMS } from '../http/mcp/streams.js';
+import { DEFAULT_MAX_STREAMS } from '../http/mcp/stream-kinds.js';
 import type { Room } from '../engine/index.js';
 import type { RoomServer } from '../http/server.js';
 import type { RoomLogger } from '../http/observe/request-log.js';

@@ -26,7 +26,7 @@ export interface StatusOutput {
     page_url: string;
     /** What the room's /readyz said; null when it did not answer. */
     ready: (Readiness & { status: string }) | null;
-    /** Its open streams by kind (listen, get_mcp), as its /readyz tells the operator; null when it did not. */
+    /** Its open streams by kind (listen, page, get_mcp), as its /readyz tells the operator; null when it did not. */
     streams: Record<string, number> | null;
   } | null;
   room: RoomStatus;
@@ -92,7 +92,11 @@ function plain(s: StatusOutput): string {
     ? [
         ['served', `by process ${p.pid} (ce ${s.version}) for ${p.uptime_seconds} s, since ${p.started_at}`],
         ['ready', readyText(p.ready)],
-        ['streams', p.streams && `${p.streams.listen ?? 0} listening, ${p.streams.get_mcp ?? 0} GET /mcp`],
+        [
+          'streams',
+          p.streams &&
+            `${p.streams.listen ?? 0} listening, ${p.streams.page ?? 0} pages, ${p.streams.get_mcp ?? 0} GET /mcp`,
+        ],
         ['mcp', p.mcp_url],
         ['rest', p.rest_url],
         ['page', p.page_url],

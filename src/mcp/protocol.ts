@@ -9,12 +9,15 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
   handoffId: 'commonroom/handoff_id',
 } as const;
 
 export const SERVER_INFO = { name: 'commonroom', title: 'Common Room', version: '0.1.0' };
+/** The clientInfo name the room's own page sends (page/api.ts): its streams are counted apart. */
+export const PAGE_CLIENT_NAME = 'commonroom-page';
 
 /** JSON-RPC codes: the standard ones, MCP's, and this server's own (implementation-defined range). */
 export const RPC = {

@@ -11,6 +11,7 @@ import { handlers } from './handlers.js';
 import type { ListenWatch } from './listen-fanout.js';
 import {
   META,
+  PAGE_CLIENT_NAME,
   PROTOCOL_VERSION,
   refusal,
   RPC,
@@ -39,7 +40,7 @@ export type Outcome =
   | { kind: 'notification'; cancelled: RequestId | null }
   | { kind: 'result'; id: RequestId; result: unknown }
   /** A listen: `first` goes out at once, then what `watch` follows, for `caller`'s session. */
-  | { kind: 'stream'; id: RequestId; caller: McpCaller; first: unknown; watch: ListenWatch };
+  | { kind: 'stream'; id: RequestId; caller: McpCaller; first: unknown; watch: ListenWatch; fromPage: boolean };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -170,7 +171,8 @@ export class McpServer {
     };
     const result = handler(context, params);
     if (result instanceof StreamReply) {
-      return { kind: 'stream', id: message.id, caller, first: result.first, watch: result.watch };
+      const fromPage = (meta[META.clientInfo] as { name?: unknown } | undefined)?.name === PAGE_CLIENT_NAME;
+      return { kind: 'stream', id: message.id, caller, first: result.first, watch: result.watch, fromPage };
     }
     return { kind: 'result', id: message.id, result };
   }

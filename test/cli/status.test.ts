@@ -62,9 +62,9 @@ test('a served room: its process, addresses and readiness, and what its sidecar 
     },
   });
   expect(json.room).toMatchObject({ handoffs: { open: 1 }, live_sessions: 1 });
-  expect(json.process!.streams).toEqual({ listen: 0, get_mcp: 0 });
+  expect(json.process!.streams).toEqual({ listen: 0, page: 0, get_mcp: 0 });
   const shown = okPlain(await ce(['status', file]));
-  expect(shown).toMatch(/^streams: +0 listening, 0 GET \/mcp$/m);
+  expect(shown).toMatch(/^streams: +0 listening, 0 pages, 0 GET \/mcp$/m);
   expect(shown).toMatch(
     new RegExp(`^served: +by process ${served.pid} \\(ce \\d+\\.\\d+\\.\\d+\\) for \\d+ s, since `, 'm'),
   );

@@ -40,7 +40,7 @@ test('/readyz counts open streams for an admin only: anyone else reads the plain
   expect(await readyz(s.tokens.admin)).toEqual({
     status: 'ready',
     checks: ALL_OK,
-    streams: { listen: 0, get_mcp: 0 },
+    streams: { listen: 0, page: 0, get_mcp: 0 },
   });
   for (const token of [s.tokens.alice, 'cr_not_a_token']) {
     expect(await readyz(token)).toEqual({ status: 'ready', checks: ALL_OK });

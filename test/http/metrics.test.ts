@@ -124,6 +124,18 @@ test('open streams and conflicted proposals are read at the scrape', async () =>
   const stream = await listen(server, 'alice', { resourceSubscriptions: ['workspace:///room.md'] }, { id: 'l' });
   await nextFrame(stream, isMethod('notifications/subscriptions/acknowledged'), 'the acknowledgement');
   expect(valueOf(await scrape(baseOf(server), server.tokens.admin), 'ce_open_streams', { kind: 'listen' })).toBe(1);
+  // The room's page says who it is in clientInfo: its streams are counted apart.
+  const page = await listen(
+    server,
+    'bob',
+    { resourceSubscriptions: ['workspace:///room.md'] },
+    { id: 'p', meta: { 'io.modelcontextprotocol/clientInfo': { name: 'commonroom-page', version: '0.1.0' } } },
+  );
+  await nextFrame(page, isMethod('notifications/subscriptions/acknowledged'), "the page's acknowledgement");
+  const both = await scrape(baseOf(server), server.tokens.admin);
+  expect(valueOf(both, 'ce_open_streams', { kind: 'listen' })).toBe(1);
+  expect(valueOf(both, 'ce_open_streams', { kind: 'page' })).toBe(1);
+  page.abort();
   stream.abort();
   await expect
     .poll(async () => valueOf(await scrape(baseOf(server), server.tokens.admin), 'ce_open_streams', { kind: 'listen' }))

@@ -48,6 +48,7 @@ export function mcpEndpoint(
           requestId: outcome.id,
           watch: outcome.watch,
           first: outcome.first,
+          kind: outcome.fromPage ? 'page' : 'listen',
         });
     }
   };

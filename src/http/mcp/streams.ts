@@ -7,30 +7,17 @@ import { META, refusal, RPC, resultMeta, type RequestId } from '../../mcp/protoc
 import { KEEP_ALIVE_MS, SSE_FRAMING, SseStream } from './sse.js';
 import { sessionEnded, type StreamOwner } from './stream-owner.js';
 import { DEFAULT_MAX_QUEUE } from '../../bus/bus.js';
+import {
+  DEFAULT_MAX_STREAMS,
+  DEFAULT_MAX_STREAMS_PER_SESSION,
+  EXPIRY_CHECK_MS,
+  type OpenStream,
+  type StreamKind,
+  type StreamLimits,
+} from './stream-kinds.js';
 
-export const DEFAULT_MAX_STREAMS_PER_SESSION = 1024;
-export const DEFAULT_MAX_STREAMS = 10_000;
-/** How often streams are checked for a session that expired while nothing was delivered. */
-export const EXPIRY_CHECK_MS = 1000;
 /** What a client refused for the room's stream cap is told to wait, in seconds. */
 const RETRY_AFTER_SECONDS = 5;
-
-interface OpenStream {
-  owner: StreamOwner;
-  /** The listen request's id; null for a GET /mcp stream. */
-  requestId: RequestId | null;
-  sse: SseStream;
-  close(reason?: CloseReason): void;
-}
-
-export interface StreamLimits {
-  maxPerSession?: number;
-  /** Streams the whole room may hold at once. */
-  maxStreams?: number;
-  /** Changes a stream may have waiting before it counts as lagging. */
-  maxQueue?: number;
-  keepAliveMs?: number;
-}
 
 /**
  * Every live stream of the room process: subscriptions/listen responses,
@@ -110,6 +97,7 @@ export class StreamRegistry {
     requestId: RequestId;
     watch: ListenWatch;
     first: unknown;
+    kind: 'listen' | 'page';
   }): void {
     const sse = new SseStream(options.res, this.keepAliveMs);
     const { requestId, owner } = options;
@@ -135,7 +123,7 @@ export class StreamRegistry {
       },
       () => this.isLive(owner),
     );
-    const stream: OpenStream = { owner, requestId, sse, close: (reason) => member.close(reason) };
+    const stream: OpenStream = { kind: options.kind, owner, requestId, sse, close: (reason) => member.close(reason) };
     this.remember(stream);
     this.bus.attach(this.fanout);
     sse.send(options.first);
@@ -167,7 +155,7 @@ export class StreamRegistry {
       },
       maxQueue: this.maxQueue,
     });
-    const stream: OpenStream = { owner, requestId: null, sse, close: (reason) => subscription.close(reason) };
+    const stream: OpenStream = { kind: 'get_mcp', owner, requestId: null, sse, close: (r) => subscription.close(r) };
     this.remember(stream);
     const finish = () => {
       this.forget(stream);
@@ -217,10 +205,11 @@ export class StreamRegistry {
     return this.streams.size;
   }
 
-  /** Open streams by kind: subscriptions/listen responses (the page's included) and legacy GET /mcp streams. */
-  openByKind(): { listen: number; get_mcp: number } {
-    const listen = [...this.streams].filter((stream) => stream.requestId !== null).length;
-    return { listen, get_mcp: this.streams.size - listen };
+  /** Open streams by kind (StreamKind). */
+  openByKind(): Record<StreamKind, number> {
+    const counts = { listen: 0, page: 0, get_mcp: 0 };
+    for (const stream of this.streams) counts[stream.kind] += 1;
+    return counts;
   }
 
   private isLive(owner: StreamOwner): boolean {

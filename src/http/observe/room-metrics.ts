@@ -73,7 +73,7 @@ export class RoomMetrics {
 
     new Gauge({
       name: 'ce_open_streams',
-      help: 'Streams open now, by kind: listen (subscriptions/listen, the page’s included) and get_mcp (GET /mcp)',
+      help: 'Streams open now, by kind: listen (subscriptions/listen), page (the room’s page listening) and get_mcp (GET /mcp)',
       labelNames: ['kind'],
       registers,
       collect() {
