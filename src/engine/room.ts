@@ -14,6 +14,12 @@ import { requireTextFile } from './artifact/text.js';
 import { ProgressPacer } from './progress-pacer.js';
 import { toDetailedTask, toEvent, toHandoff } from './row-mapping.js';
 
+/** A committed change's event, with what live subscribers get of it (null when none listened as it was made). */
+export interface Committed {
+  event: Event;
+  live: RoomChange | null;
+}
+
 /** What a committed state change tells live subscribers. */
 export interface RoomChange {
   event: Event;
@@ -32,7 +38,13 @@ export interface Room {
   /** Progress reports waiting for their task's next commit (see report-progress.ts). */
   readonly progress: ProgressPacer<Change>;
   /** How changes reach the disk: one commit each, or shared by a turn's changes in a served room. */
-  readonly commits: GroupCommit<RoomChange>;
+  readonly commits: GroupCommit<Committed>;
+  /**
+   * Called after each commit with the events it made durable (the room's
+   * log, src/http/observe/change-log.ts): one row read per event, none of
+   * the snapshots live subscribers get.
+   */
+  readonly eventListeners: Set<(events: Event[]) => void>;
   /** A second person decides, whatever the settings say: the room was opened so (`ce serve --four-eyes`). */
   readonly fourEyes: boolean;
   close(): void;
@@ -64,8 +76,20 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   if (sidecar.writable) removeLeftoverTempFiles(artifactPath);
   const bus = new Bus<RoomChange>();
   const progress = new ProgressPacer<Change>();
-  const commits = new GroupCommit<RoomChange>(sidecar.db, (changes) => {
-    for (const item of changes) bus.publish(item);
+  const eventListeners = new Set<(events: Event[]) => void>();
+  const commits = new GroupCommit<Committed>(sidecar.db, (committed) => {
+    if (committed.length === 0) return;
+    if (eventListeners.size > 0) {
+      const events = committed.map((item) => item.event);
+      for (const listener of eventListeners) {
+        try {
+          listener(events);
+        } catch {
+          // what a log could not write is its own loss, never the writer's
+        }
+      }
+    }
+    for (const item of committed) if (item.live) bus.publish(item.live);
   });
   const room: Room = {
     artifactPath,
@@ -76,6 +100,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
     bus,
     progress,
     commits,
+    eventListeners,
     fourEyes: options.fourEyes === true,
     close() {
       // A report that waits is committed while the room can still write it.
@@ -172,8 +197,17 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
     taken = options.alters ? applyWaitingProgress(room, current, options.alters(current)) : [];
     const result = apply(current);
     // Snapshots are taken at the end of the transaction: what subscribers
-    // see is exactly what was committed. With no subscriber, none is read.
-    const changes = room.bus.size > 0 ? eventIds.map((id) => snapshot(room, id)) : [];
+    // see is exactly what was committed. With no subscriber, none is read,
+    // and the events themselves only for the room's log.
+    const live = room.bus.size > 0;
+    const changes: Committed[] = live
+      ? eventIds.map((id) => {
+          const change = snapshot(room, id);
+          return { event: change.event, live: change };
+        })
+      : room.eventListeners.size > 0
+        ? eventIds.map((id) => ({ event: toEvent(room.store.getEvent(id)!), live: null }))
+        : [];
     return { result, changes };
   });
   const result = room.commits.run(() => run.immediate(), options.durableNow === true);

@@ -2,8 +2,8 @@
 // event's type), who did it, and the ids and revision it names. Only these
 // fields: an event's payload may carry a summary or a task's status message,
 // which stay out of the log like every other text of the room.
-import type { BusSink } from '../../bus/bus.js';
-import type { Room, RoomChange } from '../../engine/index.js';
+import type { Event } from '../../../generated/types.js';
+import type { Room } from '../../engine/index.js';
 import type { RoomLogger } from './request-log.js';
 
 /** The payload fields a change line may carry: ids, numbers and names, never text a person wrote. */
@@ -19,7 +19,7 @@ const LOGGED_PAYLOAD = [
   'status',
 ] as const;
 
-function changeFields({ event }: RoomChange): Record<string, unknown> {
+function changeFields(event: Event): Record<string, unknown> {
   const fields: Record<string, unknown> = { change: event.type, event_id: event.id, actor: event.actor };
   if (event.handoff_id !== null) fields.handoff_id = event.handoff_id;
   if (event.task_id !== null) fields.task_id = event.task_id;
@@ -30,12 +30,9 @@ function changeFields({ event }: RoomChange): Record<string, unknown> {
   return fields;
 }
 
-/** Logs every change the room commits from now on. It counts as one subscriber, so changes are snapshotted for it. */
+/** Logs every change the room commits from now on. */
 export function logChanges(room: Room, logger: RoomLogger): void {
-  const sink: BusSink<RoomChange> = {
-    size: 1,
-    deliver: (change) => logger.info(changeFields(change), 'change'),
-    closeAll: () => room.bus.detach(sink),
-  };
-  room.bus.attach(sink);
+  room.eventListeners.add((events) => {
+    for (const event of events) logger.info(changeFields(event), 'change');
+  });
 }
