@@ -1,8 +1,9 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { requireActorCapability, roomSettings, type Actor, type Room } from '../engine/index.js';
 import { bearerToken, mcpCaller, requestActor } from './authenticate.js';
-import { mcpEndpoint } from './mcp/endpoint.js';
+import { isMcpPost, mcpPost } from './mcp/post.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
 import { resourceUris } from '../mcp/resource-uris.js';
@@ -73,7 +74,13 @@ const baseHeaders: Koa.Middleware = async (ctx, next) => {
 export function createApp(
   room: Room,
   options: AppOptions = {},
-): { app: Koa; streams: StreamRegistry; names: RoomNames } {
+): {
+  app: Koa;
+  /** The room's request handler: POST /mcp on its own, the rest through the Koa app. */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  streams: StreamRegistry;
+  names: RoomNames;
+} {
   const app = new Koa();
   const { logger } = options;
   const log =
@@ -111,7 +118,6 @@ export function createApp(
     await next();
   };
   const server = new McpServer(room);
-  mcp.post('/mcp', asJsonRpc, origin, mcpAuthenticated, body, durable, mcpEndpoint(room, server, streams, caller));
   mcp.get('/mcp', asJsonRpc, origin, mcpAuthenticated, legacyResourceStream(room, streams, server.legacySubscriptions));
   mcp.all('/mcp', asJsonRpc, mcpMethodNotAllowed);
 
@@ -171,7 +177,7 @@ export function createApp(
   app.use(logger?.logsInfo || metrics ? observeRequests(logger, metrics) : requestId);
   // Before anything else, authentication included: a name that is not the room's is refused on every route.
   app.use((ctx, next) => {
-    const refusal = hostRefusal(names, ctx);
+    const refusal = hostRefusal(names, ctx.get('host'));
     if (refusal === null) return next();
     const funnel = ctx.path === '/mcp' ? asJsonRpc : asProblems;
     return funnel(ctx, () => Promise.reject(refusal));
@@ -180,5 +186,20 @@ export function createApp(
   app.use(mcp.routes());
   app.use(rest.routes());
   app.use(rest.allowedMethods());
-  return { app, streams, names };
+  // POST /mcp never reaches Koa: node:http hands it to mcp/post.ts, everything else to the app.
+  const mcpPostHandler = mcpPost({
+    room,
+    server,
+    streams,
+    names,
+    callerOf: caller,
+    maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+    log,
+    logger,
+    metrics,
+  });
+  const koa = app.callback();
+  const handler = (req: IncomingMessage, res: ServerResponse) =>
+    isMcpPost(req) ? mcpPostHandler(req, res) : void koa(req, res);
+  return { app, handler, streams, names };
 }

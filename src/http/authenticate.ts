@@ -1,4 +1,4 @@
-import type Koa from 'koa';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { McpCaller } from '../mcp/context.js';
 import { timingSafeEqual } from 'node:crypto';
 import {
@@ -12,8 +12,13 @@ import {
   type Room,
 } from '../engine/index.js';
 
-export function bearerToken(ctx: Koa.Context): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
+/** What authentication reads of a request: its headers (a Koa context has them, and so has node's request). */
+export interface WithHeaders {
+  headers: IncomingHttpHeaders;
+}
+
+export function bearerToken({ headers }: WithHeaders): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
 }
 
 /**
@@ -28,7 +33,7 @@ export function bearerToken(ctx: Koa.Context): string | undefined {
 export function requestActor(room: Room, operatorToken: string | null) {
   // The token is hashed once per request, for both questions; hashes compare in constant time.
   const operatorHash = operatorToken === null ? null : Buffer.from(hashToken(operatorToken));
-  return (ctx: Koa.Context): Actor => {
+  return (ctx: WithHeaders): Actor => {
     const token = bearerToken(ctx);
     if (!token) return authenticate(room, token);
     const tokenHash = hashToken(token);
@@ -53,7 +58,7 @@ function percentDecoded(text: string): string {
 
 export function mcpCaller(room: Room, operatorToken: string | null) {
   const actor = requestActor(room, operatorToken);
-  return (ctx: Koa.Context): McpCaller => {
+  return (ctx: WithHeaders): McpCaller => {
     const who = actor(ctx);
     if (who === LOCAL_OPERATOR) {
       throw new DomainError(

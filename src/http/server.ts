@@ -50,7 +50,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
   const operatorToken = newOperatorToken();
   const host = options.host ?? '127.0.0.1';
   const { metrics, ...appOptions } = options;
-  const { app, streams, names } = createApp(room, {
+  const { handler, streams, names } = createApp(room, {
     ...appOptions,
     ...(metrics === true ? { metrics: (await import('./observe/room-metrics.js')).RoomMetrics } : {}),
     host,
@@ -58,8 +58,8 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     operatorToken,
   });
   const server = options.tls
-    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, app.callback())
-    : createServer(app.callback());
+    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler)
+    : createServer(handler);
   server.on('clientError', answerUnparsableRequest);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { isDomainError } from '../../errors.js';
 import { rpcErrorFor } from '../../mcp/errors.js';
-import { RPC, RpcError, type RequestId } from '../../mcp/protocol.js';
+import { RPC, RpcError } from '../../mcp/protocol.js';
 import { Refusal } from '../refusal.js';
 
 /**
@@ -20,41 +20,48 @@ export function httpStatusOf(error: RpcError): number {
   return 400;
 }
 
-/** The request id an error response names, once the message was parsed (MCP leaves it out when unknown). */
-export const setRpcId = (ctx: Koa.Context, id: RequestId | null): void => {
-  ctx.state.rpcId = id;
-};
+/** An error as the MCP surface answers it: its HTTP status, headers of its own, and the JSON-RPC error. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  error: ReturnType<RpcError['toJSON']>;
+}
 
 /**
- * The MCP surface's one error funnel: a client's mistake or a refusal is a
- * JSON-RPC error with its HTTP status; anything else is logged in full and
- * answered with a plain -32603 that carries no details.
+ * The MCP surface's one mapping of errors: a client's mistake or a refusal
+ * is a JSON-RPC error with its HTTP status; anything else is logged in full
+ * (`what`: the request) and answered with a plain -32603 that carries no
+ * details.
  */
+export function errorAnswer(error: unknown, log: (message: string) => void, what: string): ErrorAnswer {
+  let rpc: RpcError;
+  let status: number;
+  let headers: Record<string, string> = {};
+  if (error instanceof RpcError) [rpc, status] = [error, httpStatusOf(error)];
+  else if (isDomainError(error)) {
+    rpc = rpcErrorFor(error);
+    // Authentication is this transport's: a request with no valid token is 401.
+    status = error.code === 'unauthorized' ? 401 : httpStatusOf(rpc);
+  } else if (error instanceof Refusal) {
+    [rpc, status, headers] = [new RpcError(error.rpcCode, error.message), error.status, error.headers];
+  } else {
+    log(`ce: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    [rpc, status] = [new RpcError(RPC.internalError, 'internal error'), 500];
+  }
+  if (status === 401) headers = { ...headers, 'WWW-Authenticate': 'Bearer' };
+  return { status, headers, error: rpc.toJSON() };
+}
+
+/** errorAnswer as the error funnel of Koa's /mcp routes (GET and the methods refused): no message, so no id. */
 export function answerErrorsAsJsonRpc(log: (message: string) => void): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      let rpc: RpcError;
-      let status: number;
-      if (error instanceof RpcError) [rpc, status] = [error, httpStatusOf(error)];
-      else if (isDomainError(error)) {
-        rpc = rpcErrorFor(error);
-        // Authentication is this transport's: a request with no valid token is 401.
-        status = error.code === 'unauthorized' ? 401 : httpStatusOf(rpc);
-      } else if (error instanceof Refusal) {
-        [rpc, status] = [new RpcError(error.rpcCode, error.message), error.status];
-        ctx.set(error.headers);
-      } else {
-        log(
-          `ce: ${ctx.method} ${ctx.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-        );
-        [rpc, status] = [new RpcError(RPC.internalError, 'internal error'), 500];
-      }
-      ctx.status = status;
-      if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-      const id = (ctx.state.rpcId as RequestId | null | undefined) ?? null;
-      ctx.body = { jsonrpc: '2.0', ...(id === null ? {} : { id }), error: rpc.toJSON() };
+      const answer = errorAnswer(error, log, `${ctx.method} ${ctx.path}`);
+      ctx.status = answer.status;
+      ctx.set(answer.headers);
+      ctx.body = { jsonrpc: '2.0', error: answer.error };
     }
   };
 }

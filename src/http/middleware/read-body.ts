@@ -72,13 +72,12 @@ function discardRest(req: IncomingMessage, maxBytes: number): Promise<boolean> {
 }
 
 /**
- * Reads a request body into ctx.state.body: refused over the limit (413,
- * before anything is parsed), when it is not JSON by its content type
- * (415), not UTF-8 or not valid JSON, holding a prototype key, nested too
- * deep, or holding a string that is not valid Unicode (400).
- * No body leaves ctx.state.body undefined.
+ * Reads a request's JSON body: refused over the limit (413, before anything
+ * is parsed), when it is not JSON by its content type (415), not UTF-8 or
+ * not valid JSON, holding a prototype key, nested too deep, or holding a
+ * string that is not valid Unicode (400). Undefined when there is none.
  */
-export function readJsonBody(limit = MAX_BODY_BYTES): Koa.Middleware {
+export async function readJsonBodyOf(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   const tooLarge = (drained: boolean) =>
     new Refusal(
       413,
@@ -88,42 +87,46 @@ export function readJsonBody(limit = MAX_BODY_BYTES): Koa.Middleware {
       // A body not read to its end leaves the connection unable to carry another request.
       drained ? {} : { Connection: 'close' },
     );
-  return async (ctx, next) => {
-    const declared = Number(ctx.get('content-length') || 0);
-    if (declared > limit) throw tooLarge(declared <= DISCARD_BYTES && (await discardRest(ctx.req, DISCARD_BYTES)));
-    let raw: Buffer;
-    try {
-      raw = await getRawBody(ctx.req, { limit });
-    } catch (error) {
-      if ((error as { type?: string }).type === 'entity.too.large') {
-        throw tooLarge(await discardRest(ctx.req, DISCARD_BYTES - limit));
-      }
-      throw new Refusal(400, 'invalid_input', 'the request body could not be read', RPC_INVALID_REQUEST);
+  const declared = Number(req.headers['content-length'] || 0);
+  if (declared > limit) throw tooLarge(declared <= DISCARD_BYTES && (await discardRest(req, DISCARD_BYTES)));
+  let raw: Buffer;
+  try {
+    raw = await getRawBody(req, { limit });
+  } catch (error) {
+    if ((error as { type?: string }).type === 'entity.too.large') {
+      throw tooLarge(await discardRest(req, DISCARD_BYTES - limit));
     }
-    if (raw.length > 0) {
-      const given = ctx.get('content-type');
-      if (!isJsonType(given)) {
-        throw new Refusal(
-          415,
-          'unsupported_media_type',
-          `the request body must be sent as Content-Type: application/json${given ? ` (it was ${given})` : ' (none was given)'}`,
-          RPC_INVALID_REQUEST,
-          { 'Accept-Post': 'application/json' },
-        );
-      }
-      let text: string;
-      try {
-        text = utf8.decode(raw);
-      } catch {
-        throw new Refusal(400, 'invalid_input', 'the request body is not valid UTF-8', RPC_PARSE_ERROR);
-      }
-      try {
-        ctx.state.body = parseOutsideJson(text, 'the request body');
-      } catch (error) {
-        if (!(error instanceof OutsideJsonError)) throw error;
-        throw new Refusal(400, 'invalid_input', error.message, RPC_CODE_OF[error.kind]);
-      }
-    }
+    throw new Refusal(400, 'invalid_input', 'the request body could not be read', RPC_INVALID_REQUEST);
+  }
+  if (raw.length === 0) return undefined;
+  const given = req.headers['content-type'] ?? '';
+  if (!isJsonType(given)) {
+    throw new Refusal(
+      415,
+      'unsupported_media_type',
+      `the request body must be sent as Content-Type: application/json${given ? ` (it was ${given})` : ' (none was given)'}`,
+      RPC_INVALID_REQUEST,
+      { 'Accept-Post': 'application/json' },
+    );
+  }
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new Refusal(400, 'invalid_input', 'the request body is not valid UTF-8', RPC_PARSE_ERROR);
+  }
+  try {
+    return parseOutsideJson(text, 'the request body');
+  } catch (error) {
+    if (!(error instanceof OutsideJsonError)) throw error;
+    throw new Refusal(400, 'invalid_input', error.message, RPC_CODE_OF[error.kind]);
+  }
+}
+
+/** readJsonBodyOf as a middleware: the body in ctx.state.body (undefined when there is none). */
+export const readJsonBody =
+  (limit = MAX_BODY_BYTES): Koa.Middleware =>
+  async (ctx, next) => {
+    ctx.state.body = await readJsonBodyOf(ctx.req, limit);
     await next();
   };
-}

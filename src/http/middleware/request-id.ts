@@ -6,10 +6,13 @@ import type Koa from 'koa';
 
 const USABLE = /^[\x21-\x7e]{1,128}$/;
 
+/** The id of a request that sent `given` in X-Request-Id: that, when a log line can hold it, else a fresh one. */
+export const requestIdOf = (given: string | undefined): string =>
+  given !== undefined && USABLE.test(given) ? given : randomUUID();
+
 /** Gives the request its id (ctx.state.requestId) and the answer its header; the id. */
 export function identify(ctx: Koa.Context): string {
-  const given = ctx.get('X-Request-Id');
-  const id = USABLE.test(given) ? given : randomUUID();
+  const id = requestIdOf(ctx.get('X-Request-Id'));
   ctx.state.requestId = id;
   ctx.set('X-Request-Id', id);
   return id;

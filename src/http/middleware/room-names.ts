@@ -133,8 +133,7 @@ export class RoomNames {
 }
 
 /** Host must name this room: anything else is refused before authentication, whatever the route. */
-export function hostRefusal(names: RoomNames, ctx: Koa.Context): Refusal | null {
-  const host = ctx.get('host');
+export function hostRefusal(names: RoomNames, host: string): Refusal | null {
   if (host !== '' && names.hostAllowed(host)) return null;
   return new Refusal(
     403,
@@ -149,15 +148,19 @@ export function hostRefusal(names: RoomNames, ctx: Koa.Context): Refusal | null 
 /** Browsers send Origin; a page elsewhere must not drive the room through a user's browser. No Origin is allowed. */
 export function checkOrigin(names: RoomNames): Koa.Middleware {
   return async (ctx, next) => {
-    const origin = ctx.get('origin');
-    if (origin && !names.originAllowed(origin)) {
-      throw new Refusal(
-        403,
-        'forbidden',
-        `origin ${origin} is not allowed: it is not a name of this room; ce serve --allow-origin ${origin} allows it`,
-        RPC_INVALID_REQUEST,
-      );
-    }
+    const refusal = originRefusal(names, ctx.get('origin'));
+    if (refusal) throw refusal;
     await next();
   };
+}
+
+/** Why a request from `origin` (the Origin header, '' when none) is refused; null when it is not. */
+export function originRefusal(names: RoomNames, origin: string): Refusal | null {
+  if (!origin || names.originAllowed(origin)) return null;
+  return new Refusal(
+    403,
+    'forbidden',
+    `origin ${origin} is not allowed: it is not a name of this room; ce serve --allow-origin ${origin} allows it`,
+    RPC_INVALID_REQUEST,
+  );
 }

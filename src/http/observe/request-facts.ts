@@ -30,39 +30,56 @@ export interface RequestFacts {
 const OPS_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']);
 const known = (names: object, name: string): string | null => (Object.hasOwn(names, name) ? name : null);
 
-function doorOf(path: string, route: string | null): Door {
-  if (path === '/mcp') return 'mcp';
+function doorOf(route: string | null): Door {
   if (route === null) return 'none';
   if (route === '/' || route.startsWith('/page/')) return 'page';
   return OPS_ROUTES.has(route) ? 'ops' : 'rest';
 }
 
-function participantOf(state: Koa.DefaultState): string | null {
-  const who = (state.caller ?? state.actor) as Actor | undefined;
-  if (who === undefined) return null;
-  return who === LOCAL_OPERATOR ? 'the local operator' : who.participant;
+/** What a request to /mcp was, from its MCP routing headers (Mcp-Method, Mcp-Name), only as far as the room knows them. */
+export function mcpFacts(
+  method: string,
+  template: string | null,
+  headers: { mcpMethod: string; mcpName: string },
+  outcome: { status: number; seconds: number; participant: string | null },
+): RequestFacts {
+  const mcpMethod = known(mcpMethods, headers.mcpMethod);
+  const tool = mcpMethod === 'tools/call' ? known(toolOperations, headers.mcpName) : null;
+  const route = tool !== null ? `tools/call ${tool}` : (mcpMethod ?? '/mcp');
+  return { door: 'mcp', method, template, route, mcpMethod, tool, ...outcome };
 }
+
+/** Who a request acted as: a participant's name, the operator, or nobody (yet). */
+export const participantOf = (who: Actor | undefined): string | null =>
+  who === undefined ? null : who === LOCAL_OPERATOR ? 'the local operator' : who.participant;
 
 /** Call when the request started; the function returned names it once it has finished. */
 export function startFacts(ctx: Koa.Context): () => RequestFacts {
   const started = performance.now();
   return () => {
     const template = (ctx as { _matchedRoute?: string })._matchedRoute ?? null;
-    const door = doorOf(ctx.path, template);
-    const mcpMethod = door === 'mcp' ? known(mcpMethods, ctx.get('mcp-method')) : null;
-    const tool = mcpMethod === 'tools/call' ? known(toolOperations, ctx.get('mcp-name')) : null;
-    const route =
-      door !== 'mcp' ? (template ?? 'unmatched') : tool !== null ? `tools/call ${tool}` : (mcpMethod ?? '/mcp');
+    const outcome = {
+      status: ctx.status,
+      seconds: (performance.now() - started) / 1000,
+      participant: participantOf((ctx.state.caller ?? ctx.state.actor) as Actor | undefined),
+    };
+    if (ctx.path === '/mcp') {
+      return mcpFacts(
+        ctx.method,
+        template,
+        { mcpMethod: ctx.get('mcp-method'), mcpName: ctx.get('mcp-name') },
+        outcome,
+      );
+    }
+    const door = doorOf(template);
     return {
       door,
       method: ctx.method,
       template,
-      route,
-      mcpMethod,
-      tool,
-      status: ctx.status,
-      seconds: (performance.now() - started) / 1000,
-      participant: participantOf(ctx.state),
+      route: template ?? 'unmatched',
+      mcpMethod: null,
+      tool: null,
+      ...outcome,
     };
   };
 }

@@ -1,0 +1,136 @@
+// POST /mcp on node:http alone: the Streamable HTTP transport's one busy
+// route, in front of Koa (which keeps GET /mcp, REST, the page and /docs).
+// The same checks in the same order as every other route (Host, Origin,
+// the token, the body, then the message), the same answers: JSON written
+// with one end(), an SSE stream for a listen, errors through errorAnswer.
+// Koa's context, router and middleware chain cost a tasks/get more than
+// the room's own work did.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Room } from '../../engine/index.js';
+import type { McpCaller } from '../../mcp/context.js';
+import type { RequestId } from '../../mcp/protocol.js';
+import { jsonRpcMessage, type McpServer } from '../../mcp/server.js';
+import type { WithHeaders } from '../authenticate.js';
+import { readJsonBodyOf } from '../middleware/read-body.js';
+import { requestIdOf } from '../middleware/request-id.js';
+import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
+import { mcpFacts, participantOf } from '../observe/request-facts.js';
+import { logRequest, type RoomLogger } from '../observe/request-log.js';
+import type { RoomMetrics } from '../observe/room-metrics.js';
+import { errorAnswer } from './errors.js';
+import { header } from './headers.js';
+import { streamOwner } from './stream-owner.js';
+import type { StreamRegistry } from './streams.js';
+
+export interface McpPostOptions {
+  room: Room;
+  server: McpServer;
+  streams: StreamRegistry;
+  names: RoomNames;
+  callerOf: (request: WithHeaders) => McpCaller;
+  maxBodyBytes: number;
+  /** Where unexpected errors are logged in full. */
+  log: (message: string) => void;
+  logger?: RoomLogger | undefined;
+  metrics?: RoomMetrics | undefined;
+}
+
+/** Is this request POST /mcp (a query string aside)? */
+export const isMcpPost = (req: IncomingMessage): boolean =>
+  req.method === 'POST' && (req.url === '/mcp' || req.url?.startsWith('/mcp?') === true);
+
+const single = (value: string | string[] | undefined): string => (Array.isArray(value) ? value[0]! : (value ?? ''));
+
+/** Sends a JSON answer, as Koa would have: its type, its length, one write. */
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const { room, server, streams, names } = options;
+  const observing = options.logger?.logsInfo === true || options.metrics !== undefined;
+
+  /** Runs the request; its status and caller, for the log and the metrics. */
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<McpCaller | undefined> {
+    let rpcId: RequestId | null = null;
+    let caller: McpCaller | undefined;
+    try {
+      const refusal = hostRefusal(names, single(req.headers.host)) ?? originRefusal(names, single(req.headers.origin));
+      if (refusal) throw refusal;
+      const authenticated = options.callerOf(req);
+      caller = authenticated;
+      const body = await readJsonBodyOf(req, options.maxBodyBytes);
+      // Acknowledged means on disk: the answer is sent once the commits of what it did and saw are done.
+      const send = await room.commits.durably(async (): Promise<(() => void) | null> => {
+        const message = jsonRpcMessage(body);
+        rpcId = message.id ?? null;
+        const outcome = await server.handle(
+          message,
+          (name) => header(req.headers, name),
+          authenticated,
+          () => options.callerOf(req),
+        );
+        switch (outcome.kind) {
+          case 'notification':
+            if (outcome.cancelled !== null) streams.cancel(authenticated.session_id, outcome.cancelled);
+            return () => {
+              res.statusCode = 202;
+              res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+              res.setHeader('Content-Length', '0');
+              res.end();
+            };
+          case 'result':
+            return () => sendJson(res, 200, { jsonrpc: '2.0', id: outcome.id, result: outcome.result });
+          case 'stream':
+            // A listen changes nothing: its acknowledgement leaves at once (the server read with no batch open).
+            streams.checkRoom(outcome.caller.session_id);
+            streams.openListen({
+              req,
+              res,
+              owner: streamOwner(room, outcome.caller),
+              requestId: outcome.id,
+              watch: outcome.watch,
+              first: outcome.first,
+              kind: outcome.fromPage ? 'page' : 'listen',
+            });
+            return null;
+        }
+      });
+      send?.();
+    } catch (error) {
+      const { status, headers, error: rpc } = errorAnswer(error, options.log, 'POST /mcp');
+      if (res.headersSent) {
+        res.destroy(); // a stream that had begun cannot carry an error answer
+      } else {
+        sendJson(res, status, { jsonrpc: '2.0', ...(rpcId === null ? {} : { id: rpcId }), error: rpc }, headers);
+      }
+    }
+    return caller;
+  }
+
+  return (req, res) => {
+    const started = performance.now();
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Cache-Control', 'no-store');
+    const id = requestIdOf(single(req.headers['x-request-id']));
+    res.setHeader('X-Request-Id', id);
+    void answer(req, res)
+      .then((caller) => {
+        if (!observing) return;
+        const facts = mcpFacts(
+          'POST',
+          '/mcp',
+          { mcpMethod: single(req.headers['mcp-method']), mcpName: single(req.headers['mcp-name']) },
+          { status: res.statusCode, seconds: (performance.now() - started) / 1000, participant: participantOf(caller) },
+        );
+        if (options.logger?.logsInfo) logRequest(options.logger, id, facts);
+        options.metrics?.observeRequest(facts);
+      })
+      .catch((error: unknown) => options.log(`ce: observing POST /mcp failed: ${String(error)}`));
+  };
+}
