@@ -61,6 +61,19 @@ const discoverBody = (meta: Record<string, unknown> | null = requestMeta()) => (
 });
 
 describe('transport headers and protocol version', () => {
+  it('takes POST /mcp as the router always did: any case, a trailing slash or not, a query string aside', async () => {
+    for (const path of ['/mcp/', '/MCP', '/mcp?from=test']) {
+      const r = await rpc(new URL(path, url).href, 'server/discover', {}, { token: s.tokens.alice });
+      expect({ path, status: r.status, versions: r.body.result?.supportedVersions }).toEqual({
+        path,
+        status: 200,
+        versions: ['2026-07-28'],
+      });
+    }
+    const elsewhere = await fetch(new URL('/mcpx', url), { method: 'POST' });
+    expect(elsewhere.status).toBe(404);
+  });
+
   it('refuses a request without MCP-Protocol-Version: 400, -32020', async () => {
     const r = await post(
       url,
@@ -88,7 +101,12 @@ describe('transport headers and protocol version', () => {
         jsonrpc: '2.0',
         id: 0,
         method: 'initialize',
-        params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' }, _meta: requestMeta() },
+        params: {
+          protocolVersion: PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: 'x', version: '1' },
+          _meta: requestMeta(),
+        },
       },
       mcpHeaders('initialize', s.tokens.alice),
     );

@@ -35,9 +35,11 @@ export interface McpPostOptions {
   metrics?: RoomMetrics | undefined;
 }
 
-/** Is this request POST /mcp (a query string aside)? */
-export const isMcpPost = (req: IncomingMessage): boolean =>
-  req.method === 'POST' && (req.url === '/mcp' || req.url?.startsWith('/mcp?') === true);
+/** The path Koa's router took as /mcp: any case, a trailing slash or not, a query string aside. */
+const MCP_PATH = /^\/mcp\/?(?:\?|$)/i;
+
+/** Is this request POST /mcp? */
+export const isMcpPost = (req: IncomingMessage): boolean => req.method === 'POST' && MCP_PATH.test(req.url ?? '');
 
 const single = (value: string | string[] | undefined): string => (Array.isArray(value) ? value[0]! : (value ?? ''));
 
