@@ -7,7 +7,8 @@
 //   durable writes over MCP   ÷ (c) a bare better-sqlite3 loop of one-row transactions
 //   1,000 listens, last frame ÷ (d) bare node:http SSE broadcast to 1,000 streams
 //   memory per idle listen stream
-//   tasks/get, 10,000 handoffs and 2,000 events ÷ the same in an empty room
+//   tasks/get, handoff_list and workspace_history (first pages) in a room of
+//     100,000 handoffs and 10,000 revisions ÷ the same in a small room
 //   ce serve's first answer after it starts
 //
 // BENCH_ROUNDS (5) and BENCH_SECONDS (5, per load run) make a quick run possible.
@@ -47,7 +48,10 @@ import { machine, median, root, writeSection } from './report.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STREAMS = 1000;
-const SCALE_HANDOFFS = 10_000;
+const SCALE_HANDOFFS = 100_000;
+const SCALE_REVISIONS = 10_000;
+/** Handoffs and revisions of the small room the large one is compared with. */
+const SMALL_PAGE = 100;
 const ce = path.join(root, 'bin', 'ce.js');
 
 interface Round {
@@ -64,8 +68,13 @@ interface Round {
   listenBytesPerStream: number;
   /** Resident memory per stream, after a full collection (the allocator may keep or return pages: noisy). */
   listenRssPerStream: number;
-  emptyRead: number;
+  smallRead: number;
   largeRead: number;
+  /** handoff_list and workspace_history, first page, in the small room and the large one. */
+  smallList: number;
+  largeList: number;
+  smallHistory: number;
+  largeHistory: number;
   firstAnswerMs: number;
 }
 
@@ -135,10 +144,13 @@ await buildPrograms();
 const dir = mkdtempSync(path.join(tmpdir(), 'ce-bench-'));
 const servers: Served[] = [];
 try {
-  console.log('seeding rooms (the scale room has 10,000 handoffs)');
+  console.log(
+    `seeding rooms (the scale room has ${SCALE_HANDOFFS.toLocaleString('en')} handoffs and ${SCALE_REVISIONS.toLocaleString('en')} revisions)`,
+  );
   const main = makeRoom(dir, 'main', { listenerSessions: ROUNDS + 1 });
-  const empty = makeRoom(dir, 'empty');
-  const large = makeRoom(dir, 'large', { handoffs: SCALE_HANDOFFS });
+  // One full first page of handoffs (50) and of history (100) and no more: the large room's pages are as long.
+  const small = makeRoom(dir, 'small', { handoffs: SMALL_PAGE, revisions: SMALL_PAGE });
+  const large = makeRoom(dir, 'large', { handoffs: SCALE_HANDOFFS, revisions: SCALE_REVISIONS });
   const cold = makeRoom(dir, 'cold');
   const largeCounts = roomCounts(large.file);
 
@@ -154,7 +166,7 @@ try {
   // No log, as the anchors keep none: what the log and the metrics cost is bench/observability.ts's to say.
   const quiet = ['--port', '0', '--json', '--log-level', 'silent'];
   const room = await serve([...roomProbe.args, ce, 'serve', main.file, ...quiet], roomProbe.env);
-  const emptyRoom = await serve([ce, 'serve', empty.file, ...quiet]);
+  const smallRoom = await serve([ce, 'serve', small.file, ...quiet]);
   const largeRoom = await serve([ce, 'serve', large.file, ...quiet]);
   const koa = await serve([program('koa-sqlite'), path.join(dir, 'koa.db')]);
   const sdk = await serve([program('mcp-sdk')]);
@@ -168,8 +180,22 @@ try {
     koa: { kind: 'fixed', method: 'GET', path: '/tasks/ta_bench' },
     sdk: { kind: 'fixed', method: 'POST', path: '/mcp', request: toolCall('anything', 'ping', {}) },
     room: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(main.alice, main.taskId) },
-    empty: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(empty.alice, empty.taskId) },
+    small: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(small.alice, small.taskId) },
     large: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(large.alice, large.taskId) },
+    smallList: { kind: 'fixed', method: 'POST', path: '/mcp', request: toolCall(small.alice, 'handoff_list', {}) },
+    largeList: { kind: 'fixed', method: 'POST', path: '/mcp', request: toolCall(large.alice, 'handoff_list', {}) },
+    smallHistory: {
+      kind: 'fixed',
+      method: 'POST',
+      path: '/mcp',
+      request: toolCall(small.alice, 'workspace_history', {}),
+    },
+    largeHistory: {
+      kind: 'fixed',
+      method: 'POST',
+      path: '/mcp',
+      request: toolCall(large.alice, 'workspace_history', {}),
+    },
     writes: { kind: 'create-cancel', token: main.alice },
   } satisfies Record<string, LoadScenario>;
 
@@ -181,7 +207,7 @@ try {
     [koaOrigin, scenarios.koa],
     [roomOrigin, scenarios.room],
     [sdkOrigin, scenarios.sdk],
-    [originOf(emptyRoom.line.mcp_url), scenarios.empty],
+    [originOf(smallRoom.line.mcp_url), scenarios.small],
     [originOf(largeRoom.line.mcp_url), scenarios.large],
   ] as const) {
     await load(origin, scenario, READ_CONNECTIONS, 1);
@@ -255,11 +281,23 @@ try {
     };
     const [anchorFan, roomFan] = await inTurn(round, anchorFanOut, roomFanOut);
 
-    // Scale: the same read in an empty room and in one with 10,000 handoffs.
-    const [emptyRead, largeRead] = await inTurn(
+    // Scale: the same reads in the small room and in the large one.
+    const smallOrigin = originOf(smallRoom.line.mcp_url);
+    const largeOrigin = originOf(largeRoom.line.mcp_url);
+    const [smallRead, largeRead] = await inTurn(
       round,
-      () => readRate(originOf(emptyRoom.line.mcp_url), scenarios.empty, 'tasks/get (empty room)'),
-      () => readRate(originOf(largeRoom.line.mcp_url), scenarios.large, 'tasks/get (large room)'),
+      () => readRate(smallOrigin, scenarios.small, 'tasks/get (small room)'),
+      () => readRate(largeOrigin, scenarios.large, 'tasks/get (large room)'),
+    );
+    const [smallList, largeList] = await inTurn(
+      round,
+      () => readRate(smallOrigin, scenarios.smallList, 'handoff_list (small room)'),
+      () => readRate(largeOrigin, scenarios.largeList, 'handoff_list (large room)'),
+    );
+    const [smallHistory, largeHistory] = await inTurn(
+      round,
+      () => readRate(smallOrigin, scenarios.smallHistory, 'workspace_history (small room)'),
+      () => readRate(largeOrigin, scenarios.largeHistory, 'workspace_history (large room)'),
     );
 
     const firstAnswerMs = await firstAnswer(cold);
@@ -276,15 +314,19 @@ try {
       sseBytesPerStream: anchorFan.bytesPerStream,
       listenBytesPerStream: roomFan.bytesPerStream,
       listenRssPerStream: roomFan.rssPerStream,
-      emptyRead,
+      smallRead,
       largeRead,
+      smallList,
+      largeList,
+      smallHistory,
+      largeHistory,
       firstAnswerMs,
     };
     rounds.push(r);
     console.log(
       `round ${round + 1}/${ROUNDS}: tasks/get ${r.roomRead.toFixed(0)}/s, (a) ${r.koa.toFixed(0)}/s, (b) ${r.sdk.toFixed(0)}/s; ` +
         `writes ${r.roomWrite.toFixed(0)}/s, (c) ${r.loop.toFixed(0)}/s; fan-out ${r.listenMs.toFixed(1)} ms, (d) ${r.sseMs.toFixed(1)} ms; ` +
-        `${(r.listenBytesPerStream / 1024).toFixed(1)} KiB/stream; scale ${r.largeRead.toFixed(0)} vs ${r.emptyRead.toFixed(0)}/s; first answer ${r.firstAnswerMs.toFixed(0)} ms`,
+        `${(r.listenBytesPerStream / 1024).toFixed(1)} KiB/stream; scale ${r.largeRead.toFixed(0)} vs ${r.smallRead.toFixed(0)}/s, list ${r.largeList.toFixed(0)} vs ${r.smallList.toFixed(0)}/s, history ${r.largeHistory.toFixed(0)} vs ${r.smallHistory.toFixed(0)}/s; first answer ${r.firstAnswerMs.toFixed(0)} ms`,
     );
   }
 
@@ -295,7 +337,9 @@ try {
     writes: med((r) => r.roomWrite / r.loop),
     fanOut: med((r) => r.listenMs / r.sseMs),
     memory: med((r) => r.listenBytesPerStream) / 1024,
-    scale: med((r) => r.largeRead / r.emptyRead),
+    scale: med((r) => r.largeRead / r.smallRead),
+    scaleList: med((r) => r.largeList / r.smallList),
+    scaleHistory: med((r) => r.largeHistory / r.smallHistory),
     firstAnswer: med((r) => r.firstAnswerMs),
   };
   const met = (ok: boolean) => (ok ? 'yes' : '**no**');
@@ -336,11 +380,25 @@ try {
       met(figures.memory <= 10),
     ],
     [
-      `\`tasks/get\` in a room with ${largeCounts.handoffs.toLocaleString('en')} handoffs and ${largeCounts.events.toLocaleString('en')} events ÷ the same in an empty room`,
+      `\`tasks/get\` in a room with ${largeCounts.handoffs.toLocaleString('en')} handoffs, ${largeCounts.revisions.toLocaleString('en')} revisions and ${largeCounts.events.toLocaleString('en')} events ÷ the same in a room of ${SMALL_PAGE} handoffs and ${SMALL_PAGE} revisions`,
       figures.scale.toFixed(2),
       '≥ 0.90',
-      '1.11',
+      '1.11 (10,001 handoffs)',
       met(figures.scale >= 0.9),
+    ],
+    [
+      'the same for `handoff_list`, its first page (the newest 50)',
+      figures.scaleList.toFixed(2),
+      '≥ 0.90',
+      '',
+      met(figures.scaleList >= 0.9),
+    ],
+    [
+      'the same for `workspace_history`, its first page (the newest 100 entries)',
+      figures.scaleHistory.toFixed(2),
+      '≥ 0.90',
+      '',
+      met(figures.scaleHistory >= 0.9),
     ],
     [
       '`ce serve`: from start to its first answered request (`tasks/get`)',
@@ -368,7 +426,7 @@ ${table}
 
 <details><summary>How it runs</summary>
 
-- Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json', '--log-level', 'silent'])}\` (no log, as the anchors keep none; three rooms: the main one, an empty one, one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
+- Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json', '--log-level', 'silent'])}\` (no log, as the anchors keep none; three rooms: the main one, a small one (${SMALL_PAGE} handoffs and ${SMALL_PAGE} accepted proposals: one full first page of each), one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs and ${SCALE_REVISIONS.toLocaleString('en')} accepted proposals, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
 - Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
 - Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame. Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
 - First answer: \`ce serve\` as a user starts it (its log at info) on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address.
@@ -377,12 +435,12 @@ ${table}
 
 <details><summary>Every round</summary>
 
-| round | tasks/get /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | empty room /s | large room /s | first answer ms |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| round | tasks/get /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | small room /s | large room /s | list, small /s | list, large /s | history, small /s | history, large /s | first answer ms |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rounds
   .map(
     (r, i) =>
-      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${rate(r.emptyRead)} | ${rate(r.largeRead)} | ${r.firstAnswerMs.toFixed(0)} |`,
+      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${rate(r.smallRead)} | ${rate(r.largeRead)} | ${rate(r.smallList)} | ${rate(r.largeList)} | ${rate(r.smallHistory)} | ${rate(r.largeHistory)} | ${r.firstAnswerMs.toFixed(0)} |`,
   )
   .join('\n')}
 

@@ -5,11 +5,13 @@ import path from 'node:path';
 import {
   acceptHandoff,
   addParticipant,
+  approveProposal,
   cancelTask,
   createHandoff,
   createSession,
   LOCAL_OPERATOR,
   openRoom,
+  proposeChange,
   type Room,
 } from '../../test/helpers/engine.js';
 
@@ -26,8 +28,16 @@ export interface BenchRoom {
 
 const caller = (participant: string) => ({ participant, capabilities: ['read', 'write'] as ['read', 'write'] });
 
-/** A room with `handoffs` finished (cancelled) handoffs besides its one working task. */
-export function makeRoom(dir: string, name: string, options: { handoffs?: number; listenerSessions?: number } = {}) {
+/**
+ * A room with `handoffs` finished (cancelled) handoffs besides its one
+ * working task, and `revisions` accepted proposals (each a revision and a
+ * decision in the history).
+ */
+export function makeRoom(
+  dir: string,
+  name: string,
+  options: { handoffs?: number; revisions?: number; listenerSessions?: number } = {},
+) {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${name}.md`);
   writeFileSync(file, `# ${name}\n`);
@@ -41,6 +51,16 @@ export function makeRoom(dir: string, name: string, options: { handoffs?: number
     for (let i = 0; i < (options.handoffs ?? 0); i++) {
       const made = createHandoff(room, caller('alice'), { summary: `Seeded handoff ${i}`, assignee: 'bob' });
       cancelTask(room, caller('alice'), { task_id: made.handoff.task_id });
+    }
+    let base = 1;
+    for (let i = 0; i < (options.revisions ?? 0); i++) {
+      const { proposal } = proposeChange(room, caller('alice'), {
+        base_revision: base,
+        content: `# ${name}\n\nRevision ${i + 2}.\n`,
+        summary: `Seeded edit ${i}`,
+      });
+      const approver = { participant: 'bob', capabilities: ['read', 'approve'] as ['read', 'approve'] };
+      base = approveProposal(room, approver, { proposal_id: proposal.proposal_id }).proposal.revision!;
     }
     const made = createHandoff(room, caller('alice'), { summary: 'The task tasks/get reads', assignee: 'bob' });
     acceptHandoff(room, caller('bob'), { handoff_id: made.handoff.handoff_id });
@@ -58,13 +78,14 @@ export function makeRoom(dir: string, name: string, options: { handoffs?: number
 }
 
 /** Events and handoffs a room holds, read after seeding (for the report). */
-export function roomCounts(file: string): { handoffs: number; events: number } {
+export function roomCounts(file: string): { handoffs: number; events: number; revisions: number } {
   const room = openRoom(file, { mode: 'read' });
   try {
     const db = room.sidecar.db;
     return {
       handoffs: (db.prepare('SELECT count(*) AS n FROM handoffs').get() as { n: number }).n,
       events: (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n,
+      revisions: (db.prepare('SELECT count(*) AS n FROM revisions').get() as { n: number }).n,
     };
   } finally {
     room.close();
