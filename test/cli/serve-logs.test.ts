@@ -16,6 +16,13 @@ import { readRuntimeFile } from '../../src/http/runtime-file.js';
 
 const SLOW = { timeout: 60_000 };
 
+/** What ce serve wrote on stderr, a JSON line each. */
+const jsonLines = (stderr: string) =>
+  stderr
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
 /** A room with alice, and her session's token. */
 const prepareRoom = () =>
   withRoomFile((room) => {
@@ -41,13 +48,9 @@ test('a line per request, with what it was and who asked, and no token', SLOW, a
   const operatorToken = readRuntimeFile(file)!.operator_token;
   expect(await served.stop()).toBe(0);
 
-  const lines = served
-    .stderr()
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = jsonLines(served.stderr());
   const requests = lines.filter((line) => line.msg === 'request');
-  expect(requests.map(({ time, pid, hostname, duration_ms, req_id, level, ...rest }) => rest)).toEqual([
+  expect(requests.map(({ time, pid, duration_ms, req_id, level, ...rest }) => rest)).toEqual([
     { method: 'GET', route: '/workspace/session', status: 200, participant: 'alice', msg: 'request' },
     {
       method: 'POST',
@@ -91,11 +94,7 @@ test("a room made by ce serve logs its sidecar's migrations", SLOW, async () => 
   writeFileSync(file, '# Fresh\n');
   const served = await ceServe(file, { args: ['--log-level', 'info', '--log-format', 'json'] });
   expect(await served.stop()).toBe(0);
-  const lines = served
-    .stderr()
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = jsonLines(served.stderr());
   expect(lines.map((line) => line.msg)).toEqual(['sidecar migrated', 'room started', 'room stopped']);
   expect(lines[0]!.applied).toEqual(expect.arrayContaining([1, 2]));
 });
