@@ -58,6 +58,8 @@ interface Round {
   koa: number;
   sdk: number;
   roomRead: number;
+  /** The same task read over REST (GET /workspace/task). */
+  restRead: number;
   loop: number;
   roomWrite: number;
   writeRefused: number;
@@ -180,6 +182,12 @@ try {
     koa: { kind: 'fixed', method: 'GET', path: '/tasks/ta_bench' },
     sdk: { kind: 'fixed', method: 'POST', path: '/mcp', request: toolCall('anything', 'ping', {}) },
     room: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(main.alice, main.taskId) },
+    rest: {
+      kind: 'fixed',
+      method: 'GET',
+      path: `/workspace/task?id=${main.taskId}`,
+      request: { headers: { authorization: `Bearer ${main.alice}`, accept: 'application/json' }, body: '' },
+    },
     small: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(small.alice, small.taskId) },
     large: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(large.alice, large.taskId) },
     smallList: { kind: 'fixed', method: 'POST', path: '/mcp', request: toolCall(small.alice, 'handoff_list', {}) },
@@ -226,6 +234,7 @@ try {
           () => readRate(sdkOrigin, scenarios.sdk, 'anchor (b)'),
         ),
     );
+    const restRead = await readRate(roomOrigin, scenarios.rest, 'GET /workspace/task');
 
     // Durable writes: the bare loop on the server core, and 16 clients writing through MCP.
     const [loop, writes] = await inTurn(
@@ -306,6 +315,7 @@ try {
       koa: koaRate,
       sdk: sdkRate,
       roomRead,
+      restRead,
       loop: loop.perSecond,
       roomWrite: writes.perSecond,
       writeRefused: writes.refused + writes.non2xx + writes.errors,
@@ -324,7 +334,7 @@ try {
     };
     rounds.push(r);
     console.log(
-      `round ${round + 1}/${ROUNDS}: tasks/get ${r.roomRead.toFixed(0)}/s, (a) ${r.koa.toFixed(0)}/s, (b) ${r.sdk.toFixed(0)}/s; ` +
+      `round ${round + 1}/${ROUNDS}: tasks/get ${r.roomRead.toFixed(0)}/s, REST ${r.restRead.toFixed(0)}/s, (a) ${r.koa.toFixed(0)}/s, (b) ${r.sdk.toFixed(0)}/s; ` +
         `writes ${r.roomWrite.toFixed(0)}/s, (c) ${r.loop.toFixed(0)}/s; fan-out ${r.listenMs.toFixed(1)} ms, (d) ${r.sseMs.toFixed(1)} ms; ` +
         `${(r.listenBytesPerStream / 1024).toFixed(1)} KiB/stream; scale ${r.largeRead.toFixed(0)} vs ${r.smallRead.toFixed(0)}/s, list ${r.largeList.toFixed(0)} vs ${r.smallList.toFixed(0)}/s, history ${r.largeHistory.toFixed(0)} vs ${r.smallHistory.toFixed(0)}/s; first answer ${r.firstAnswerMs.toFixed(0)} ms`,
     );
@@ -334,6 +344,7 @@ try {
   const figures = {
     readA: med((r) => r.roomRead / r.koa),
     readB: med((r) => r.roomRead / r.sdk),
+    restA: med((r) => r.restRead / r.koa),
     writes: med((r) => r.roomWrite / r.loop),
     fanOut: med((r) => r.listenMs / r.sseMs),
     memory: med((r) => r.listenBytesPerStream) / 1024,
@@ -357,6 +368,13 @@ try {
       '≥ 6 ×',
       '3.7 ×',
       met(figures.readB >= 6),
+    ],
+    [
+      'the same task read over REST (`GET /workspace/task?id=…`, a session token) ÷ (a)',
+      figures.restA.toFixed(2),
+      '≥ 0.90',
+      '',
+      met(figures.restA >= 0.9),
     ],
     [
       `durable writes over MCP (\`handoff_create\` then \`tasks/cancel\`, ${WRITE_CONNECTIONS} concurrent clients) ÷ (c) a bare better-sqlite3 loop of one-row transactions, WAL, \`synchronous=FULL\``,
@@ -427,7 +445,7 @@ ${table}
 <details><summary>How it runs</summary>
 
 - Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json', '--log-level', 'silent'])}\` (no log, as the anchors keep none; three rooms: the main one, a small one (${SMALL_PAGE} handoffs and ${SMALL_PAGE} accepted proposals: one full first page of each), one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs and ${SCALE_REVISIONS.toLocaleString('en')} accepted proposals, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
-- Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
+- Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room, and the same task by REST, \`GET /workspace/task?id=…\` with the token) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
 - Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame. Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
 - First answer: \`ce serve\` as a user starts it (its log at info) on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address.
 
@@ -435,12 +453,12 @@ ${table}
 
 <details><summary>Every round</summary>
 
-| round | tasks/get /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | small room /s | large room /s | list, small /s | list, large /s | history, small /s | history, large /s | first answer ms |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| round | tasks/get /s | REST /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | small room /s | large room /s | list, small /s | list, large /s | history, small /s | history, large /s | first answer ms |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rounds
   .map(
     (r, i) =>
-      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${rate(r.smallRead)} | ${rate(r.largeRead)} | ${rate(r.smallList)} | ${rate(r.largeList)} | ${rate(r.smallHistory)} | ${rate(r.largeHistory)} | ${r.firstAnswerMs.toFixed(0)} |`,
+      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.restRead)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${rate(r.smallRead)} | ${rate(r.largeRead)} | ${rate(r.smallList)} | ${rate(r.largeList)} | ${rate(r.smallHistory)} | ${rate(r.largeHistory)} | ${r.firstAnswerMs.toFixed(0)} |`,
   )
   .join('\n')}
 
