@@ -5,7 +5,9 @@
 // (the default when stderr is a terminal). With --log-level silent only
 // warnings and a fail-stop are said, as plain `ce:` lines.
 import { InvalidArgumentError, type Command } from 'commander';
+import type { Logger } from 'pino';
 import type { RoomLogger } from '../http/observe/request-log.js';
+import type { Destination } from './log-lines.js';
 
 const LEVELS = ['silent', 'error', 'warn', 'info', 'debug'] as const;
 const FORMATS = ['json', 'pretty'] as const;
@@ -22,7 +24,17 @@ export const PLAIN_LOG: RoomLogger = {
   info: () => {},
   warn: (_fields, message) => process.stderr.write(`ce: ${message}\n`),
   error: (_fields, message) => process.stderr.write(`ce: ${message}\n`),
+  child: () => PLAIN_LOG,
 };
+
+/** The room's logger on a pino logger (or a child of one). */
+export const pinoRoomLogger = (logger: Logger): RoomLogger => ({
+  logsInfo: logger.isLevelEnabled('info'),
+  info: (fields, message) => logger.info(fields, message),
+  warn: (fields, message) => logger.warn(fields, message),
+  error: (fields, message) => logger.error(fields, message),
+  child: (bindings) => pinoRoomLogger(logger.child(bindings)),
+});
 
 const oneOf =
   <T extends string>(flag: string, choices: readonly T[]) =>
@@ -56,14 +68,11 @@ export async function serveLog({ logLevel, logFormat }: LogOptions): Promise<Roo
   const stream =
     format === 'pretty'
       ? (await import('pino-pretty')).default({ destination: 2, sync: true, colorize: process.stderr.isTTY === true })
-      : (await import('./log-lines.js')).batchedLines(pino.destination({ dest: 2, sync: true }));
+      : (await import('./log-lines.js')).batchedLines(
+          // In contentMode 'buffer' sonic-boom writes bytes, though its types name only strings.
+          pino.destination({ dest: 2, sync: true, contentMode: 'buffer' }) as unknown as Destination,
+        );
   // Time as pino writes it by default, milliseconds since 1970 (an ISO string cost a fifth of a line), and the
   // pid but not the host name, which the journal has.
-  const logger = pino({ level: logLevel, base: { pid: process.pid } }, stream);
-  return {
-    logsInfo: logger.isLevelEnabled('info'),
-    info: (fields, message) => logger.info(fields, message),
-    warn: (fields, message) => logger.warn(fields, message),
-    error: (fields, message) => logger.error(fields, message),
-  };
+  return pinoRoomLogger(pino({ level: logLevel, base: { pid: process.pid } }, stream));
 }

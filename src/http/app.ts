@@ -12,7 +12,7 @@ import type { StreamLimits } from './mcp/stream-kinds.js';
 import { StreamRegistry } from './mcp/streams.js';
 import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
 import { requestId } from './middleware/request-id.js';
-import { observeRequests } from './observe/observe-requests.js';
+import { observeRequests, requestObserver } from './observe/observe-requests.js';
 import type { RoomLogger } from './observe/request-log.js';
 import type { RoomMetrics } from './observe/room-metrics.js';
 import { checkOrigin, hostRefusal, RoomNames } from './middleware/room-names.js';
@@ -174,7 +174,8 @@ export function createApp(
   addPageRoutes(rest, options.pageDir ?? defaultPageDir(), [asProblems]);
 
   app.use(baseHeaders);
-  app.use(logger?.logsInfo || metrics ? observeRequests(logger, metrics) : requestId);
+  const observe = requestObserver(logger, metrics);
+  app.use(observe ? observeRequests(observe) : requestId);
   // Before anything else, authentication included: a name that is not the room's is refused on every route.
   app.use((ctx, next) => {
     const refusal = hostRefusal(names, ctx.get('host'));
@@ -195,8 +196,7 @@ export function createApp(
     callerOf: caller,
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
     log,
-    logger,
-    metrics,
+    observe,
   });
   const koa = app.callback();
   const handler = (req: IncomingMessage, res: ServerResponse) =>

@@ -5,6 +5,7 @@
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
+import { pinoRoomLogger } from '../../src/cli/serve-log.js';
 import type { RoomLogger } from '../../src/http/observe/request-log.js';
 
 /** What a minted token looks like: its prefix and 32 random bytes in base64url. */
@@ -26,10 +27,5 @@ export function suiteLogger(): RoomLogger | undefined {
     { level: 'info', timestamp: pino.stdTimeFunctions.isoTime },
     pino.destination({ dest: path.join(dir, `${process.pid}.log`), sync: true, append: true }),
   );
-  return {
-    logsInfo: true,
-    info: (fields, message) => logger.info(fields, message),
-    warn: (fields, message) => logger.warn(fields, message),
-    error: (fields, message) => logger.error(fields, message),
-  };
+  return pinoRoomLogger(logger);
 }

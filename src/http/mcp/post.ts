@@ -14,9 +14,8 @@ import type { WithHeaders } from '../authenticate.js';
 import { readJsonBodyOf } from '../middleware/read-body.js';
 import { requestIdOf } from '../middleware/request-id.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
+import type { RequestObserver } from '../observe/observe-requests.js';
 import { mcpFacts, participantOf } from '../observe/request-facts.js';
-import { logRequest, type RoomLogger } from '../observe/request-log.js';
-import type { RoomMetrics } from '../observe/room-metrics.js';
 import { errorAnswer } from './errors.js';
 import { header } from './headers.js';
 import { streamOwner } from './stream-owner.js';
@@ -31,8 +30,8 @@ export interface McpPostOptions {
   maxBodyBytes: number;
   /** Where unexpected errors are logged in full. */
   log: (message: string) => void;
-  logger?: RoomLogger | undefined;
-  metrics?: RoomMetrics | undefined;
+  /** Told of each request once it is answered: the request log and the metrics. */
+  observe: RequestObserver | null;
 }
 
 /** The path Koa's router took as /mcp: any case, a trailing slash or not, a query string aside. */
@@ -54,8 +53,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { room, server, streams, names } = options;
-  const observing = options.logger?.logsInfo === true || options.metrics !== undefined;
+  const { room, server, streams, names, observe } = options;
 
   /** Runs the request; its status and caller, for the log and the metrics. */
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<McpCaller | undefined> {
@@ -121,17 +119,17 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
     res.setHeader('Cache-Control', 'no-store');
     const id = requestIdOf(single(req.headers['x-request-id']));
     res.setHeader('X-Request-Id', id);
-    void answer(req, res)
+    const answered = answer(req, res);
+    if (observe === null) return;
+    answered
       .then((caller) => {
-        if (!observing) return;
         const facts = mcpFacts(
           'POST',
           '/mcp',
           { mcpMethod: single(req.headers['mcp-method']), mcpName: single(req.headers['mcp-name']) },
           { status: res.statusCode, seconds: (performance.now() - started) / 1000, participant: participantOf(caller) },
         );
-        if (options.logger?.logsInfo) logRequest(options.logger, id, facts);
-        options.metrics?.observeRequest(facts);
+        observe(id, facts);
       })
       .catch((error: unknown) => options.log(`ce: observing POST /mcp failed: ${String(error)}`));
   };
