@@ -27,12 +27,19 @@ function countedElsewhere(registry: Registry, name: string, help: string, total:
 
 export class RoomMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'door' | 'method' | 'route' | 'status'>;
   private readonly durations: Histogram<'door' | 'method' | 'route'>;
-  /** The request series seen so far (bounded: doors, methods and routes are the room's own). */
+  /**
+   * The request series seen so far (bounded: doors, methods and routes are
+   * the room's own), with their counts by status, handed to prom-client at
+   * each scrape: a count is one addition per request.
+   */
   private readonly series = new Map<
     string,
-    { duration: Histogram.Internal<'door' | 'method' | 'route'>; byStatus: Map<number, Counter.Internal> }
+    {
+      labels: { door: string; method: string; route: string };
+      duration: Histogram.Internal<'door' | 'method' | 'route'>;
+      byStatus: Map<number, number>;
+    }
   >();
   /** What the sidecar holds, as read for the scrape under way. */
   private held: RoomStatus | null = null;
@@ -40,11 +47,18 @@ export class RoomMetrics {
   constructor(room: Room, streams: StreamRegistry) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
+    const series = this.series;
+    new Counter({
       name: 'ce_http_requests_total',
       help: 'Requests answered, by door (mcp, rest, page, ops, none), HTTP method, route (REST template or MCP method) and status',
       labelNames: ['door', 'method', 'route', 'status'],
       registers,
+      collect() {
+        this.reset();
+        for (const { labels, byStatus } of series.values()) {
+          for (const [status, n] of byStatus) this.inc({ ...labels, status: String(status) }, n);
+        }
+      },
     });
     this.durations = new Histogram({
       name: 'ce_http_request_duration_seconds',
@@ -140,15 +154,14 @@ export class RoomMetrics {
     const key = `${door} ${method} ${route}`;
     let series = this.series.get(key);
     if (series === undefined) {
-      series = { duration: this.durations.labels(door, method, route), byStatus: new Map() };
+      series = {
+        labels: { door, method, route },
+        duration: this.durations.labels(door, method, route),
+        byStatus: new Map(),
+      };
       this.series.set(key, series);
     }
-    let requests = series.byStatus.get(status);
-    if (requests === undefined) {
-      requests = this.requests.labels(door, method, route, String(status));
-      series.byStatus.set(status, requests);
-    }
-    requests.inc();
+    series.byStatus.set(status, (series.byStatus.get(status) ?? 0) + 1);
     series.duration.observe(seconds);
   }
 
