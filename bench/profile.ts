@@ -2,7 +2,8 @@
 // build (dist/) under `node --cpu-prof`, loads it with autocannon on the
 // other core, and prints the functions with the most self time, and the
 // share of each part of the stack (`npm run bench:profile`).
-// PROFILE_SECONDS (10) sets the load's length; the profile is kept in .tmp/.
+// PROFILE_SECONDS (10) sets the load's length, PROFILE_ARGS adds flags to ce
+// serve (`--log-level silent`, `--metrics`); the profile is kept in .tmp/.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -83,6 +84,7 @@ try {
     '--port',
     '0',
     '--json',
+    ...(process.env.PROFILE_ARGS ?? '').split(' ').filter(Boolean),
   ]);
   const origin = new URL(served.line.mcp_url).origin;
   const config: LoadConfig = {
