@@ -5,7 +5,7 @@
 // (the default when stderr is a terminal). With --log-level silent only
 // warnings and a fail-stop are said, as plain `ce:` lines.
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 import type { RoomLogger } from '../http/observe/request-log.js';
 import type { Destination } from './log-lines.js';
 
@@ -24,17 +24,27 @@ export const PLAIN_LOG: RoomLogger = {
   info: () => {},
   warn: (_fields, message) => process.stderr.write(`ce: ${message}\n`),
   error: (_fields, message) => process.stderr.write(`ce: ${message}\n`),
-  child: () => PLAIN_LOG,
+  infoLine: () => {},
 };
 
-/** The room's logger on a pino logger (or a child of one). */
-export const pinoRoomLogger = (logger: Logger): RoomLogger => ({
-  logsInfo: logger.isLevelEnabled('info'),
-  info: (fields, message) => logger.info(fields, message),
-  warn: (fields, message) => logger.warn(fields, message),
-  error: (fields, message) => logger.error(fields, message),
-  child: (bindings) => pinoRoomLogger(logger.child(bindings)),
-});
+/** The room's logger on a pino logger. */
+export function pinoRoomLogger(logger: Logger): RoomLogger {
+  // pino's own pieces of a line (its level, its time, its bindings, its stream), so infoLine's lines are pino's lines.
+  const own = logger as unknown as Record<symbol, any>;
+  const { lsCacheSym, timeSym, chindingsSym, streamSym, endSym } = pino.symbols;
+  const infoStart: string = own[lsCacheSym][logger.levels.values.info!];
+  return {
+    logsInfo: logger.isLevelEnabled('info'),
+    info: (fields, message) => logger.info(fields, message),
+    warn: (fields, message) => logger.warn(fields, message),
+    error: (fields, message) => logger.error(fields, message),
+    infoLine: (fieldsJson, message) => {
+      own[streamSym].write(
+        `${infoStart}${own[timeSym]()}${own[chindingsSym]},${fieldsJson},"msg":${JSON.stringify(message)}${own[endSym]}`,
+      );
+    },
+  };
+}
 
 const oneOf =
   <T extends string>(flag: string, choices: readonly T[]) =>
