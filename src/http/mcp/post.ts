@@ -55,8 +55,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { room, server, streams, names, observe } = options;
 
-  /** Runs the request; its status and caller, for the log and the metrics. */
-  async function answer(req: IncomingMessage, res: ServerResponse): Promise<McpCaller | undefined> {
+  /** Runs the request, then tells the log and the metrics how it went. */
+  async function answer(req: IncomingMessage, res: ServerResponse, id: string, started: number): Promise<void> {
     let rpcId: RequestId | null = null;
     let caller: McpCaller | undefined;
     try {
@@ -110,7 +110,18 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
         sendJson(res, status, { jsonrpc: '2.0', ...(rpcId === null ? {} : { id: rpcId }), error: rpc }, headers);
       }
     }
-    return caller;
+    if (observe === null) return;
+    const facts = mcpFacts(
+      'POST',
+      '/mcp',
+      { mcpMethod: single(req.headers['mcp-method']), mcpName: single(req.headers['mcp-name']) },
+      { status: res.statusCode, seconds: (performance.now() - started) / 1000, participant: participantOf(caller) },
+    );
+    try {
+      observe(id, facts);
+    } catch (error) {
+      options.log(`ce: observing POST /mcp failed: ${String(error)}`);
+    }
   }
 
   return (req, res) => {
@@ -119,18 +130,6 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
     res.setHeader('Cache-Control', 'no-store');
     const id = requestIdOf(single(req.headers['x-request-id']));
     res.setHeader('X-Request-Id', id);
-    const answered = answer(req, res);
-    if (observe === null) return;
-    answered
-      .then((caller) => {
-        const facts = mcpFacts(
-          'POST',
-          '/mcp',
-          { mcpMethod: single(req.headers['mcp-method']), mcpName: single(req.headers['mcp-name']) },
-          { status: res.statusCode, seconds: (performance.now() - started) / 1000, participant: participantOf(caller) },
-        );
-        observe(id, facts);
-      })
-      .catch((error: unknown) => options.log(`ce: observing POST /mcp failed: ${String(error)}`));
+    void answer(req, res, id, started);
   };
 }
