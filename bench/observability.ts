@@ -3,6 +3,9 @@
 // with the request log at info (JSON lines into a file, as a service's
 // journal takes them) and `--metrics` scraped every second; tasks/get and
 // durable writes against each, in alternating order, ratios per round.
+// Rounds are many and short (15 of 2 s by default): this machine's speed
+// drifts by half within a minute, and only two runs side by side see the
+// same machine.
 import { closeSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,10 +13,11 @@ import { readRuntimeFile } from '../src/http/runtime-file.js';
 import { taskGet } from './lib/mcp.js';
 import { buildPrograms, pinning, pinSelfToLoadCore, startServer, type Served } from './lib/processes.js';
 import { makeRoom } from './lib/rooms.js';
-import { cancelLeftovers, inTurn, load, originOf, readRate, SECONDS, WRITE_CONNECTIONS } from './lib/runs.js';
+import { cancelLeftovers, inTurn, load, originOf, readRate, WRITE_CONNECTIONS } from './lib/runs.js';
 import { machine, median, root, writeSection } from './report.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const SCRAPE_MS = 1000;
 const ce = path.join(root, 'bin', 'ce.js');
 
@@ -78,15 +82,17 @@ try {
     let scrapes = 0;
     const [readOff, readOn] = await inTurn(
       round,
-      () => readRate(offOrigin, reads.off, 'tasks/get, neither'),
+      () => readRate(offOrigin, reads.off, 'tasks/get, neither', SECONDS),
       async () => {
-        const [rate, n] = await scraped(onOrigin, operator, () => readRate(onOrigin, reads.on, 'tasks/get, both'));
+        const [rate, n] = await scraped(onOrigin, operator, () =>
+          readRate(onOrigin, reads.on, 'tasks/get, both', SECONDS),
+        );
         scrapes += n;
         return rate;
       },
     );
     const writes = async (origin: string, room: typeof quiet) => {
-      const result = await load(origin, { kind: 'create-cancel', token: room.alice }, WRITE_CONNECTIONS);
+      const result = await load(origin, { kind: 'create-cancel', token: room.alice }, WRITE_CONNECTIONS, SECONDS);
       await cancelLeftovers(origin, room);
       return result.perSecond;
     };

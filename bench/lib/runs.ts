@@ -17,8 +17,13 @@ export const load = (origin: string, scenario: LoadScenario, connections = READ_
   ]);
 
 /** A read load that must be answered with 2xx only: a refused request measures nothing. */
-export async function readRate(origin: string, scenario: LoadScenario, what: string): Promise<number> {
-  const result = await load(origin, scenario);
+export async function readRate(
+  origin: string,
+  scenario: LoadScenario,
+  what: string,
+  seconds = SECONDS,
+): Promise<number> {
+  const result = await load(origin, scenario, READ_CONNECTIONS, seconds);
   if (result.non2xx > 0 || result.errors > 0 || result.total === 0) {
     throw new Error(`${what}: ${result.non2xx} non-2xx answers, ${result.errors} errors of ${result.total}`);
   }
