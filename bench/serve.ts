@@ -12,6 +12,7 @@
 //   ce serve's first answer after it starts
 //
 // BENCH_ROUNDS (5) and BENCH_SECONDS (5, per load run) make a quick run possible.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +24,7 @@ import {
   firstLine,
   pinSelfToLoadCore,
   pinning,
+  raisedFiles,
   probed,
   probeMemory,
   program,
@@ -48,6 +50,11 @@ import { machine, median, root, writeSection } from './report.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STREAMS = 1000;
+const MANY_STREAMS = 10_000;
+/** Streams one listening process opens at most. */
+const STREAMS_PER_WORKER = 5000;
+/** Listener sessions a round uses: one for its 1,000 streams, ten for its 10,000 (a room holds 1,024 a session). */
+const SESSIONS_PER_ROUND = 11;
 const SCALE_HANDOFFS = 100_000;
 const SCALE_REVISIONS = 10_000;
 /** Handoffs and revisions of the small room the large one is compared with. */
@@ -70,6 +77,10 @@ interface Round {
   listenBytesPerStream: number;
   /** Resident memory per stream, after a full collection (the allocator may keep or return pages: noisy). */
   listenRssPerStream: number;
+  /** The same fan-out to 10,000 streams. */
+  sseManyMs: number;
+  listenManyMs: number;
+  listenManyBytesPerStream: number;
   smallRead: number;
   largeRead: number;
   /** handoff_list and workspace_history, first page, in the small room and the large one. */
@@ -82,14 +93,8 @@ interface Round {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Opens STREAMS streams, measures the idle server, then times one frame to all of them. */
-async function fanOut(
-  server: Served,
-  memoryFile: string,
-  config: ListenersConfig,
-): Promise<{ ms: number; bytesPerStream: number; rssPerStream: number }> {
-  const before = await probeMemory(server.child, memoryFile);
-  const worker = spawnNode('load', [program('listeners-worker'), JSON.stringify(config)]);
+/** A listeners worker's lines, one JSON value at a time. */
+function linesOf(worker: ChildProcess): () => Promise<any> {
   let stderr = '';
   worker.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const lines: string[] = [];
@@ -98,7 +103,7 @@ async function fanOut(
     lines.push(...chunk.split('\n').filter(Boolean));
     wake();
   });
-  const next = async (): Promise<any> => {
+  return async () => {
     while (lines.length === 0) {
       if (worker.exitCode !== null) throw new Error(`listeners exited: ${stderr}`);
       await new Promise<void>((resolve) => {
@@ -108,15 +113,44 @@ async function fanOut(
     }
     return JSON.parse(lines.shift()!);
   };
-  await next(); // ready: every stream open and acknowledged
+}
+
+/**
+ * Opens `count` streams from ceil(count / STREAMS_PER_WORKER) listening
+ * processes, measures the idle server, then times one frame to all of them:
+ * from the trigger's sending to the last stream's frame, in any process.
+ */
+async function fanOut(
+  server: Served,
+  memoryFile: string,
+  config: Omit<ListenersConfig, 'fires'>,
+): Promise<{ ms: number; bytesPerStream: number; rssPerStream: number }> {
+  const before = await probeMemory(server.child, memoryFile);
+  const parts = Math.ceil(config.count / STREAMS_PER_WORKER);
+  const workers = Array.from({ length: parts }, (_, i) => {
+    const share = Math.floor(config.count / parts) + (i < config.count % parts ? 1 : 0);
+    const worker = spawnNode('load', [
+      program('listeners-worker'),
+      JSON.stringify({ ...config, count: share, fires: i === 0 } satisfies ListenersConfig),
+    ]);
+    return { worker, next: linesOf(worker) };
+  });
+  await Promise.all(workers.map(({ next }) => next())); // ready: every stream open and acknowledged
   await sleep(1000); // idle
   const after = await probeMemory(server.child, memoryFile);
-  worker.stdin!.write('go\n');
-  const { ms } = (await next()) as { ms: number };
-  await new Promise((resolve) => (worker.exitCode === null ? worker.once('exit', resolve) : resolve(null)));
+  for (const { worker } of workers) worker.stdin!.write('arm\n');
+  await Promise.all(workers.map(({ next }) => next()));
+  workers[0]!.worker.stdin!.write('fire\n');
+  const ends = (await Promise.all(workers.map(({ next }) => next()))) as { lastAt: number; firedAt: number | null }[];
+  await Promise.all(
+    workers.map(
+      ({ worker }) =>
+        new Promise((resolve) => (worker.exitCode === null ? worker.once('exit', resolve) : resolve(null))),
+    ),
+  );
   const held = (m: NodeJS.MemoryUsage) => m.heapUsed + m.external;
   return {
-    ms,
+    ms: Math.max(...ends.map((end) => end.lastAt)) - ends[0]!.firedAt!,
     bytesPerStream: (held(after) - held(before)) / config.count,
     rssPerStream: (after.rss - before.rss) / config.count,
   };
@@ -149,7 +183,7 @@ try {
   console.log(
     `seeding rooms (the scale room has ${SCALE_HANDOFFS.toLocaleString('en')} handoffs and ${SCALE_REVISIONS.toLocaleString('en')} revisions)`,
   );
-  const main = makeRoom(dir, 'main', { listenerSessions: ROUNDS + 1 });
+  const main = makeRoom(dir, 'main', { listenerSessions: ROUNDS * SESSIONS_PER_ROUND });
   // One full first page of handoffs (50) and of history (100) and no more: the large room's pages are as long.
   const small = makeRoom(dir, 'small', { handoffs: SMALL_PAGE, revisions: SMALL_PAGE });
   const large = makeRoom(dir, 'large', { handoffs: SCALE_HANDOFFS, revisions: SCALE_REVISIONS });
@@ -167,7 +201,11 @@ try {
   const sseProbe = probed(sseMemory);
   // No log, as the anchors keep none: what the log and the metrics cost is bench/observability.ts's to say.
   const quiet = ['--port', '0', '--json', '--log-level', 'silent'];
-  const room = await serve([...roomProbe.args, ce, 'serve', main.file, ...quiet], roomProbe.env);
+  // Room for the 10,000 streams of the large fan-out, beside the default 10,000's few others.
+  const room = await serve(
+    [...roomProbe.args, ce, 'serve', main.file, ...quiet, '--max-streams', String(MANY_STREAMS + 100)],
+    roomProbe.env,
+  );
   const smallRoom = await serve([ce, 'serve', small.file, ...quiet]);
   const largeRoom = await serve([ce, 'serve', large.file, ...quiet]);
   const koa = await serve([program('koa-sqlite'), path.join(dir, 'koa.db')]);
@@ -252,17 +290,17 @@ try {
       },
     );
 
-    // Fan-out: the bare SSE broadcast, and listens on one task until it completes.
-    const anchorFanOut = () =>
+    // Fan-out: the bare SSE broadcast, and listens on one task until it completes, to 1,000 and to 10,000 streams.
+    const anchorFanOut = (count: number) => () =>
       fanOut(sse, sseMemory, {
         origin: sseOrigin,
-        count: STREAMS,
-        open: { method: 'GET', path: '/stream', headers: {} },
+        count,
+        opens: [{ method: 'GET', path: '/stream', headers: {} }],
         openedWhen: ': open',
         trigger: { method: 'POST', path: '/broadcast', headers: {} },
         frameWhen: 'notifications/tasks',
       });
-    const roomFanOut = async () => {
+    const roomFanOut = (count: number, sessions: string[]) => async () => {
       const made = await rpc(
         roomOrigin,
         toolCall(main.alice, 'handoff_create', { summary: 'Listened to', assignee: 'bob' }),
@@ -270,25 +308,31 @@ try {
       const handoffId = made.structuredContent.handoff.handoff_id as string;
       const taskId = made.structuredContent.handoff.task_id as string;
       await rpc(roomOrigin, toolCall(main.bob, 'handoff_accept', { handoff_id: handoffId }));
-      const listenRequest = mcpPost(
-        'subscriptions/listen',
-        { notifications: { taskIds: [taskId] } },
-        { token: main.listeners[round]!, tasks: true },
-      );
+      const listen = (token: string) => ({
+        method: 'POST' as const,
+        path: '/mcp',
+        ...mcpPost('subscriptions/listen', { notifications: { taskIds: [taskId] } }, { token, tasks: true }),
+      });
       const complete = toolCall(main.bob, 'handoff_complete', {
         handoff_id: handoffId,
         result: { content: [{ type: 'text', text: 'Done' }] },
       });
       return fanOut(room, roomMemory, {
         origin: roomOrigin,
-        count: STREAMS,
-        open: { method: 'POST', path: '/mcp', ...listenRequest },
+        count,
+        opens: sessions.map(listen),
         openedWhen: 'notifications/subscriptions/acknowledged',
         trigger: { method: 'POST', path: '/mcp', ...complete },
         frameWhen: 'notifications/tasks',
       });
     };
-    const [anchorFan, roomFan] = await inTurn(round, anchorFanOut, roomFanOut);
+    const sessions = main.listeners.slice(round * SESSIONS_PER_ROUND, (round + 1) * SESSIONS_PER_ROUND);
+    const [anchorFan, roomFan] = await inTurn(round, anchorFanOut(STREAMS), roomFanOut(STREAMS, sessions.slice(0, 1)));
+    const [anchorFanMany, roomFanMany] = await inTurn(
+      round,
+      anchorFanOut(MANY_STREAMS),
+      roomFanOut(MANY_STREAMS, sessions.slice(1)),
+    );
 
     // Scale: the same reads in the small room and in the large one.
     const smallOrigin = originOf(smallRoom.line.mcp_url);
@@ -324,6 +368,9 @@ try {
       sseBytesPerStream: anchorFan.bytesPerStream,
       listenBytesPerStream: roomFan.bytesPerStream,
       listenRssPerStream: roomFan.rssPerStream,
+      sseManyMs: anchorFanMany.ms,
+      listenManyMs: roomFanMany.ms,
+      listenManyBytesPerStream: roomFanMany.bytesPerStream,
       smallRead,
       largeRead,
       smallList,
@@ -335,7 +382,7 @@ try {
     rounds.push(r);
     console.log(
       `round ${round + 1}/${ROUNDS}: tasks/get ${r.roomRead.toFixed(0)}/s, REST ${r.restRead.toFixed(0)}/s, (a) ${r.koa.toFixed(0)}/s, (b) ${r.sdk.toFixed(0)}/s; ` +
-        `writes ${r.roomWrite.toFixed(0)}/s, (c) ${r.loop.toFixed(0)}/s; fan-out ${r.listenMs.toFixed(1)} ms, (d) ${r.sseMs.toFixed(1)} ms; ` +
+        `writes ${r.roomWrite.toFixed(0)}/s, (c) ${r.loop.toFixed(0)}/s; fan-out ${r.listenMs.toFixed(1)} ms, (d) ${r.sseMs.toFixed(1)} ms; to 10,000 ${r.listenManyMs.toFixed(1)} ms, (d) ${r.sseManyMs.toFixed(1)} ms, ${(r.listenManyBytesPerStream / 1024).toFixed(1)} KiB/stream; ` +
         `${(r.listenBytesPerStream / 1024).toFixed(1)} KiB/stream; scale ${r.largeRead.toFixed(0)} vs ${r.smallRead.toFixed(0)}/s, list ${r.largeList.toFixed(0)} vs ${r.smallList.toFixed(0)}/s, history ${r.largeHistory.toFixed(0)} vs ${r.smallHistory.toFixed(0)}/s; first answer ${r.firstAnswerMs.toFixed(0)} ms`,
     );
   }
@@ -347,7 +394,9 @@ try {
     restA: med((r) => r.restRead / r.koa),
     writes: med((r) => r.roomWrite / r.loop),
     fanOut: med((r) => r.listenMs / r.sseMs),
+    fanOutMany: med((r) => r.listenManyMs / r.sseManyMs),
     memory: med((r) => r.listenBytesPerStream) / 1024,
+    memoryMany: med((r) => r.listenManyBytesPerStream) / 1024,
     scale: med((r) => r.largeRead / r.smallRead),
     scaleList: med((r) => r.largeList / r.smallList),
     scaleHistory: med((r) => r.largeHistory / r.smallHistory),
@@ -391,11 +440,25 @@ try {
       met(figures.fanOut <= 1),
     ],
     [
-      'memory per idle listen stream (JavaScript heap and external memory of `ce serve` after a full collection, before and after)',
+      `the same to ${MANY_STREAMS.toLocaleString('en')} streams (ten sessions; the listeners in ${MANY_STREAMS / STREAMS_PER_WORKER} processes) ÷ (d) to ${MANY_STREAMS.toLocaleString('en')}`,
+      `${figures.fanOutMany.toFixed(2)} ×`,
+      '≤ 1.5 ×',
+      '',
+      met(figures.fanOutMany <= 1.5),
+    ],
+    [
+      'memory per idle listen stream (JavaScript heap and external memory of `ce serve` after a full collection, before and after), 1,000 streams',
       `${figures.memory.toFixed(1)} KiB`,
       '≤ 10 KiB',
       '10.2 KiB',
       met(figures.memory <= 10),
+    ],
+    [
+      `the same with ${MANY_STREAMS.toLocaleString('en')} streams`,
+      `${figures.memoryMany.toFixed(1)} KiB`,
+      '≤ 10 KiB',
+      '',
+      met(figures.memoryMany <= 10),
     ],
     [
       `\`tasks/get\` in a room with ${largeCounts.handoffs.toLocaleString('en')} handoffs, ${largeCounts.revisions.toLocaleString('en')} revisions and ${largeCounts.events.toLocaleString('en')} events ÷ the same in a room of ${SMALL_PAGE} handoffs and ${SMALL_PAGE} revisions`,
@@ -446,19 +509,19 @@ ${table}
 
 - Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json', '--log-level', 'silent'])}\` (no log, as the anchors keep none; three rooms: the main one, a small one (${SMALL_PAGE} handoffs and ${SMALL_PAGE} accepted proposals: one full first page of each), one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs and ${SCALE_REVISIONS.toLocaleString('en')} accepted proposals, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
 - Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room, and the same task by REST, \`GET /workspace/task?id=…\` with the token) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
-- Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame. Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
+- Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams, then ${MANY_STREAMS.toLocaleString('en')} from ${MANY_STREAMS / STREAMS_PER_WORKER} such processes (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice, 1,000 streams a session; the room served with \`--max-streams ${MANY_STREAMS + 100}\`), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame in any process (times of several processes compared as \`performance.timeOrigin + performance.now()\`, one machine's clock).${raisedFiles ? ` The bench's processes run under \`prlimit --nofile=${raisedFiles}\` (this machine's hard limit on open files is lower).` : ''} Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
 - First answer: \`ce serve\` as a user starts it (its log at info) on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address.
 
 </details>
 
 <details><summary>Every round</summary>
 
-| round | tasks/get /s | REST /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | small room /s | large room /s | list, small /s | list, large /s | history, small /s | history, large /s | first answer ms |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| round | tasks/get /s | REST /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | 10,000: ms | (d) ms | KiB/stream | small room /s | large room /s | list, small /s | list, large /s | history, small /s | history, large /s | first answer ms |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rounds
   .map(
     (r, i) =>
-      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.restRead)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${rate(r.smallRead)} | ${rate(r.largeRead)} | ${rate(r.smallList)} | ${rate(r.largeList)} | ${rate(r.smallHistory)} | ${rate(r.largeHistory)} | ${r.firstAnswerMs.toFixed(0)} |`,
+      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.restRead)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${ms(r.listenManyMs)} | ${ms(r.sseManyMs)} | ${kib(r.listenManyBytesPerStream)} | ${rate(r.smallRead)} | ${rate(r.largeRead)} | ${rate(r.smallList)} | ${rate(r.largeList)} | ${rate(r.smallHistory)} | ${rate(r.largeHistory)} | ${r.firstAnswerMs.toFixed(0)} |`,
   )
   .join('\n')}
 

@@ -1,16 +1,23 @@
-// The listening side of the fan-out benchmark, run as its own process
-// (pinned to the load core): opens N streams, says {"ready":true} once every
-// stream has its first frame, waits for "go" on stdin (the parent measures
-// the idle server meanwhile), sends the trigger request and prints how long
-// it took until the last stream received its frame.
+// The listening side of the fan-out benchmark, run as one or more processes
+// (pinned to the load core; 10,000 streams are more than one process
+// should hold): each opens its share of the streams and says
+// {"ready":true} once every one has its first frame; on "arm" (the parent
+// measured the idle server meanwhile) it waits for the next frame and says
+// {"armed":true}; the one that fires sends the trigger request on "fire".
+// Each prints when its last stream received the frame, and the firing one
+// when it sent the trigger, as milliseconds since 1970 with the
+// sub-millisecond part (performance.timeOrigin + now()): the parent compares
+// times of several processes on one machine's clock.
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 
 export interface ListenersConfig {
   origin: string;
   count: number;
-  /** The request that opens one stream. */
-  open: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string };
+  /** The requests that open streams: stream i is opened with opens[i % opens.length] (a room holds 1,024 per session). */
+  opens: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string }[];
+  /** Whether this process sends the trigger (one of them does). */
+  fires: boolean;
   /** Text every stream's first frame holds. */
   openedWhen: string;
   /** The request that makes the server send one frame to every stream. */
@@ -37,11 +44,11 @@ let onOpened: () => void = () => {};
 let onAllGot: () => void = () => {};
 const streams: Stream[] = [];
 
-function openOne(): Promise<void> {
+function openOne(open: ListenersConfig['opens'][number]): Promise<void> {
   return new Promise((resolve, reject) => {
     const stream = { text: '', opened: false, got: false } as Stream;
     stream.request = http.request(
-      { agent, hostname, port, method: config.open.method, path: config.open.path, headers: config.open.headers },
+      { agent, hostname, port, method: open.method, path: open.path, headers: open.headers },
       (res) => {
         if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`));
         res.setEncoding('utf8');
@@ -64,35 +71,45 @@ function openOne(): Promise<void> {
       if (!armed || !stream.got) reject(error);
     });
     streams.push(stream);
-    stream.request.end(config.open.body);
+    stream.request.end(open.body);
   });
 }
 
 // A hundred at a time: the listen backlog is not what is measured.
 for (let i = 0; i < config.count; i += 100) {
-  await Promise.all(Array.from({ length: Math.min(100, config.count - i) }, openOne));
+  await Promise.all(
+    Array.from({ length: Math.min(100, config.count - i) }, (_, j) =>
+      openOne(config.opens[(i + j) % config.opens.length]!),
+    ),
+  );
 }
 if (opened < config.count) await new Promise<void>((resolve) => (onOpened = resolve));
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 
+const epochMs = () => performance.timeOrigin + performance.now();
 const lines = createInterface({ input: process.stdin });
-await new Promise<void>((resolve) => lines.once('line', () => resolve()));
+const nextLine = () => new Promise<string>((resolve) => lines.once('line', resolve));
+await nextLine(); // arm
 armed = true;
 const allGot = new Promise<void>((resolve) => (onAllGot = resolve));
-const started = performance.now();
-const trigger = http.request({
-  agent,
-  hostname,
-  port,
-  method: config.trigger.method,
-  path: config.trigger.path,
-  headers: config.trigger.headers,
-});
-trigger.on('response', (res) => res.resume());
-trigger.end(config.trigger.body);
+process.stdout.write(`${JSON.stringify({ armed: true })}\n`);
+let firedAt: number | null = null;
+if (config.fires) {
+  await nextLine(); // fire
+  firedAt = epochMs();
+  const trigger = http.request({
+    agent,
+    hostname,
+    port,
+    method: config.trigger.method,
+    path: config.trigger.path,
+    headers: config.trigger.headers,
+  });
+  trigger.on('response', (res) => res.resume());
+  trigger.end(config.trigger.body);
+}
 await allGot;
-const ms = performance.now() - started;
-process.stdout.write(`${JSON.stringify({ ms })}\n`);
+process.stdout.write(`${JSON.stringify({ lastAt: epochMs(), firedAt })}\n`);
 lines.close();
 for (const stream of streams) stream.request.destroy();
 process.exit(0);

@@ -44,16 +44,36 @@ export async function buildPrograms(): Promise<void> {
 
 export const program = (name: string): string => path.join(out, `${name}.js`);
 
+/** Open files a bench process may need: 10,000 streams and their sockets, with room to spare. */
+const FILES = 16_384;
+
+/**
+ * This machine's hard limit on open files; node raises its own soft limit
+ * to it. When it is lower than FILES, the bench's processes are started
+ * under `prlimit` with FILES (root may raise a hard limit): the bench's
+ * processes, never the product.
+ */
+const hardFileLimit = Number(
+  /^Max open files\s+\S+\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? FILES,
+);
+/** The open-file limit the bench's processes run under when it had to be raised, else null. */
+export const raisedFiles = hardFileLimit < FILES ? FILES : null;
+const raiseFiles = raisedFiles === null ? [] : ['prlimit', `--nofile=${FILES}:${FILES}`];
+
 /** `node ARGS`, pinned to `core` when pinning is on. */
 export function spawnNode(
   core: 'server' | 'load',
   args: string[],
   options: { env?: Record<string, string>; stderr?: number } = {},
 ): ChildProcess {
-  const command = pinning ? 'taskset' : process.execPath;
-  const argv = pinning ? ['-c', pinning[core], process.execPath, ...args] : args;
+  const [command, ...argv] = [
+    ...raiseFiles,
+    ...(pinning ? ['taskset', '-c', pinning[core]] : []),
+    process.execPath,
+    ...args,
+  ];
   const stdio = ['pipe', 'pipe', options.stderr ?? 'pipe'] as const;
-  return spawn(command, argv, { cwd: root, env: { ...process.env, ...options.env }, stdio: [...stdio] });
+  return spawn(command!, argv, { cwd: root, env: { ...process.env, ...options.env }, stdio: [...stdio] });
 }
 
 /** Node flags that let the bench ask a server for its memory after a full collection (memory-probe.ts). */
