@@ -3,7 +3,9 @@
 // under it, by the participant whose session opened them) and by the views
 // they watch. For each committed change: who may see its task is decided
 // once; each notification is serialized once (frames.ts) and every stream
-// that gets it has its subscription id spliced in. Writes to a socket keep
+// that gets it has its subscription id spliced in; streams whose listens
+// had the same id (clients often number their requests alike) share one
+// frame, encoded as bytes once. Writes to a socket keep
 // its backpressure: a full socket queues the stream's frames, a queue that
 // overflows drops the stream as lagging (nothing is replayed).
 import type { BusSink, CloseReason } from '../bus/bus.js';
@@ -20,17 +22,20 @@ export interface ListenWatch {
   views: ReadonlySet<RoomView>;
 }
 
+/** One change's frames for one stream: text, or the same text as UTF-8 bytes shared by several streams. */
+export type Frames = string | Uint8Array;
+
 /** Where a listen stream's frames go (the transport's stream: an SseStream over HTTP). */
 export interface FrameSink {
   /** False when the socket's buffer is full: wait for `drained()` before sending more. */
-  sendFrame(frame: string): boolean;
+  sendFrame(frame: Frames): boolean;
   drained(): Promise<void>;
 }
 
 export class ListenMember {
   /** The subscription id as JSON, spliced into each frame. */
   readonly idJson: string;
-  private readonly queue: string[] = [];
+  private readonly queue: Frames[] = [];
   private waitingForDrain = false;
   closed = false;
 
@@ -48,7 +53,7 @@ export class ListenMember {
   }
 
   /** Sends a change's frames now, or queues them behind a full socket. */
-  deliver(frames: string): void {
+  deliver(frames: Frames): void {
     if (this.closed) return;
     // A session that ended gets nothing more, even before the room has closed its streams.
     if (!this.live()) return this.close('session_ended');
@@ -183,7 +188,12 @@ export class ListenFanout implements BusSink<RoomChange> {
     }
     if (parts.length === 1) {
       const [streams, frame] = parts[0]!;
-      for (const member of [...streams]) member.deliver(spliceFrame(frame, member.idJson));
+      const byId = new Map<string, Uint8Array>();
+      for (const member of [...streams]) {
+        let bytes = byId.get(member.idJson);
+        if (bytes === undefined) byId.set(member.idJson, (bytes = Buffer.from(spliceFrame(frame, member.idJson))));
+        member.deliver(bytes);
+      }
       return;
     }
     if (parts.length === 0) return;

@@ -60,7 +60,7 @@ function recordingSink(): FrameSink & { writes: string[]; full: boolean } {
     writes: [],
     full: false,
     sendFrame(frame) {
-      this.writes.push(frame);
+      this.writes.push(typeof frame === 'string' ? frame : Buffer.from(frame).toString('utf8'));
       return !this.full;
     },
     drained: () => new Promise(() => {}),
@@ -122,6 +122,27 @@ describe('ListenFanout', () => {
     expect(decided).toBe(2);
     expect(assignee.sink.writes).toHaveLength(1);
     expect(owners[0]!.sink.writes).toHaveLength(2);
+  });
+
+  test('streams whose listens had the same id share one frame, encoded once; other ids get their own', () => {
+    const fanout = new ListenFanout({ uris, maxQueue: 10, framing: SSE_FRAMING });
+    const sent: Uint8Array[][] = [];
+    const sinkFor = (): FrameSink => {
+      const mine: Uint8Array[] = [];
+      sent.push(mine);
+      return { sendFrame: (frame) => (mine.push(frame as Uint8Array), true), drained: () => Promise.resolve() };
+    };
+    const watch = { participant: 'alice', taskIds: new Set(['task_1']), views: new Set<never>() };
+    const ids = [1, 1, 1, 'x', 'x', 2];
+    for (const id of ids) fanout.add(id, watch, sinkFor(), () => {});
+    const change = taskChange('task_1', 'alice', 'bob');
+    fanout.deliver(change);
+    sent.forEach(([frame], i) => {
+      expect(Buffer.from(frame!).toString('utf8')).toBe(sseFrame(taskNotification(change, ids[i])));
+    });
+    expect(new Set(sent.map(([frame]) => frame)).size).toBe(3);
+    expect(sent[0]![0]).toBe(sent[2]![0]);
+    expect(sent[3]![0]).toBe(sent[4]![0]);
   });
 
   test('a stream watching views and the task gets their frames in one write, views first', () => {

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { frame, type Framing } from '../../mcp/frames.js';
+import type { Frames } from '../../mcp/listen-fanout.js';
 
 /** Server-sent events: each JSON-RPC message one `message` event, its JSON on one data line. */
 export const SSE_FRAMING: Framing = { before: 'event: message\ndata: ', after: '\n\n' };
@@ -51,7 +52,7 @@ export class SseStream {
   }
 
   /** Frames already serialized (frames.ts); false as for `send`. */
-  sendFrame(frames: string): boolean {
+  sendFrame(frames: Frames): boolean {
     if (this.closed) return true;
     return this.res.write(frames);
   }
