@@ -91,7 +91,15 @@ try {
     origin,
     seconds: SECONDS,
     connections: 10,
-    scenario: { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(room.alice, room.taskId) },
+    scenario:
+      process.env.PROFILE_REST === '1'
+        ? {
+            kind: 'fixed',
+            method: 'GET',
+            path: `/workspace/task?id=${room.taskId}`,
+            request: { headers: { authorization: `Bearer ${room.alice}`, accept: 'application/json' }, body: '' },
+          }
+        : { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(room.alice, room.taskId) },
   };
   const result = await runToEnd<LoadResult>('load', [program('load-worker'), JSON.stringify(config)]);
   await served.stop();
