@@ -15,7 +15,6 @@
 // published. A failed fsync is fatal: the kernel may have dropped what it
 // was to write, so the room refuses every write from then on and tells
 // onFatal's listeners, which stop the process (src/cli/serve.ts).
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database } from 'better-sqlite3';
 import { storageErrorOf, StorageError } from '../errors.js';
 
@@ -23,6 +22,8 @@ import { storageErrorOf, StorageError } from '../errors.js';
 export const MAX_BATCH = 256;
 
 interface Batch<C> {
+  /** Batches are numbered from 1 in the order they open; one commits before the next opens. */
+  number: number;
   changes: C[];
   /** Changes kept in the batch. */
   size: number;
@@ -41,8 +42,10 @@ export class GroupCommit<C> {
   private holds = 0;
   private readonly committedListeners = new Set<(size: number, seconds: number) => void>();
   private readonly fatalListeners = new Set<(error: StorageError) => void>();
-  /** The batches each answer's changes ran in (see durably). */
-  private readonly touched = new AsyncLocalStorage<Set<Batch<C>>>();
+  /** Batches opened so far. */
+  private opened = 0;
+  /** The last batch whose commit failed, and the error its changes were answered with. */
+  private lastFailure: { batch: number; error: unknown } | null = null;
   /** Set once a commit failed fatally: every write is refused with it. */
   private broken: StorageError | null = null;
   /** How the last commit of a batch went (null before the first): what a readiness check reports. */
@@ -91,7 +94,6 @@ export class GroupCommit<C> {
     }
     const batch = this.open();
     batch.ran += 1;
-    this.touched.getStore()?.add(batch);
     let outcome: { result: T; changes: C[] };
     try {
       outcome = body();
@@ -111,21 +113,28 @@ export class GroupCommit<C> {
   }
 
   /**
-   * Runs `answer` (a request's work) and resolves once every change it made,
-   * and whatever batch is open when it ends (its reads may have seen it), is
-   * on disk; rejects with the commit's error when one of them failed, whatever
-   * the work answered. What an answer waits for before it leaves.
+   * Runs `answer` (a request's work) and resolves once every batch open
+   * while it ran is on disk: the ones its changes ran in, and the ones its
+   * reads may have seen. Rejects with the commit's error when one of them
+   * failed, whatever the work answered: an answer never says "done" of a
+   * change that is not on disk, nor shows what a failed batch held. (A
+   * request whose own changes went into a batch that committed, beside one
+   * that failed, is refused too: it cannot be told which were its own
+   * without tracking every request through its awaits, which cost a tenth
+   * of a read's time. A failed batch means a full or failing disk; the
+   * refused request may be retried, with its idempotency key for a create.)
    */
   async durably<T>(answer: () => Promise<T>): Promise<T> {
-    const touched = new Set<Batch<C>>();
+    const first = this.batch?.number ?? this.opened + 1;
     let outcome: { value: T } | { error: unknown };
     try {
-      outcome = { value: await this.touched.run(touched, answer) };
+      outcome = { value: await answer() };
     } catch (error) {
       outcome = { error };
     }
-    if (this.batch) touched.add(this.batch);
-    await Promise.all([...touched].map((batch) => batch.settled));
+    // Batches commit in turn: once the last one open is settled, so is every one before it.
+    if (this.batch) await this.batch.settled.catch(() => {});
+    if (this.lastFailure !== null && this.lastFailure.batch >= first) throw this.lastFailure.error;
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
   }
@@ -213,7 +222,8 @@ export class GroupCommit<C> {
       reject = no;
     });
     settled.catch(() => {}); // an answer that waits sees the failure; nobody else must
-    const batch: Batch<C> = { changes: [], size: 0, ran: 0, settled, resolve, reject };
+    this.opened += 1;
+    const batch: Batch<C> = { number: this.opened, changes: [], size: 0, ran: 0, settled, resolve, reject };
     this.batch = batch;
     // The end of this turn of the event loop: what arrived with it shares the commit.
     setImmediate(() => {
@@ -234,6 +244,7 @@ export class GroupCommit<C> {
     }
     const judged = this.judged(error);
     this.lastCommit = { at: Date.now(), failure: judged instanceof Error ? judged.message : String(judged) };
+    this.lastFailure = { batch: batch.number, error: judged };
     batch.reject(judged);
     return judged;
   }

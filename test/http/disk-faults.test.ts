@@ -141,6 +141,26 @@ describe.each(FAULTS)('a commit failing with $code', (fault) => {
   });
 });
 
+test('a read that ran while the failing batch was open is refused too: no answer shows what was not kept', async () => {
+  s = await startTestServer();
+  await s.room.commits.settled();
+  failNextCommit(s, 'SQLITE_FULL');
+  const release = s.room.commits.hold();
+  const created = mcpCreate(s, 'never kept');
+  await expect.poll(() => s!.room.commits.waiting).toBe(1);
+  const listed = fetch(`${s.http.restUrl}/handoffs`, { headers: { authorization: `Bearer ${s.tokens.bob}` } });
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the read has run against the open batch
+  release();
+  const [create, list] = await Promise.all([created, listed]);
+  expect(create.status).toBe(507);
+  expect(list.status).toBe(507);
+  expect(((await list.json()) as any).details).toMatchObject({ reason: 'disk full', cause: 'SQLITE_FULL' });
+  // The next read runs on a batch of its own, and shows nothing of the failed one.
+  const again = await fetch(`${s.http.restUrl}/handoffs`, { headers: { authorization: `Bearer ${s.tokens.bob}` } });
+  expect(again.status).toBe(200);
+  expect(JSON.stringify(await again.json())).not.toContain('never kept');
+});
+
 test('an approval whose pending write cannot be committed leaves the file and the proposal as they were', async () => {
   s = await startTestServer();
   const headers = { authorization: `Bearer ${s.tokens.alice}`, 'content-type': 'application/json' };
