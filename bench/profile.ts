@@ -90,16 +90,18 @@ try {
   const config: LoadConfig = {
     origin,
     seconds: SECONDS,
-    connections: 10,
+    connections: process.env.PROFILE_WRITES === '1' ? 16 : 10,
     scenario:
-      process.env.PROFILE_REST === '1'
-        ? {
-            kind: 'fixed',
-            method: 'GET',
-            path: `/workspace/task?id=${room.taskId}`,
-            request: { headers: { authorization: `Bearer ${room.alice}`, accept: 'application/json' }, body: '' },
-          }
-        : { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(room.alice, room.taskId) },
+      process.env.PROFILE_WRITES === '1'
+        ? { kind: 'create-cancel', token: room.alice }
+        : process.env.PROFILE_REST === '1'
+          ? {
+              kind: 'fixed',
+              method: 'GET',
+              path: `/workspace/task?id=${room.taskId}`,
+              request: { headers: { authorization: `Bearer ${room.alice}`, accept: 'application/json' }, body: '' },
+            }
+          : { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(room.alice, room.taskId) },
   };
   const result = await runToEnd<LoadResult>('load', [program('load-worker'), JSON.stringify(config)]);
   await served.stop();
