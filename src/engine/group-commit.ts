@@ -121,7 +121,7 @@ export class GroupCommit<C> {
    * request whose own changes went into a batch that committed, beside one
    * that failed, is refused too: it cannot be told which were its own
    * without tracking every request through its awaits, which cost a tenth
-   * of a read's time. A failed batch means a full or failing disk; the
+   * of a read's time. A failed batch means a full, busy or failing disk; the
    * refused request may be retried, with its idempotency key for a create.)
    */
   async durably<T>(answer: () => Promise<T>): Promise<T> {
