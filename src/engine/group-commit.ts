@@ -114,15 +114,12 @@ export class GroupCommit<C> {
 
   /**
    * Runs `answer` (a request's work) and resolves once every batch open
-   * while it ran is on disk: the ones its changes ran in, and the ones its
-   * reads may have seen. Rejects with the commit's error when one of them
-   * failed, whatever the work answered: an answer never says "done" of a
-   * change that is not on disk, nor shows what a failed batch held. (A
-   * request whose own changes went into a batch that committed, beside one
-   * that failed, is refused too: it cannot be told which were its own
-   * without tracking every request through its awaits, which cost a tenth
-   * of a read's time. A failed batch means a full, busy or failing disk; the
-   * refused request may be retried, with its idempotency key for a create.)
+   * while it ran is on disk (its changes', and what its reads may have
+   * seen); rejects with the commit's error when one of them failed, whatever
+   * the work answered. A request beside a failed batch is refused even if
+   * its own changes committed in another: telling them apart meant tracking
+   * every request through its awaits, a tenth of a read's time. A batch
+   * fails on a full, busy or failing disk; the request may be retried.
    */
   async durably<T>(answer: () => Promise<T>): Promise<T> {
     const first = this.batch?.number ?? this.opened + 1;
