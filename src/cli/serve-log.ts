@@ -5,7 +5,6 @@
 // (the default when stderr is a terminal). With --log-level silent only
 // warnings and a fail-stop are said, as plain `ce:` lines.
 import { InvalidArgumentError, type Command } from 'commander';
-import pino, { type Logger } from 'pino';
 import type { RoomLogger } from '../http/observe/request-log.js';
 import type { Destination } from './log-lines.js';
 
@@ -26,25 +25,6 @@ export const PLAIN_LOG: RoomLogger = {
   error: (_fields, message) => process.stderr.write(`ce: ${message}\n`),
   infoLine: () => {},
 };
-
-/** The room's logger on a pino logger. */
-export function pinoRoomLogger(logger: Logger): RoomLogger {
-  // pino's own pieces of a line (its level, its time, its bindings, its stream), so infoLine's lines are pino's lines.
-  const own = logger as unknown as Record<symbol, any>;
-  const { lsCacheSym, timeSym, chindingsSym, streamSym, endSym } = pino.symbols;
-  const infoStart: string = own[lsCacheSym][logger.levels.values.info!];
-  return {
-    logsInfo: logger.isLevelEnabled('info'),
-    info: (fields, message) => logger.info(fields, message),
-    warn: (fields, message) => logger.warn(fields, message),
-    error: (fields, message) => logger.error(fields, message),
-    infoLine: (fieldsJson, message) => {
-      own[streamSym].write(
-        `${infoStart}${own[timeSym]()}${own[chindingsSym]},${fieldsJson},"msg":${JSON.stringify(message)}${own[endSym]}`,
-      );
-    },
-  };
-}
 
 const oneOf =
   <T extends string>(flag: string, choices: readonly T[]) =>
@@ -84,5 +64,6 @@ export async function serveLog({ logLevel, logFormat }: LogOptions): Promise<Roo
         );
   // Time as pino writes it by default, milliseconds since 1970 (an ISO string cost a fifth of a line), and the
   // pid but not the host name, which the journal has.
+  const { pinoRoomLogger } = await import('./pino-room-logger.js');
   return pinoRoomLogger(pino({ level: logLevel, base: { pid: process.pid } }, stream));
 }

@@ -5,7 +5,7 @@
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { pinoRoomLogger } from '../../src/cli/serve-log.js';
+import { pinoRoomLogger } from '../../src/cli/pino-room-logger.js';
 import type { RoomLogger } from '../../src/http/observe/request-log.js';
 
 /** What a minted token looks like: its prefix and 32 random bytes in base64url. */
