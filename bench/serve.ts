@@ -24,6 +24,7 @@ import {
   firstLine,
   pinSelfToLoadCore,
   pinning,
+  fileLimitProblem,
   raisedFiles,
   probed,
   probeMemory,
@@ -173,6 +174,7 @@ async function firstAnswer(room: BenchRoom): Promise<number> {
   return ms;
 }
 
+if (fileLimitProblem) throw new Error(fileLimitProblem);
 pinSelfToLoadCore();
 // Other programs on the machine share both cores: the report says how busy it was.
 const loadAtStart = loadavg()[0]!;

@@ -53,12 +53,17 @@ const FILES = 16_384;
  * under `prlimit` with FILES (root may raise a hard limit): the bench's
  * processes, never the product.
  */
-const hardFileLimit = Number(
-  /^Max open files\s+\S+\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] ?? FILES,
-);
-/** The open-file limit the bench's processes run under when it had to be raised, else null. */
-export const raisedFiles = hardFileLimit < FILES ? FILES : null;
-const raiseFiles = raisedFiles === null ? [] : ['prlimit', `--nofile=${FILES}:${FILES}`];
+const limits = existsSync('/proc/self/limits') ? readFileSync('/proc/self/limits', 'utf8') : '';
+const hardFileLimit = Number(/^Max open files\s+\S+\s+(\S+)/m.exec(limits)?.[1] ?? FILES);
+const raisable = hardFileLimit < FILES && spawnSync('prlimit', [`--nofile=${FILES}:${FILES}`, 'true']).status === 0;
+/** The open-file limit the bench's processes run under when it had to be raised (Linux, with prlimit), else null. */
+export const raisedFiles = raisable ? FILES : null;
+const raiseFiles = raisable ? ['prlimit', `--nofile=${FILES}:${FILES}`] : [];
+/** Why 10,000 streams cannot be opened here, or null. */
+export const fileLimitProblem =
+  hardFileLimit < FILES && !raisable
+    ? `this machine lets a process open ${hardFileLimit} files and the bench may not raise it; 10,000 streams need ${FILES} (raise the hard limit: ulimit -Hn, or LimitNOFILE=)`
+    : null;
 
 /** `node ARGS`, pinned to `core` when pinning is on. */
 export function spawnNode(
