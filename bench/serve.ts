@@ -412,92 +412,88 @@ try {
     scaleHistory: med((r) => r.largeHistory / r.smallHistory),
     firstAnswer: med((r) => r.firstAnswerMs),
   };
-  const met = (ok: boolean) => (ok ? 'yes' : '**no**');
+  type Format = (value: number) => string;
+  const ratio: Format = (value) => value.toFixed(2);
+  const times =
+    (digits: number): Format =>
+    (value) =>
+      `${value.toFixed(digits)} ×`;
+  const inKiB: Format = (value) => `${value.toFixed(1)} KiB`;
+  const inMs: Format = (value) => `${value.toFixed(0)} ms`;
+  /** A row of the table: its goal is one bound, shown in the figure's own format and checked against it. */
+  const row = (what: string, value: number, format: Format, [sign, bound]: ['≥' | '≤', number], was = '') => [
+    what,
+    format(value),
+    `${sign} ${format(bound)}`,
+    was,
+    (sign === '≥' ? value >= bound : value <= bound) ? 'yes' : '**no**',
+  ];
   const rows = [
-    [
+    row(
       '`tasks/get` over MCP (auth, headers, validation, SQLite read) ÷ (a) Koa + @koa/router + better-sqlite3 point read',
-      figures.readA.toFixed(2),
-      '≥ 0.75',
+      figures.readA,
+      ratio,
+      ['≥', 0.75],
       '0.39',
-      met(figures.readA >= 0.75),
-    ],
-    [
+    ),
+    row(
       'the same ÷ (b) the official MCP SDK v2 server with one trivial tool',
-      `${figures.readB.toFixed(1)} ×`,
-      '≥ 6 ×',
+      figures.readB,
+      times(1),
+      ['≥', 6],
       '3.7 ×',
-      met(figures.readB >= 6),
-    ],
-    [
-      'the same task read over REST (`GET /workspace/task?id=…`, a session token) ÷ (a)',
-      figures.restA.toFixed(2),
-      '≥ 0.90',
-      '',
-      met(figures.restA >= 0.9),
-    ],
-    [
+    ),
+    row('the same task read over REST (`GET /workspace/task?id=…`, a session token) ÷ (a)', figures.restA, ratio, [
+      '≥',
+      0.9,
+    ]),
+    row(
       `durable writes over MCP (\`handoff_create\` then \`tasks/cancel\`, ${WRITE_CONNECTIONS} concurrent clients) ÷ (c) a bare better-sqlite3 loop of one-row transactions, WAL, \`synchronous=FULL\``,
-      figures.writes.toFixed(2),
-      '≥ 1.0',
+      figures.writes,
+      ratio,
+      ['≥', 1],
       '0.41',
-      met(figures.writes >= 1),
-    ],
-    [
+    ),
+    row(
       `${STREAMS.toLocaleString('en')} \`subscriptions/listen\` streams on one task: last \`notifications/tasks\` after the completing call ÷ (d) bare \`node:http\` SSE broadcast to ${STREAMS.toLocaleString('en')} streams`,
-      `${figures.fanOut.toFixed(2)} ×`,
-      '≤ 1.0 ×',
+      figures.fanOut,
+      times(2),
+      ['≤', 1],
       '0.86 ×',
-      met(figures.fanOut <= 1),
-    ],
-    [
+    ),
+    row(
       `the same to ${MANY_STREAMS.toLocaleString('en')} streams (ten sessions; the listeners in ${MANY_STREAMS / STREAMS_PER_WORKER} processes) ÷ (d) to ${MANY_STREAMS.toLocaleString('en')}`,
-      `${figures.fanOutMany.toFixed(2)} ×`,
-      '≤ 1.5 ×',
-      '',
-      met(figures.fanOutMany <= 1.5),
-    ],
-    [
+      figures.fanOutMany,
+      times(2),
+      ['≤', 1.5],
+    ),
+    row(
       'memory per idle listen stream (JavaScript heap and external memory of `ce serve` after a full collection, before and after), 1,000 streams',
-      `${figures.memory.toFixed(1)} KiB`,
-      '≤ 10 KiB',
+      figures.memory,
+      inKiB,
+      ['≤', 10],
       '10.2 KiB',
-      met(figures.memory <= 10),
-    ],
-    [
-      `the same with ${MANY_STREAMS.toLocaleString('en')} streams`,
-      `${figures.memoryMany.toFixed(1)} KiB`,
-      '≤ 10 KiB',
-      '',
-      met(figures.memoryMany <= 10),
-    ],
-    [
+    ),
+    row(`the same with ${MANY_STREAMS.toLocaleString('en')} streams`, figures.memoryMany, inKiB, ['≤', 10]),
+    row(
       `\`tasks/get\` in a room with ${largeCounts.handoffs.toLocaleString('en')} handoffs, ${largeCounts.revisions.toLocaleString('en')} revisions and ${largeCounts.events.toLocaleString('en')} events ÷ the same in a room of ${SMALL_PAGE} handoffs and ${SMALL_PAGE} revisions`,
-      figures.scale.toFixed(2),
-      '≥ 0.90',
+      figures.scale,
+      ratio,
+      ['≥', 0.9],
       '1.11 (10,001 handoffs)',
-      met(figures.scale >= 0.9),
-    ],
-    [
-      'the same for `handoff_list`, its first page (the newest 50)',
-      figures.scaleList.toFixed(2),
-      '≥ 0.90',
-      '',
-      met(figures.scaleList >= 0.9),
-    ],
-    [
-      'the same for `workspace_history`, its first page (the newest 100 entries)',
-      figures.scaleHistory.toFixed(2),
-      '≥ 0.90',
-      '',
-      met(figures.scaleHistory >= 0.9),
-    ],
-    [
+    ),
+    row('the same for `handoff_list`, its first page (the newest 50)', figures.scaleList, ratio, ['≥', 0.9]),
+    row('the same for `workspace_history`, its first page (the newest 100 entries)', figures.scaleHistory, ratio, [
+      '≥',
+      0.9,
+    ]),
+    row(
       '`ce serve`: from start to its first answered request (`tasks/get`)',
-      `${figures.firstAnswer.toFixed(0)} ms`,
-      '≤ 200 ms',
+      figures.firstAnswer,
+      inMs,
+      ['≤', 200],
       '220 ms',
-      met(figures.firstAnswer <= 200),
-    ],
+    ),
   ];
   const table = `| what | today | goal | was | met |
 | --- | --- | --- | --- | --- |
