@@ -6,19 +6,28 @@ import type { RoomLogger } from '../http/observe/request-log.js';
 
 export function pinoRoomLogger(logger: Logger): RoomLogger {
   // pino's own pieces of a line (its level, its time, its bindings, its stream; pino.symbols is its API for
-  // this), so that infoLine's lines are pino's lines.
+  // this), so that infoLine's lines are pino's lines. Read once: the room never changes the logger's bindings,
+  // and looking them up on the logger for every line cost a seventh of the line (measured alone).
   const own = logger as unknown as Record<symbol, any>;
   const { lsCacheSym, timeSym, chindingsSym, streamSym, endSym } = pino.symbols;
-  const infoStart: string = own[lsCacheSym][logger.levels.values.info!];
+  const start: string = own[lsCacheSym][logger.levels.values.info!];
+  const time: () => string = own[timeSym];
+  const bindings: string = own[chindingsSym];
+  const stream: { write(line: string): unknown } = own[streamSym];
+  const end: string = own[endSym];
+  let message = '';
+  let tail = '';
   return {
     logsInfo: logger.isLevelEnabled('info'),
     info: (fields, message) => logger.info(fields, message),
     warn: (fields, message) => logger.warn(fields, message),
     error: (fields, message) => logger.error(fields, message),
-    infoLine: (fieldsJson, message) => {
-      own[streamSym].write(
-        `${infoStart}${own[timeSym]()}${own[chindingsSym]},${fieldsJson},"msg":${JSON.stringify(message)}${own[endSym]}`,
-      );
+    infoLine: (fieldsJson, lineMessage) => {
+      if (lineMessage !== message) {
+        message = lineMessage;
+        tail = `,"msg":${JSON.stringify(message)}${end}`;
+      }
+      stream.write(`${start}${time()}${bindings},${fieldsJson}${tail}`);
     },
   };
 }

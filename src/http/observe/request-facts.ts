@@ -29,6 +29,8 @@ export interface RequestFacts {
 
 const OPS_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']);
 const known = (names: object, name: string): string | null => (Object.hasOwn(names, name) ? name : null);
+/** `tools/call NAME` for each tool, made once: a string joined per request is one more to hash per request. */
+const toolRoutes = new Map(Object.keys(toolOperations).map((tool) => [tool, `tools/call ${tool}`]));
 
 function doorOf(route: string | null): Door {
   if (route === null) return 'none';
@@ -45,7 +47,7 @@ export function mcpFacts(
 ): RequestFacts {
   const mcpMethod = known(mcpMethods, headers.mcpMethod);
   const tool = mcpMethod === 'tools/call' ? known(toolOperations, headers.mcpName) : null;
-  const route = tool !== null ? `tools/call ${tool}` : (mcpMethod ?? '/mcp');
+  const route = tool !== null ? toolRoutes.get(tool)! : (mcpMethod ?? '/mcp');
   return { door: 'mcp', method, template, route, mcpMethod, tool, ...outcome };
 }
 

@@ -3,6 +3,7 @@
 // session's participant), how it ended (status) and how long it took, with
 // its request id. Never a token, a body or the file's content: only these
 // fields are written.
+import { ByFields } from './by-fields.js';
 import type { RequestFacts } from './request-facts.js';
 
 /** What the room logs to: pino's logger has this shape, and so may a test's. */
@@ -19,6 +20,9 @@ export interface RoomLogger {
 /** Kinds of request kept at once (each a route, a status and a participant); past that the cache starts over. */
 const MAX_KINDS = 1024;
 
+/** A request id as a JSON string: ours and most clients' hold nothing to escape (ids are visible ASCII). */
+const idJson = (id: string): string => (id.includes('"') || id.includes('\\') ? JSON.stringify(id) : `"${id}"`);
+
 /**
  * The request log. The fields requests of one kind (method, route, status,
  * participant) share are written as JSON once, so a line costs only its
@@ -26,23 +30,19 @@ const MAX_KINDS = 1024;
  * beside lines of other shapes, was most of what the log cost a request.
  */
 export function requestLog(logger: RoomLogger): (requestId: string, facts: RequestFacts) => void {
-  const kinds = new Map<string, string>();
+  const kinds = new ByFields<string>(MAX_KINDS);
+  const kindOf = (facts: RequestFacts) => () => {
+    const fields: Record<string, unknown> = { method: facts.method, route: facts.template };
+    if (facts.mcpMethod !== null) fields.mcp_method = facts.mcpMethod;
+    if (facts.tool !== null) fields.tool = facts.tool;
+    fields.status = facts.status;
+    fields.participant = facts.participant;
+    return JSON.stringify(fields).slice(1, -1);
+  };
   return (requestId, facts) => {
-    // Templates start with "/", routes and methods hold no NUL: only the participant may be anything.
-    const kindOf = `${facts.method} ${facts.template} ${facts.route} ${facts.status}`;
-    const key = facts.participant === null ? kindOf : `${kindOf}\0${facts.participant}`;
-    let kind = kinds.get(key);
-    if (kind === undefined) {
-      if (kinds.size >= MAX_KINDS) kinds.clear();
-      const fields: Record<string, unknown> = { method: facts.method, route: facts.template };
-      if (facts.mcpMethod !== null) fields.mcp_method = facts.mcpMethod;
-      if (facts.tool !== null) fields.tool = facts.tool;
-      fields.status = facts.status;
-      fields.participant = facts.participant;
-      kind = JSON.stringify(fields).slice(1, -1);
-      kinds.set(key, kind);
-    }
+    const { route, method, template, status, participant } = facts;
+    const kind = kinds.get([route, method, template, status, participant], kindOf(facts));
     const duration = Math.round(facts.seconds * 1e6) / 1e3; // to the µs
-    logger.infoLine(`"req_id":${JSON.stringify(requestId)},${kind},"duration_ms":${duration}`, 'request');
+    logger.infoLine(`"req_id":${idJson(requestId)},${kind},"duration_ms":${duration}`, 'request');
   };
 }

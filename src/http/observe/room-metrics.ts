@@ -7,6 +7,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { roomStatus, type Room, type RoomStatus } from '../../engine/index.js';
 import type { StreamRegistry } from '../mcp/streams.js';
+import { ByFields } from './by-fields.js';
+import { DurationHistogram, type DurationSeries } from './duration-histogram.js';
 import type { RequestFacts } from './request-facts.js';
 
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -27,20 +29,17 @@ function countedElsewhere(registry: Registry, name: string, help: string, total:
 
 export class RoomMetrics {
   readonly registry = new Registry();
-  private readonly durations: Histogram<'door' | 'method' | 'route'>;
+  private readonly durations = new DurationHistogram(
+    'ce_http_request_duration_seconds',
+    'Time from a request’s arrival to its answer (to a stream’s first byte for listens and GET /mcp)',
+    SECONDS,
+  );
   /**
    * The request series seen so far (bounded: doors, methods and routes are
-   * the room's own), with their counts by status, handed to prom-client at
-   * each scrape: a count is one addition per request.
+   * the room's own), with their durations and their counts by status, handed
+   * to the scrape: a request is a few additions.
    */
-  private readonly series = new Map<
-    string,
-    {
-      labels: { door: string; method: string; route: string };
-      duration: Histogram.Internal<'door' | 'method' | 'route'>;
-      byStatus: Map<number, number>;
-    }
-  >();
+  private readonly series = new ByFields<{ duration: DurationSeries; byStatus: Map<number, number> }>();
   /** What the sidecar holds, as read for the scrape under way. */
   private held: RoomStatus | null = null;
 
@@ -55,19 +54,11 @@ export class RoomMetrics {
       registers,
       collect() {
         this.reset();
-        for (const { labels, byStatus } of series.values()) {
-          for (const [status, n] of byStatus) this.inc({ ...labels, status: String(status) }, n);
+        for (const { duration, byStatus } of series.values()) {
+          for (const [status, n] of byStatus) this.inc({ ...duration.labels, status: String(status) }, n);
         }
       },
     });
-    this.durations = new Histogram({
-      name: 'ce_http_request_duration_seconds',
-      help: 'Time from a request’s arrival to its answer (to a stream’s first byte for listens and GET /mcp)',
-      labelNames: ['door', 'method', 'route'],
-      buckets: SECONDS,
-      registers,
-    });
-
     const batches = new Histogram({
       name: 'ce_commit_batch_size',
       help: 'State changes that shared one commit (group commit)',
@@ -150,24 +141,18 @@ export class RoomMetrics {
   }
 
   observeRequest({ door, method, route, status, seconds }: RequestFacts): void {
-    // Each series' child is looked up once by a plain key: prom-client would sort and join the labels every time.
-    const key = `${door} ${method} ${route}`;
-    let series = this.series.get(key);
-    if (series === undefined) {
-      series = {
-        labels: { door, method, route },
-        duration: this.durations.labels(door, method, route),
-        byStatus: new Map(),
-      };
-      this.series.set(key, series);
-    }
+    const series = this.series.get([route, method, door], () => ({
+      duration: this.durations.series({ door, method, route }),
+      byStatus: new Map(),
+    }));
     series.byStatus.set(status, (series.byStatus.get(status) ?? 0) + 1);
-    series.duration.observe(seconds);
+    this.durations.observe(series.duration, seconds);
   }
 
-  /** The exposition text, read fresh. */
+  /** The exposition text, read fresh: prom-client's metrics, then the request durations. */
   async text(): Promise<string> {
     this.held = null;
-    return this.registry.metrics();
+    const durations = this.durations.text(this.series.values().map((s) => s.duration));
+    return `${await this.registry.metrics()}${durations}`;
   }
 }

@@ -1,0 +1,97 @@
+// The request log's line, made from kinds kept per route, method, template,
+// status and participant: every line is JSON with exactly its request's
+// fields, whatever its id holds, and past the limit of kinds kept the lines
+// stay right.
+import { expect, test } from 'vitest';
+import { ByFields } from '../../src/http/observe/by-fields.js';
+import { mcpFacts } from '../../src/http/observe/request-facts.js';
+import { requestLog, type RoomLogger } from '../../src/http/observe/request-log.js';
+
+function capture(): { logger: RoomLogger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const ignore = () => {};
+  const logger: RoomLogger = {
+    logsInfo: true,
+    info: ignore,
+    warn: ignore,
+    error: ignore,
+    infoLine: (fieldsJson, msg) => lines.push(JSON.parse(`{${fieldsJson},"msg":${JSON.stringify(msg)}}`)),
+  };
+  return { logger, lines };
+}
+
+const facts = (participant: string | null, status = 200, method = 'tasks/get', name = '') =>
+  mcpFacts('POST', '/mcp', { mcpMethod: method, mcpName: name }, { status, seconds: 0.0012345, participant });
+
+test('each line holds its own request’s fields, whatever its id holds', () => {
+  const { logger, lines } = capture();
+  const log = requestLog(logger);
+  log('plain-id', facts('alice'));
+  log('with "quotes" and \\', facts('bob', 404));
+  log('tool', facts(null, 200, 'tools/call', 'handoff_create'));
+  log('again', facts('alice'));
+  expect(lines).toEqual([
+    {
+      req_id: 'plain-id',
+      method: 'POST',
+      route: '/mcp',
+      mcp_method: 'tasks/get',
+      status: 200,
+      participant: 'alice',
+      duration_ms: 1.235,
+      msg: 'request',
+    },
+    {
+      req_id: 'with "quotes" and \\',
+      method: 'POST',
+      route: '/mcp',
+      mcp_method: 'tasks/get',
+      status: 404,
+      participant: 'bob',
+      duration_ms: 1.235,
+      msg: 'request',
+    },
+    {
+      req_id: 'tool',
+      method: 'POST',
+      route: '/mcp',
+      mcp_method: 'tools/call',
+      tool: 'handoff_create',
+      status: 200,
+      participant: null,
+      duration_ms: 1.235,
+      msg: 'request',
+    },
+    {
+      req_id: 'again',
+      method: 'POST',
+      route: '/mcp',
+      mcp_method: 'tasks/get',
+      status: 200,
+      participant: 'alice',
+      duration_ms: 1.235,
+      msg: 'request',
+    },
+  ]);
+});
+
+test('past the kinds kept, lines are still each their own request’s', () => {
+  const { logger, lines } = capture();
+  const log = requestLog(logger);
+  for (let i = 0; i < 3000; i++) log(`r${i}`, facts(`p${i % 1500}`));
+  expect(lines.every((line, i) => line.req_id === `r${i}` && line.participant === `p${i % 1500}`)).toBe(true);
+});
+
+test('ByFields: one value per combination of fields, all dropped past its limit', () => {
+  const kept = new ByFields<string>(3);
+  let made = 0;
+  const get = (...fields: unknown[]) => kept.get(fields, () => `${fields.join('/')}#${++made}`);
+  expect(get('a', 1, null)).toBe('a/1/#1');
+  expect(get('a', 1, null)).toBe('a/1/#1');
+  expect(get('a', 2, null)).toBe('a/2/#2');
+  expect(get('a', 1, 'x')).toBe('a/1/x#3');
+  expect(kept.values()).toEqual(['a/1/#1', 'a/2/#2', 'a/1/x#3']);
+  // The limit reached: the next kind made starts the kept ones over.
+  expect(get('a', 1, null)).toBe('a/1/#4');
+  expect(kept.values()).toEqual(['a/1/#4']);
+});
