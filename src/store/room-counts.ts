@@ -1,4 +1,5 @@
-// What the sidecar holds, counted, for `ce status`: handoffs by status,
+// What the sidecar holds, counted, for `ce status` and a metrics scrape:
+// handoffs by status (kept counted by the sidecar: migration 9),
 // sessions that still let someone in, open proposals, the newest revision
 // the newest event and the event ring. Read-only; run rarely (a status, a
 // metrics scrape), so not prepared ahead.
@@ -17,7 +18,7 @@ export interface RoomCounts {
 }
 
 export function roomCounts(db: Database, now: number): RoomCounts {
-  const handoffs = db.prepare('SELECT status, count(*) AS n FROM handoffs GROUP BY status ORDER BY status').all() as {
+  const handoffs = db.prepare('SELECT status, n FROM handoff_counts WHERE n > 0 ORDER BY status').all() as {
     status: string;
     n: number;
   }[];
