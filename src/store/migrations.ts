@@ -240,24 +240,16 @@ export const migrations: readonly Migration[] = [
     version: 9,
     name: 'handoffs counted by status',
     sql: `
-      -- Kept by the triggers below in the transaction of every change, so
-      -- that a status or a metrics scrape reads a few rows instead of
-      -- counting every handoff the room ever had.
-      CREATE TABLE handoff_counts (
-        status TEXT PRIMARY KEY,
-        n INTEGER NOT NULL
-      );
+      -- Kept by these triggers in every change's transaction: a status or a metrics
+      -- scrape reads a few rows, not every handoff the room ever had.
+      CREATE TABLE handoff_counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL);
       INSERT INTO handoff_counts (status, n) SELECT status, count(*) FROM handoffs GROUP BY status;
-
       CREATE TRIGGER handoff_counts_insert AFTER INSERT ON handoffs BEGIN
-        INSERT INTO handoff_counts (status, n) VALUES (NEW.status, 1)
-          ON CONFLICT (status) DO UPDATE SET n = n + 1;
+        INSERT INTO handoff_counts (status, n) VALUES (NEW.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
       END;
-      CREATE TRIGGER handoff_counts_update AFTER UPDATE OF status ON handoffs
-        WHEN OLD.status IS NOT NEW.status BEGIN
+      CREATE TRIGGER handoff_counts_update AFTER UPDATE OF status ON handoffs WHEN OLD.status IS NOT NEW.status BEGIN
         UPDATE handoff_counts SET n = n - 1 WHERE status = OLD.status;
-        INSERT INTO handoff_counts (status, n) VALUES (NEW.status, 1)
-          ON CONFLICT (status) DO UPDATE SET n = n + 1;
+        INSERT INTO handoff_counts (status, n) VALUES (NEW.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
       END;
       CREATE TRIGGER handoff_counts_delete AFTER DELETE ON handoffs BEGIN
         UPDATE handoff_counts SET n = n - 1 WHERE status = OLD.status;
