@@ -1,6 +1,7 @@
 // ce backup FILE DEST and ce restore BACKUP FILE: a consistent copy of a
 // room while it runs (SQLite's online backup API), and putting one back
-// where no room process writes.
+// where no room process writes; ce restore --sidecar brings a room back
+// from its sidecar alone (a replica's), the file written from it.
 import type { Command } from 'commander';
 import { loadEngine, openForWriting } from './executor.js';
 import { command, FILE_ARGUMENT } from './options.js';
@@ -26,10 +27,17 @@ export function backupCommands(program: Command): void {
     });
 
   command(program, 'restore', "put a backup in place of a room's; what was there is kept beside it")
-    .argument('<backup>', "the backup's file (ce backup's DEST)")
+    .argument('<backup>', "the backup's file (ce backup's DEST), or with --sidecar a sidecar alone")
     .argument(...FILE_ARGUMENT)
-    .addHelpText('after', '\nExample:\n  $ ce restore backups/notes-2026-12-02.md notes.md')
-    .action(async (backup: string, file: string, options: JsonOption) => {
+    .option(
+      '--sidecar',
+      'BACKUP is a sidecar alone (a replica Litestream restored, say): FILE is written from its latest revision',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ ce restore backups/notes-2026-12-02.md notes.md\n  $ ce restore --sidecar restored/notes.md.commonroom.db notes.md',
+    )
+    .action(async (backup: string, file: string, options: JsonOption & { sidecar?: boolean }) => {
       const engine = await loadEngine();
       const { existsSync } = await import('node:fs');
       const { sidecarPath } = await import('../store/sidecar.js');
@@ -37,20 +45,25 @@ export function backupCommands(program: Command): void {
       if (existsSync(sidecarPath(file))) openForWriting(engine, file, 'ce restore', false).close();
       const { restoreRoom } = await import('../store/backup.js');
       const kept = await restoreRoom(
-        backup,
+        options.sidecar === true ? { sidecar: backup } : { artifact: backup },
         file,
         `.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`,
         Date.now(),
       );
       // The file follows its restored sidecar, as a writer does after a crash at this very point.
       const room = openForWriting(engine, file, 'ce restore', false);
+      let revision: number;
       try {
         engine.syncArtifact(room);
+        revision = room.workspace.currentRevision()!.number;
       } finally {
         room.close();
       }
-      answer(options, { restored: file, from: backup, kept }, (r) =>
-        [`restored ${r.restored} from ${r.from}`, ...r.kept.map((k) => `kept what was there as ${k}`)].join('\n'),
+      answer(options, { restored: file, from: backup, revision, kept }, (r) =>
+        [
+          `restored ${r.restored} from ${r.from}, at revision ${r.revision}`,
+          ...r.kept.map((k) => `kept what was there as ${k}`),
+        ].join('\n'),
       );
     });
 }

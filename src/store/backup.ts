@@ -130,10 +130,26 @@ function renameIntoFreeName(from: string, to: string): void {
   fsyncDirectory(path.dirname(to));
 }
 
+/** SQLite's integrity check; a file that is no SQLite database at all is said to be so. */
+function integrityOf(db: Database.Database, file: string): { integrity_check: string }[] {
+  try {
+    return db.pragma('integrity_check') as { integrity_check: string }[];
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_NOTADB') {
+      throw new DomainError('invalid_input', `${file} is not a SQLite database; nothing was restored`);
+    }
+    throw error;
+  }
+}
+
+/** What a room is restored from: a backup (its file, its sidecar beside it), or a sidecar alone (a replica's). */
+export type RestoreSource = { artifact: string } | { sidecar: string };
+
 /**
  * Puts a backup (its artifact and sidecar) in place of a room's, once the
  * backup's sidecar passes an integrity check and its file is what the
- * sidecar last recorded. The caller has made sure no room process writes the
+ * sidecar last recorded; or a sidecar alone (a replica Litestream brought
+ * back, say), whose latest revision's text becomes the file. The caller has made sure no room process writes the
  * target (src/cli/backup.ts takes the writer's lock first). What was there
  * is kept beside it, copied under names ending in `suffix`, never
  * overwritten. Returns the kept files.
@@ -147,15 +163,18 @@ function renameIntoFreeName(from: string, to: string): void {
  * half written.
  */
 export async function restoreRoom(
-  backupArtifact: string,
+  from: RestoreSource,
   artifactPath: string,
   suffix: string,
   now: number,
 ): Promise<string[]> {
-  const backupSidecar = sidecarPath(backupArtifact);
-  for (const file of [backupArtifact, backupSidecar]) {
-    if (!existsSync(file))
-      throw new DomainError('not_found', `${file} does not exist; a backup is a file and its sidecar`);
+  const backupArtifact = 'artifact' in from ? from.artifact : null;
+  const backupSidecar = 'artifact' in from ? sidecarPath(from.artifact) : from.sidecar;
+  const needed = backupArtifact === null ? [backupSidecar] : [backupArtifact, backupSidecar];
+  const missing = needed.find((file) => !existsSync(file));
+  if (missing !== undefined) {
+    const why = backupArtifact === null ? '' : '; a backup is a file and its sidecar';
+    throw new DomainError('not_found', `${missing} does not exist${why}`);
   }
   const target = sidecarPath(artifactPath);
   const restoring = `${target}.restoring`;
@@ -165,7 +184,7 @@ export async function restoreRoom(
   // 1. The restored sidecar, beside the room's: checked, brought to this ce's schema, marked, fsynced.
   const check = new Database(backupSidecar, { readonly: true, fileMustExist: true });
   try {
-    const [result] = check.pragma('integrity_check') as { integrity_check: string }[];
+    const [result] = integrityOf(check, backupSidecar);
     if (result?.integrity_check !== 'ok') {
       throw new DomainError('invalid_input', `${backupSidecar} fails SQLite's integrity check; nothing was restored`);
     }
@@ -178,7 +197,7 @@ export async function restoreRoom(
     check.close();
   }
   // Permissions belong to where the room lives: the restored sidecar gets the bits of the file it comes back to.
-  const mode = dataBits(existsSync(artifactPath) ? artifactPath : backupArtifact);
+  const mode = dataBits(existsSync(artifactPath) ? artifactPath : (backupArtifact ?? backupSidecar));
   try {
     const copy = new Database(restoring);
     try {
@@ -188,8 +207,8 @@ export async function restoreRoom(
       copy.prepare('DELETE FROM writer_lock').run();
       const latest = latestRevision(copy);
       if (!latest) throw new DomainError('invalid_input', `${backupSidecar} has no revision; nothing was restored`);
-      const onDisk = hashBytes(readFileSync(backupArtifact));
-      if (onDisk !== latest.hash) {
+      // From a sidecar alone, the file is its latest revision's text; a backup's file must be that already.
+      if (backupArtifact !== null && hashBytes(readFileSync(backupArtifact)) !== latest.hash) {
         throw new DomainError(
           'invalid_input',
           `${backupArtifact} is not the file its sidecar last recorded (revision ${latest.number}); nothing was restored`,
@@ -197,7 +216,7 @@ export async function restoreRoom(
       }
       copy
         .prepare('INSERT OR REPLACE INTO file_rewrite (id, revision, reason, at) VALUES (1, ?, ?, ?)')
-        .run(latest.number, `restored from ${path.resolve(backupArtifact)}`, now);
+        .run(latest.number, `restored from ${path.resolve(backupArtifact ?? backupSidecar)}`, now);
     } finally {
       copy.close();
     }

@@ -3,13 +3,14 @@
 // write acknowledged before it began, and its file is its latest revision; a
 // restore never replaces a sidecar a room process writes, and keeps what it
 // replaces.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { onTestFinished, expect, test } from 'vitest';
 import { addParticipant, createSession, LOCAL_OPERATOR, openRoom } from '../helpers/engine.js';
 import { hashBytes } from '../../src/store/artifact-file.js';
 import { sidecarPath } from '../../src/store/sidecar.js';
 import { ceServe } from '../helpers/ce-serve.js';
+import { approveAnEdit } from '../helpers/rest-edit.js';
 import { withRoomFile } from '../helpers/room-file.js';
 import { tempDir } from '../helpers/room.js';
 import { ce, failedWith, okJson } from '../helpers/run-ce.js';
@@ -20,7 +21,7 @@ const SLOW = { timeout: 120_000 };
 const prepareRoom = () =>
   withRoomFile((room) => {
     addParticipant(room, LOCAL_OPERATOR, { name: 'alice' });
-    return createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write'] });
+    return createSession(room, LOCAL_OPERATOR, { participant: 'alice', capabilities: ['read', 'write', 'approve'] });
   });
 
 test(
@@ -110,5 +111,65 @@ test(
     const read = await fetch(`${again.restUrl}/handoffs?limit=1`, { headers: { authorization: `Bearer ${token}` } });
     expect(read.status).toBe(200);
     expect(await again.stop()).toBe(0);
+  },
+);
+
+test(
+  'a room from its sidecar alone: checked, its file written from the latest revision, served again',
+  SLOW,
+  async () => {
+    const { file, token } = prepareRoom();
+    const served = await ceServe(file);
+    onTestFinished(served.kill);
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${served.restUrl}/handoffs`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ summary: 'kept by the sidecar' }),
+    });
+    expect(created.status).toBe(201);
+    // A replica's sidecar: the one a backup made, without its file.
+    const replica = path.join(tempDir(), 'replica.md');
+    okJson(await ce(['backup', file, replica, '--json']));
+    expect(await served.stop()).toBe(0);
+    const latest = readFileSync(replica);
+    rmSync(replica);
+
+    // Brought back in a new place, with no file there yet.
+    const dest = path.join(tempDir(), 'notes.md');
+    const restored = okJson<{ revision: number; kept: string[] }>(
+      await ce(['restore', '--sidecar', sidecarPath(replica), dest, '--json']),
+    );
+    expect(restored).toMatchObject({ revision: 1, kept: [] });
+    expect(readFileSync(dest)).toEqual(latest);
+    const room = openRoom(dest, { mode: 'read' });
+    try {
+      expect(room.store.db.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+      expect(room.store.db.prepare('SELECT * FROM writer_lock').all()).toEqual([]);
+      expect(room.store.db.prepare('SELECT summary FROM handoffs').all()).toEqual([{ summary: 'kept by the sidecar' }]);
+      expect(hashBytes(readFileSync(dest))).toBe(room.workspace.currentRevision()!.hash);
+    } finally {
+      room.close();
+    }
+    const again = await ceServe(dest);
+    onTestFinished(again.kill);
+    const read = await fetch(`${again.restUrl}/handoffs`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await read.json()) as { handoffs: unknown[] }).handoffs).toHaveLength(1);
+    expect(await again.stop()).toBe(0);
+
+    // What is not a sidecar is refused, and nothing is touched.
+    const notes = path.join(tempDir(), 'not-a-room.txt');
+    writeFileSync(notes, 'plain text\n'.repeat(100));
+    failedWith(
+      await ce(['restore', '--sidecar', notes, dest]),
+      1,
+      /not-a-room\.txt is not a SQLite database; nothing was restored/,
+    );
+    failedWith(
+      await ce(['restore', '--sidecar', `${notes}.missing`, dest]),
+      1,
+      /not-a-room\.txt\.missing does not exist/,
+    );
+    expect(readFileSync(dest)).toEqual(latest);
   },
 );

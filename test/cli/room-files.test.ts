@@ -15,6 +15,7 @@ import { hashBytes } from '../../src/store/artifact-file.js';
 import { restoreRoom } from '../../src/store/backup.js';
 import { sidecarPath } from '../../src/store/sidecar.js';
 import { ceServe } from '../helpers/ce-serve.js';
+import { approveAnEdit } from '../helpers/rest-edit.js';
 import { tempDir } from '../helpers/room.js';
 import { ce, failedWith, okJson } from '../helpers/run-ce.js';
 
@@ -39,25 +40,6 @@ function prepareRoom(mode: number): { file: string; token: string } {
   } finally {
     room.close();
   }
-}
-
-/** alice proposes a new text and approves it, over real HTTP: the room writes the file. */
-async function approveAnEdit(restUrl: string, token: string, content: string): Promise<void> {
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const artifact = (await (await fetch(`${restUrl}/artifact`, { headers })).json()) as { revision: { number: number } };
-  const proposed = await fetch(`${restUrl}/proposals`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ base_revision: artifact.revision.number, content, summary: 'An edit' }),
-  });
-  expect(proposed.status).toBe(201);
-  const { proposal } = (await proposed.json()) as { proposal: { proposal_id: string } };
-  const approved = await fetch(`${restUrl}/proposals/${proposal.proposal_id}/approve`, {
-    method: 'POST',
-    headers,
-    body: '{}',
-  });
-  expect(approved.status).toBe(200);
 }
 
 test.each([0o600, 0o640])(
@@ -184,7 +166,7 @@ test('a restore cut short after the sidecar went back: the next writer writes th
   expect(await served.stop()).toBe(0);
 
   // The restore's steps up to its point of no return, as a crash right after it would leave them.
-  await restoreRoom(dest, file, '.kept', Date.now());
+  await restoreRoom({ artifact: dest }, file, '.kept', Date.now());
   expect(readFileSync(file, 'utf8')).toBe('# Notes\n\nAfter the backup.\n');
   const reader = openRoom(file, { mode: 'read' });
   try {
