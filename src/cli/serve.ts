@@ -14,6 +14,7 @@ import { notTextNote, requireFile } from './init.js';
 import { exposureWarnings } from './serve-exposure.js';
 import { collect, collectHosts, positive, tlsOf, type ServeOptions } from './serve-flags.js';
 import { logFlags, PLAIN_LOG, serveLog, type LogOptions } from './serve-log.js';
+import { LITESTREAM_CHECKPOINT_PAGES } from '../store/litestream.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
 export interface ServeSettings {
@@ -71,6 +72,12 @@ export async function startServing(file: string, settings: ServeSettings): Promi
     stopOnFatalDiskError(room, http, logger);
     // Said once the room serves: a room that could not listen says only why.
     if (room.sidecar.migrated.length > 0) logger.info({ applied: room.sidecar.migrated }, 'sidecar migrated');
+    if (room.sidecar.litestream) {
+      logger.info(
+        { wal_autocheckpoint: LITESTREAM_CHECKPOINT_PAGES },
+        `Litestream replicates the sidecar: checkpoints are left to it (the room makes one only past ${LITESTREAM_CHECKPOINT_PAGES} pages of write-ahead log)`,
+      );
+    }
     logger.info({ version: packageJson.version, url: http.baseUrl, sidecar: room.sidecar.path }, 'room started');
     return {
       room,

@@ -3,6 +3,7 @@ import { chmodSync, closeSync, constants, existsSync, openSync, realpathSync, st
 import path from 'node:path';
 import { DomainError, storageErrorOf } from '../errors.js';
 import { fsyncDirectory } from './durable-file.js';
+import { leaveCheckpointsToLitestream } from './litestream.js';
 import { migrate } from './migrate.js';
 import { acquireWriterLock, releaseWriterLock } from './writer-lock.js';
 
@@ -14,6 +15,8 @@ export interface Sidecar {
   readonly writable: boolean;
   /** The schema migrations this opening applied (all of them for a new sidecar; none when it was current). */
   readonly migrated: readonly number[];
+  /** Litestream replicates it, and checkpoints are left to it (litestream.ts). */
+  readonly litestream: boolean;
   close(): void;
 }
 
@@ -74,7 +77,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
   if (options.mode === 'read') {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
-    return { db, path: file, writable: false, migrated: [], close: () => db.close() };
+    return { db, path: file, writable: false, migrated: [], litestream: false, close: () => db.close() };
   }
 
   if (!existsSync(file)) createOwnerOnly(file, artifactBits(artifactPath));
@@ -82,6 +85,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
   // The real path: the same sidecar reached through a symlink is the same sidecar.
   const identity = realpathSync(file);
   let migrated: number[] = [];
+  let litestream = false;
   try {
     if (heldHere.has(identity)) {
       throw new DomainError('locked', `the sidecar is already written by this process (pid ${process.pid})`);
@@ -100,6 +104,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
       releaseWriterLock(db);
       throw error;
     }
+    litestream = leaveCheckpointsToLitestream(db);
   } catch (error) {
     db.close();
     // The disk refused the lock or a migration: said as the room's storage failing, not as a bug.
@@ -112,6 +117,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     path: file,
     writable: true,
     migrated,
+    litestream,
     close() {
       if (!open) return;
       open = false;
