@@ -30,48 +30,22 @@ test('each line holds its own request’s fields, whatever its id holds', () => 
   log('with "quotes" and \\', facts('bob', 404));
   log('tool', facts(null, 200, 'tools/call', 'handoff_create'));
   log('again', facts('alice'));
+  const line = (req_id: string, mcp: Record<string, string>, status: number, participant: string | null) => ({
+    req_id,
+    method: 'POST',
+    route: '/mcp',
+    ...mcp,
+    status,
+    participant,
+    duration_ms: 1.235,
+    msg: 'request',
+  });
+  const taskGet = { mcp_method: 'tasks/get' };
   expect(lines).toEqual([
-    {
-      req_id: 'plain-id',
-      method: 'POST',
-      route: '/mcp',
-      mcp_method: 'tasks/get',
-      status: 200,
-      participant: 'alice',
-      duration_ms: 1.235,
-      msg: 'request',
-    },
-    {
-      req_id: 'with "quotes" and \\',
-      method: 'POST',
-      route: '/mcp',
-      mcp_method: 'tasks/get',
-      status: 404,
-      participant: 'bob',
-      duration_ms: 1.235,
-      msg: 'request',
-    },
-    {
-      req_id: 'tool',
-      method: 'POST',
-      route: '/mcp',
-      mcp_method: 'tools/call',
-      tool: 'handoff_create',
-      status: 200,
-      participant: null,
-      duration_ms: 1.235,
-      msg: 'request',
-    },
-    {
-      req_id: 'again',
-      method: 'POST',
-      route: '/mcp',
-      mcp_method: 'tasks/get',
-      status: 200,
-      participant: 'alice',
-      duration_ms: 1.235,
-      msg: 'request',
-    },
+    line('plain-id', taskGet, 200, 'alice'),
+    line('with "quotes" and \\', taskGet, 404, 'bob'),
+    line('tool', { mcp_method: 'tools/call', tool: 'handoff_create' }, 200, null),
+    line('again', taskGet, 200, 'alice'),
   ]);
 });
 
