@@ -17,6 +17,9 @@ export default function setup(): () => void {
       'MCP contract tests check the official SDK schemas only: set MCP_SCHEMA_DIR to a folder of the official MCP JSON Schema files to check those too.',
     );
   }
+  if (!process.env.CE_SCALE_OUT) {
+    console.log('The scale-out tests (test/scale-out/, Litestream) are skipped: npm run test:scale-out runs them.');
+  }
   const logs = mkdtempSync(path.join(tmpdir(), 'ce-suite-logs-'));
   process.env.CE_TEST_LOGS = logs;
   return () => scanSuiteLogs(logs);
