@@ -205,6 +205,8 @@ export async function restoreRoom(
       copy.pragma('synchronous = FULL');
       migrate(copy, now);
       copy.prepare('DELETE FROM writer_lock').run();
+      // A replica's bookkeeping stays with the replica: a Litestream that replicates the room again makes its own.
+      copy.exec('DROP TABLE IF EXISTS _litestream_seq; DROP TABLE IF EXISTS _litestream_lock;');
       const latest = latestRevision(copy);
       if (!latest) throw new DomainError('invalid_input', `${backupSidecar} has no revision; nothing was restored`);
       // From a sidecar alone, the file is its latest revision's text; a backup's file must be that already.

@@ -5,6 +5,7 @@
 // replaces.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { onTestFinished, expect, test } from 'vitest';
 import { addParticipant, createSession, LOCAL_OPERATOR, openRoom } from '../helpers/engine.js';
 import { hashBytes } from '../../src/store/artifact-file.js';
@@ -134,6 +135,12 @@ test(
     expect(await served.stop()).toBe(0);
     const latest = readFileSync(replica);
     rmSync(replica);
+    // As Litestream leaves it in a replica: its own tables beside the room's.
+    const replicaDb = new Database(sidecarPath(replica));
+    replicaDb.exec(
+      'CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER); CREATE TABLE _litestream_lock (id INTEGER);',
+    );
+    replicaDb.close();
 
     // Brought back in a new place, with no file there yet.
     const dest = path.join(tempDir(), 'notes.md');
@@ -146,6 +153,9 @@ test(
     try {
       expect(room.store.db.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
       expect(room.store.db.prepare('SELECT * FROM writer_lock').all()).toEqual([]);
+      expect(
+        room.store.db.prepare("SELECT name FROM sqlite_master WHERE name LIKE '\\_litestream%' ESCAPE '\\'").all(),
+      ).toEqual([]);
       expect(room.store.db.prepare('SELECT summary FROM handoffs').all()).toEqual([{ summary: 'kept by the sidecar' }]);
       expect(hashBytes(readFileSync(dest))).toBe(room.workspace.currentRevision()!.hash);
     } finally {
