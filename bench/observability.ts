@@ -79,8 +79,11 @@ function scraper(origin: string, token: string, everyMs: number): { stop(): Prom
       await response.text();
       scrapes += 1;
       await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, everyMs);
+        const timer = setTimeout(resolve, everyMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
     }
   })();
