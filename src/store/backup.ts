@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { DomainError } from '../errors.js';
 import { hashBytes } from './artifact-file.js';
 import { fsyncDirectory, fsyncFile, writeFileDurably } from './durable-file.js';
+import { forgetLitestream } from './litestream.js';
 import { migrate } from './migrate.js';
 import { sidecarPath } from './sidecar.js';
 
@@ -205,8 +206,7 @@ export async function restoreRoom(
       copy.pragma('synchronous = FULL');
       migrate(copy, now);
       copy.prepare('DELETE FROM writer_lock').run();
-      // A replica's bookkeeping stays with the replica: a Litestream that replicates the room again makes its own.
-      copy.exec('DROP TABLE IF EXISTS _litestream_seq; DROP TABLE IF EXISTS _litestream_lock;');
+      forgetLitestream(copy);
       const latest = latestRevision(copy);
       if (!latest) throw new DomainError('invalid_input', `${backupSidecar} has no revision; nothing was restored`);
       // From a sidecar alone, the file is its latest revision's text; a backup's file must be that already.

@@ -11,6 +11,9 @@ import type { Database } from 'better-sqlite3';
 /** Pages of write-ahead log past which the room checkpoints a sidecar Litestream replicates. */
 export const LITESTREAM_CHECKPOINT_PAGES = 40_000;
 
+/** The tables Litestream makes in a database it replicates: its position (`_litestream_seq`) and its lock. */
+const LITESTREAM_TABLES = ['_litestream_seq', '_litestream_lock'] as const;
+
 /** Whether this process was started by Litestream (`litestream replicate -exec`), as Linux tells. */
 function startedByLitestream(): boolean {
   try {
@@ -26,13 +29,18 @@ function startedByLitestream(): boolean {
  * has made its tables, or it has made them (`_litestream_seq`, where it
  * keeps its position).
  */
-export const litestreamReplicates = (db: Database): boolean =>
+const litestreamReplicates = (db: Database): boolean =>
   startedByLitestream() ||
-  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_litestream_seq'").get() !== undefined;
+  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(LITESTREAM_TABLES[0]) !== undefined;
 
 /** Leaves checkpoints to Litestream when it replicates the sidecar; whether it does. */
 export function leaveCheckpointsToLitestream(db: Database): boolean {
   if (!litestreamReplicates(db)) return false;
   db.pragma(`wal_autocheckpoint = ${LITESTREAM_CHECKPOINT_PAGES}`);
   return true;
+}
+
+/** Drops Litestream's tables: a replica's bookkeeping stays with the replica, and a Litestream that replicates the room again makes its own. */
+export function forgetLitestream(db: Database): void {
+  for (const table of LITESTREAM_TABLES) db.exec(`DROP TABLE IF EXISTS ${table}`);
 }

@@ -14,10 +14,8 @@ const bob = caller('bob');
 let t: TestRoom;
 let room: Room;
 beforeEach(() => {
-  t = makeRoom([]);
+  t = makeRoom(['alice', 'bob']);
   room = t.room;
-  room.store.insertParticipant({ name: 'alice', created_at: 0 });
-  room.store.insertParticipant({ name: 'bob', created_at: 0 });
 });
 afterEach(() => t.close());
 
