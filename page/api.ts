@@ -7,6 +7,14 @@ import type { paths } from '../generated/openapi-types.js';
 
 export const PROTOCOL_VERSION = '2026-07-28';
 
+/**
+ * Where the room is: its page's script is served at ROOT/page/room.js, so
+ * the room's routes are beside the script's folder, wherever a proxy put
+ * the room (ce serve --base-path) and whatever address the page has.
+ */
+const ROOM_ROOT = new URL('../', import.meta.url);
+export const MCP_URL = new URL('mcp', ROOM_ROOT).href;
+
 /** A refusal from the room: its HTTP status, the room's code and its message. */
 export class RoomError extends Error {
   constructor(
@@ -32,6 +40,7 @@ export class RoomApi {
 
   constructor(private readonly token: string) {
     this.client = createClient<paths>({
+      baseUrl: ROOM_ROOT.href.replace(/\/$/, ''),
       headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
       cache: 'no-store',
     });
@@ -96,7 +105,7 @@ export class RoomApi {
   async mcp<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     let response: Response;
     try {
-      response = await fetch('/mcp', this.mcpRequest(method, params));
+      response = await fetch(MCP_URL, this.mcpRequest(method, params));
     } catch {
       throw new RoomError(0, 'unreachable', 'the room does not answer; it may be restarting');
     }

@@ -5,7 +5,7 @@
 // never a cursor: when it drops, the page reconnects with a growing delay
 // and, once the room acknowledges the new listen, reads everything again.
 import { createParser } from 'eventsource-parser';
-import { isSignedOut, RoomError, type RoomApi } from './api.js';
+import { isSignedOut, MCP_URL, RoomError, type RoomApi } from './api.js';
 
 export type View = 'artifact' | 'handoffs' | 'proposals' | 'history';
 
@@ -51,7 +51,7 @@ export function startLive(api: RoomApi, handlers: LiveHandlers): { stop(): void 
     let response: Response;
     try {
       response = await fetch(
-        '/mcp',
+        MCP_URL,
         api.mcpRequest(
           'subscriptions/listen',
           { notifications: { resourceSubscriptions: [...views.keys()] } },

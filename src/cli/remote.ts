@@ -7,7 +7,7 @@ import type { Operation } from '../../generated/operations.js';
 import type { DomainErrorCode } from '../../generated/types.js';
 import { DomainError } from '../errors.js';
 import { parseOutsideJson } from '../outside-json.js';
-import { bodyText, certificateTrouble, failureCode, RoomNotReached, sendToRoom } from './room-http.js';
+import { bodyText, certificateTrouble, failureCode, RoomNotReached, routeUrl, sendToRoom } from './room-http.js';
 
 /** Long enough for any one operation; a stopped (SIGSTOP) process must not hang ce for ever. */
 const TIMEOUT_MS = 30_000;
@@ -119,7 +119,7 @@ function request(
     path = path.replace(`{${name}}`, segment(name, String(fields[name])));
     delete fields[name];
   }
-  const url = new URL(path, address.baseUrl);
+  const url = routeUrl(address.baseUrl, path);
   const headers: Record<string, string> = {
     authorization: `Bearer ${address.token}`,
     accept: 'application/json, application/problem+json',

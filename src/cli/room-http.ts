@@ -17,6 +17,9 @@ export interface RoomRequest {
   signal?: AbortSignal;
 }
 
+/** A route of the room at `baseUrl`, under the path the room is served at (ce serve --base-path). */
+export const routeUrl = (baseUrl: string, path: string): URL => new URL(`${baseUrl.replace(/\/$/, '')}${path}`);
+
 const agents = new Map<string, http.Agent>();
 
 function agentFor(url: URL, { ca, pin }: RoomRequest): http.Agent {

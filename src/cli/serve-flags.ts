@@ -1,6 +1,7 @@
 // ce serve's flags: how each is read, and the usage error that names it.
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
+import { parseBasePath } from '../http/base-path.js';
 import { parseAllowedHost } from '../http/middleware/room-names.js';
 import { list, wholeNumber } from './options.js';
 
@@ -9,6 +10,7 @@ export interface ServeOptions {
   port: number;
   allowOrigin: string[];
   allowHost: string[];
+  basePath?: string;
   maxStreams: number;
   fourEyes?: boolean;
   json?: boolean;
@@ -32,6 +34,17 @@ export function collectHosts(text: string, previous: string[]): string[] {
     }
   }
   return [...previous, ...hosts];
+}
+
+/** --base-path: a path of plain segments, normalised ('' for none). */
+export function basePath(text: string): string {
+  const base = parseBasePath(text);
+  if (base === null) {
+    throw new InvalidArgumentError(
+      `--base-path: ${JSON.stringify(text)} is not a path prefix; give /SEGMENT[/SEGMENT...] of letters, digits and -._~, e.g. /rooms/notes`,
+    );
+  }
+  return base;
 }
 
 /** A whole number of at least 1. */

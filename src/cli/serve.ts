@@ -12,7 +12,7 @@ import { command, FILE_ARGUMENT, portNumber } from './options.js';
 import { CommandFailure } from './output.js';
 import { notTextNote, requireFile } from './init.js';
 import { exposureWarnings } from './serve-exposure.js';
-import { collect, collectHosts, positive, tlsOf, type ServeOptions } from './serve-flags.js';
+import { basePath, collect, collectHosts, positive, tlsOf, type ServeOptions } from './serve-flags.js';
 import { logFlags, PLAIN_LOG, serveLog, type LogOptions } from './serve-log.js';
 import { LITESTREAM_CHECKPOINT_PAGES } from '../store/litestream.js';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -23,6 +23,8 @@ export interface ServeSettings {
   allowOrigin: string[];
   /** More names the room answers to (Host): `NAME` for any port, or `NAME:PORT`. */
   allowHost: string[];
+  /** The path prefix every route is under (--base-path), normalised; none when '' or undefined. */
+  basePath?: string;
   /** Open streams the room holds at once; the default when undefined. */
   maxStreams?: number;
   json: boolean;
@@ -62,6 +64,7 @@ export async function startServing(file: string, settings: ServeSettings): Promi
       port: settings.port,
       allowedOrigins: settings.allowOrigin,
       allowedHosts: settings.allowHost,
+      basePath: settings.basePath ?? '',
       ...(settings.maxStreams === undefined ? {} : { maxStreams: settings.maxStreams }),
       ...(settings.tls ? { tls: settings.tls } : {}),
       logger,
@@ -175,6 +178,11 @@ export function serveCommand(program: Command): void {
       [] as string[],
     )
     .option(
+      '--base-path <path>',
+      'serve every route under this path, as a proxy routing many rooms by path reaches it, e.g. /rooms/notes',
+      basePath,
+    )
+    .option(
       '--max-streams <n>',
       'open streams (listens, GET /mcp, pages) the room holds at once, all sessions together',
       positive('--max-streams'),
@@ -197,6 +205,7 @@ export function serveCommand(program: Command): void {
         port: options.port,
         allowOrigin: options.allowOrigin,
         allowHost: options.allowHost,
+        basePath: options.basePath ?? '',
         maxStreams: options.maxStreams,
         fourEyes: options.fourEyes ?? false,
         json: options.json ?? false,

@@ -11,7 +11,7 @@ import { parseOutsideJson } from '../outside-json.js';
 import { loadEngine, openForReading } from './executor.js';
 import { command, FILE_ARGUMENT } from './options.js';
 import { answer, fields } from './output.js';
-import { bodyText, sendToRoom } from './room-http.js';
+import { bodyText, routeUrl, sendToRoom } from './room-http.js';
 
 export interface StatusOutput {
   file: string;
@@ -38,7 +38,7 @@ type Ready = Served['ready'];
 /** The room's readiness and open streams as its /readyz tells the operator (200 or 503 both carry them); nulls when nothing answers. */
 async function readiness(info: RuntimeInfo): Promise<Pick<Served, 'ready' | 'streams'>> {
   try {
-    const response = await sendToRoom(new URL('/readyz', info.base_url), {
+    const response = await sendToRoom(routeUrl(info.base_url, '/readyz'), {
       method: 'GET',
       headers: { accept: 'application/json', authorization: `Bearer ${info.operator_token}` },
       ...(info.tls_fingerprint256 ? { pin: info.tls_fingerprint256 } : {}),

@@ -20,6 +20,7 @@ import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem
 import { restRouter } from './rest/router.js';
 import { addHealthRoutes } from './health.js';
 import { addPageRoutes, defaultPageDir } from './page.js';
+import { basePathDoor } from './base-path.js';
 
 export interface AppOptions {
   /** The address the room binds; one of its names (Host). */
@@ -39,6 +40,8 @@ export interface AppOptions {
   keepAliveMs?: number;
   /** The local operator's key to the running room (see runtime-file.ts); none when null. */
   operatorToken?: string | null;
+  /** --base-path: the path prefix every route is under (base-path.ts), normalised; none when ''. */
+  basePath?: string;
   /** Where the built page is (dist/page of the package by default). */
   pageDir?: string;
   /** Where unexpected errors are logged in full (the logger, else stderr, by default). */
@@ -127,12 +130,13 @@ export function createApp(
     ctx.state.actor = actor(ctx);
     await next();
   };
-  const rest = restRouter(room, [asProblems, origin, restAuthenticated, body, durable]);
+  const base = options.basePath ?? '';
+  const rest = restRouter(room, [asProblems, origin, restAuthenticated, body, durable], base);
   // Read at its first request, like the docs rendered from it: neither is in the room's start.
   let openapi: Promise<Record<string, unknown>> | undefined;
   const openapiDocument = () =>
-    (openapi ??= import('../../generated/openapi.json', { with: { type: 'json' } }).then(
-      (module) => module.default as Record<string, unknown>,
+    (openapi ??= import('../../generated/openapi.json', { with: { type: 'json' } }).then(({ default: document }) =>
+      base === '' ? document : { ...document, servers: [{ ...document.servers[0], url: base }] },
     ));
   rest.get('/openapi.json', asProblems, origin, async (ctx) => {
     ctx.body = await openapiDocument();
@@ -183,6 +187,8 @@ export function createApp(
     const funnel = ctx.path === '/mcp' ? asJsonRpc : asProblems;
     return funnel(ctx, () => Promise.reject(refusal));
   });
+  const door = base === '' ? null : basePathDoor(base);
+  if (door) app.use(door.misplaced);
   app.use(answerUnroutedAsProblems);
   app.use(mcp.routes());
   app.use(rest.routes());
@@ -199,7 +205,10 @@ export function createApp(
     observe,
   });
   const koa = app.callback();
-  const handler = (req: IncomingMessage, res: ServerResponse) =>
-    isMcpPost(req) ? mcpPostHandler(req, res) : void koa(req, res);
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const inside = door === null || door.admit(req); // the prefix taken off; Koa answers a request outside it
+    if (inside && isMcpPost(req)) mcpPostHandler(req, res);
+    else void koa(req, res);
+  };
   return { app, handler, streams, names };
 }

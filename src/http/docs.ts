@@ -122,7 +122,7 @@ function renderHtml(openapi: Json): string {
 <body>
 <h1>${escape(openapi.info.title)} <small>${escape(openapi.info.version)}</small></h1>
 ${prose(openapi.info.description)}
-<p>Every request carries <code>Authorization: Bearer &lt;session token&gt;</code>. Errors are <code>application/problem+json</code>. The machine-readable document is at <a href="/openapi.json"><code>/openapi.json</code></a>.</p>
+<p>Every request carries <code>Authorization: Bearer &lt;session token&gt;</code>. Errors are <code>application/problem+json</code>. The machine-readable document is at <a href="openapi.json"><code>openapi.json</code></a>.</p>
 ${tags
   .map(
     (tag) => `<h2 id="tag-${escape(tag.name)}">${escape(tag.name)}</h2>${prose(tag.description)}

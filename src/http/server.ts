@@ -11,7 +11,7 @@ import { newOperatorToken, removeRuntimeFile, writeRuntimeFile } from './runtime
 
 export interface RoomServer {
   server: Server;
-  /** http://host:port */
+  /** http://host:port, and the --base-path after it */
   baseUrl: string;
   mcpUrl: string;
   restUrl: string;
@@ -67,7 +67,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
   });
   const { port } = server.address() as AddressInfo;
   names.listening(port, options.tls ? 'https' : 'http');
-  const baseUrl = `${options.tls ? 'https' : 'http'}://${localAddress(host)}:${port}`;
+  const baseUrl = `${options.tls ? 'https' : 'http'}://${localAddress(host)}:${port}${options.basePath ?? ''}`;
   try {
     writeRuntimeFile(room.artifactPath, {
       base_url: baseUrl,

@@ -126,6 +126,54 @@ test('ce serve stops on SIGINT too, and refuses bad options', async () => {
   failedWith(await ce(['serve', file, '--max-streams', 'many']), 2, /^ce: --max-streams must be a whole number/m);
 });
 
+test('ce serve --base-path: every URL it prints is under the prefix, and ce on this machine reaches the room there', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  const server = run(process.execPath, [CE_BIN, 'serve', file, '--port', '0', '--base-path', '/rooms/notes/']);
+  const mcp = await server.line(/MCP: /);
+  expect(mcp).toMatch(/^ {2}MCP: +http:\/\/127\.0\.0\.1:\d+\/rooms\/notes\/mcp$/);
+  expect(await server.line(/REST: /)).toMatch(/\/rooms\/notes\/workspace$/);
+  expect(await server.line(/page: /)).toMatch(/:\d+\/rooms\/notes\/ \(sign in/);
+  // ce status reads the room's /readyz, and a change goes through the room, both under the prefix.
+  const status = okJson<{ process: { mcp_url: string; ready: { ready: boolean } } }>(
+    await ce(['status', file, '--json']),
+  );
+  expect(status.process).toMatchObject({
+    mcp_url: expect.stringMatching(/\/rooms\/notes\/mcp$/),
+    ready: { ready: true },
+  });
+  okJson(await ce(['participant', 'add', file, 'alice', '--json']));
+  // ce on another machine: --url names the room at its path, for REST as for MCP.
+  const { token } = okJson<{ token: string }>(
+    await ce(['session', 'create', file, '--participant', 'alice', '--caps', 'read,write', '--json']),
+  );
+  const url = status.process.mcp_url.replace(/\/mcp$/, '');
+  const remote = (args: string[]) => ce([...args, '--url', url, '--json'], { env: { CE_TOKEN: token } });
+  const created = okJson<{ handoff: { handoff_id: string } }>(
+    await remote(['handoff-create', '--summary', 'Through the path', '--assignee', 'alice']),
+  );
+  expect(okJson<{ handoffs: { handoff_id: string }[] }>(await remote(['handoffs'])).handoffs).toEqual([
+    expect.objectContaining({ handoff_id: created.handoff.handoff_id }),
+  ]);
+  expect(server.lines.join('\n')).not.toMatch(/stderr:.*(error|warn)/i);
+  server.child.kill('SIGTERM');
+  expect(await server.exited).toBe(0);
+  expect(
+    okJson<{ participants: { name: string }[] }>(await ce(['participant', 'list', file, '--json'])).participants,
+  ).toEqual([expect.objectContaining({ name: 'alice' })]);
+  for (const bad of ['rooms/notes', '/rooms/../notes', '/rooms notes']) {
+    failedWith(
+      await ce(['serve', file, '--base-path', bad]),
+      2,
+      new RegExp(
+        `^ce: --base-path: ${JSON.stringify(bad).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is not a path prefix; give /SEGMENT`,
+        'm',
+      ),
+    );
+  }
+});
+
 test('a port that is taken is said so, with what to do; PORT=abc npm start names PORT', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'notes.md');

@@ -120,7 +120,7 @@ export function roomOperator(file: string): RoomOperator {
   const info = readRuntimeFile(file);
   if (!info) throw new Error(`no room process serves ${file}`);
   const rest: RoomOperator['rest'] = async (method, pathname, body, participant) => {
-    const response = await fetch(new URL(pathname, info.base_url), {
+    const response = await fetch(`${info.base_url}${pathname}`, {
       method,
       headers: {
         authorization: `Bearer ${info.operator_token}`,

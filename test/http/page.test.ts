@@ -18,7 +18,7 @@ const get = (server: TestServer, pathname: string, init: RequestInit = {}) =>
 
 describe('GET / and the page assets', () => {
   it.each([
-    ['/', 'text/html; charset=utf-8', '<script type="module" src="/page/room.js"></script>'],
+    ['/', 'text/html; charset=utf-8', '<script type="module" src="page/room.js"></script>'],
     ['/page/room.js', 'text/javascript; charset=utf-8', 'room-markdown'],
     ['/page/room.css', 'text/css; charset=utf-8', 'prefers-color-scheme:dark'],
     ['/page/icon.svg', 'image/svg+xml', '<svg'],

@@ -77,9 +77,10 @@ function locationOf(template: string, output: unknown): string {
 
 /**
  * REST under /workspace: a route for every operation of the table, each one
- * engine call, as the actor `before` authenticated (ctx.state.actor).
+ * engine call, as the actor `before` authenticated (ctx.state.actor). A
+ * created resource's Location starts with `basePath`, the room's prefix.
  */
-export function restRouter(room: Room, before: readonly Koa.Middleware[]) {
+export function restRouter(room: Room, before: readonly Koa.Middleware[], basePath = '') {
   const router = new Router();
   for (const operation of Object.values(operations) as Operation[]) {
     const route = operation.rest;
@@ -92,7 +93,7 @@ export function restRouter(room: Room, before: readonly Koa.Middleware[]) {
           try {
             const output = runOperation(room, ctx.state.actor as Actor, operation.id, inputOf(ctx, operation));
             ctx.status = route.status;
-            if ('location' in route) ctx.set('Location', locationOf(route.location, output));
+            if ('location' in route) ctx.set('Location', basePath + locationOf(route.location, output));
             ctx.body = output;
           } catch (error) {
             throw isDomainError(error) ? inRouteTerms(error, route) : error;
