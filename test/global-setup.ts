@@ -18,7 +18,9 @@ export default function setup(): () => void {
     );
   }
   if (!process.env.CE_SCALE_OUT) {
-    console.log('The scale-out tests (test/scale-out/, Litestream) are skipped: npm run test:scale-out runs them.');
+    console.log(
+      'The scale-out tests (test/scale-out/: Litestream, rooms behind nginx) are skipped: npm run test:scale-out runs them.',
+    );
   }
   const logs = mkdtempSync(path.join(tmpdir(), 'ce-suite-logs-'));
   process.env.CE_TEST_LOGS = logs;

@@ -85,9 +85,9 @@ export interface SseClient {
 }
 
 /** Opens a request whose answer is an SSE stream and reads it in the background. */
-export async function openSse(url: string, init: RequestInit): Promise<SseClient> {
+export async function openSse(url: string, init: RequestInit, fetchVia: typeof fetch = fetch): Promise<SseClient> {
   const controller = new AbortController();
-  const response = await fetch(url, { ...init, signal: controller.signal });
+  const response = await fetchVia(url, { ...init, signal: controller.signal });
   const frames: Wire[] = [];
   const comments: string[] = [];
   let done = false;

@@ -3,13 +3,14 @@
 // would make with its own CA. Keys come from node's crypto (fast), the
 // certificates from node-forge (node has no API to sign one).
 import { generateKeyPairSync } from 'node:crypto';
+import { isIP } from 'node:net';
 import forge from 'node-forge';
 
 export interface PrivateCa {
   /** The CA's certificate (PEM): what a client passes as --ca. */
   certPem: string;
-  /** A server certificate for `ip`, signed by this CA, and its key (PEM). */
-  serverCertificate(ip: string): { certPem: string; keyPem: string };
+  /** A server certificate for `name` (an IP address or a DNS name), signed by this CA, and its key (PEM). */
+  serverCertificate(name: string): { certPem: string; keyPem: string };
 }
 
 function rsaKeys(): { publicKey: forge.pki.PublicKey; privateKey: forge.pki.rsa.PrivateKey; keyPem: string } {
@@ -45,15 +46,15 @@ export function makePrivateCa(name: string): PrivateCa {
   ca.sign(keys.privateKey, forge.md.sha256.create());
   return {
     certPem: forge.pki.certificateToPem(ca),
-    serverCertificate(ip) {
+    serverCertificate(name) {
       const server = rsaKeys();
-      const cert = certificate(ip, server.publicKey);
+      const cert = certificate(name, server.publicKey);
       cert.setIssuer(ca.subject.attributes);
       cert.setExtensions([
         { name: 'basicConstraints', cA: false },
         { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
         { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: [{ type: 7, ip }] },
+        { name: 'subjectAltName', altNames: [isIP(name) ? { type: 7, ip: name } : { type: 2, value: name }] },
       ]);
       cert.sign(keys.privateKey, forge.md.sha256.create());
       return { certPem: forge.pki.certificateToPem(cert), keyPem: server.keyPem };
