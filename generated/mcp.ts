@@ -14,7 +14,7 @@ import {
   validateTasksUpdateParams,
   validateToolsCallParams,
   validateToolsListParams,
-} from './validators.js';
+} from './input-validators.js';
 
 /** The JSON-RPC dispatch table: method → params validator → the handler that calls the engine. */
 export const mcpMethods = {

@@ -30,7 +30,7 @@ import {
   validateTaskUpdateInput,
   validateWorkspaceHistoryInput,
   validateWorkspaceProposeInput,
-} from './validators.js';
+} from './input-validators.js';
 
 /** The validator of each operation's input: what it checks, with defaults filled, is the operation's checked type. */
 export const operationValidators: { [K in OperationId]: ValidateFunction<OperationTypes[K]['checked']> } = {

@@ -2,8 +2,8 @@
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 
-export const validateQueryHandoffListInput = validate21;
-const schema32 = {
+export const validateQueryHandoffListInput = validate53;
+const schema20 = {
   title: "HandoffListInput",
   description: "Lists handoffs, newest first, a page at a time.",
   type: "object",
@@ -28,7 +28,7 @@ const schema32 = {
   required: [],
   additionalProperties: false,
 };
-const schema33 = {
+const schema21 = {
   title: "HandoffStatus",
   description: "open → accepted → result_ready → approved or rejected. cancelled ends it earlier.",
   type: "string",
@@ -37,15 +37,93 @@ const schema33 = {
   "x-allows-description":
     "What a handoff in each status takes: accept (the assignee takes it), work (progress, questions and completion by the assignee who accepted), decide (an approver approves or rejects the result), cancel (the owner's cancel ends the handoff too; later, only its task). The engine refuses the rest and the page offers only these.",
 };
-const func1 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate21(
+function validate54(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate21.evaluated;
+  const evaluated0 = validate54.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (typeof data !== "string") {
+    let dataType0 = typeof data;
+    let coerced0 = undefined;
+    if (!(coerced0 !== undefined)) {
+      if (dataType0 == "number" || dataType0 == "boolean") {
+        coerced0 = "" + data;
+      } else if (data === null) {
+        coerced0 = "";
+      } else {
+        const err0 = {
+          instancePath,
+          schemaPath: "#/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema21.type,
+          parentSchema: schema21,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (coerced0 !== undefined) {
+      data = coerced0;
+      if (parentData !== undefined) {
+        parentData[parentDataProperty] = coerced0;
+      }
+    }
+  }
+  if (!(
+    data === "open" ||
+    data === "accepted" ||
+    data === "result_ready" ||
+    data === "approved" ||
+    data === "rejected" ||
+    data === "cancelled"
+  )) {
+    const err1 = {
+      instancePath,
+      schemaPath: "#/enum",
+      keyword: "enum",
+      params: { allowedValues: schema21.enum },
+      message: "must be equal to one of the allowed values",
+      schema: schema21.enum,
+      parentSchema: schema21,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err1];
+    } else {
+      vErrors.push(err1);
+    }
+    errors++;
+  }
+  validate54.errors = vErrors;
+  return errors === 0;
+}
+validate54.evaluated = { dynamicProps: false, dynamicItems: false };
+
+const func1 = require("ajv/dist/runtime/ucs2length").default;
+
+function validate53(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate53.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -65,7 +143,7 @@ function validate21(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema32,
+          parentSchema: schema20,
           data,
         };
         if (vErrors === null) {
@@ -77,25 +155,39 @@ function validate21(
       }
     }
     if (data.status !== undefined) {
-      let data0 = data.status;
-      if (typeof data0 !== "string") {
-        let dataType0 = typeof data0;
+      if (
+        !validate54(data.status, {
+          instancePath: instancePath + "/status",
+          parentData: data,
+          parentDataProperty: "status",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+        errors = vErrors.length;
+      }
+    }
+    if (data.cursor !== undefined) {
+      let data1 = data.cursor;
+      if (typeof data1 !== "string") {
+        let dataType0 = typeof data1;
         let coerced0 = undefined;
         if (!(coerced0 !== undefined)) {
           if (dataType0 == "number" || dataType0 == "boolean") {
-            coerced0 = "" + data0;
-          } else if (data0 === null) {
+            coerced0 = "" + data1;
+          } else if (data1 === null) {
             coerced0 = "";
           } else {
             const err1 = {
-              instancePath: instancePath + "/status",
-              schemaPath: "#/$defs/HandoffStatus/type",
+              instancePath: instancePath + "/cursor",
+              schemaPath: "#/properties/cursor/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema33.type,
-              parentSchema: schema33,
-              data: data0,
+              schema: schema20.properties.cursor.type,
+              parentSchema: schema20.properties.cursor,
+              data: data1,
             };
             if (vErrors === null) {
               vErrors = [err1];
@@ -106,85 +198,72 @@ function validate21(
           }
         }
         if (coerced0 !== undefined) {
-          data0 = coerced0;
+          data1 = coerced0;
           if (data !== undefined) {
-            data["status"] = coerced0;
-          }
-        }
-      }
-      if (!(
-        data0 === "open" ||
-        data0 === "accepted" ||
-        data0 === "result_ready" ||
-        data0 === "approved" ||
-        data0 === "rejected" ||
-        data0 === "cancelled"
-      )) {
-        const err2 = {
-          instancePath: instancePath + "/status",
-          schemaPath: "#/$defs/HandoffStatus/enum",
-          keyword: "enum",
-          params: { allowedValues: schema33.enum },
-          message: "must be equal to one of the allowed values",
-          schema: schema33.enum,
-          parentSchema: schema33,
-          data: data0,
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-    }
-    if (data.cursor !== undefined) {
-      let data1 = data.cursor;
-      if (typeof data1 !== "string") {
-        let dataType1 = typeof data1;
-        let coerced1 = undefined;
-        if (!(coerced1 !== undefined)) {
-          if (dataType1 == "number" || dataType1 == "boolean") {
-            coerced1 = "" + data1;
-          } else if (data1 === null) {
-            coerced1 = "";
-          } else {
-            const err3 = {
-              instancePath: instancePath + "/cursor",
-              schemaPath: "#/properties/cursor/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema32.properties.cursor.type,
-              parentSchema: schema32.properties.cursor,
-              data: data1,
-            };
-            if (vErrors === null) {
-              vErrors = [err3];
-            } else {
-              vErrors.push(err3);
-            }
-            errors++;
-          }
-        }
-        if (coerced1 !== undefined) {
-          data1 = coerced1;
-          if (data !== undefined) {
-            data["cursor"] = coerced1;
+            data["cursor"] = coerced0;
           }
         }
       }
       if (typeof data1 === "string") {
         if (func1(data1) > 200) {
-          const err4 = {
+          const err2 = {
             instancePath: instancePath + "/cursor",
             schemaPath: "#/properties/cursor/maxLength",
             keyword: "maxLength",
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
             schema: 200,
-            parentSchema: schema32.properties.cursor,
+            parentSchema: schema20.properties.cursor,
             data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func1(data1) < 1) {
+          const err3 = {
+            instancePath: instancePath + "/cursor",
+            schemaPath: "#/properties/cursor/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema20.properties.cursor,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+    }
+    let data2 = data.limit;
+    if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+      let dataType1 = typeof data2;
+      let coerced1 = undefined;
+      if (!(coerced1 !== undefined)) {
+        if (
+          dataType1 === "boolean" ||
+          data2 === null ||
+          (dataType1 === "string" && data2 && data2 == +data2 && !(data2 % 1))
+        ) {
+          coerced1 = +data2;
+        } else {
+          const err4 = {
+            instancePath: instancePath + "/limit",
+            schemaPath: "#/properties/limit/type",
+            keyword: "type",
+            params: { type: "integer" },
+            message: "must be integer",
+            schema: schema20.properties.limit.type,
+            parentSchema: schema20.properties.limit,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -193,126 +272,77 @@ function validate21(
           }
           errors++;
         }
-        if (func1(data1) < 1) {
-          const err5 = {
-            instancePath: instancePath + "/cursor",
-            schemaPath: "#/properties/cursor/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema32.properties.cursor,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
       }
-    }
-    let data2 = data.limit;
-    if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-      let dataType2 = typeof data2;
-      let coerced2 = undefined;
-      if (!(coerced2 !== undefined)) {
-        if (
-          dataType2 === "boolean" ||
-          data2 === null ||
-          (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))
-        ) {
-          coerced2 = +data2;
-        } else {
-          const err6 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/type",
-            keyword: "type",
-            params: { type: "integer" },
-            message: "must be integer",
-            schema: schema32.properties.limit.type,
-            parentSchema: schema32.properties.limit,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-      }
-      if (coerced2 !== undefined) {
-        data2 = coerced2;
+      if (coerced1 !== undefined) {
+        data2 = coerced1;
         if (data !== undefined) {
-          data["limit"] = coerced2;
+          data["limit"] = coerced1;
         }
       }
     }
     if (typeof data2 == "number" && isFinite(data2)) {
       if (data2 > 500 || isNaN(data2)) {
-        const err7 = {
+        const err5 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema32.properties.limit,
+          parentSchema: schema20.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err5];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err5);
         }
         errors++;
       }
       if (data2 < 1 || isNaN(data2)) {
-        const err8 = {
+        const err6 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema32.properties.limit,
+          parentSchema: schema20.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err6];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err6);
         }
         errors++;
       }
     }
   } else {
-    const err9 = {
+    const err7 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema32.type,
-      parentSchema: schema32,
+      schema: schema20.type,
+      parentSchema: schema20,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err9];
+      vErrors = [err7];
     } else {
-      vErrors.push(err9);
+      vErrors.push(err7);
     }
     errors++;
   }
-  validate21.errors = vErrors;
+  validate53.errors = vErrors;
   return errors === 0;
 }
-validate21.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate53.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateQueryHandoffEventsInput = validate22;
-const schema34 = {
+export const validateQueryHandoffEventsInput = validate56;
+const schema22 = {
   title: "HandoffEventsInput",
   description: "Reads a handoff's events after a cursor (an event id; 0 or absent for the start).",
   type: "object",
@@ -338,13 +368,13 @@ const schema34 = {
   additionalProperties: false,
 };
 
-function validate22(
+function validate56(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate22.evaluated;
+  const evaluated0 = validate56.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -365,8 +395,8 @@ function validate22(
         keyword: "required",
         params: { missingProperty: "handoff_id" },
         message: "must have required property '" + "handoff_id" + "'",
-        schema: schema34.required,
-        parentSchema: schema34,
+        schema: schema22.required,
+        parentSchema: schema22,
         data,
       };
       if (vErrors === null) {
@@ -385,7 +415,7 @@ function validate22(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema34,
+          parentSchema: schema22,
           data,
         };
         if (vErrors === null) {
@@ -413,8 +443,8 @@ function validate22(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema34.properties.handoff_id.type,
-              parentSchema: schema34.properties.handoff_id,
+              schema: schema22.properties.handoff_id.type,
+              parentSchema: schema22.properties.handoff_id,
               data: data0,
             };
             if (vErrors === null) {
@@ -441,7 +471,7 @@ function validate22(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema34.properties.handoff_id,
+            parentSchema: schema22.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -459,7 +489,7 @@ function validate22(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema34.properties.handoff_id,
+            parentSchema: schema22.properties.handoff_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -489,8 +519,8 @@ function validate22(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
-            schema: schema34.properties.after.type,
-            parentSchema: schema34.properties.after,
+            schema: schema22.properties.after.type,
+            parentSchema: schema22.properties.after,
             data: data1,
           };
           if (vErrors === null) {
@@ -517,7 +547,7 @@ function validate22(
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
           schema: 0,
-          parentSchema: schema34.properties.after,
+          parentSchema: schema22.properties.after,
           data: data1,
         };
         if (vErrors === null) {
@@ -546,8 +576,8 @@ function validate22(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
-            schema: schema34.properties.limit.type,
-            parentSchema: schema34.properties.limit,
+            schema: schema22.properties.limit.type,
+            parentSchema: schema22.properties.limit,
             data: data2,
           };
           if (vErrors === null) {
@@ -574,7 +604,7 @@ function validate22(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema34.properties.limit,
+          parentSchema: schema22.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -592,7 +622,7 @@ function validate22(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema34.properties.limit,
+          parentSchema: schema22.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
@@ -610,8 +640,8 @@ function validate22(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema34.type,
-      parentSchema: schema34,
+      schema: schema22.type,
+      parentSchema: schema22,
       data,
     };
     if (vErrors === null) {
@@ -621,13 +651,13 @@ function validate22(
     }
     errors++;
   }
-  validate22.errors = vErrors;
+  validate56.errors = vErrors;
   return errors === 0;
 }
-validate22.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate56.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateQueryTaskRefInput = validate23;
-const schema35 = {
+export const validateQueryTaskRefInput = validate57;
+const schema23 = {
   title: "TaskRefInput",
   description: "Names one task.",
   type: "object",
@@ -644,13 +674,13 @@ const schema35 = {
   additionalProperties: false,
 };
 
-function validate23(
+function validate57(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate23.evaluated;
+  const evaluated0 = validate57.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -665,8 +695,8 @@ function validate23(
         keyword: "required",
         params: { missingProperty: "task_id" },
         message: "must have required property '" + "task_id" + "'",
-        schema: schema35.required,
-        parentSchema: schema35,
+        schema: schema23.required,
+        parentSchema: schema23,
         data,
       };
       if (vErrors === null) {
@@ -685,7 +715,7 @@ function validate23(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema35,
+          parentSchema: schema23,
           data,
         };
         if (vErrors === null) {
@@ -713,8 +743,8 @@ function validate23(
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema35.properties.task_id.type,
-              parentSchema: schema35.properties.task_id,
+              schema: schema23.properties.task_id.type,
+              parentSchema: schema23.properties.task_id,
               data: data0,
             };
             if (vErrors === null) {
@@ -741,7 +771,7 @@ function validate23(
             params: { limit: 100 },
             message: "must NOT have more than 100 characters",
             schema: 100,
-            parentSchema: schema35.properties.task_id,
+            parentSchema: schema23.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -759,7 +789,7 @@ function validate23(
             params: { limit: 1 },
             message: "must NOT have fewer than 1 characters",
             schema: 1,
-            parentSchema: schema35.properties.task_id,
+            parentSchema: schema23.properties.task_id,
             data: data0,
           };
           if (vErrors === null) {
@@ -778,8 +808,8 @@ function validate23(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema35.type,
-      parentSchema: schema35,
+      schema: schema23.type,
+      parentSchema: schema23,
       data,
     };
     if (vErrors === null) {
@@ -789,13 +819,13 @@ function validate23(
     }
     errors++;
   }
-  validate23.errors = vErrors;
+  validate57.errors = vErrors;
   return errors === 0;
 }
-validate23.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate57.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateQueryProposalListInput = validate24;
-const schema36 = {
+export const validateQueryProposalListInput = validate58;
+const schema24 = {
   title: "ProposalListInput",
   description: "Lists proposals, newest first, a page at a time; open ones unless status says otherwise.",
   type: "object",
@@ -825,20 +855,90 @@ const schema36 = {
   required: [],
   additionalProperties: false,
 };
-const schema37 = {
+const schema25 = {
   title: "ProposalStatus",
   description: "open → accepted | rejected | withdrawn.",
   type: "string",
   enum: ["open", "accepted", "rejected", "withdrawn"],
 };
 
-function validate24(
+function validate59(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate24.evaluated;
+  const evaluated0 = validate59.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (typeof data !== "string") {
+    let dataType0 = typeof data;
+    let coerced0 = undefined;
+    if (!(coerced0 !== undefined)) {
+      if (dataType0 == "number" || dataType0 == "boolean") {
+        coerced0 = "" + data;
+      } else if (data === null) {
+        coerced0 = "";
+      } else {
+        const err0 = {
+          instancePath,
+          schemaPath: "#/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema25.type,
+          parentSchema: schema25,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (coerced0 !== undefined) {
+      data = coerced0;
+      if (parentData !== undefined) {
+        parentData[parentDataProperty] = coerced0;
+      }
+    }
+  }
+  if (!(data === "open" || data === "accepted" || data === "rejected" || data === "withdrawn")) {
+    const err1 = {
+      instancePath,
+      schemaPath: "#/enum",
+      keyword: "enum",
+      params: { allowedValues: schema25.enum },
+      message: "must be equal to one of the allowed values",
+      schema: schema25.enum,
+      parentSchema: schema25,
+      data,
+    };
+    if (vErrors === null) {
+      vErrors = [err1];
+    } else {
+      vErrors.push(err1);
+    }
+    errors++;
+  }
+  validate59.errors = vErrors;
+  return errors === 0;
+}
+validate59.evaluated = { dynamicProps: false, dynamicItems: false };
+
+function validate58(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate58.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -861,7 +961,7 @@ function validate24(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema36,
+          parentSchema: schema24,
           data,
         };
         if (vErrors === null) {
@@ -872,106 +972,114 @@ function validate24(
         errors++;
       }
     }
-    let data0 = data.status;
-    if (typeof data0 !== "string") {
-      let dataType0 = typeof data0;
-      let coerced0 = undefined;
-      if (!(coerced0 !== undefined)) {
-        if (dataType0 == "number" || dataType0 == "boolean") {
-          coerced0 = "" + data0;
-        } else if (data0 === null) {
-          coerced0 = "";
-        } else {
-          const err1 = {
-            instancePath: instancePath + "/status",
-            schemaPath: "#/$defs/ProposalStatus/type",
-            keyword: "type",
-            params: { type: "string" },
-            message: "must be string",
-            schema: schema37.type,
-            parentSchema: schema37,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err1];
-          } else {
-            vErrors.push(err1);
-          }
-          errors++;
-        }
-      }
-      if (coerced0 !== undefined) {
-        data0 = coerced0;
-        if (data !== undefined) {
-          data["status"] = coerced0;
-        }
-      }
-    }
-    if (!(data0 === "open" || data0 === "accepted" || data0 === "rejected" || data0 === "withdrawn")) {
-      const err2 = {
+    if (
+      !validate59(data.status, {
         instancePath: instancePath + "/status",
-        schemaPath: "#/$defs/ProposalStatus/enum",
-        keyword: "enum",
-        params: { allowedValues: schema37.enum },
-        message: "must be equal to one of the allowed values",
-        schema: schema37.enum,
-        parentSchema: schema37,
-        data: data0,
-      };
-      if (vErrors === null) {
-        vErrors = [err2];
-      } else {
-        vErrors.push(err2);
-      }
-      errors++;
+        parentData: data,
+        parentDataProperty: "status",
+        rootData,
+        dynamicAnchors,
+      })
+    ) {
+      vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+      errors = vErrors.length;
     }
     if (data.cursor !== undefined) {
       let data1 = data.cursor;
       if (typeof data1 !== "string") {
-        let dataType1 = typeof data1;
-        let coerced1 = undefined;
-        if (!(coerced1 !== undefined)) {
-          if (dataType1 == "number" || dataType1 == "boolean") {
-            coerced1 = "" + data1;
+        let dataType0 = typeof data1;
+        let coerced0 = undefined;
+        if (!(coerced0 !== undefined)) {
+          if (dataType0 == "number" || dataType0 == "boolean") {
+            coerced0 = "" + data1;
           } else if (data1 === null) {
-            coerced1 = "";
+            coerced0 = "";
           } else {
-            const err3 = {
+            const err1 = {
               instancePath: instancePath + "/cursor",
               schemaPath: "#/properties/cursor/type",
               keyword: "type",
               params: { type: "string" },
               message: "must be string",
-              schema: schema36.properties.cursor.type,
-              parentSchema: schema36.properties.cursor,
+              schema: schema24.properties.cursor.type,
+              parentSchema: schema24.properties.cursor,
               data: data1,
             };
             if (vErrors === null) {
-              vErrors = [err3];
+              vErrors = [err1];
             } else {
-              vErrors.push(err3);
+              vErrors.push(err1);
             }
             errors++;
           }
         }
-        if (coerced1 !== undefined) {
-          data1 = coerced1;
+        if (coerced0 !== undefined) {
+          data1 = coerced0;
           if (data !== undefined) {
-            data["cursor"] = coerced1;
+            data["cursor"] = coerced0;
           }
         }
       }
       if (typeof data1 === "string") {
         if (func1(data1) > 200) {
-          const err4 = {
+          const err2 = {
             instancePath: instancePath + "/cursor",
             schemaPath: "#/properties/cursor/maxLength",
             keyword: "maxLength",
             params: { limit: 200 },
             message: "must NOT have more than 200 characters",
             schema: 200,
-            parentSchema: schema36.properties.cursor,
+            parentSchema: schema24.properties.cursor,
             data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err2];
+          } else {
+            vErrors.push(err2);
+          }
+          errors++;
+        }
+        if (func1(data1) < 1) {
+          const err3 = {
+            instancePath: instancePath + "/cursor",
+            schemaPath: "#/properties/cursor/minLength",
+            keyword: "minLength",
+            params: { limit: 1 },
+            message: "must NOT have fewer than 1 characters",
+            schema: 1,
+            parentSchema: schema24.properties.cursor,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err3];
+          } else {
+            vErrors.push(err3);
+          }
+          errors++;
+        }
+      }
+    }
+    let data2 = data.limit;
+    if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+      let dataType1 = typeof data2;
+      let coerced1 = undefined;
+      if (!(coerced1 !== undefined)) {
+        if (
+          dataType1 === "boolean" ||
+          data2 === null ||
+          (dataType1 === "string" && data2 && data2 == +data2 && !(data2 % 1))
+        ) {
+          coerced1 = +data2;
+        } else {
+          const err4 = {
+            instancePath: instancePath + "/limit",
+            schemaPath: "#/properties/limit/type",
+            keyword: "type",
+            params: { type: "integer" },
+            message: "must be integer",
+            schema: schema24.properties.limit.type,
+            parentSchema: schema24.properties.limit,
+            data: data2,
           };
           if (vErrors === null) {
             vErrors = [err4];
@@ -980,126 +1088,77 @@ function validate24(
           }
           errors++;
         }
-        if (func1(data1) < 1) {
-          const err5 = {
-            instancePath: instancePath + "/cursor",
-            schemaPath: "#/properties/cursor/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema36.properties.cursor,
-            data: data1,
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
       }
-    }
-    let data2 = data.limit;
-    if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-      let dataType2 = typeof data2;
-      let coerced2 = undefined;
-      if (!(coerced2 !== undefined)) {
-        if (
-          dataType2 === "boolean" ||
-          data2 === null ||
-          (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))
-        ) {
-          coerced2 = +data2;
-        } else {
-          const err6 = {
-            instancePath: instancePath + "/limit",
-            schemaPath: "#/properties/limit/type",
-            keyword: "type",
-            params: { type: "integer" },
-            message: "must be integer",
-            schema: schema36.properties.limit.type,
-            parentSchema: schema36.properties.limit,
-            data: data2,
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-      }
-      if (coerced2 !== undefined) {
-        data2 = coerced2;
+      if (coerced1 !== undefined) {
+        data2 = coerced1;
         if (data !== undefined) {
-          data["limit"] = coerced2;
+          data["limit"] = coerced1;
         }
       }
     }
     if (typeof data2 == "number" && isFinite(data2)) {
       if (data2 > 500 || isNaN(data2)) {
-        const err7 = {
+        const err5 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema36.properties.limit,
+          parentSchema: schema24.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err5];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err5);
         }
         errors++;
       }
       if (data2 < 1 || isNaN(data2)) {
-        const err8 = {
+        const err6 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema36.properties.limit,
+          parentSchema: schema24.properties.limit,
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err6];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err6);
         }
         errors++;
       }
     }
   } else {
-    const err9 = {
+    const err7 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema36.type,
-      parentSchema: schema36,
+      schema: schema24.type,
+      parentSchema: schema24,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err9];
+      vErrors = [err7];
     } else {
-      vErrors.push(err9);
+      vErrors.push(err7);
     }
     errors++;
   }
-  validate24.errors = vErrors;
+  validate58.errors = vErrors;
   return errors === 0;
 }
-validate24.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate58.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateQueryWorkspaceHistoryInput = validate25;
-const schema38 = {
+export const validateQueryWorkspaceHistoryInput = validate61;
+const schema26 = {
   title: "WorkspaceHistoryInput",
   description:
     "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
@@ -1125,13 +1184,13 @@ const schema38 = {
   additionalProperties: false,
 };
 
-function validate25(
+function validate61(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate25.evaluated;
+  const evaluated0 = validate61.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1154,7 +1213,7 @@ function validate25(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema38,
+          parentSchema: schema26,
           data,
         };
         if (vErrors === null) {
@@ -1183,8 +1242,8 @@ function validate25(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
-            schema: schema38.properties.after.type,
-            parentSchema: schema38.properties.after,
+            schema: schema26.properties.after.type,
+            parentSchema: schema26.properties.after,
             data: data0,
           };
           if (vErrors === null) {
@@ -1211,7 +1270,7 @@ function validate25(
           params: { comparison: ">=", limit: 0 },
           message: "must be >= 0",
           schema: 0,
-          parentSchema: schema38.properties.after,
+          parentSchema: schema26.properties.after,
           data: data0,
         };
         if (vErrors === null) {
@@ -1240,8 +1299,8 @@ function validate25(
             keyword: "type",
             params: { type: "integer" },
             message: "must be integer",
-            schema: schema38.properties.limit.type,
-            parentSchema: schema38.properties.limit,
+            schema: schema26.properties.limit.type,
+            parentSchema: schema26.properties.limit,
             data: data1,
           };
           if (vErrors === null) {
@@ -1268,7 +1327,7 @@ function validate25(
           params: { comparison: "<=", limit: 500 },
           message: "must be <= 500",
           schema: 500,
-          parentSchema: schema38.properties.limit,
+          parentSchema: schema26.properties.limit,
           data: data1,
         };
         if (vErrors === null) {
@@ -1286,7 +1345,7 @@ function validate25(
           params: { comparison: ">=", limit: 1 },
           message: "must be >= 1",
           schema: 1,
-          parentSchema: schema38.properties.limit,
+          parentSchema: schema26.properties.limit,
           data: data1,
         };
         if (vErrors === null) {
@@ -1304,8 +1363,8 @@ function validate25(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema38.type,
-      parentSchema: schema38,
+      schema: schema26.type,
+      parentSchema: schema26,
       data,
     };
     if (vErrors === null) {
@@ -1315,13 +1374,13 @@ function validate25(
     }
     errors++;
   }
-  validate25.errors = vErrors;
+  validate61.errors = vErrors;
   return errors === 0;
 }
-validate25.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate61.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateQueryParticipantListInput = validate26;
-const schema39 = {
+export const validateQueryParticipantListInput = validate62;
+const schema27 = {
   title: "ParticipantListInput",
   description: "Lists the participants of the room by name. Needs read, or the local operator.",
   type: "object",
@@ -1336,13 +1395,13 @@ const schema39 = {
   additionalProperties: false,
 };
 
-function validate26(
+function validate62(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate26.evaluated;
+  const evaluated0 = validate62.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1362,7 +1421,7 @@ function validate26(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema39,
+          parentSchema: schema27,
           data,
         };
         if (vErrors === null) {
@@ -1388,8 +1447,8 @@ function validate26(
             keyword: "type",
             params: { type: "boolean" },
             message: "must be boolean",
-            schema: schema39.properties.include_removed.type,
-            parentSchema: schema39.properties.include_removed,
+            schema: schema27.properties.include_removed.type,
+            parentSchema: schema27.properties.include_removed,
             data: data0,
           };
           if (vErrors === null) {
@@ -1414,8 +1473,8 @@ function validate26(
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema39.type,
-      parentSchema: schema39,
+      schema: schema27.type,
+      parentSchema: schema27,
       data,
     };
     if (vErrors === null) {
@@ -1425,13 +1484,13 @@ function validate26(
     }
     errors++;
   }
-  validate26.errors = vErrors;
+  validate62.errors = vErrors;
   return errors === 0;
 }
-validate26.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate62.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
 
-export const validateQuerySessionListInput = validate27;
-const schema40 = {
+export const validateQuerySessionListInput = validate63;
+const schema28 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
@@ -1439,7 +1498,7 @@ const schema40 = {
   required: [],
   additionalProperties: false,
 };
-const schema41 = {
+const schema29 = {
   title: "ParticipantName",
   description:
     "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'. Unique ignoring case and Unicode normalisation: `Alice` cannot join beside `alice`.",
@@ -1448,15 +1507,123 @@ const schema41 = {
   maxLength: 64,
   pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
 };
-const pattern4 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");
+const pattern3 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");
 
-function validate27(
+function validate64(
   data,
   { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
 ) {
   let vErrors = null;
   let errors = 0;
-  const evaluated0 = validate27.evaluated;
+  const evaluated0 = validate64.evaluated;
+  if (evaluated0.dynamicProps) {
+    evaluated0.props = undefined;
+  }
+  if (evaluated0.dynamicItems) {
+    evaluated0.items = undefined;
+  }
+  if (typeof data !== "string") {
+    let dataType0 = typeof data;
+    let coerced0 = undefined;
+    if (!(coerced0 !== undefined)) {
+      if (dataType0 == "number" || dataType0 == "boolean") {
+        coerced0 = "" + data;
+      } else if (data === null) {
+        coerced0 = "";
+      } else {
+        const err0 = {
+          instancePath,
+          schemaPath: "#/type",
+          keyword: "type",
+          params: { type: "string" },
+          message: "must be string",
+          schema: schema29.type,
+          parentSchema: schema29,
+          data,
+        };
+        if (vErrors === null) {
+          vErrors = [err0];
+        } else {
+          vErrors.push(err0);
+        }
+        errors++;
+      }
+    }
+    if (coerced0 !== undefined) {
+      data = coerced0;
+      if (parentData !== undefined) {
+        parentData[parentDataProperty] = coerced0;
+      }
+    }
+  }
+  if (typeof data === "string") {
+    if (func1(data) > 64) {
+      const err1 = {
+        instancePath,
+        schemaPath: "#/maxLength",
+        keyword: "maxLength",
+        params: { limit: 64 },
+        message: "must NOT have more than 64 characters",
+        schema: 64,
+        parentSchema: schema29,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
+    if (func1(data) < 1) {
+      const err2 = {
+        instancePath,
+        schemaPath: "#/minLength",
+        keyword: "minLength",
+        params: { limit: 1 },
+        message: "must NOT have fewer than 1 characters",
+        schema: 1,
+        parentSchema: schema29,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err2];
+      } else {
+        vErrors.push(err2);
+      }
+      errors++;
+    }
+    if (!pattern3.test(data)) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/pattern",
+        keyword: "pattern",
+        params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
+        message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
+        schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+        parentSchema: schema29,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
+  }
+  validate64.errors = vErrors;
+  return errors === 0;
+}
+validate64.evaluated = { dynamicProps: false, dynamicItems: false };
+
+function validate63(
+  data,
+  { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
+) {
+  let vErrors = null;
+  let errors = 0;
+  const evaluated0 = validate63.evaluated;
   if (evaluated0.dynamicProps) {
     evaluated0.props = undefined;
   }
@@ -1473,7 +1640,7 @@ function validate27(
           params: { additionalProperty: key0 },
           message: "must NOT have additional properties",
           schema: false,
-          parentSchema: schema40,
+          parentSchema: schema28,
           data,
         };
         if (vErrors === null) {
@@ -1485,117 +1652,38 @@ function validate27(
       }
     }
     if (data.participant !== undefined) {
-      let data0 = data.participant;
-      if (typeof data0 !== "string") {
-        let dataType0 = typeof data0;
-        let coerced0 = undefined;
-        if (!(coerced0 !== undefined)) {
-          if (dataType0 == "number" || dataType0 == "boolean") {
-            coerced0 = "" + data0;
-          } else if (data0 === null) {
-            coerced0 = "";
-          } else {
-            const err1 = {
-              instancePath: instancePath + "/participant",
-              schemaPath: "#/$defs/ParticipantName/type",
-              keyword: "type",
-              params: { type: "string" },
-              message: "must be string",
-              schema: schema41.type,
-              parentSchema: schema41,
-              data: data0,
-            };
-            if (vErrors === null) {
-              vErrors = [err1];
-            } else {
-              vErrors.push(err1);
-            }
-            errors++;
-          }
-        }
-        if (coerced0 !== undefined) {
-          data0 = coerced0;
-          if (data !== undefined) {
-            data["participant"] = coerced0;
-          }
-        }
-      }
-      if (typeof data0 === "string") {
-        if (func1(data0) > 64) {
-          const err2 = {
-            instancePath: instancePath + "/participant",
-            schemaPath: "#/$defs/ParticipantName/maxLength",
-            keyword: "maxLength",
-            params: { limit: 64 },
-            message: "must NOT have more than 64 characters",
-            schema: 64,
-            parentSchema: schema41,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err3 = {
-            instancePath: instancePath + "/participant",
-            schemaPath: "#/$defs/ParticipantName/minLength",
-            keyword: "minLength",
-            params: { limit: 1 },
-            message: "must NOT have fewer than 1 characters",
-            schema: 1,
-            parentSchema: schema41,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (!pattern4.test(data0)) {
-          const err4 = {
-            instancePath: instancePath + "/participant",
-            schemaPath: "#/$defs/ParticipantName/pattern",
-            keyword: "pattern",
-            params: { pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" },
-            message: 'must match pattern "' + "^[A-Za-z0-9][A-Za-z0-9._-]*$" + '"',
-            schema: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
-            parentSchema: schema41,
-            data: data0,
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
+      if (
+        !validate64(data.participant, {
+          instancePath: instancePath + "/participant",
+          parentData: data,
+          parentDataProperty: "participant",
+          rootData,
+          dynamicAnchors,
+        })
+      ) {
+        vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+        errors = vErrors.length;
       }
     }
   } else {
-    const err5 = {
+    const err1 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
       params: { type: "object" },
       message: "must be object",
-      schema: schema40.type,
-      parentSchema: schema40,
+      schema: schema28.type,
+      parentSchema: schema28,
       data,
     };
     if (vErrors === null) {
-      vErrors = [err5];
+      vErrors = [err1];
     } else {
-      vErrors.push(err5);
+      vErrors.push(err1);
     }
     errors++;
   }
-  validate27.errors = vErrors;
+  validate63.errors = vErrors;
   return errors === 0;
 }
-validate27.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+validate63.evaluated = { props: true, dynamicProps: false, dynamicItems: false };

@@ -26,7 +26,7 @@ async function outputs(): Promise<Record<string, string>> {
   const bundle = await bundleSchemas(schemasDir);
   const { table, shape } = await readOperationTable(schemasDir);
   checkTable(table, shape, bundle.$defs as Record<string, Json>);
-  const { js, dts, queryJs, queryDts } = await emitValidators(bundle, table);
+  const { js, dts, inputJs, inputDts, queryJs, queryDts } = await emitValidators(bundle, table);
   const openapi = emitOpenApi(bundle, table.operations);
   return {
     'schema-bundle.json': JSON.stringify(bundle, null, 2) + '\n',
@@ -34,6 +34,8 @@ async function outputs(): Promise<Record<string, string>> {
     'types.ts': await emitTypes(bundle),
     'validators.js': js,
     'validators.d.ts': dts,
+    'input-validators.js': inputJs,
+    'input-validators.d.ts': inputDts,
     'query-validators.js': queryJs,
     'query-validators.d.ts': queryDts,
     'mcp.ts': await emitMcp(bundle, table.operations),

@@ -61,7 +61,7 @@ export function emitMcp(bundle: Json, operations: Operation[]): Promise<string> 
     `import type * as T from './types.js';`,
     `import {`,
     ...[...new Set(methods.map((m) => `validate${m.title}`))].map((v) => `  ${v},`),
-    `} from './validators.js';`,
+    `} from './input-validators.js';`,
     ``,
     `/** The JSON-RPC dispatch table: method → params validator → the handler that calls the engine. */`,
     `export const mcpMethods = {`,

@@ -21,7 +21,7 @@ export function emitOperationRunner(operations: Operation[]): Promise<string> {
     `import type { ValidateFunction } from 'ajv';`,
     `import type { EngineOperations, OperationId, OperationTypes } from './operations.js';`,
     `import type { Capability } from './types.js';`,
-    `import { ${inputs.map((title) => `validate${title}`).join(', ')} } from './validators.js';`,
+    `import { ${inputs.map((title) => `validate${title}`).join(', ')} } from './input-validators.js';`,
     ``,
     `/** The validator of each operation's input: what it checks, with defaults filled, is the operation's checked type. */`,
     `export const operationValidators: { [K in OperationId]: ValidateFunction<OperationTypes[K]['checked']> } = {`,
