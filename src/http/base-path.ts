@@ -45,10 +45,12 @@ export function underBasePath(base: string, target: string): { inside: string } 
  * `misplaced`); `misplaced`, the app's middleware for those: the bare prefix
  * is sent on to the prefix with its slash (GET, HEAD), anything else is 404.
  */
-export function basePathDoor(base: string): {
+export interface BasePathDoor {
   admit(req: IncomingMessage): boolean;
   misplaced: Koa.Middleware;
-} {
+}
+
+export function basePathDoor(base: string): BasePathDoor {
   const away = new WeakMap<IncomingMessage, string | null>();
   return {
     admit(req) {

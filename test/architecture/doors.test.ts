@@ -32,8 +32,8 @@ describe('every operation on every door', () => {
     for (const op of offMcp) expect(op.actor, `${op.id} is not on MCP`).toBe('operator');
   });
 
-  it('REST: the served routes and the OpenAPI document are exactly the table’s routes', () => {
-    const { app } = createApp(t.room);
+  it('REST: the served routes and the OpenAPI document are exactly the table’s routes', async () => {
+    const app = await createApp(t.room).koa();
     const served = new Set<string>();
     for (const layer of app.middleware) {
       const router = (layer as unknown as { router?: { stack: { path: string; methods: string[] }[] } }).router;
@@ -61,7 +61,18 @@ describe('every operation on every door', () => {
       command.commands.flatMap((child) =>
         child.commands.length > 0 ? leaves(child, [...prefix, child.name()]) : [[...prefix, child.name()].join(' ')],
       );
-    const own = new Set(['init', 'serve', 'status', 'open', 'edit', 'bridge', 'backup', 'restore', 'help', 'completion']);
+    const own = new Set([
+      'init',
+      'serve',
+      'status',
+      'open',
+      'edit',
+      'bridge',
+      'backup',
+      'restore',
+      'help',
+      'completion',
+    ]);
     const commands = leaves(buildProgram()).filter((name) => !own.has(name));
     expect(commands.sort()).toEqual(table.map((op) => op.cli.command).sort());
   });

@@ -1,0 +1,151 @@
+// Every route but POST /mcp, on Koa: REST, GET /mcp, the page, /docs,
+// /openapi.json, the probes and /metrics, each a few small middlewares
+// composed once, ending in its own error funnel (JSON-RPC errors, or
+// problem+json). Loaded at the room's first request that needs it (app.ts):
+// Koa and what it brings are the largest part of a room's code, and neither
+// the room's start nor an MCP client's calls need them.
+import Router from '@koa/router';
+import Koa from 'koa';
+import { requireActorCapability, type Actor } from '../engine/index.js';
+import type { Room } from '../engine/index.js';
+import type { mcpCaller } from './authenticate.js';
+import type { McpServer } from '../mcp/server.js';
+import type { AppOptions } from './app-options.js';
+import type { BasePathDoor } from './base-path.js';
+import type { StreamRegistry } from './mcp/streams.js';
+import type { RoomNames } from './middleware/room-names.js';
+import type { RequestObserver } from './observe/observe-requests.js';
+import type { RoomMetrics } from './observe/room-metrics.js';
+import { bearerToken, requestActor } from './authenticate.js';
+import { addHealthRoutes } from './health.js';
+import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
+import { legacyResourceStream } from './mcp/legacy.js';
+import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
+import { requestId } from './middleware/request-id.js';
+import { checkOrigin, hostRefusal } from './middleware/room-names.js';
+import { observeRequests } from './observe/observe-requests.js';
+import { addPageRoutes, defaultPageDir } from './page.js';
+import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
+import { restRouter } from './rest/router.js';
+
+/**
+ * Headers every answer carries: never sniffed as another type, and never
+ * stored by a cache (answers hold tokens and room content; the page's own
+ * files say otherwise for themselves).
+ */
+const baseHeaders: Koa.Middleware = async (ctx, next) => {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', 'no-store');
+  await next();
+};
+
+/**
+ * The room's HTTP face: two surfaces, MCP on /mcp and REST everywhere else
+ * (with the room's page at /), each a few small middlewares composed once,
+ * ending in its own error funnel (JSON-RPC errors, or problem+json). Every
+ * request must name the room in Host, and is authenticated before its body
+ * is read.
+ */
+/** What POST /mcp and the Koa app of a room share (koa-app.ts). */
+export interface RoomParts {
+  room: Room;
+  options: AppOptions;
+  streams: StreamRegistry;
+  names: RoomNames;
+  server: McpServer;
+  caller: ReturnType<typeof mcpCaller>;
+  log: (message: string) => void;
+  metrics: RoomMetrics | undefined;
+  observe: RequestObserver | null;
+  /** Where a request falls under --base-path; null without one. */
+  door: BasePathDoor | null;
+}
+
+/** The Koa app of a room: `parts` are what it shares with POST /mcp (app.ts). */
+export function koaApp({ room, options, streams, names, server, caller, log, metrics, observe, door }: RoomParts): Koa {
+  const app = new Koa();
+  const origin = checkOrigin(names);
+  const body = readJsonBody(options.maxBodyBytes ?? MAX_BODY_BYTES);
+
+  // Acknowledged means on disk: an answer leaves once the commits of what it did and saw are done, and is
+  // the commit's error when one failed (group-commit.ts).
+  const durable: Koa.Middleware = (_ctx, next) => room.commits.durably(next);
+
+  const operatorToken = options.operatorToken ?? null;
+  const mcp = new Router();
+  const asJsonRpc = answerErrorsAsJsonRpc(log);
+  const mcpAuthenticated: Koa.Middleware = async (ctx, next) => {
+    ctx.state.caller = caller(ctx);
+    await next();
+  };
+  mcp.get('/mcp', asJsonRpc, origin, mcpAuthenticated, legacyResourceStream(room, streams, server.legacySubscriptions));
+  mcp.all('/mcp', asJsonRpc, mcpMethodNotAllowed);
+
+  const asProblems = answerErrorsAsProblems(log);
+  const actor = requestActor(room, operatorToken);
+  const restAuthenticated: Koa.Middleware = async (ctx, next) => {
+    ctx.state.actor = actor(ctx);
+    await next();
+  };
+  const base = options.basePath ?? '';
+  const rest = restRouter(room, [asProblems, origin, restAuthenticated, body, durable], base);
+  // Read at its first request, like the docs rendered from it: neither is in the room's start.
+  let openapi: Promise<Record<string, unknown>> | undefined;
+  const openapiDocument = () =>
+    (openapi ??= import('../../generated/openapi.json', { with: { type: 'json' } }).then(({ default: document }) =>
+      base === '' ? document : { ...document, servers: [{ ...document.servers[0], url: base }] },
+    ));
+  rest.get('/openapi.json', asProblems, origin, async (ctx) => {
+    ctx.body = await openapiDocument();
+  });
+  let docs: Promise<{ html: string; policy: string }> | undefined;
+  rest.get('/docs', asProblems, origin, async (ctx) => {
+    docs ??= Promise.all([import('./docs.js'), openapiDocument()]).then(([{ renderDocs }, document]) =>
+      renderDocs(document),
+    );
+    const { html, policy } = await docs;
+    ctx.set('Content-Security-Policy', policy);
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = html;
+  });
+
+  addHealthRoutes(rest, room, [asProblems], {
+    isAdmin: (ctx) => {
+      if (bearerToken(ctx) === undefined) return false;
+      try {
+        requireActorCapability(actor(ctx), 'admin');
+        return true;
+      } catch {
+        return false; // a probe with a token that is not an admin's is answered as one without
+      }
+    },
+    openStreams: () => streams.openByKind(),
+  });
+  if (metrics) {
+    rest.get('/metrics', asProblems, origin, restAuthenticated, async (ctx) => {
+      requireActorCapability(ctx.state.actor as Actor, 'admin');
+      ctx.type = metrics.registry.contentType;
+      ctx.body = await metrics.text();
+    });
+  }
+
+  // The room's page: the same REST and MCP as any client, with the token it was opened with.
+  addPageRoutes(rest, options.pageDir ?? defaultPageDir(), [asProblems]);
+
+  app.use(baseHeaders);
+  app.use(observe ? observeRequests(observe) : requestId);
+  // Before anything else, authentication included: a name that is not the room's is refused on every route.
+  app.use((ctx, next) => {
+    const refusal = hostRefusal(names, ctx.get('host'));
+    if (refusal === null) return next();
+    const funnel = ctx.path === '/mcp' ? asJsonRpc : asProblems;
+    return funnel(ctx, () => Promise.reject(refusal));
+  });
+  if (door) app.use(door.misplaced);
+  app.use(answerUnroutedAsProblems);
+  app.use(mcp.routes());
+  app.use(rest.routes());
+  app.use(rest.allowedMethods());
+  return app;
+}
