@@ -5,7 +5,7 @@ import { resourceUris } from '../mcp/resource-uris.js';
 import { McpServer } from '../mcp/server.js';
 import { mcpCaller } from './authenticate.js';
 import type { AppOptions } from './app-options.js';
-import { basePathDoor } from './base-path.js';
+import { basePathDoor } from './base-path-door.js';
 import type { RoomParts } from './koa-app.js';
 import { isMcpPost, mcpPost } from './mcp/post.js';
 import type { StreamLimits } from './mcp/stream-kinds.js';

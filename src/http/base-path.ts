@@ -6,9 +6,6 @@
 // below is written as if the room stood at /; what the room sends back that a
 // client follows (Location, the OpenAPI document's server, printed URLs)
 // puts it on again.
-import type { IncomingMessage } from 'node:http';
-import type Koa from 'koa';
-import { sendProblem } from './rest/problem.js';
 
 /** A prefix: `/` and then segments of letters, digits and `-._~`, no trailing slash. */
 const PREFIX = /^(?:\/[A-Za-z0-9._~-]+)+$/;
@@ -37,41 +34,4 @@ export function underBasePath(base: string, target: string): { inside: string } 
   if (rest === '' || rest.startsWith('?')) return { bare: `${base}/${rest}` };
   if (rest.startsWith('/')) return { inside: rest };
   return { outside: true }; // `/rooms/ab` under `/rooms/a`
-}
-
-/**
- * The room's door for a prefix: `admit` takes the prefix off a request as it
- * arrives (false when the request is not under it: the app answers it, with
- * `misplaced`); `misplaced`, the app's middleware for those: the bare prefix
- * is sent on to the prefix with its slash (GET, HEAD), anything else is 404.
- */
-export interface BasePathDoor {
-  admit(req: IncomingMessage): boolean;
-  misplaced: Koa.Middleware;
-}
-
-export function basePathDoor(base: string): BasePathDoor {
-  const away = new WeakMap<IncomingMessage, string | null>();
-  return {
-    admit(req) {
-      const where = underBasePath(base, req.url ?? '/');
-      if ('inside' in where) {
-        req.url = where.inside;
-        return true;
-      }
-      away.set(req, 'bare' in where ? where.bare : null);
-      return false;
-    },
-    misplaced: (ctx, next) => {
-      if (!away.has(ctx.req)) return next();
-      const bare = away.get(ctx.req);
-      if (bare && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
-        ctx.redirect(bare);
-        ctx.status = 308;
-        return Promise.resolve();
-      }
-      sendProblem(ctx, 404, 'not_found', `no route ${ctx.method} ${ctx.path}: this room is served under ${base}/`);
-      return Promise.resolve();
-    },
-  };
 }

@@ -11,7 +11,7 @@ import type { Room } from '../engine/index.js';
 import type { mcpCaller } from './authenticate.js';
 import type { McpServer } from '../mcp/server.js';
 import type { AppOptions } from './app-options.js';
-import type { BasePathDoor } from './base-path.js';
+import type { BasePathDoor } from './base-path-door.js';
 import type { StreamRegistry } from './mcp/streams.js';
 import type { RoomNames } from './middleware/room-names.js';
 import type { RequestObserver } from './observe/observe-requests.js';

@@ -1,0 +1,66 @@
+// What a start loads, read off the compiled bundle (dist/, built by the
+// suite's setup): every `ce` command loads ce.js and the chunks it imports
+// statically, so the engine (SQLite, the validators) stays out of them and is
+// imported when a command needs a room; `ce serve` loads the HTTP server, and
+// Koa stays out of that too (it loads at the first request that needs it, so
+// a room answers its first MCP request without it). esbuild puts a module in
+// a chunk shared by whatever reaches it: one static import from the command
+// line of a module beside the engine brings the whole engine chunk with it.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+
+const dist = path.resolve(import.meta.dirname, '../../dist');
+
+/** A chunk and every chunk it imports statically. */
+function staticallyLoaded(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(file, 'utf8');
+  for (const [, specifier] of text.matchAll(/^(?:import|export)\b[^;]*?["'](\.\.?\/[^"']+)["']/gms)) {
+    staticallyLoaded(path.resolve(path.dirname(file), specifier!), seen);
+  }
+  return seen;
+}
+
+/** The source files esbuild marks in the chunks, `// src/engine/room.ts` and the like. */
+const sourcesIn = (files: Set<string>): string[] =>
+  [...files].flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(/^\/\/ ((?:src|generated|node_modules)\/\S+)$/gm)].map((m) => m[1]!),
+  );
+
+/** The chunk whose name starts with `name`, which one of `loaded` imports dynamically. */
+function dynamicChunk(loaded: Set<string>, name: string): string {
+  for (const file of loaded) {
+    const match = new RegExp(`import\\("(\\.\\.?/(?:chunks/)?${name}-[A-Z0-9]+\\.js)"\\)`).exec(
+      readFileSync(file, 'utf8'),
+    );
+    if (match) return path.resolve(path.dirname(file), match[1]!);
+  }
+  throw new Error(`no chunk of ce's start imports a ${name} chunk`);
+}
+
+test('every ce command starts without the engine, the validators, the HTTP server or Koa', () => {
+  const sources = sourcesIn(staticallyLoaded(path.join(dist, 'ce.js')));
+  expect(sources).toContain('src/cli/main.ts');
+  // A constant or a parser of src/http or src/store may come along; their modules that open or serve a room may not.
+  expect(
+    sources.filter((source) =>
+      /^(src\/engine\/|src\/store\/(sidecar|room-store)|src\/http\/(server|app|mcp\/post)|generated\/.*validators|node_modules\/(koa|@koa|ajv)\/)/.test(
+        source,
+      ),
+    ),
+  ).toEqual([]);
+});
+
+test('ce serve loads the HTTP server without Koa, the page or the docs', () => {
+  const server = dynamicChunk(staticallyLoaded(path.join(dist, 'ce.js')), 'server');
+  const sources = sourcesIn(staticallyLoaded(server));
+  expect(sources).toContain('src/http/mcp/post.ts');
+  expect(sources).toContain('generated/input-validators.js');
+  expect(
+    sources.filter((source) =>
+      /^(node_modules\/(koa|@koa|mime-db)\/|src\/http\/(koa-app|page|docs)\.ts|generated\/validators\.js)/.test(source),
+    ),
+  ).toEqual([]);
+});
