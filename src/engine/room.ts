@@ -94,7 +94,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   const room: Room = {
     artifactPath,
     sidecar,
-    store: new RoomStore(sidecar.db),
+    store: new RoomStore(sidecar.db, { writer: sidecar.writable }),
     workspace: new WorkspaceStore(sidecar.db),
     clock,
     bus,
