@@ -6,9 +6,7 @@
 // the room's start nor an MCP client's calls need them.
 import Router from '@koa/router';
 import Koa from 'koa';
-import { requireActorCapability, type Actor } from '../engine/index.js';
-import type { Room } from '../engine/index.js';
-import type { mcpCaller } from './authenticate.js';
+import { requireActorCapability, type Actor, type Room } from '../engine/index.js';
 import type { McpServer } from '../mcp/server.js';
 import type { AppOptions } from './app-options.js';
 import type { BasePathDoor } from './base-path-door.js';
@@ -16,7 +14,7 @@ import type { StreamRegistry } from './mcp/streams.js';
 import type { RoomNames } from './middleware/room-names.js';
 import type { RequestObserver } from './observe/observe-requests.js';
 import type { RoomMetrics } from './observe/room-metrics.js';
-import { bearerToken, requestActor } from './authenticate.js';
+import { bearerToken, requestActor, type mcpCaller } from './authenticate.js';
 import { addHealthRoutes } from './health.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
@@ -39,14 +37,7 @@ const baseHeaders: Koa.Middleware = async (ctx, next) => {
   await next();
 };
 
-/**
- * The room's HTTP face: two surfaces, MCP on /mcp and REST everywhere else
- * (with the room's page at /), each a few small middlewares composed once,
- * ending in its own error funnel (JSON-RPC errors, or problem+json). Every
- * request must name the room in Host, and is authenticated before its body
- * is read.
- */
-/** What POST /mcp and the Koa app of a room share (koa-app.ts). */
+/** What POST /mcp and the Koa app of a room share, made once by app.ts. */
 export interface RoomParts {
   room: Room;
   options: AppOptions;
@@ -61,7 +52,10 @@ export interface RoomParts {
   door: BasePathDoor | null;
 }
 
-/** The Koa app of a room: `parts` are what it shares with POST /mcp (app.ts). */
+/**
+ * The Koa app of a room. Every request must name the room in Host, and is
+ * authenticated before its body is read.
+ */
 export function koaApp({ room, options, streams, names, server, caller, log, metrics, observe, door }: RoomParts): Koa {
   const app = new Koa();
   const origin = checkOrigin(names);
