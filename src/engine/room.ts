@@ -12,6 +12,7 @@ import { GroupCommit } from './group-commit.js';
 import { EVENT_RING_SIZE } from './limits.js';
 import { requireTextFile } from './artifact/text.js';
 import { ProgressPacer } from './progress-pacer.js';
+import { deepFreeze } from './deep-freeze.js';
 import { toDetailedTask, toEvent, toHandoff } from './row-mapping.js';
 
 /** A committed change's event, with what live subscribers get of it (null when none listened as it was made). */
@@ -229,8 +230,17 @@ function snapshot(room: Room, eventId: number): RoomChange {
 export const handoffView = (room: Room, row: HandoffRow): Handoff =>
   toHandoff(row, room.store.listInputsForHandoff(row.id));
 
-export const taskView = (room: Room, row: TaskRow): DetailedTask =>
-  toDetailedTask(row, row.status === 'input_required' ? room.store.listOutstandingInputs(row.id) : []);
+/** Views of the writer's committed task rows (frozen, room-store.ts), made once each; frozen too. */
+const committedViews = new WeakMap<Readonly<TaskRow>, DetailedTask>();
+
+export function taskView(room: Room, row: Readonly<TaskRow>): DetailedTask {
+  // A task waiting for input shows its outstanding requests, which change without its row.
+  if (row.status === 'input_required') return toDetailedTask(row, room.store.listOutstandingInputs(row.id));
+  if (!Object.isFrozen(row)) return toDetailedTask(row, []);
+  let view = committedViews.get(row);
+  if (!view) committedViews.set(row, (view = deepFreeze(toDetailedTask(row, []))));
+  return view;
+}
 
 /** The task when the caller is its owner or assignee; a task id alone is not authorization. */
 export const canSeeTask = (caller: Caller, task: TaskRow): boolean =>

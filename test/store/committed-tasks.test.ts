@@ -1,9 +1,19 @@
-// The writer keeps its task rows as committed (room-store.ts): a read after
-// any change sees that change, a change rolled back leaves the committed row
-// (grouped or not, refused alone or with its batch), and a room open for
-// reading keeps nothing, since the writer is another process.
+// The writer keeps its task rows as committed (room-store.ts), and their
+// views made once (engine/room.ts): a read after any change sees that
+// change, a change rolled back leaves the committed row (grouped or not,
+// refused alone or with its batch), no reader can change a view another
+// reads, and a room open for reading keeps nothing, since the writer is
+// another process.
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { acceptHandoff, change, createHandoff, getTask, openRoom, type Room } from '../helpers/engine.js';
+import {
+  acceptHandoff,
+  change,
+  completeHandoff,
+  createHandoff,
+  getTask,
+  openRoom,
+  type Room,
+} from '../helpers/engine.js';
 import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
 
 const alice = caller('alice');
@@ -39,6 +49,27 @@ test('a read after a change sees it; a change rolled back leaves the committed r
   acceptHandoff(room, bob, { handoff_id: handoff.handoff_id });
   change(room, () => room.store.updateTask({ ...room.store.getTask(handoff.task_id)!, status_message: 'seen' }));
   expect(getTask(room, alice, { task_id: handoff.task_id })).toMatchObject({ statusMessage: 'seen' });
+});
+
+test('a committed task’s view is made once, frozen all the way down, and made again after a change', () => {
+  const { handoff } = createHandoff(room, alice, { summary: 'Viewed', assignee: 'bob' });
+  acceptHandoff(room, bob, { handoff_id: handoff.handoff_id });
+  completeHandoff(room, bob, {
+    handoff_id: handoff.handoff_id,
+    result: { content: [{ type: 'text', text: 'Done' }] },
+  });
+  const first = getTask(room, alice, { task_id: handoff.task_id });
+  expect(first).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'Done' }] } });
+  expect(getTask(room, bob, { task_id: handoff.task_id })).toBe(first);
+  expect(Object.isFrozen(first)).toBe(true);
+  expect(() => {
+    (first as { result: { content: unknown[] } }).result.content.push('changed by a reader');
+  }).toThrow(TypeError);
+
+  change(room, () => room.store.updateTask({ ...room.store.getTask(handoff.task_id)!, status_message: 'noted' }));
+  const after = getTask(room, alice, { task_id: handoff.task_id });
+  expect(after).not.toBe(first);
+  expect(after).toMatchObject({ status: 'completed', statusMessage: 'noted' });
 });
 
 test('grouped commits: a refused change in its savepoint, and a change in a batch not yet committed', async () => {
