@@ -1,10 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { EventRow, HandoffRow, InputRow, ParticipantRow, TaskRow } from './rows.js';
+import { CommittedTasks } from './committed-tasks.js';
 
 const ACTIVE = `('working', 'input_required')`;
 const TERMINAL = `('completed', 'failed', 'cancelled')`;
-/** Task rows the writer keeps at most (a few MiB); past it, it starts again. */
-const COMMITTED_TASKS_KEPT = 10_000;
 
 function prepareStatements(db: Database) {
   const p = (sql: string): Statement => db.prepare(sql);
@@ -90,21 +89,15 @@ function prepareStatements(db: Database) {
  */
 export class RoomStore {
   private readonly s: ReturnType<typeof prepareStatements>;
-  /**
-   * The writer's task rows as committed, by id: tasks/get, what clients poll,
-   * reads one each time, and a read of SQLite outside a transaction was a
-   * sixth of its work. Kept only from a read outside a transaction (inside
-   * one, a row may yet be rolled back), forgotten by any write of its task,
-   * frozen; null in a room open for reading, where another process writes.
-   */
-  private readonly committedTasks: Map<string, Readonly<TaskRow>> | null;
+  /** The writer's task rows as committed (committed-tasks.ts); none in a room open for reading (another process writes). */
+  private readonly committedTasks: CommittedTasks | null;
 
   constructor(
     readonly db: Database,
     { writer = false }: { writer?: boolean } = {},
   ) {
     this.s = prepareStatements(db);
-    this.committedTasks = writer ? new Map() : null;
+    this.committedTasks = writer ? new CommittedTasks() : null;
   }
 
   /** Adds a participant, or brings back a removed one under the same name. */
@@ -155,22 +148,18 @@ export class RoomStore {
   }
 
   insertTask(row: TaskRow): void {
-    this.committedTasks?.delete(row.id);
+    this.committedTasks?.forget(row.id);
     this.s.insertTask.run(row);
   }
   updateTask(row: TaskRow): void {
-    this.committedTasks?.delete(row.id);
+    this.committedTasks?.forget(row.id);
     this.s.updateTask.run(row);
   }
   getTask(id: string): Readonly<TaskRow> | undefined {
     const cached = this.committedTasks?.get(id);
     if (cached) return cached;
     const row = this.s.getTask.get(id) as TaskRow | undefined;
-    if (row && this.committedTasks && !this.db.inTransaction) {
-      if (this.committedTasks.size >= COMMITTED_TASKS_KEPT) this.committedTasks.clear();
-      this.committedTasks.set(id, Object.freeze(row));
-    }
-    return row;
+    return row && this.committedTasks && !this.db.inTransaction ? this.committedTasks.keep(row) : row;
   }
   countActiveTasks(): number {
     return (this.s.countActiveTasks.get() as { n: number }).n;

@@ -1,9 +1,9 @@
-// The writer keeps its task rows as committed (room-store.ts), and their
-// views made once (engine/room.ts): a read after any change sees that
+// The writer keeps its task rows as committed (committed-tasks.ts), and
+// their views made once (engine/room.ts): a read after any change sees that
 // change, a change rolled back leaves the committed row (grouped or not,
 // refused alone or with its batch), no reader can change a view another
-// reads, and a room open for reading keeps nothing, since the writer is
-// another process.
+// reads, what is kept is bounded by count and by text, and a room open for
+// reading keeps nothing, since the writer is another process.
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import {
   acceptHandoff,
@@ -15,6 +15,8 @@ import {
   type Room,
 } from '../helpers/engine.js';
 import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
+import { CommittedTasks } from '../../src/store/committed-tasks.js';
+import type { TaskRow } from '../../src/store/rows.js';
 
 const alice = caller('alice');
 const bob = caller('bob');
@@ -88,6 +90,42 @@ test('grouped commits: a refused change in its savepoint, and a change in a batc
   } finally {
     room.commits.stop();
   }
+});
+
+test('bounded: a row whose result alone passes the bound is not kept, and past the bound it starts again', () => {
+  const kept = new CommittedTasks();
+  const row = (id: string, result: string | null = null): TaskRow => ({
+    id,
+    handoff_id: `h_${id}`,
+    owner: 'alice',
+    assignee: 'bob',
+    operation: 'handoff',
+    status: result === null ? 'working' : 'completed',
+    status_message: null,
+    created_at: 0,
+    last_updated_at: 0,
+    ttl_ms: 1000,
+    poll_interval_ms: 1000,
+    correlation_id: `c_${id}`,
+    schema_version: 1,
+    result_json: result,
+    error_json: null,
+  });
+  const huge = row('huge', 'x'.repeat(4 * 1024 * 1024 + 1));
+  expect(Object.isFrozen(kept.keep(huge))).toBe(false);
+  expect(kept.get('huge')).toBeUndefined();
+
+  kept.keep(row('a', 'x'.repeat(3 * 1024 * 1024)));
+  kept.keep(row('b', 'x'.repeat(2 * 1024 * 1024))); // past the bound: starts again
+  expect(kept.get('a')).toBeUndefined();
+  expect(kept.get('b')).toBeDefined();
+  kept.forget('b');
+  kept.keep(row('c', 'x'.repeat(3 * 1024 * 1024))); // b's text no longer counts
+  expect(kept.get('c')).toBeDefined();
+
+  for (let i = 0; i < 10_000; i++) kept.keep(row(`t${i}`));
+  expect(kept.get('c')).toBeUndefined(); // the 10,001st row started it again
+  expect(kept.get('t9999')).toBeDefined();
 });
 
 test('a room open for reading keeps no row: it sees what the writer commits', () => {
