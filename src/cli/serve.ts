@@ -23,7 +23,7 @@ export interface ServeSettings {
   allowOrigin: string[];
   /** More names the room answers to (Host): `NAME` for any port, or `NAME:PORT`. */
   allowHost: string[];
-  /** The path prefix every route is under (--base-path), normalised; none when '' or undefined. */
+  /** The path prefix every route is under (--base-path), normalised; none when undefined or ''. */
   basePath?: string;
   /** Open streams the room holds at once; the default when undefined. */
   maxStreams?: number;
@@ -64,7 +64,7 @@ export async function startServing(file: string, settings: ServeSettings): Promi
       port: settings.port,
       allowedOrigins: settings.allowOrigin,
       allowedHosts: settings.allowHost,
-      basePath: settings.basePath ?? '',
+      basePath: settings.basePath,
       ...(settings.maxStreams === undefined ? {} : { maxStreams: settings.maxStreams }),
       ...(settings.tls ? { tls: settings.tls } : {}),
       logger,
@@ -205,7 +205,7 @@ export function serveCommand(program: Command): void {
         port: options.port,
         allowOrigin: options.allowOrigin,
         allowHost: options.allowHost,
-        basePath: options.basePath ?? '',
+        basePath: options.basePath,
         maxStreams: options.maxStreams,
         fourEyes: options.fourEyes ?? false,
         json: options.json ?? false,

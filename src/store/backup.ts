@@ -171,6 +171,7 @@ export async function restoreRoom(
 ): Promise<string[]> {
   const backupArtifact = 'artifact' in from ? from.artifact : null;
   const backupSidecar = 'artifact' in from ? sidecarPath(from.artifact) : from.sidecar;
+  const source = backupArtifact ?? backupSidecar;
   const needed = backupArtifact === null ? [backupSidecar] : [backupArtifact, backupSidecar];
   const missing = needed.find((file) => !existsSync(file));
   if (missing !== undefined) {
@@ -198,7 +199,7 @@ export async function restoreRoom(
     check.close();
   }
   // Permissions belong to where the room lives: the restored sidecar gets the bits of the file it comes back to.
-  const mode = dataBits(existsSync(artifactPath) ? artifactPath : (backupArtifact ?? backupSidecar));
+  const mode = dataBits(existsSync(artifactPath) ? artifactPath : source);
   try {
     const copy = new Database(restoring);
     try {
@@ -218,7 +219,7 @@ export async function restoreRoom(
       }
       copy
         .prepare('INSERT OR REPLACE INTO file_rewrite (id, revision, reason, at) VALUES (1, ?, ?, ?)')
-        .run(latest.number, `restored from ${path.resolve(backupArtifact ?? backupSidecar)}`, now);
+        .run(latest.number, `restored from ${path.resolve(source)}`, now);
     } finally {
       copy.close();
     }
