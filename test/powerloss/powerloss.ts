@@ -26,6 +26,13 @@ const ce = path.join(repo, 'bin', 'ce.js');
 const CUTS = Number(process.env.CUTS ?? 50);
 const PROTOCOL = '2026-07-28';
 
+if (!existsSync(ctl)) {
+  process.stderr.write(
+    `test:powerloss needs LazyFS's driver, and ${ctl} does not exist: set LAZYFS_CTL to the lazyfs-ctl that builds and drives LazyFS.\n`,
+  );
+  process.exit(2);
+}
+
 const lazyfs = (command: string): string =>
   execFileSync(ctl, [command], { encoding: 'utf8', env: { ...process.env, PL_MNT: mnt } });
 
