@@ -111,7 +111,7 @@ const LAST_WORDS_MS = 500;
  * and the new process reads only what is on disk.
  */
 function stopOnFatalDiskError(room: Room, http: RoomServer, logger: RoomLogger): void {
-  room.commits.onFatal((error) => {
+  room.commits.verdicts.onFatal((error) => {
     logger.error(
       { exit: EXIT_DISK_FAILED },
       `${error.message}; the room stops (exit ${EXIT_DISK_FAILED}) so that a restart reads only what is on disk`,

@@ -1,55 +1,43 @@
-// Group commit. With synchronous=FULL every commit pays an fsync; a served
-// room lets the changes that arrive in one turn of the event loop share one.
+// Group commit. Every commit pays an fsync; a served room lets the changes
+// that arrive in one turn of the event loop share one, and runs it on the
+// thread pool while the next batch fills (store/wal-sync.ts):
 //
 //   change ──▶ savepoint in the open batch ──(end of the turn: setImmediate)──▶
-//   COMMIT (one fsync) ──▶ events published ──▶ answers leave (settled())
+//   COMMIT ──▶ the log's fsync, off the thread ──▶ events published ──▶
+//   answers leave (settled())
 //
 // Each change runs in its own savepoint, so a refused change rolls back alone
 // and its caller gets the same error as when it ran alone. Its result is
 // computed at once, but an answer built on it must wait for `settled()`:
 // acknowledged still means on disk. A room that does not group (ce without a
-// server) commits every change on its own, as before.
+// server) commits every change on its own, synced by SQLite, as before.
 //
-// A batch's fate is its commit's: when COMMIT fails, every change of the
-// batch is answered with the error (a StorageError) and nothing is
-// published. A failed fsync is fatal: the kernel may have dropped what it
-// was to write, so the room refuses every write from then on and tells
-// onFatal's listeners, which stop the process (src/cli/serve.ts).
+// A batch's fate is its commit's: when COMMIT or its fsync fails, each of
+// its changes is answered with the error (a StorageError; disk-verdicts.ts),
+// and nothing is published. Batches settle in the order they opened.
 import type { Database } from 'better-sqlite3';
-import { storageErrorOf, StorageError } from '../errors.js';
+import { storageErrorOf } from '../errors.js';
+import { WalSync, type LogSync } from '../store/wal-sync.js';
+import { openedBatch, type Batch } from './commit-batch.js';
+import { DiskVerdicts } from './disk-verdicts.js';
 
 /** Changes one batch takes at most; the next change commits it at once. */
 export const MAX_BATCH = 256;
 
-interface Batch<C> {
-  /** Batches are numbered from 1 in the order they open; one commits before the next opens. */
-  number: number;
-  changes: C[];
-  /** Changes kept in the batch. */
-  size: number;
-  /** Changes run in the batch, refused ones included: each one's answer waits for the commit. */
-  ran: number;
-  settled: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
-const DOING = 'committing this change';
-
 export class GroupCommit<C> {
   private grouping = false;
   private batch: Batch<C> | null = null;
-  private holds = 0;
-  private readonly committedListeners = new Set<(size: number, seconds: number) => void>();
-  private readonly fatalListeners = new Set<(error: StorageError) => void>();
+  /** Committed batches whose fsync has not ended, oldest first. */
+  private unsynced: Batch<C>[] = [];
+  /** The last batch opened: once it is settled, so is every one before it. */
+  private newest: Batch<C> | null = null;
   /** Batches opened so far. */
   private opened = 0;
-  /** The last batch whose commit failed, and the error its changes were answered with. */
-  private lastFailure: { batch: number; error: unknown } | null = null;
-  /** Set once a commit failed fatally: every write is refused with it. */
-  private broken: StorageError | null = null;
-  /** How the last commit of a batch went (null before the first): what a readiness check reports. */
-  lastCommit: { at: number; failure: string | null } | null = null;
+  private wal: LogSync | null = null; // null: SQLite syncs inside COMMIT
+  private holds = 0;
+  private readonly committedListeners = new Set<(size: number, seconds: number) => void>();
+  /** What the disk said: the last commit (for readiness), fatal failures (onFatal, which stop the room). */
+  readonly verdicts = new DiskVerdicts();
   /**
    * The store seam of the fault-injection tests: called right before each
    * COMMIT of a batch; what it throws is what the commit threw.
@@ -58,36 +46,39 @@ export class GroupCommit<C> {
 
   constructor(
     private readonly db: Database,
-    /** Tells subscribers what a commit made durable; called right after the commit. */
+    /** Tells subscribers what a commit made durable; called once it is on disk. */
     private readonly publish: (changes: C[]) => void,
   ) {}
 
-  /** From now on changes share commits (the served room). */
-  start(): void {
+  /** From now on changes share commits, their fsync off the thread (the served room). */
+  start(wal: LogSync | null = WalSync.open(this.db)): void {
     this.grouping = true;
+    this.wal = wal;
   }
 
-  /** Commits what waits and goes back to one commit per change. */
+  /** Commits and syncs what waits, and goes back to one commit per change, synced by SQLite. */
   stop(): void {
-    this.commit();
+    this.commit(true);
     this.grouping = false;
+    this.wal?.close();
+    this.wal = null;
   }
 
   /**
    * Runs `body` (a better-sqlite3 transaction function) as one change. When
    * the room does not group, it is its own transaction and its changes are
    * published at once; grouped, it is a savepoint of the open batch.
-   * `commitNow` commits that batch before returning (a write to the artifact
-   * file must find its pending write on disk).
+   * `commitNow` commits that batch, synced, before returning (a write to the
+   * artifact file must find its pending write on disk).
    */
   run<T>(body: () => { result: T; changes: C[] }, commitNow = false): T {
-    if (this.broken) throw this.broken;
+    if (this.verdicts.broken) throw this.verdicts.broken;
     if (!this.grouping) {
       let outcome: { result: T; changes: C[] };
       try {
         outcome = body();
       } catch (error) {
-        throw this.judged(error);
+        throw this.verdicts.judged(error);
       }
       this.publish(outcome.changes);
       return outcome.result;
@@ -100,12 +91,12 @@ export class GroupCommit<C> {
     } catch (error) {
       // SQLite ended the whole transaction (a full disk, say): nothing of the batch is kept.
       if (!this.db.inTransaction) throw this.fail(batch, error);
-      throw storageErrorOf(error, DOING); // refused inside its savepoint: the batch goes on
+      throw storageErrorOf(error, 'committing this change'); // refused inside its savepoint: the batch goes on
     }
     batch.changes.push(...outcome.changes);
     batch.size += 1;
     if (commitNow || batch.size >= MAX_BATCH) {
-      const failed = this.commit();
+      const failed = this.commit(commitNow);
       // What the caller does next (write the artifact) must find this change on disk.
       if (failed !== null && commitNow) throw failed;
     }
@@ -129,41 +120,29 @@ export class GroupCommit<C> {
     } catch (error) {
       outcome = { error };
     }
-    // Batches commit in turn: once the last one open is settled, so is every one before it.
-    if (this.batch) await this.batch.settled.catch(() => {});
-    if (this.lastFailure !== null && this.lastFailure.batch >= first) throw this.lastFailure.error;
+    if (this.newest && !this.newest.done) await this.newest.settled.catch(() => {});
+    const refusal = this.verdicts.refusalFor(first);
+    if (refusal !== null) throw refusal;
     if ('error' in outcome) throw outcome.error;
     return outcome.value;
   }
 
-  /** `listener(error)` once, when a commit fails fatally (a failed fsync). */
-  onFatal(listener: (error: StorageError) => void): () => void {
-    this.fatalListeners.add(listener);
-    return () => this.fatalListeners.delete(listener);
-  }
-
-  /**
-   * Resolves once every change made so far is on disk, or rejects when the
-   * commit holding them failed. What an answer waits for before it leaves.
-   */
+  /** Resolves once every change made so far is on disk; rejects when the commit holding them failed. */
   settled(): Promise<void> {
-    return this.batch?.settled ?? Promise.resolve();
+    return this.newest && !this.newest.done ? this.newest.settled : Promise.resolve();
   }
 
-  /** Resolves when no batch is open: what is read then is on disk. */
+  /** Resolves when every batch is settled: what is read then is on disk. */
   async idle(): Promise<void> {
-    while (this.batch) await this.batch.settled;
+    while (this.newest && !this.newest.done) await this.newest.settled;
   }
 
-  /** Changes run in the open batch, refused ones included, whose answers wait for its commit. */
+  /** Changes run in the open batch, refused ones included (their answers wait for its commit). */
   get waiting(): number {
     return this.batch?.ran ?? 0;
   }
 
-  /**
-   * Keeps the open batch from committing until the returned function is
-   * called: tests use it to put several requests in one batch for sure.
-   */
+  /** Keeps the open batch from committing until the returned function is called (tests: one batch for sure). */
   hold(): () => void {
     this.holds += 1;
     let released = false;
@@ -176,8 +155,8 @@ export class GroupCommit<C> {
   }
 
   /**
-   * `listener(size, seconds)` after each batch commits (size: the changes it
-   * kept; seconds: how long its COMMIT took, SQLite's fsyncs included), before
+   * `listener(size, seconds)` after each batch is on disk (size: the changes
+   * it kept; seconds: from its COMMIT until then, the fsync included), before
    * its answers leave.
    */
   onCommitted(listener: (size: number, seconds: number) => void): () => void {
@@ -186,47 +165,75 @@ export class GroupCommit<C> {
   }
 
   /**
-   * Commits the open batch now; its events are published, its answers may
-   * leave. Returns the error every change of the batch was answered with
-   * when the commit failed (nothing is published then), or null.
+   * Commits the open batch now; once its fsync ends, its events are
+   * published and its answers may leave. `syncNow`: that fsync, and the one
+   * of every batch before it, ends before this returns. Returns the error
+   * the batch's changes were answered with when it failed, or null.
    */
-  commit(): unknown {
+  commit(syncNow = false): unknown {
     const batch = this.batch;
-    if (!batch) return null;
-    this.batch = null;
-    const started = process.hrtime.bigint();
-    try {
-      this.beforeCommit?.();
-      this.db.exec('COMMIT');
-    } catch (error) {
-      return this.fail(batch, error);
+    if (batch) {
+      this.batch = null;
+      batch.started = process.hrtime.bigint();
+      try {
+        if (this.verdicts.broken) throw this.verdicts.broken;
+        this.beforeCommit?.();
+        this.db.exec('COMMIT');
+      } catch (error) {
+        return this.fail(batch, error);
+      }
+      this.unsynced.push(batch);
     }
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    this.lastCommit = { at: Date.now(), failure: null };
-    for (const listener of this.committedListeners) listener(batch.size, seconds);
-    batch.resolve();
-    this.publish(batch.changes);
+    if (this.wal === null) {
+      this.settle(); // SQLite synced it inside COMMIT
+    } else if (syncNow) {
+      try {
+        this.wal.syncNow();
+      } catch {
+        return this.syncFailed();
+      }
+      this.settle();
+    } else if (batch) {
+      this.wal.synced().then(
+        () => this.settle(batch),
+        () => this.syncFailed(),
+      );
+    }
     return null;
   }
 
   private open(): Batch<C> {
     if (this.batch) return this.batch;
     this.db.exec('BEGIN IMMEDIATE');
-    let resolve!: () => void;
-    let reject!: (error: unknown) => void;
-    const settled = new Promise<void>((yes, no) => {
-      resolve = yes;
-      reject = no;
-    });
-    settled.catch(() => {}); // an answer that waits sees the failure; nobody else must
-    this.opened += 1;
-    const batch: Batch<C> = { number: this.opened, changes: [], size: 0, ran: 0, settled, resolve, reject };
+    const batch = openedBatch<C>(++this.opened);
     this.batch = batch;
+    this.newest = batch;
     // The end of this turn of the event loop: what arrived with it shares the commit.
     setImmediate(() => {
       if (this.batch === batch && this.holds === 0) this.commit();
     });
     return batch;
+  }
+
+  /** The batches synced up to `last` (every one by default), oldest first: told, answered, published. */
+  private settle(last?: Batch<C>): void {
+    if (last?.done) return; // a synchronous sync got there first
+    for (let batch = this.unsynced.shift(); batch; batch = this.unsynced.shift()) {
+      batch.done = true;
+      this.verdicts.committed();
+      const seconds = Number(process.hrtime.bigint() - batch.started) / 1e9;
+      for (const listener of this.committedListeners) listener(batch.size, seconds);
+      batch.resolve();
+      this.publish(batch.changes);
+      if (batch === last) return;
+    }
+  }
+
+  /** The log's fsync failed after COMMIT: every batch not yet on disk fails with it, and every answer from now on. */
+  private syncFailed(): unknown {
+    const error = this.verdicts.syncFailed();
+    for (const batch of this.unsynced.splice(0)) this.reject(batch, error);
+    return error;
   }
 
   /** Ends a batch whose commit failed: rolled back, every change answered with the error, which is returned. */
@@ -239,20 +246,14 @@ export class GroupCommit<C> {
         // The disk refused the rollback too: the failure below says all there is.
       }
     }
-    const judged = this.judged(error);
-    this.lastCommit = { at: Date.now(), failure: judged instanceof Error ? judged.message : String(judged) };
-    this.lastFailure = { batch: batch.number, error: judged };
-    batch.reject(judged);
+    const judged = this.verdicts.judged(error);
+    this.reject(batch, judged);
     return judged;
   }
 
-  /** The error a failed statement or commit is answered with; a fatal one breaks the room for writes. */
-  private judged(error: unknown): unknown {
-    const judged = storageErrorOf(error, DOING);
-    if (judged instanceof StorageError && judged.fatal && !this.broken) {
-      this.broken = judged;
-      for (const listener of this.fatalListeners) listener(judged);
-    }
-    return judged;
+  private reject(batch: Batch<C>, error: unknown): void {
+    batch.done = true;
+    this.verdicts.failed(batch.number, error);
+    batch.reject(error);
   }
 }

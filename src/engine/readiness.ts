@@ -40,7 +40,7 @@ export function roomReadiness(room: Room): Readiness {
       return mine ? null : `held by process ${holder.pid} on ${holder.hostname}`;
     }),
     last_commit: checked(() => {
-      const last = room.commits.lastCommit;
+      const last = room.commits.verdicts.lastCommit;
       return last === null || last.failure === null ? null : `failed: ${last.failure}`;
     }),
     file: checked(() => {

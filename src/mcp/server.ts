@@ -156,7 +156,7 @@ export class McpServer {
     if (entry.requiresExtension === TASKS_EXTENSION && !tasksDeclared) throw missingTasksExtension();
 
     if (message.method === 'subscriptions/listen') {
-      // A listen's acknowledgement leaves at once and says what it read: it reads with no batch open, so that is on disk.
+      // A listen's acknowledgement leaves at once and says what it read: it reads once every batch is on disk.
       await this.room.commits.idle();
       // The session may have ended meanwhile: a stream is opened only for a session that holds now.
       caller = current();

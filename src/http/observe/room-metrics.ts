@@ -67,7 +67,7 @@ export class RoomMetrics {
     });
     const commits = new Histogram({
       name: 'ce_commit_duration_seconds',
-      help: 'Time a batch’s COMMIT took, the sidecar’s fsyncs included',
+      help: 'Time from a batch’s COMMIT until it is on disk, the fsync of the sidecar’s log included',
       buckets: SECONDS,
       registers,
     });

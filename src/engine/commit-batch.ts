@@ -1,0 +1,31 @@
+// One batch of group commit (group-commit.ts): the changes that arrived in
+// one turn of the event loop, committed and synced together, and the promise
+// their answers wait on.
+
+export interface Batch<C> {
+  /** Batches are numbered from 1 in the order they open; one commits before the next opens. */
+  number: number;
+  changes: C[];
+  /** Changes kept in the batch. */
+  size: number;
+  /** Changes run in the batch, refused ones included: each one's answer waits for the commit. */
+  ran: number;
+  /** When its COMMIT began (process.hrtime), for onCommitted. */
+  started: bigint;
+  /** On disk (settled resolved) or failed (settled rejected). */
+  done: boolean;
+  settled: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+export function openedBatch<C>(number: number): Batch<C> {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const settled = new Promise<void>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  settled.catch(() => {}); // an answer that waits sees the failure; nobody else must
+  return { number, changes: [], size: 0, ran: 0, started: 0n, done: false, settled, resolve, reject };
+}
