@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import { roomSettings, type Room } from '../engine/index.js';
 import { resourceUris } from '../mcp/resource-uris.js';
 import { McpServer } from '../mcp/server.js';
-import { mcpCaller } from './authenticate.js';
+import { mcpCaller, requestActor } from './authenticate.js';
 import type { AppOptions } from './app-options.js';
 import { basePathDoor } from './base-path-door.js';
 import type { RoomParts } from './koa-app.js';
@@ -13,19 +13,21 @@ import { StreamRegistry } from './mcp/streams.js';
 import { MAX_BODY_BYTES } from './middleware/read-body.js';
 import { RoomNames } from './middleware/room-names.js';
 import { requestObserver } from './observe/observe-requests.js';
+import { restDoor } from './rest/door.js';
 
 /**
  * The room's HTTP face: two surfaces, MCP on /mcp and REST everywhere else
- * (with the room's page at /). POST /mcp, what MCP clients send, is answered
- * on node:http alone (mcp/post.ts); everything else by a Koa app, loaded at
- * the first request that needs it (koa-app.ts). Every request must name the
- * room in Host, and is authenticated before its body is read.
+ * (with the room's page at /). POST /mcp, what MCP clients send, and REST's
+ * operation routes are answered on node:http alone (mcp/post.ts,
+ * rest/door.ts); everything else by a Koa app, loaded at the first request
+ * that needs it (koa-app.ts). Every request must name the room in Host, and
+ * is authenticated before its body is read.
  */
 export function createApp(
   room: Room,
   options: AppOptions = {},
 ): {
-  /** The room's request handler: POST /mcp on its own, the rest through the Koa app. */
+  /** The room's request handler: POST /mcp and REST's operations on their own, the rest through the Koa app. */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   /** The Koa app, loaded and made once. */
   koa(): Promise<Koa>;
@@ -70,6 +72,15 @@ export function createApp(
     log,
     observe,
   });
+  const rest = restDoor({
+    room,
+    names,
+    actorOf: requestActor(room, options.operatorToken ?? null),
+    maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+    basePath: base,
+    log,
+    observe,
+  });
   let app: Promise<Koa> | undefined;
   const koa = () => (app ??= import('./koa-app.js').then(({ koaApp }) => koaApp(parts)));
   type Answer = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -89,7 +100,10 @@ export function createApp(
   };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const inside = door === null || door.admit(req); // the prefix taken off; Koa answers a request outside it
-    if (inside && isMcpPost(req)) mcpPostHandler(req, res);
+    if (!inside) return viaKoa(req, res);
+    if (isMcpPost(req)) return mcpPostHandler(req, res);
+    const taken = rest.take(req);
+    if (taken) rest.answer(req, res, taken);
     else viaKoa(req, res);
   };
   return { handler, koa, streams, names };

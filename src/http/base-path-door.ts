@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
 import { underBasePath } from './base-path.js';
-import { sendProblem } from './rest/problem.js';
+import { problem, sendProblem } from './rest/problem.js';
 
 /**
  * The room's door for a prefix: `admit` takes the prefix off a request as it
@@ -36,7 +36,7 @@ export function basePathDoor(base: string): BasePathDoor {
         ctx.status = 308;
         return Promise.resolve();
       }
-      sendProblem(ctx, 404, 'not_found', `no route ${ctx.method} ${ctx.path}: this room is served under ${base}/`);
+      sendProblem(ctx, problem(404, 'not_found', `no route ${ctx.method} ${ctx.path}: this room is served under ${base}/`));
       return Promise.resolve();
     },
   };

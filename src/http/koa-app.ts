@@ -1,7 +1,7 @@
-// Every route but POST /mcp, on Koa: REST, GET /mcp, the page, /docs,
-// /openapi.json, the probes and /metrics, each a few small middlewares
-// composed once, ending in its own error funnel (JSON-RPC errors, or
-// problem+json). Loaded at the room's first request that needs it (app.ts):
+// Every route but POST /mcp and REST's operations, on Koa: GET /mcp, the
+// page, /docs, /openapi.json, the probes and /metrics, each a few small
+// middlewares composed once, ending in its own error funnel (JSON-RPC
+// errors, or problem+json), and a path no route has. Loaded at the room's first request that needs it (app.ts):
 // Koa and what it brings are the largest part of a room's code, and neither
 // the room's start nor an MCP client's calls need them.
 import Router from '@koa/router';
@@ -18,13 +18,11 @@ import { bearerToken, requestActor, type mcpCaller } from './authenticate.js';
 import { addHealthRoutes } from './health.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
-import { MAX_BODY_BYTES, readJsonBody } from './middleware/read-body.js';
 import { requestId } from './middleware/request-id.js';
 import { checkOrigin, hostRefusal } from './middleware/room-names.js';
 import { observeRequests } from './observe/observe-requests.js';
 import { addPageRoutes, defaultPageDir } from './page.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
-import { restRouter } from './rest/router.js';
 
 /**
  * Headers every answer carries: never sniffed as another type, and never
@@ -59,11 +57,6 @@ export interface RoomParts {
 export function koaApp({ room, options, streams, names, server, caller, log, metrics, observe, door }: RoomParts): Koa {
   const app = new Koa();
   const origin = checkOrigin(names);
-  const body = readJsonBody(options.maxBodyBytes ?? MAX_BODY_BYTES);
-
-  // Acknowledged means on disk: an answer leaves once the commits of what it did and saw are done, and is
-  // the commit's error when one failed (group-commit.ts).
-  const durable: Koa.Middleware = (_ctx, next) => room.commits.durably(next);
 
   const operatorToken = options.operatorToken ?? null;
   const mcp = new Router();
@@ -82,7 +75,7 @@ export function koaApp({ room, options, streams, names, server, caller, log, met
     await next();
   };
   const base = options.basePath ?? '';
-  const rest = restRouter(room, [asProblems, origin, restAuthenticated, body, durable], base);
+  const rest = new Router();
   // Read at its first request, like the docs rendered from it: neither is in the room's start.
   let openapi: Promise<Record<string, unknown>> | undefined;
   const openapiDocument = () =>

@@ -16,6 +16,7 @@ import { requestIdOf } from '../middleware/request-id.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
 import type { RequestObserver } from '../observe/observe-requests.js';
 import { mcpFacts, participantOf } from '../observe/request-facts.js';
+import { sendJson, sendText } from '../send.js';
 import { errorAnswer } from './errors.js';
 import { header } from './headers.js';
 import { streamOwner } from './stream-owner.js';
@@ -41,16 +42,6 @@ const MCP_PATH = /^\/mcp\/?(?:\?|$)/i;
 export const isMcpPost = (req: IncomingMessage): boolean => req.method === 'POST' && MCP_PATH.test(req.url ?? '');
 
 const single = (value: string | string[] | undefined): string => (Array.isArray(value) ? value[0]! : (value ?? ''));
-
-/** Sends a JSON answer, as Koa would have: its type, its length, one write. */
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
-}
 
 export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { room, server, streams, names, observe } = options;
@@ -78,16 +69,11 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
         switch (outcome.kind) {
           case 'notification':
             if (outcome.cancelled !== null) streams.cancel(authenticated.session_id, outcome.cancelled);
-            return () => {
-              res.statusCode = 202;
-              res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-              res.setHeader('Content-Length', '0');
-              res.end();
-            };
+            return () => sendText(res, 202, 'text/plain; charset=utf-8', '');
           case 'result':
             return () => sendJson(res, 200, { jsonrpc: '2.0', id: outcome.id, result: outcome.result });
           case 'stream':
-            // A listen changes nothing: its acknowledgement leaves at once (the server read with no batch open).
+            // A listen changes nothing: its acknowledgement leaves at once (the server read once every batch was on disk).
             streams.checkRoom(outcome.caller.session_id);
             streams.openListen({
               req,

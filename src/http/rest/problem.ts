@@ -18,52 +18,80 @@ const TITLES: Record<number, string> = {
   507: 'Insufficient Storage',
 };
 
-/** An error as application/problem+json (RFC 9457). */
-export function sendProblem(
-  ctx: Koa.Context,
+/** An answer as application/problem+json (RFC 9457): its status, headers of its own, and its text. */
+export interface Problem {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export const PROBLEM_TYPE = 'application/problem+json';
+
+/** The problem answer of `status`, with the room's `code` and the `detail` the client reads. */
+export function problem(
   status: number,
   code: ProblemCode,
   detail: string,
   extra: object = {},
-): void {
-  ctx.status = status;
-  if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-  ctx.type = 'application/problem+json';
-  ctx.body = JSON.stringify({ type: 'about:blank', title: TITLES[status] ?? 'Error', status, detail, code, ...extra });
+  headers: Record<string, string> = {},
+): Problem {
+  const body = JSON.stringify({
+    type: 'about:blank',
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...extra,
+  });
+  return { status, headers: status === 401 ? { ...headers, 'WWW-Authenticate': 'Bearer' } : headers, body };
 }
 
 /** A refusal of the room, with everything it said: `details` whole, and its best-known members on their own. */
-export function sendDomainError(ctx: Koa.Context, error: DomainError): void {
+function domainProblem(error: DomainError): Problem {
   const details = (error.details ?? {}) as { errors?: unknown; current_revision?: unknown; reason?: unknown };
-  // A busy sidecar is a moment's matter.
-  if (details.reason === 'busy') ctx.set('Retry-After', '1');
   // The one mapping of the room's error codes to HTTP statuses: x-http-status of DomainErrorCode.
-  sendProblem(ctx, HTTP_STATUS[error.code], error.code, error.message, {
-    ...(details.errors ? { errors: details.errors } : {}),
-    ...(details.current_revision !== undefined ? { current_revision: details.current_revision } : {}),
-    ...(error.details ? { details: error.details } : {}),
-  });
+  return problem(
+    HTTP_STATUS[error.code],
+    error.code,
+    error.message,
+    {
+      ...(details.errors ? { errors: details.errors } : {}),
+      ...(details.current_revision !== undefined ? { current_revision: details.current_revision } : {}),
+      ...(error.details ? { details: error.details } : {}),
+    },
+    // A busy sidecar is a moment's matter.
+    details.reason === 'busy' ? { 'Retry-After': '1' } : {},
+  );
 }
 
 /**
- * The REST surface's one error funnel: refusals and domain errors become
- * problem+json with their status; anything else is logged in full and
- * answered with a plain 500 that carries no details.
+ * The REST surface's one mapping of errors: refusals and domain errors
+ * become problem+json with their status; anything else is logged in full
+ * (`what`: the request) and answered with a plain 500 that carries no
+ * details.
  */
+export function problemOf(error: unknown, log: (message: string) => void, what: string): Problem {
+  if (error instanceof Refusal) return problem(error.status, error.code, error.message, {}, { ...error.headers });
+  if (isDomainError(error)) return domainProblem(error);
+  log(`ce: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return problem(500, 'internal_error', 'internal error');
+}
+
+/** A problem answered through Koa. */
+export function sendProblem(ctx: Koa.Context, answer: Problem): void {
+  ctx.status = answer.status;
+  ctx.set(answer.headers);
+  ctx.type = PROBLEM_TYPE;
+  ctx.body = answer.body;
+}
+
+/** problemOf as the error funnel of Koa's routes. */
 export function answerErrorsAsProblems(log: (message: string) => void): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      if (error instanceof Refusal) {
-        ctx.set(error.headers);
-        return sendProblem(ctx, error.status, error.code, error.message);
-      }
-      if (isDomainError(error)) return sendDomainError(ctx, error);
-      log(
-        `ce: ${ctx.method} ${ctx.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      );
-      sendProblem(ctx, 500, 'internal_error', 'internal error');
+      sendProblem(ctx, problemOf(error, log, `${ctx.method} ${ctx.path}`));
     }
   };
 }
@@ -78,14 +106,13 @@ export const answerUnroutedAsProblems: Koa.Middleware = async (ctx, next) => {
   // The router answers a method it does not know at all (TRACE) with 501 whatever the path: with no
   // method allowed there, the path is no route.
   if ((ctx.status === 405 || ctx.status === 501) && ctx.response.get('Allow')) {
-    sendProblem(
-      ctx,
-      405,
-      'method_not_allowed',
-      `${ctx.method} is not allowed on ${ctx.path} (allowed: ${ctx.response.get('Allow')})`,
-    );
+    sendProblem(ctx, methodNotAllowed(ctx.method, ctx.path, ctx.response.get('Allow')));
   } else if (ctx.status === 404 || ctx.status === 501) {
     ctx.remove('Allow');
-    sendProblem(ctx, 404, 'not_found', `no route ${ctx.method} ${ctx.path}`);
+    sendProblem(ctx, problem(404, 'not_found', `no route ${ctx.method} ${ctx.path}`));
   }
 };
+
+/** `method` on a route that takes only those `allow` names (the Allow header's text). */
+export const methodNotAllowed = (method: string, path: string, allow: string): Problem =>
+  problem(405, 'method_not_allowed', `${method} is not allowed on ${path} (allowed: ${allow})`, {}, { Allow: allow });

@@ -1,25 +1,44 @@
-import Router from '@koa/router';
+// What a REST request asks of its operation: the input built from the path's
+// parameters and the JSON body or the query string, refused when the request
+// carries anything the route does not take; and the answer's terms (a
+// refusal named as the route names the field, a created resource's Location).
 import type { ValidateFunction } from 'ajv';
-import type Koa from 'koa';
-import { operations, type Operation } from '../../../generated/operations.js';
+import type { Operation } from '../../../generated/operations.js';
 import * as queryValidators from '../../../generated/query-validators.js';
-import { checkInput, DomainError, isDomainError, type Actor, type Room } from '../../engine/index.js';
-import { runOperation } from '../../engine/operations.js';
+import { checkInput, DomainError } from '../../engine/index.js';
 import { Refusal } from '../refusal.js';
 
 type Rest = Operation['rest'];
+
+/** A query string's parameters in the order they first appear; a name given more than once has every value. */
+export type Query = Map<string, string | string[]>;
+
+export function queryOf(search: string): Query {
+  const query: Query = new Map();
+  const params = new URLSearchParams(search);
+  for (const name of params.keys()) {
+    if (query.has(name)) continue;
+    const values = params.getAll(name);
+    query.set(name, values.length <= 1 ? values[0]! : values);
+  }
+  return query;
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const badRequest = (message: string): Refusal => new Refusal(400, 'invalid_input', message, -32600);
 
 /** The operation's input, built from own properties only: path parameters, plus the JSON body or the query string. */
-function inputOf(ctx: Koa.Context, operation: Operation): Record<string, unknown> {
+export function inputOf(
+  operation: Operation,
+  request: { query: Query; params: Record<string, string>; body: unknown },
+): Record<string, unknown> {
   const route: Rest = operation.rest;
   // Nothing a client sends is silently ignored.
-  const [stray] = route.in === 'query' ? [] : Object.keys(ctx.query);
+  const [stray] = route.in === 'query' ? [] : request.query.keys();
   if (stray !== undefined) throw badRequest(`unknown query parameter '${stray}'`);
-  const body = bodyOf(ctx);
+  const body = bodyOf(request.body);
   if (route.in !== 'body' && body !== null && Object.keys(body).length > 0) {
     throw badRequest(`this route takes no request body (it has ${Object.keys(body).join(', ')})`);
   }
@@ -32,14 +51,14 @@ function inputOf(ctx: Koa.Context, operation: Operation): Record<string, unknown
   }
   if (route.in === 'query') {
     const known = new Map<string, string>(route.queryParams.map((q) => [q.name, q.field]));
-    for (const [name, value] of Object.entries(ctx.query)) {
+    for (const [name, value] of request.query) {
       const field = known.get(name);
       if (field === undefined) throw badRequest(`unknown query parameter '${name}'`);
       if (Array.isArray(value)) throw badRequest(`query parameter '${name}' is given more than once`);
       fields.push([field, value]);
     }
   }
-  for (const name of route.pathParams) fields.push([name, ctx.params[name]]);
+  for (const name of route.pathParams) fields.push([name, request.params[name]]);
   // fromEntries defines each key as an own property: no key reaches a prototype.
   const input = Object.fromEntries(fields);
   // Query text becomes the schema's types (limit=5 → 5) through the schema's own coercing validator.
@@ -50,16 +69,15 @@ function inputOf(ctx: Koa.Context, operation: Operation): Record<string, unknown
   return input;
 }
 
-/** The JSON object the request carries (read and parsed by readJsonBody); null when there is none. */
-function bodyOf(ctx: Koa.Context): Record<string, unknown> | null {
-  const body = ctx.state.body as unknown;
+/** The JSON object the request carries (read and parsed by readJsonBodyOf); null when there is none. */
+function bodyOf(body: unknown): Record<string, unknown> | null {
   if (body === undefined) return null;
   if (!isObject(body)) throw badRequest('the request body must be a JSON object');
   return body;
 }
 
 /** A refusal that names an input field the route calls otherwise (?id= for task_id) says it the route's way. */
-function inRouteTerms(error: DomainError, route: Rest): DomainError {
+export function inRouteTerms(error: DomainError, route: Rest): DomainError {
   const renamed = route.queryParams.filter((param) => param.name !== param.field);
   if (error.code !== 'invalid_input' || renamed.length === 0) return error;
   let message = error.message;
@@ -68,39 +86,9 @@ function inRouteTerms(error: DomainError, route: Rest): DomainError {
 }
 
 /** `/workspace/handoffs/{handoff.handoff_id}` filled from the output. */
-function locationOf(template: string, output: unknown): string {
+export function locationOf(template: string, output: unknown): string {
   return template.replace(/\{([\w.]+)\}/g, (_whole, path: string) => {
     const value = path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], output);
     return encodeURIComponent(String(value));
   });
-}
-
-/**
- * REST under /workspace: a route for every operation of the table, each one
- * engine call, as the actor `before` authenticated (ctx.state.actor). A
- * created resource's Location starts with `basePath`, the room's prefix.
- */
-export function restRouter(room: Room, before: readonly Koa.Middleware[], basePath = '') {
-  const router = new Router();
-  for (const operation of Object.values(operations) as Operation[]) {
-    const route = operation.rest;
-    router.register(
-      route.path.replace(/\{(\w+)\}/g, ':$1'),
-      [route.method],
-      [
-        ...before,
-        (ctx) => {
-          try {
-            const output = runOperation(room, ctx.state.actor as Actor, operation.id, inputOf(ctx, operation));
-            ctx.status = route.status;
-            if ('location' in route) ctx.set('Location', basePath + locationOf(route.location, output));
-            ctx.body = output;
-          } catch (error) {
-            throw isDomainError(error) ? inRouteTerms(error, route) : error;
-          }
-        },
-      ],
-    );
-  }
-  return router;
 }

@@ -1,0 +1,130 @@
+// REST's operation routes on node:http alone, as POST /mcp is (mcp/post.ts):
+// a route for every operation of the table, each one engine call. The same
+// checks in the same order as when Koa held them (Host, then Origin, the
+// token, the body, the input), the same answers: JSON written with one
+// end(), errors as problem+json (problem.ts). Koa keeps the rest (the page,
+// /docs, the probes, GET /mcp) and a path no route has. Koa's context,
+// router and middleware chain were most of what a REST read cost.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isDomainError, type Actor, type Room } from '../../engine/index.js';
+import { runOperation } from '../../engine/operations.js';
+import type { WithHeaders } from '../authenticate.js';
+import { readJsonBodyOf } from '../middleware/read-body.js';
+import { requestIdOf } from '../middleware/request-id.js';
+import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
+import type { RequestObserver } from '../observe/observe-requests.js';
+import { participantOf } from '../observe/request-facts.js';
+import { sendJson, sendText } from '../send.js';
+import { inputOf, inRouteTerms, locationOf, queryOf } from './operation-input.js';
+import { matchRoute, type RouteMatch } from './operation-routes.js';
+import { methodNotAllowed, PROBLEM_TYPE, problemOf, type Problem } from './problem.js';
+
+export interface RestDoorOptions {
+  room: Room;
+  names: RoomNames;
+  actorOf: (request: WithHeaders) => Actor;
+  maxBodyBytes: number;
+  /** The room's prefix (--base-path), which a created resource's Location starts with. */
+  basePath: string;
+  /** Where unexpected errors are logged in full. */
+  log: (message: string) => void;
+  /** Told of each request once it is answered: the request log and the metrics. */
+  observe: RequestObserver | null;
+}
+
+const single = (value: string | string[] | undefined): string => (Array.isArray(value) ? value[0]! : (value ?? ''));
+
+/** A request's path and query string, for a request line in origin form (`/path?query`); null otherwise. */
+function targetOf(req: IncomingMessage): { path: string; search: string } | null {
+  const url = req.url ?? '';
+  if (!url.startsWith('/')) return null;
+  const mark = url.indexOf('?');
+  return mark === -1 ? { path: url, search: '' } : { path: url.slice(0, mark), search: url.slice(mark + 1) };
+}
+
+/** A request the door took: its path and query string, and the route (or the methods) its path has. */
+export interface Taken {
+  path: string;
+  search: string;
+  match: RouteMatch;
+}
+
+/**
+ * The door: `take(req)` says whether a request is one of its routes' (a
+ * wrong method on a route's path included: 405, or OPTIONS' Allow), and
+ * `answer` answers what it took.
+ */
+export function restDoor(options: RestDoorOptions) {
+  const { room, names, observe } = options;
+  const sendProblem = (res: ServerResponse, problem: Problem) =>
+    sendText(res, problem.status, PROBLEM_TYPE, problem.body, problem.headers);
+
+  async function run(req: IncomingMessage, res: ServerResponse, path: string, search: string, match: RouteMatch) {
+    const refusal = hostRefusal(names, single(req.headers.host));
+    if (refusal) return sendProblem(res, problemOf(refusal, options.log, ''));
+    if ('allow' in match) {
+      if (req.method !== 'OPTIONS') return sendProblem(res, methodNotAllowed(req.method!, path, match.allow));
+      res.setHeader('Allow', match.allow);
+      return sendText(res, 200, 'text/plain; charset=utf-8', '');
+    }
+    const { operation, params } = match;
+    const route = operation.rest;
+    let actor: Actor | undefined;
+    try {
+      const origin = originRefusal(names, single(req.headers.origin));
+      if (origin) throw origin;
+      actor = options.actorOf(req);
+      const body = await readJsonBodyOf(req, options.maxBodyBytes);
+      const who = actor;
+      // Acknowledged means on disk: the answer leaves once the commits of what it did and saw are done.
+      const output = await room.commits.durably(async () => {
+        try {
+          return runOperation(room, who, operation.id, inputOf(operation, { query: queryOf(search), params, body }));
+        } catch (error) {
+          throw isDomainError(error) ? inRouteTerms(error, route) : error;
+        }
+      });
+      const headers: Record<string, string> =
+        'location' in route ? { Location: options.basePath + locationOf(route.location, output) } : {};
+      sendJson(res, route.status, output, headers);
+    } catch (error) {
+      sendProblem(res, problemOf(error, options.log, `${req.method} ${path}`));
+    }
+    return actor;
+  }
+
+  return {
+    take(req: IncomingMessage): Taken | null {
+      const target = targetOf(req);
+      const match = target && matchRoute(req.method ?? '', target.path);
+      return match ? { ...target!, match } : null;
+    },
+
+    answer(req: IncomingMessage, res: ServerResponse, { path, search, match }: Taken): void {
+      const started = performance.now();
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Cache-Control', 'no-store');
+      const id = requestIdOf(single(req.headers['x-request-id']));
+      res.setHeader('X-Request-Id', id);
+      void run(req, res, path, search, match).then((actor) => {
+        if (observe === null) return;
+        const template = 'template' in match ? match.template : null;
+        try {
+          observe(id, {
+            door: template === null ? 'none' : 'rest',
+            method: req.method!,
+            template,
+            route: template ?? 'unmatched',
+            mcpMethod: null,
+            tool: null,
+            status: res.statusCode,
+            seconds: (performance.now() - started) / 1000,
+            participant: participantOf(actor ?? undefined),
+          });
+        } catch (error) {
+          options.log(`ce: observing ${req.method} ${path} failed: ${String(error)}`);
+        }
+      });
+    },
+  };
+}
