@@ -225,6 +225,32 @@ describe('paths and methods', () => {
     expect(new Set(known.allow!.split(', '))).toEqual(new Set(['HEAD', 'GET']));
   });
 
+  it('a route matches in any case and with a trailing slash; HEAD answers as GET with no body; OPTIONS names the methods', async () => {
+    const auth = { authorization: `Bearer ${s.tokens.alice}` };
+    const plain = await fetch(`${s.http.restUrl}/artifact`, { headers: auth });
+    const body = await plain.text();
+    for (const pathname of ['/WORKSPACE/Artifact', '/workspace/artifact/']) {
+      const other = await fetch(`${s.http.baseUrl}${pathname}`, { headers: auth });
+      expect(other.status).toBe(200);
+      expect(await other.text()).toBe(body);
+    }
+    const head = await fetch(`${s.http.restUrl}/artifact`, { method: 'HEAD', headers: auth });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(await head.text()).toBe('');
+    const options = await fetch(`${s.http.restUrl}/handoffs`, { method: 'OPTIONS' });
+    expect(options.status).toBe(200);
+    expect(options.headers.get('allow')).toBe('POST, HEAD, GET');
+    expect(await options.text()).toBe('');
+    const wrong = await fetch(`${s.http.restUrl}/handoffs`, { method: 'PUT', headers: auth });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('POST, HEAD, GET');
+    expect(await wrong.json()).toMatchObject({
+      code: 'method_not_allowed',
+      detail: 'PUT is not allowed on /workspace/handoffs (allowed: POST, HEAD, GET)',
+    });
+  });
+
   it.each(['PUT', 'DELETE', 'PATCH'])('%s /mcp: 405 with a JSON-RPC error and Allow', async (method) => {
     const response = await fetch(s.http.mcpUrl, { method, headers: { authorization: `Bearer ${s.tokens.alice}` } });
     expect(response.status).toBe(405);
