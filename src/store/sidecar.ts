@@ -96,6 +96,9 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // Each change of a grouped batch is a savepoint, whose journal of the pages it changed SQLite spills to a
+    // temp file past 64 KiB: kept in memory instead (a batch is at most MAX_BATCH changes), no file written.
+    db.pragma('temp_store = MEMORY');
     // The lock first: a refused writer must not migrate under the running one.
     acquireWriterLock(db, options.command ?? process.argv.slice(1).join(' '), options.now);
     try {
