@@ -55,12 +55,13 @@ export function createApp(
     settings: () => roomSettings(room),
   });
   const server = new McpServer(room);
-  const caller = mcpCaller(room, options.operatorToken ?? null);
+  const actor = requestActor(room, options.operatorToken ?? null);
+  const caller = mcpCaller(actor);
   const metrics = options.metrics ? new options.metrics(room, streams) : undefined;
   const observe = requestObserver(logger, metrics);
   const base = options.basePath ?? '';
   const door = base === '' ? null : basePathDoor(base);
-  const parts: RoomParts = { room, options, streams, names, server, caller, log, metrics, observe, door };
+  const parts: RoomParts = { room, options, streams, names, server, actor, caller, log, metrics, observe, door };
 
   const mcpPostHandler = mcpPost({
     room,
@@ -75,7 +76,7 @@ export function createApp(
   const rest = restDoor({
     room,
     names,
-    actorOf: requestActor(room, options.operatorToken ?? null),
+    actorOf: actor,
     maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
     basePath: base,
     log,

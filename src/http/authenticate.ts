@@ -55,9 +55,7 @@ function percentDecoded(text: string): string {
 }
 
 /** An MCP caller is always a participant: a session's, or the one the operator names; streams are kept per session. */
-
-export function mcpCaller(room: Room, operatorToken: string | null) {
-  const actor = requestActor(room, operatorToken);
+export function mcpCaller(actor: (ctx: WithHeaders) => Actor) {
   return (ctx: WithHeaders): McpCaller => {
     const who = actor(ctx);
     if (who === LOCAL_OPERATOR) {

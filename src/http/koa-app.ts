@@ -1,9 +1,10 @@
 // Every route but POST /mcp and REST's operations, on Koa: GET /mcp, the
 // page, /docs, /openapi.json, the probes and /metrics, each a few small
 // middlewares composed once, ending in its own error funnel (JSON-RPC
-// errors, or problem+json), and a path no route has. Loaded at the room's first request that needs it (app.ts):
-// Koa and what it brings are the largest part of a room's code, and neither
-// the room's start nor an MCP client's calls need them.
+// errors, or problem+json), and a path no route has. Loaded at the room's
+// first request that needs it (app.ts): Koa and what it brings are the
+// largest part of a room's code, and neither the room's start nor an MCP
+// client's calls need them.
 import Router from '@koa/router';
 import Koa from 'koa';
 import { requireActorCapability, type Actor, type Room } from '../engine/index.js';
@@ -14,7 +15,7 @@ import type { StreamRegistry } from './mcp/streams.js';
 import type { RoomNames } from './middleware/room-names.js';
 import type { RequestObserver } from './observe/observe-requests.js';
 import type { RoomMetrics } from './observe/room-metrics.js';
-import { bearerToken, requestActor, type mcpCaller } from './authenticate.js';
+import { bearerToken, type mcpCaller, type requestActor } from './authenticate.js';
 import { addHealthRoutes } from './health.js';
 import { answerErrorsAsJsonRpc, mcpMethodNotAllowed } from './mcp/errors.js';
 import { legacyResourceStream } from './mcp/legacy.js';
@@ -42,6 +43,8 @@ export interface RoomParts {
   streams: StreamRegistry;
   names: RoomNames;
   server: McpServer;
+  /** Who a request is (authenticate.ts), and who an MCP request is. */
+  actor: ReturnType<typeof requestActor>;
   caller: ReturnType<typeof mcpCaller>;
   log: (message: string) => void;
   metrics: RoomMetrics | undefined;
@@ -54,11 +57,11 @@ export interface RoomParts {
  * The Koa app of a room. Every request must name the room in Host, and is
  * authenticated before its body is read.
  */
-export function koaApp({ room, options, streams, names, server, caller, log, metrics, observe, door }: RoomParts): Koa {
+export function koaApp(parts: RoomParts): Koa {
+  const { room, options, streams, names, server, actor, caller, log, metrics, observe, door } = parts;
   const app = new Koa();
   const origin = checkOrigin(names);
 
-  const operatorToken = options.operatorToken ?? null;
   const mcp = new Router();
   const asJsonRpc = answerErrorsAsJsonRpc(log);
   const mcpAuthenticated: Koa.Middleware = async (ctx, next) => {
@@ -69,24 +72,23 @@ export function koaApp({ room, options, streams, names, server, caller, log, met
   mcp.all('/mcp', asJsonRpc, mcpMethodNotAllowed);
 
   const asProblems = answerErrorsAsProblems(log);
-  const actor = requestActor(room, operatorToken);
-  const restAuthenticated: Koa.Middleware = async (ctx, next) => {
+  const authenticated: Koa.Middleware = async (ctx, next) => {
     ctx.state.actor = actor(ctx);
     await next();
   };
   const base = options.basePath ?? '';
-  const rest = new Router();
+  const routes = new Router();
   // Read at its first request, like the docs rendered from it: neither is in the room's start.
   let openapi: Promise<Record<string, unknown>> | undefined;
   const openapiDocument = () =>
     (openapi ??= import('../../generated/openapi.json', { with: { type: 'json' } }).then(({ default: document }) =>
       base === '' ? document : { ...document, servers: [{ ...document.servers[0], url: base }] },
     ));
-  rest.get('/openapi.json', asProblems, origin, async (ctx) => {
+  routes.get('/openapi.json', asProblems, origin, async (ctx) => {
     ctx.body = await openapiDocument();
   });
   let docs: Promise<{ html: string; policy: string }> | undefined;
-  rest.get('/docs', asProblems, origin, async (ctx) => {
+  routes.get('/docs', asProblems, origin, async (ctx) => {
     docs ??= Promise.all([import('./docs.js'), openapiDocument()]).then(([{ renderDocs }, document]) =>
       renderDocs(document),
     );
@@ -97,7 +99,7 @@ export function koaApp({ room, options, streams, names, server, caller, log, met
     ctx.body = html;
   });
 
-  addHealthRoutes(rest, room, [asProblems], {
+  addHealthRoutes(routes, room, [asProblems], {
     isAdmin: (ctx) => {
       if (bearerToken(ctx) === undefined) return false;
       try {
@@ -110,7 +112,7 @@ export function koaApp({ room, options, streams, names, server, caller, log, met
     openStreams: () => streams.openByKind(),
   });
   if (metrics) {
-    rest.get('/metrics', asProblems, origin, restAuthenticated, async (ctx) => {
+    routes.get('/metrics', asProblems, origin, authenticated, async (ctx) => {
       requireActorCapability(ctx.state.actor as Actor, 'admin');
       ctx.type = metrics.registry.contentType;
       ctx.body = await metrics.text();
@@ -118,7 +120,7 @@ export function koaApp({ room, options, streams, names, server, caller, log, met
   }
 
   // The room's page: the same REST and MCP as any client, with the token it was opened with.
-  addPageRoutes(rest, options.pageDir ?? defaultPageDir(), [asProblems]);
+  addPageRoutes(routes, options.pageDir ?? defaultPageDir(), [asProblems]);
 
   app.use(baseHeaders);
   app.use(observe ? observeRequests(observe) : requestId);
@@ -132,7 +134,7 @@ export function koaApp({ room, options, streams, names, server, caller, log, met
   if (door) app.use(door.misplaced);
   app.use(answerUnroutedAsProblems);
   app.use(mcp.routes());
-  app.use(rest.routes());
-  app.use(rest.allowedMethods());
+  app.use(routes.routes());
+  app.use(routes.allowedMethods());
   return app;
 }

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import contentType from 'content-type';
-import type Koa from 'koa';
 import getRawBody from 'raw-body';
 import { OutsideJsonError, parseOutsideJson } from '../../outside-json.js';
 import { Refusal } from '../refusal.js';
@@ -122,11 +121,3 @@ export async function readJsonBodyOf(req: IncomingMessage, limit = MAX_BODY_BYTE
     throw new Refusal(400, 'invalid_input', error.message, RPC_CODE_OF[error.kind]);
   }
 }
-
-/** readJsonBodyOf as a middleware: the body in ctx.state.body (undefined when there is none). */
-export const readJsonBody =
-  (limit = MAX_BODY_BYTES): Koa.Middleware =>
-  async (ctx, next) => {
-    ctx.state.body = await readJsonBodyOf(ctx.req, limit);
-    await next();
-  };
