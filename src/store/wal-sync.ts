@@ -31,7 +31,12 @@ interface Waiter {
 }
 
 export class WalSync implements LogSync {
-  /** Those whose writes the next fsync covers; one fsync runs at a time, and the next serves all who asked meanwhile. */
+  /**
+   * Those whose writes the next fsync covers. One fsync runs at a time and
+   * the next serves all who asked meanwhile: Linux tells a failed write-back
+   * to one fsync of a descriptor only, so a second one running beside it
+   * could answer success for pages the disk lost.
+   */
   private waiting: Waiter[] = [];
   private running = false;
   private closing = false;
