@@ -59,13 +59,24 @@ export function restDoor(options: RestDoorOptions) {
   const sendProblem = (res: ServerResponse, problem: Problem) =>
     sendText(res, problem.status, PROBLEM_TYPE, problem.body, problem.headers);
 
-  async function run(req: IncomingMessage, res: ServerResponse, path: string, search: string, match: RouteMatch) {
+  /** Answers the request; who it acted as, once authentication ran. */
+  async function run(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    search: string,
+    match: RouteMatch,
+  ): Promise<Actor | undefined> {
+    const what = `${req.method} ${path}`;
     const refusal = hostRefusal(names, single(req.headers.host));
-    if (refusal) return sendProblem(res, problemOf(refusal, options.log, ''));
+    if (refusal) {
+      sendProblem(res, problemOf(refusal, options.log, what));
+      return undefined;
+    }
     if ('allow' in match) {
-      if (req.method !== 'OPTIONS') return sendProblem(res, methodNotAllowed(req.method!, path, match.allow));
-      res.setHeader('Allow', match.allow);
-      return sendText(res, 200, 'text/plain; charset=utf-8', '');
+      if (req.method === 'OPTIONS') sendText(res, 200, 'text/plain; charset=utf-8', '', { Allow: match.allow });
+      else sendProblem(res, methodNotAllowed(req.method!, path, match.allow));
+      return undefined;
     }
     const { operation, params } = match;
     const route = operation.rest;
@@ -73,9 +84,8 @@ export function restDoor(options: RestDoorOptions) {
     try {
       const origin = originRefusal(names, single(req.headers.origin));
       if (origin) throw origin;
-      actor = options.actorOf(req);
+      const who = (actor = options.actorOf(req));
       const body = await readJsonBodyOf(req, options.maxBodyBytes);
-      const who = actor;
       // Acknowledged means on disk: the answer leaves once the commits of what it did and saw are done.
       const output = await room.commits.durably(async () => {
         try {
@@ -88,7 +98,9 @@ export function restDoor(options: RestDoorOptions) {
         'location' in route ? { Location: options.basePath + locationOf(route.location, output) } : {};
       sendJson(res, route.status, output, headers);
     } catch (error) {
-      sendProblem(res, problemOf(error, options.log, `${req.method} ${path}`));
+      if (res.headersSent)
+        res.destroy(); // an answer that had begun cannot carry an error
+      else sendProblem(res, problemOf(error, options.log, what));
     }
     return actor;
   }
@@ -119,7 +131,7 @@ export function restDoor(options: RestDoorOptions) {
             tool: null,
             status: res.statusCode,
             seconds: (performance.now() - started) / 1000,
-            participant: participantOf(actor ?? undefined),
+            participant: participantOf(actor),
           });
         } catch (error) {
           options.log(`ce: observing ${req.method} ${path} failed: ${String(error)}`);
