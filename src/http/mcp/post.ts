@@ -12,9 +12,8 @@ import type { RequestId } from '../../mcp/protocol.js';
 import { jsonRpcMessage, type McpServer } from '../../mcp/server.js';
 import type { WithHeaders } from '../authenticate.js';
 import { readJsonBodyOf } from '../middleware/read-body.js';
-import { requestIdOf } from '../middleware/request-id.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
-import type { RequestObserver } from '../observe/observe-requests.js';
+import { answerObserved, single, type FactsOf, type Observer } from '../node-answer.js';
 import { mcpFacts, participantOf } from '../observe/request-facts.js';
 import { sendJson, sendText } from '../send.js';
 import { errorAnswer } from './errors.js';
@@ -22,17 +21,13 @@ import { header } from './headers.js';
 import { streamOwner } from './stream-owner.js';
 import type { StreamRegistry } from './streams.js';
 
-export interface McpPostOptions {
+export interface McpPostOptions extends Observer {
   room: Room;
   server: McpServer;
   streams: StreamRegistry;
   names: RoomNames;
   callerOf: (request: WithHeaders) => McpCaller;
   maxBodyBytes: number;
-  /** Where unexpected errors are logged in full. */
-  log: (message: string) => void;
-  /** Told of each request once it is answered: the request log and the metrics. */
-  observe: RequestObserver | null;
 }
 
 /** The path Koa's router took as /mcp: any case, a trailing slash or not, a query string aside. */
@@ -41,13 +36,11 @@ const MCP_PATH = /^\/mcp\/?(?:\?|$)/i;
 /** Is this request POST /mcp? */
 export const isMcpPost = (req: IncomingMessage): boolean => req.method === 'POST' && MCP_PATH.test(req.url ?? '');
 
-const single = (value: string | string[] | undefined): string => (Array.isArray(value) ? value[0]! : (value ?? ''));
-
 export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { room, server, streams, names, observe } = options;
+  const { room, server, streams, names } = options;
 
-  /** Runs the request, then tells the log and the metrics how it went. */
-  async function answer(req: IncomingMessage, res: ServerResponse, id: string, started: number): Promise<void> {
+  /** Runs the request; what it was, for the log and the metrics. */
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<FactsOf> {
     let rpcId: RequestId | null = null;
     let caller: McpCaller | undefined;
     try {
@@ -96,26 +89,10 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
         sendJson(res, status, { jsonrpc: '2.0', ...(rpcId === null ? {} : { id: rpcId }), error: rpc }, headers);
       }
     }
-    if (observe === null) return;
-    const facts = mcpFacts(
-      'POST',
-      '/mcp',
-      { mcpMethod: single(req.headers['mcp-method']), mcpName: single(req.headers['mcp-name']) },
-      { status: res.statusCode, seconds: (performance.now() - started) / 1000, participant: participantOf(caller) },
-    );
-    try {
-      observe(id, facts);
-    } catch (error) {
-      options.log(`ce: observing POST /mcp failed: ${String(error)}`);
-    }
+    const participant = participantOf(caller);
+    const headers = { mcpMethod: single(req.headers['mcp-method']), mcpName: single(req.headers['mcp-name']) };
+    return (outcome) => mcpFacts('POST', '/mcp', headers, { ...outcome, participant });
   }
 
-  return (req, res) => {
-    const started = performance.now();
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Cache-Control', 'no-store');
-    const id = requestIdOf(single(req.headers['x-request-id']));
-    res.setHeader('X-Request-Id', id);
-    void answer(req, res, id, started);
-  };
+  return (req, res) => answerObserved(req, res, options, 'POST /mcp', () => answer(req, res));
 }

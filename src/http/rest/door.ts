@@ -10,29 +10,22 @@ import { isDomainError, type Actor, type Room } from '../../engine/index.js';
 import { runOperation } from '../../engine/operations.js';
 import type { WithHeaders } from '../authenticate.js';
 import { readJsonBodyOf } from '../middleware/read-body.js';
-import { requestIdOf } from '../middleware/request-id.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
-import type { RequestObserver } from '../observe/observe-requests.js';
+import { answerObserved, single, type Observer } from '../node-answer.js';
 import { participantOf } from '../observe/request-facts.js';
 import { sendJson, sendText } from '../send.js';
 import { inputOf, inRouteTerms, locationOf, queryOf } from './operation-input.js';
 import { matchRoute, type RouteMatch } from './operation-routes.js';
 import { methodNotAllowed, PROBLEM_TYPE, problemOf, type Problem } from './problem.js';
 
-export interface RestDoorOptions {
+export interface RestDoorOptions extends Observer {
   room: Room;
   names: RoomNames;
   actorOf: (request: WithHeaders) => Actor;
   maxBodyBytes: number;
   /** The room's prefix (--base-path), which a created resource's Location starts with. */
   basePath: string;
-  /** Where unexpected errors are logged in full. */
-  log: (message: string) => void;
-  /** Told of each request once it is answered: the request log and the metrics. */
-  observe: RequestObserver | null;
 }
-
-const single = (value: string | string[] | undefined): string => (Array.isArray(value) ? value[0]! : (value ?? ''));
 
 /** A request's path and query string, for a request line in origin form (`/path?query`); null otherwise. */
 function targetOf(req: IncomingMessage): { path: string; search: string } | null {
@@ -55,7 +48,7 @@ export interface Taken {
  * `answer` answers what it took.
  */
 export function restDoor(options: RestDoorOptions) {
-  const { room, names, observe } = options;
+  const { room, names } = options;
   const sendProblem = (res: ServerResponse, problem: Problem) =>
     sendText(res, problem.status, PROBLEM_TYPE, problem.body, problem.headers);
 
@@ -113,29 +106,19 @@ export function restDoor(options: RestDoorOptions) {
     },
 
     answer(req: IncomingMessage, res: ServerResponse, { path, search, match }: Taken): void {
-      const started = performance.now();
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.setHeader('Cache-Control', 'no-store');
-      const id = requestIdOf(single(req.headers['x-request-id']));
-      res.setHeader('X-Request-Id', id);
-      void run(req, res, path, search, match).then((actor) => {
-        if (observe === null) return;
-        const template = 'template' in match ? match.template : null;
-        try {
-          observe(id, {
-            door: template === null ? 'none' : 'rest',
-            method: req.method!,
-            template,
-            route: template ?? 'unmatched',
-            mcpMethod: null,
-            tool: null,
-            status: res.statusCode,
-            seconds: (performance.now() - started) / 1000,
-            participant: participantOf(actor),
-          });
-        } catch (error) {
-          options.log(`ce: observing ${req.method} ${path} failed: ${String(error)}`);
-        }
+      const template = 'template' in match ? match.template : null;
+      answerObserved(req, res, options, `${req.method} ${path}`, async () => {
+        const participant = participantOf(await run(req, res, path, search, match));
+        return (outcome) => ({
+          door: template === null ? 'none' : 'rest',
+          method: req.method!,
+          template,
+          route: template ?? 'unmatched',
+          mcpMethod: null,
+          tool: null,
+          ...outcome,
+          participant,
+        });
       });
     },
   };

@@ -1,0 +1,46 @@
+// What every answer of the room's node:http doors (POST /mcp, REST's
+// operations) has around it, as the Koa app's first middlewares give its
+// own: the headers every answer carries (never sniffed as another type,
+// never stored by a cache), its request id, and once it has answered, one
+// report to the request log and the metrics.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestIdOf } from './middleware/request-id.js';
+import type { RequestObserver } from './observe/observe-requests.js';
+import type { RequestFacts } from './observe/request-facts.js';
+
+/** A header's first value, '' when there is none (node gives a repeated header as an array). */
+export const single = (value: string | string[] | undefined): string =>
+  Array.isArray(value) ? value[0]! : (value ?? '');
+
+/** What a finished request was, once its status and its time are known. */
+export type FactsOf = (outcome: { status: number; seconds: number }) => RequestFacts;
+
+export interface Observer {
+  /** Told of each request once it is answered: the request log and the metrics. */
+  observe: RequestObserver | null;
+  /** Where unexpected errors are logged in full (a failure to observe too). */
+  log: (message: string) => void;
+}
+
+/** Answers `req` with `answer` (`what` names it in a log line), then tells the observer what it was. */
+export function answerObserved(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { observe, log }: Observer,
+  what: string,
+  answer: () => Promise<FactsOf>,
+): void {
+  const started = performance.now();
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-store');
+  const id = requestIdOf(single(req.headers['x-request-id']));
+  res.setHeader('X-Request-Id', id);
+  void answer().then((factsOf) => {
+    if (observe === null) return;
+    try {
+      observe(id, factsOf({ status: res.statusCode, seconds: (performance.now() - started) / 1000 }));
+    } catch (error) {
+      log(`ce: observing ${what} failed: ${String(error)}`);
+    }
+  });
+}
