@@ -22,17 +22,12 @@ import { legacyResourceStream } from './mcp/legacy.js';
 import { requestId } from './middleware/request-id.js';
 import { checkOrigin, hostRefusal } from './middleware/room-names.js';
 import { observeRequests } from './observe/observe-requests.js';
+import { BASE_HEADERS } from './node-answer.js';
 import { addPageRoutes, defaultPageDir } from './page.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
 
-/**
- * Headers every answer carries: never sniffed as another type, and never
- * stored by a cache (answers hold tokens and room content; the page's own
- * files say otherwise for themselves).
- */
 const baseHeaders: Koa.Middleware = async (ctx, next) => {
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Cache-Control', 'no-store');
+  ctx.set(BASE_HEADERS);
   await next();
 };
 

@@ -1,12 +1,21 @@
 // What every answer of the room's node:http doors (POST /mcp, REST's
 // operations) has around it, as the Koa app's first middlewares give its
-// own: the headers every answer carries (never sniffed as another type,
-// never stored by a cache), its request id, and once it has answered, one
-// report to the request log and the metrics.
+// own: the headers every answer carries, its request id, and once it has
+// answered, one report to the request log and the metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdOf } from './middleware/request-id.js';
 import type { RequestObserver } from './observe/observe-requests.js';
 import type { RequestFacts } from './observe/request-facts.js';
+
+/**
+ * Headers every answer carries, on both the node doors and Koa's: never
+ * sniffed as another type, and never stored by a cache (answers hold tokens
+ * and room content; the page's own files say otherwise for themselves).
+ */
+export const BASE_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'Cache-Control': 'no-store',
+};
 
 /** A header's first value, '' when there is none (node gives a repeated header as an array). */
 export const single = (value: string | string[] | undefined): string =>
@@ -31,8 +40,7 @@ export function answerObserved(
   answer: () => Promise<FactsOf>,
 ): void {
   const started = performance.now();
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
   const id = requestIdOf(single(req.headers['x-request-id']));
   res.setHeader('X-Request-Id', id);
   void answer().then((factsOf) => {
