@@ -5,18 +5,40 @@ const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let used = 0;
 
-/** `bytes` random bytes, URL-safe: ids are opaque and not guessable, though never authorization. */
-function randomText(bytes: number): string {
+function randomInto(target: Buffer, offset: number): void {
+  const bytes = target.length - offset;
   if (used + bytes > pool.length) {
     pool = randomBytes(POOL_BYTES);
     used = 0;
   }
-  const text = pool.toString('base64url', used, used + bytes);
+  pool.copy(target, offset, used, used + bytes);
   used += bytes;
-  return text;
 }
 
-export const newHandoffId = (): string => `ho_${randomText(16)}`;
-export const newTaskId = (): string => `tk_${randomText(16)}`;
+/** `bytes` random bytes, URL-safe: ids are opaque and not guessable, though never authorization. */
+function randomText(bytes: number): string {
+  const id = Buffer.allocUnsafe(bytes);
+  randomInto(id, 0);
+  return id.toString('base64url');
+}
+
+/**
+ * 16 bytes, URL-safe: the time it was made (milliseconds, 6 bytes), then 10
+ * random ones. Handoffs and tasks are what a room makes most, and their ids
+ * key the sidecar's indexes: with the time first, the rows made one after
+ * another land side by side, where random ids put each on a page of its own
+ * (a batch of six writes wrote 30 pages of log, 22 now; BENCHMARKS.md).
+ * Eighty random bits keep an id not guessable, though it is never
+ * authorization; clients read ids as opaque.
+ */
+function timedText(): string {
+  const id = Buffer.allocUnsafe(16);
+  id.writeUIntBE(Date.now(), 0, 6);
+  randomInto(id, 6);
+  return id.toString('base64url');
+}
+
+export const newHandoffId = (): string => `ho_${timedText()}`;
+export const newTaskId = (): string => `tk_${timedText()}`;
 export const newCorrelationId = (): string => randomUUID();
 export const newInputKey = (): string => `in_${randomText(9)}`;
