@@ -28,6 +28,7 @@ export async function buildPrograms(): Promise<void> {
       'mcp-sdk': path.join(root, 'bench/anchors/mcp-sdk.ts'),
       'sqlite-loop': path.join(root, 'bench/anchors/sqlite-loop.ts'),
       'sse-broadcast': path.join(root, 'bench/anchors/sse-broadcast.ts'),
+      'first-answer': path.join(root, 'bench/anchors/first-answer.ts'),
       'load-worker': path.join(root, 'bench/lib/load-worker.ts'),
       'listeners-worker': path.join(root, 'bench/lib/listeners-worker.ts'),
       'memory-probe': path.join(root, 'bench/lib/memory-probe.ts'),
