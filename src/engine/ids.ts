@@ -5,21 +5,20 @@ const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let used = 0;
 
-function randomInto(target: Buffer, offset: number): void {
-  const bytes = target.length - offset;
+/** Where the next `bytes` of the pool begin; the pool is drawn anew when they are not left. */
+function take(bytes: number): number {
   if (used + bytes > pool.length) {
     pool = randomBytes(POOL_BYTES);
     used = 0;
   }
-  pool.copy(target, offset, used, used + bytes);
   used += bytes;
+  return used - bytes;
 }
 
 /** `bytes` random bytes, URL-safe: ids are opaque and not guessable, though never authorization. */
 function randomText(bytes: number): string {
-  const id = Buffer.allocUnsafe(bytes);
-  randomInto(id, 0);
-  return id.toString('base64url');
+  const at = take(bytes);
+  return pool.toString('base64url', at, at + bytes);
 }
 
 /**
@@ -34,7 +33,8 @@ function randomText(bytes: number): string {
 function timedText(): string {
   const id = Buffer.allocUnsafe(16);
   id.writeUIntBE(Date.now(), 0, 6);
-  randomInto(id, 6);
+  const at = take(10);
+  pool.copy(id, 6, at, at + 10);
   return id.toString('base64url');
 }
 
