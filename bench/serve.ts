@@ -48,6 +48,7 @@ import {
   SECONDS,
   WRITE_CONNECTIONS,
 } from './lib/runs.js';
+import { sidecarPath } from '../src/store/sidecar.js';
 import { machine, median, root, writeSection } from './report.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -369,7 +370,7 @@ try {
     const [firstAnswerMs, bareFirstAnswerMs] = await inTurn(
       round,
       () => firstAnswer([ce, 'serve', cold.file, '--port', '0', '--json'], cold),
-      () => firstAnswer([program('first-answer'), `${cold.file}.commonroom.db`], cold),
+      () => firstAnswer([program('first-answer'), sidecarPath(cold.file)], cold),
     );
 
     const r: Round = {
