@@ -17,6 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { sidecarPath } from '../src/store/sidecar.js';
 import type { ListenersConfig } from './lib/listeners-worker.js';
 import type { LoadScenario } from './lib/load-worker.js';
 import { mcpPost, taskGet, toolCall } from './lib/mcp.js';
@@ -48,7 +49,6 @@ import {
   SECONDS,
   WRITE_CONNECTIONS,
 } from './lib/runs.js';
-import { sidecarPath } from '../src/store/sidecar.js';
 import { machine, median, root, writeSection } from './report.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);

@@ -26,7 +26,8 @@ function randomText(bytes: number): string {
  * random ones. Handoffs and tasks are what a room makes most, and their ids
  * key the sidecar's indexes: with the time first, the rows made one after
  * another land side by side, where random ids put each on a page of its own
- * (a batch of six writes wrote 30 pages of log, 22 now; BENCHMARKS.md).
+ * (a batch of six writes: 22 pages of log, against 30 with random ids;
+ * BENCHMARKS.md).
  * Eighty random bits keep an id not guessable, though it is never
  * authorization; clients read ids as opaque.
  */
