@@ -12,10 +12,11 @@ function addressesOf(
   host: string,
   port: number,
   scheme: string,
-  interfaces: ReturnType<typeof networkInterfaces>,
+  interfaces: ReturnType<typeof networkInterfaces> | undefined,
 ): string[] {
   if (host !== '0.0.0.0' && host !== '::') return [];
-  return Object.values(interfaces)
+  // Asked only here: a room on loopback, as most are, has no use for the list of interfaces.
+  return Object.values(interfaces ?? networkInterfaces())
     .flat()
     .filter((net) => net && !net.internal && (host === '::' || net.family === 'IPv4'))
     .map((net) => `${scheme}://${net!.family === 'IPv6' ? `[${net!.address}]` : net!.address}:${port}`);
@@ -25,7 +26,7 @@ function addressesOf(
 export function exposureWarnings(
   settings: { host: string; tls?: object | undefined; allowOrigin: readonly string[] },
   port: number,
-  interfaces: ReturnType<typeof networkInterfaces> = networkInterfaces(),
+  interfaces?: ReturnType<typeof networkInterfaces>,
 ): string[] {
   if (isLoopback(settings.host)) return [];
   const others = addressesOf(settings.host, port, settings.tls ? 'https' : 'http', interfaces);
