@@ -1,9 +1,12 @@
 // Where ce serve spends its time answering tasks/get: runs the compiled
 // build (dist/) under `node --cpu-prof`, loads it with autocannon on the
 // other core, and prints the functions with the most self time, and the
-// share of each part of the stack (`npm run bench:profile`).
-// PROFILE_SECONDS (10) sets the load's length, PROFILE_ARGS adds flags to ce
-// serve (`--log-level silent`, `--metrics`); the profile is kept in .tmp/.
+// share of each part of the stack (`npm run bench:profile`); a line of the
+// bundle counts for the source file it came from. PROFILE_REST=1 profiles
+// the same task read over REST, PROFILE_WRITES=1 the bench's durable writes
+// (16 clients, handoff_create then tasks/cancel). PROFILE_SECONDS (10) sets
+// the load's length, PROFILE_ARGS adds flags to ce serve (`--log-level
+// silent`, `--metrics`); the profile is kept in .tmp/.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,14 +25,50 @@ interface ProfileNode {
   children?: number[];
 }
 
+/** Per bundle file, where each bundled source file begins: esbuild marks it with a `// path` line. */
+const bundleMarks = new Map<string, [number, string][]>();
+
+/** The source file a line of a bundle in dist/ came from (`src/http/send.ts`, `node_modules/pino/pino.js`). */
+function sourceOf(file: string, line: number): string | null {
+  if (!file.startsWith(path.join(root, 'dist') + path.sep)) return null;
+  let marks = bundleMarks.get(file);
+  if (!marks) {
+    marks = [];
+    for (const [at, text] of readFileSync(file, 'utf8').split('\n').entries()) {
+      const marked = /^\/\/ ((?:src|generated|node_modules|scripts)\/\S+)$/.exec(text);
+      if (marked) marks.push([at, marked[1]!]);
+    }
+    bundleMarks.set(file, marks);
+  }
+  let source: string | null = null;
+  for (const [at, name] of marks) {
+    if (at > line) break;
+    source = name;
+  }
+  return source;
+}
+
 const nameOf = ({ callFrame: { functionName, url, lineNumber } }: ProfileNode): string => {
   const file = url.replace(/^file:\/\//, '');
-  return `${functionName || '(anonymous)'} ${file ? `${path.relative(root, file)}:${lineNumber + 1}` : '(native)'}`;
+  if (!file) return `${functionName || '(anonymous)'} (native)`;
+  const source = sourceOf(file, lineNumber);
+  return `${functionName || '(anonymous)'} ${source ? `${source} ` : ''}${path.relative(root, file)}:${lineNumber + 1}`;
 };
 
+/** What part of the program a file is: our code by folder (a bundle's lines by the source they came from), a package, node. */
+function partOf(file: string, line: number): string {
+  const source = sourceOf(file, line) ?? file;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source);
+  if (pkg) return `package ${pkg[1]}`;
+  if (source.startsWith('node:')) return 'node internals';
+  const relative = path.isAbsolute(source) ? path.relative(root, source) : source;
+  return relative.startsWith('src/') ? relative.split('/').slice(0, 2).join('/') : relative;
+}
+
 /**
- * Self time per function and per part (our code by file, each package, node
- * itself), and total time per function (itself and what it calls).
+ * Self time per function and per part (our code by folder of src/, each
+ * generated file, each package, node itself), and total time per function
+ * (itself and what it calls).
  */
 export function summarize(profile: { nodes: ProfileNode[] }): {
   functions: [string, number][];
@@ -47,19 +86,11 @@ export function summarize(profile: { nodes: ProfileNode[] }): {
     const names = new Set<string>();
     for (let at: ProfileNode | undefined = node; at; at = parent.get(at.id)) names.add(nameOf(at));
     for (const name of names) inclusive.set(name, (inclusive.get(name) ?? 0) + node.hitCount);
-    const { functionName, url } = node.callFrame;
+    const { functionName, url, lineNumber } = node.callFrame;
     const file = url.replace(/^file:\/\//, '');
     const name = nameOf(node);
     byFunction.set(name, (byFunction.get(name) ?? 0) + node.hitCount);
-    const part = !file
-      ? functionName.startsWith('(')
-        ? functionName
-        : '(native)'
-      : file.includes('node_modules/')
-        ? `package ${/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)![1]}`
-        : file.startsWith('node:')
-          ? 'node internals'
-          : path.relative(root, file);
+    const part = !file ? (functionName.startsWith('(') ? functionName : '(native)') : partOf(file, lineNumber);
     byPart.set(part, (byPart.get(part) ?? 0) + node.hitCount);
   }
   const share = (map: Map<string, number>) =>
@@ -117,7 +148,7 @@ try {
   if (!file) throw new Error(`no profile of pid ${served.child.pid} in ${profiles}`);
   const { functions, parts, inclusive } = summarize(JSON.parse(readFileSync(file, 'utf8')));
   console.log(
-    `tasks/get: ${result.perSecond.toFixed(0)}/s over ${SECONDS} s (${result.non2xx} non-2xx); profile ${path.relative(root, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    `${process.env.PROFILE_WRITES === '1' ? 'writes' : process.env.PROFILE_REST === '1' ? 'REST task reads' : 'tasks/get'}: ${result.perSecond.toFixed(0)}/s over ${SECONDS} s (${result.non2xx} non-2xx); profile ${path.relative(root, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
   );
   console.log('\nself time by part:');
   for (const [part, pct] of parts.slice(0, 20)) console.log(`${pct.toFixed(1).padStart(6)} %  ${part}`);
