@@ -70,14 +70,11 @@ function prepareStatements(db: Database) {
     insertEvent: p(`INSERT INTO events (type, at, actor, handoff_id, task_id, payload_json)
         VALUES (@type, @at, @actor, @handoff_id, @task_id, @payload_json)`),
     getEvent: p('SELECT * FROM events WHERE id = ?'),
-    // NOT INDEXED: for the GROUP BY SQLite would walk all of events_handoff (the whole ring, ~50 µs, on every
-    // change once the ring is full); the rowid range holds the one or few events being pruned.
-    prunedHandoffEvents: p(`SELECT handoff_id, max(id) AS newest FROM events NOT INDEXED
-        WHERE id <= ? AND handoff_id IS NOT NULL GROUP BY handoff_id`),
+    // By the rowid range, which holds the one or few events being pruned: each one's handoff comes back.
+    deleteEventsThrough: p('DELETE FROM events WHERE id <= ? RETURNING id, handoff_id'),
     markHandoffEventsPruned: p(
       'UPDATE handoffs SET events_pruned_through = max(events_pruned_through, @newest) WHERE id = @handoff_id',
     ),
-    deleteEventsThrough: p('DELETE FROM events WHERE id <= ?'),
     listHandoffEvents: p('SELECT * FROM events WHERE handoff_id = ? AND id > ? ORDER BY id LIMIT ?'),
     countEvents: p('SELECT count(*) AS n, min(id) AS oldest, max(id) AS newest FROM events'),
   };
@@ -203,9 +200,12 @@ export class RoomStore {
   }
   /** Drops events with ids up to `throughId`, remembering per handoff the newest one dropped. */
   pruneEventsThrough(throughId: number): void {
-    const pruned = this.s.prunedHandoffEvents.all(throughId) as { handoff_id: string; newest: number }[];
-    for (const row of pruned) this.s.markHandoffEventsPruned.run(row);
-    this.s.deleteEventsThrough.run(throughId);
+    const dropped = this.s.deleteEventsThrough.all(throughId) as { id: number; handoff_id: string | null }[];
+    const newest = new Map<string, number>();
+    for (const { id, handoff_id } of dropped) {
+      if (handoff_id !== null) newest.set(handoff_id, Math.max(id, newest.get(handoff_id) ?? 0));
+    }
+    for (const [handoff_id, id] of newest) this.s.markHandoffEventsPruned.run({ handoff_id, newest: id });
   }
   listHandoffEvents(handoffId: string, after: number, limit: number): EventRow[] {
     return this.s.listHandoffEvents.all(handoffId, after, limit) as EventRow[];

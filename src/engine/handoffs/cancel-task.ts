@@ -19,7 +19,7 @@ export function cancelTask(room: Room, caller: Caller, args: InputOf<'cancelTask
       }
       if (isTerminal(task)) return { task: taskView(room, task), cancelled: false };
       const cancelled = {
-        ...room.store.getTask(task.id)!,
+        ...task,
         status: 'cancelled' as const,
         status_message: `cancelled by ${caller.participant}`,
         last_updated_at: now,

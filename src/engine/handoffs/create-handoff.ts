@@ -12,6 +12,7 @@ import {
 } from '../limits.js';
 import { isParticipant } from '../participants.js';
 import { canSeeTask, change, handoffView, taskView, type Room } from '../room.js';
+import { toHandoff } from '../row-mapping.js';
 
 /**
  * handoff_create: the handoff (open), its task (working) and the event, in
@@ -93,6 +94,7 @@ export function createHandoff(room: Room, caller: Caller, args: InputOf<'createH
       taskId: task.id,
       payload: { assignee: handoff.assignee },
     });
-    return { handoff: handoffView(room, handoff), task: taskView(room, task), replayed: false };
+    // A handoff made this moment has asked for no input yet: its view needs no read of them.
+    return { handoff: toHandoff(handoff, []), task: taskView(room, task), replayed: false };
   });
 }
