@@ -1,0 +1,105 @@
+// The log's fsyncs on the thread pool (store/wal-sync.ts): several run at
+// once, each on a descriptor of its own; those who ask while every
+// descriptor is busy share the next one; a failed fsync refuses exactly
+// those it covered; syncNow has a descriptor of its own; and every
+// descriptor closes once no fsync runs.
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { CONCURRENT_SYNCS, WalSync, type Fdatasync } from '../../src/store/wal-sync.js';
+
+/** fdatasyncs that end when the test says. */
+let running: { fd: number; done: (error: NodeJS.ErrnoException | null) => void }[];
+const held: Fdatasync = (fd, done) => void running.push({ fd, done });
+
+let dir: string;
+let db: Database.Database;
+beforeEach(() => {
+  running = [];
+  dir = mkdtempSync(path.join(tmpdir(), 'ce-wal-sync-'));
+  db = new Database(path.join(dir, 'sidecar.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (x)'); // the log exists from the first write
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const settled = (promise: Promise<void>) => {
+  const seen = { state: 'waiting' as 'waiting' | 'synced' | 'failed' };
+  promise.then(
+    () => (seen.state = 'synced'),
+    () => (seen.state = 'failed'),
+  );
+  return seen;
+};
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+/** This process's descriptors of the sidecar's log (Linux's /proc). */
+const logDescriptors = () =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).endsWith('sidecar.db-wal');
+    } catch {
+      return false; // the descriptor readdir itself used, closed since
+    }
+  }).length;
+
+test('fsyncs run at once, each on a descriptor of its own; who asks while all are busy shares the next', async () => {
+  const wal = WalSync.open(db, held)!;
+  expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL: the room fsyncs the log
+  const first = Array.from({ length: CONCURRENT_SYNCS }, () => settled(wal.synced()));
+  expect(running).toHaveLength(CONCURRENT_SYNCS);
+  expect(new Set(running.map(({ fd }) => fd)).size).toBe(CONCURRENT_SYNCS);
+  const later = [settled(wal.synced()), settled(wal.synced())];
+  expect(running).toHaveLength(CONCURRENT_SYNCS); // no descriptor free: they wait
+
+  const ended = running.splice(1, 1)[0]!; // not the oldest: fsyncs may end in any order
+  ended.done(null);
+  await turn();
+  expect(first.map(({ state }) => state)).toEqual(['waiting', 'synced', 'waiting']);
+  expect(later.map(({ state }) => state)).toEqual(['waiting', 'waiting']);
+  expect(running).toHaveLength(CONCURRENT_SYNCS);
+  expect(running.at(-1)!.fd).toBe(ended.fd); // both later ones, on the descriptor just freed
+
+  running.at(-1)!.done(null);
+  await turn();
+  expect(later.map(({ state }) => state)).toEqual(['synced', 'synced']);
+  wal.close();
+});
+
+test('a failed fsync refuses those it covered, and no one else', async () => {
+  const wal = WalSync.open(db, held)!;
+  const a = settled(wal.synced());
+  const b = settled(wal.synced());
+  running[0]!.done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+  running[1]!.done(null);
+  await turn();
+  expect([a.state, b.state]).toEqual(['failed', 'synced']);
+  wal.close();
+});
+
+test('closing waits for the fsyncs that run, then closes every descriptor it opened; syncNow runs beside them', async () => {
+  const before = logDescriptors();
+  const wal = WalSync.open(db, held)!;
+  expect(logDescriptors()).toBe(before + CONCURRENT_SYNCS + 1); // one per fsync at once, and syncNow's
+  const pending = settled(wal.synced());
+  wal.syncNow(); // beside the fsync that runs, on a descriptor of its own
+  wal.close();
+  expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL: SQLite's own fsyncs again
+  expect(logDescriptors()).toBe(before + CONCURRENT_SYNCS + 1); // its fsync still runs
+  running[0]!.done(null);
+  await turn();
+  expect(pending.state).toBe('synced');
+  expect(logDescriptors()).toBe(before);
+});
+
+test('the real fdatasync: what was asked for is on disk, and a database with no log of its own gets no WalSync', async () => {
+  const wal = WalSync.open(db)!;
+  db.prepare('INSERT INTO t VALUES (1)').run();
+  await Promise.all([wal.synced(), wal.synced(), wal.synced(), wal.synced()]);
+  wal.close();
+  expect(WalSync.open(new Database(':memory:'))).toBeNull();
+});
