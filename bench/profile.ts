@@ -14,9 +14,13 @@ import type { LoadConfig, LoadResult } from './lib/load-worker.js';
 import { taskGet } from './lib/mcp.js';
 import { buildPrograms, pinSelfToLoadCore, program, runToEnd, startServer } from './lib/processes.js';
 import { makeRoom } from './lib/rooms.js';
+import { READ_CONNECTIONS, WRITE_CONNECTIONS } from './lib/runs.js';
 import { root } from './report.js';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
+/** The load profiled: PROFILE_WRITES=1, PROFILE_REST=1, or tasks/get over MCP. */
+const LOAD =
+  process.env.PROFILE_WRITES === '1' ? 'writes' : process.env.PROFILE_REST === '1' ? 'REST task reads' : 'tasks/get';
 
 interface ProfileNode {
   id: number;
@@ -121,11 +125,11 @@ try {
   const config: LoadConfig = {
     origin,
     seconds: SECONDS,
-    connections: process.env.PROFILE_WRITES === '1' ? 16 : 10,
+    connections: LOAD === 'writes' ? WRITE_CONNECTIONS : READ_CONNECTIONS,
     scenario:
-      process.env.PROFILE_WRITES === '1'
+      LOAD === 'writes'
         ? { kind: 'create-cancel', token: room.alice }
-        : process.env.PROFILE_REST === '1'
+        : LOAD === 'REST task reads'
           ? {
               kind: 'fixed',
               method: 'GET',
@@ -148,7 +152,7 @@ try {
   if (!file) throw new Error(`no profile of pid ${served.child.pid} in ${profiles}`);
   const { functions, parts, inclusive } = summarize(JSON.parse(readFileSync(file, 'utf8')));
   console.log(
-    `${process.env.PROFILE_WRITES === '1' ? 'writes' : process.env.PROFILE_REST === '1' ? 'REST task reads' : 'tasks/get'}: ${result.perSecond.toFixed(0)}/s over ${SECONDS} s (${result.non2xx} non-2xx); profile ${path.relative(root, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    `${LOAD}: ${result.perSecond.toFixed(0)}/s over ${SECONDS} s (${result.non2xx} non-2xx); profile ${path.relative(root, file)} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
   );
   console.log('\nself time by part:');
   for (const [part, pct] of parts.slice(0, 20)) console.log(`${pct.toFixed(1).padStart(6)} %  ${part}`);
