@@ -5,7 +5,7 @@ import { removeLeftoverTempFiles } from '../store/artifact-file.js';
 import { openSidecar, sidecarPath, type Sidecar } from '../store/sidecar.js';
 import { RoomStore } from '../store/room-store.js';
 import { WorkspaceStore } from '../store/workspace-store.js';
-import type { HandoffRow, TaskRow } from '../store/rows.js';
+import type { EventRow, HandoffRow, TaskRow } from '../store/rows.js';
 import { systemClock, type Clock } from './clock.js';
 import { DomainError } from '../errors.js';
 import { GroupCommit } from './group-commit.js';
@@ -42,8 +42,8 @@ export interface Room {
   readonly commits: GroupCommit<Committed>;
   /**
    * Called after each commit with the events it made durable (the room's
-   * log, src/http/observe/change-log.ts): one row read per event, none of
-   * the snapshots live subscribers get.
+   * log, src/http/observe/change-log.ts): the events as written, none of the
+   * snapshots live subscribers get.
    */
   readonly eventListeners: Set<(events: Event[]) => void>;
   /** A second person decides, whatever the settings say: the room was opened so (`ce serve --four-eyes`). */
@@ -178,46 +178,47 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
   }
   const now = room.clock.now();
   let taken: string[] = [];
-  const run = room.store.db.transaction(() => {
-    const eventIds: number[] = [];
+  const run = () => {
+    // The rows as written: what subscribers and the log get is read back from them, not from SQLite.
+    const recorded: EventRow[] = [];
     const current: Change = {
       now,
       record(event) {
-        const id = room.store.insertEvent({
+        const row = {
           type: event.type,
           at: now,
           actor: event.actor,
           handoff_id: event.handoffId,
           task_id: event.taskId,
           payload_json: JSON.stringify(event.payload ?? {}),
-        });
+        };
+        const id = room.store.insertEvent(row);
         if (id > EVENT_RING_SIZE) room.store.pruneEventsThrough(id - EVENT_RING_SIZE);
-        eventIds.push(id);
+        recorded.push({ id, ...row });
       },
     };
     taken = options.alters ? applyWaitingProgress(room, current, options.alters(current)) : [];
     const result = apply(current);
     // Snapshots are taken at the end of the transaction: what subscribers
     // see is exactly what was committed. With no subscriber, none is read,
-    // and the events themselves only for the room's log.
+    // and the events themselves are made only for the room's log.
     const live = room.bus.size > 0;
     const changes: Committed[] = live
-      ? eventIds.map((id) => {
-          const change = snapshot(room, id);
+      ? recorded.map((row) => {
+          const change = snapshot(room, toEvent(row));
           return { event: change.event, live: change };
         })
       : room.eventListeners.size > 0
-        ? eventIds.map((id) => ({ event: toEvent(room.store.getEvent(id)!), live: null }))
+        ? recorded.map((row) => ({ event: toEvent(row), live: null }))
         : [];
     return { result, changes };
-  });
-  const result = room.commits.run(() => run.immediate(), options.durableNow === true);
+  };
+  const result = room.commits.run(() => room.store.transact(run), options.durableNow === true);
   for (const taskId of taken) room.progress.settle(taskId);
   return result;
 }
 
-function snapshot(room: Room, eventId: number): RoomChange {
-  const event = toEvent(room.store.getEvent(eventId)!);
+function snapshot(room: Room, event: Event): RoomChange {
   const handoffRow = event.handoff_id ? room.store.getHandoff(event.handoff_id) : undefined;
   const taskRow = event.task_id ? room.store.getTask(event.task_id) : undefined;
   return {

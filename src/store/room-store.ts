@@ -88,6 +88,12 @@ export class RoomStore {
   private readonly s: ReturnType<typeof prepareStatements>;
   /** The writer's task rows as committed (committed-tasks.ts); none in a room open for reading (another process writes). */
   private readonly committedTasks: CommittedTasks | null;
+  /**
+   * Runs `body` as one `BEGIN IMMEDIATE` transaction, or as a savepoint of
+   * the one already open, undone when it throws. Made once: better-sqlite3's
+   * `transaction()` builds four wrapper functions every time it is called.
+   */
+  readonly transact: <T>(body: () => T) => T;
 
   constructor(
     readonly db: Database,
@@ -95,6 +101,7 @@ export class RoomStore {
   ) {
     this.s = prepareStatements(db);
     this.committedTasks = writer ? new CommittedTasks() : null;
+    this.transact = db.transaction((body: () => unknown) => body()).immediate as <T>(body: () => T) => T;
   }
 
   /** Adds a participant, or brings back a removed one under the same name. */

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { Bus } from '../../src/bus/bus.js';
+import { toEvent } from '../../src/engine/row-mapping.js';
 import {
   acceptHandoff,
   cancelTask,
@@ -99,9 +100,10 @@ describe('the engine publishes after commit', () => {
     expect(created.task).toMatchObject({ owner: 'alice', assignee: null, detailed: { status: 'working' } });
     expect(accepted.event.type).toBe('handoff.accepted');
     expect(accepted.task).toMatchObject({ owner: 'alice', assignee: 'bob' });
-    // What was published is what a reader of the sidecar sees.
-    const stored = room.store.getEvent(accepted.event.id);
-    expect(stored?.type).toBe('handoff.accepted');
+    // What was published is what a reader of the sidecar sees, field for field.
+    for (const published of [created, accepted]) {
+      expect(toEvent(room.store.getEvent(published.event.id)!)).toEqual(published.event);
+    }
     expect(sub.pending).toBe(0);
   });
 
