@@ -2,7 +2,9 @@
 // gets that answer: the room reads and drops the rest of the body (up to
 // 16 MiB) instead of closing under the upload, which makes the client's
 // system reset the connection, often before the answer is read. A body read
-// to its end leaves the connection usable; a larger one closes it.
+// to its end leaves the connection usable; a larger one closes it. A body
+// sent in chunks (no Content-Length) is read like any other: only a request
+// with neither header has none (RFC 9112, 6.3), and is not waited for.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -90,4 +92,22 @@ it('a body declared over 16 MiB: 413 at once, and the connection closes', async 
   await closed;
   expect(received()).toMatch(/^HTTP\/1\.1 413 /);
   expect(received()).toMatch(/\r\nConnection: close/i);
+});
+
+it('a body sent in chunks, with no Content-Length, is read; a request with neither header has none', async () => {
+  const { socket, received } = await connection();
+  const body = Buffer.from(JSON.stringify({ summary: 'Sent in chunks' }));
+  const halves = [body.subarray(0, 10), body.subarray(10)].map((half) =>
+    Buffer.concat([Buffer.from(`${half.length.toString(16)}\r\n`), half, Buffer.from('\r\n')]),
+  );
+  await sendAll(socket, [Buffer.from(head('/workspace/handoffs', 'chunked')), ...halves, Buffer.from('0\r\n\r\n')]);
+  // No Content-Length, no Transfer-Encoding: no body, the same answer as an empty one.
+  const noBody = head('/workspace/handoffs', 0).replace('Content-Length: 0\r\n', '');
+  socket.write(noBody);
+  await expect.poll(() => received().match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0, { timeout: 10_000 }).toBe(2);
+  const [first, second] = received().split(/(?=HTTP\/1\.1 \d{3} )/);
+  expect(first).toMatch(/^HTTP\/1\.1 201 /);
+  expect(first).toContain('Sent in chunks');
+  expect(second).toMatch(/^HTTP\/1\.1 400 /);
+  socket.destroy();
 });
