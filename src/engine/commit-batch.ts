@@ -1,6 +1,10 @@
 // One batch of group commit (group-commit.ts): the changes that arrived in
 // one turn of the event loop, committed and synced together, and the promise
-// their answers wait on.
+// their answers wait on; and the transaction each change runs in.
+import type { Database } from 'better-sqlite3';
+
+/** Changes one batch takes at most; the next change commits it at once. */
+export const MAX_BATCH = 256;
 
 export interface Batch<C> {
   /** Batches are numbered from 1 in the order they open; one commits before the next opens. */
@@ -29,3 +33,11 @@ export function openedBatch<C>(number: number): Batch<C> {
   settled.catch(() => {}); // an answer that waits sees the failure; nobody else must
   return { number, changes: [], size: 0, ran: 0, started: 0n, done: false, settled, resolve, reject };
 }
+
+/**
+ * A change's transaction: `BEGIN IMMEDIATE`, or a savepoint of the batch
+ * open, undone when its body throws. Made once a room: better-sqlite3's
+ * `transaction()` builds four wrapper functions every time it is called.
+ */
+export const changeTransaction = (db: Database): (<T>(body: () => T) => T) =>
+  db.transaction((body: () => unknown) => body()).immediate as <T>(body: () => T) => T;

@@ -18,11 +18,8 @@
 import type { Database } from 'better-sqlite3';
 import { storageErrorOf } from '../errors.js';
 import { WalSync, type LogSync } from '../store/wal-sync.js';
-import { openedBatch, type Batch } from './commit-batch.js';
+import { changeTransaction, MAX_BATCH, openedBatch, type Batch } from './commit-batch.js';
 import { DiskVerdicts } from './disk-verdicts.js';
-
-/** Changes one batch takes at most; the next change commits it at once. */
-export const MAX_BATCH = 256;
 
 export class GroupCommit<C> {
   private grouping = false;
@@ -38,17 +35,21 @@ export class GroupCommit<C> {
   private readonly committedListeners = new Set<(size: number, seconds: number) => void>();
   /** What the disk said: the last commit (for readiness), fatal failures (onFatal, which stop the room). */
   readonly verdicts = new DiskVerdicts();
-  /**
-   * The store seam of the fault-injection tests: called right before each
-   * COMMIT of a batch; what it throws is what the commit threw.
-   */
+  /** The fault-injection tests' seam: called right before a batch's COMMIT; what it throws, COMMIT threw. */
   beforeCommit: (() => void) | null = null;
+
+  /** Runs a change as its own transaction, or as a savepoint of the open batch (commit-batch.ts). */
+  private readonly transact: <T>(body: () => T) => T;
 
   constructor(
     private readonly db: Database,
     /** Tells subscribers what a commit made durable; called once it is on disk. */
     private readonly publish: (changes: C[]) => void,
-  ) {}
+    /** Owed once a commit, not once a change (pruning the event ring): run last before COMMIT. */
+    private readonly endOfBatch: () => void = () => {},
+  ) {
+    this.transact = changeTransaction(db);
+  }
 
   /** From now on changes share commits, their fsync off the thread (the served room). */
   start(wal: LogSync | null = WalSync.open(this.db)): void {
@@ -65,18 +66,21 @@ export class GroupCommit<C> {
   }
 
   /**
-   * Runs `body` (a better-sqlite3 transaction function) as one change. When
-   * the room does not group, it is its own transaction and its changes are
-   * published at once; grouped, it is a savepoint of the open batch.
-   * `commitNow` commits that batch, synced, before returning (a write to the
-   * artifact file must find its pending write on disk).
+   * Runs `body` as one change: its own transaction, its changes published at
+   * once; grouped, a savepoint of the open batch. `commitNow` commits that
+   * batch, synced, before returning (a write to the artifact file must find
+   * its pending write on disk).
    */
   run<T>(body: () => { result: T; changes: C[] }, commitNow = false): T {
     if (this.verdicts.broken) throw this.verdicts.broken;
     if (!this.grouping) {
       let outcome: { result: T; changes: C[] };
       try {
-        outcome = body();
+        outcome = this.transact(() => {
+          const made = body();
+          this.endOfBatch(); // a batch of one
+          return made;
+        });
       } catch (error) {
         throw this.verdicts.judged(error);
       }
@@ -87,7 +91,7 @@ export class GroupCommit<C> {
     batch.ran += 1;
     let outcome: { result: T; changes: C[] };
     try {
-      outcome = body();
+      outcome = this.transact(body);
     } catch (error) {
       // SQLite ended the whole transaction (a full disk, say): nothing of the batch is kept.
       if (!this.db.inTransaction) throw this.fail(batch, error);
@@ -104,13 +108,13 @@ export class GroupCommit<C> {
   }
 
   /**
-   * Runs `answer` (a request's work) and resolves once every batch open
-   * while it ran is on disk (its changes', and what its reads may have
-   * seen); rejects with the commit's error when one of them failed, whatever
-   * the work answered. A request beside a failed batch is refused even if
-   * its own changes committed in another: telling them apart meant tracking
-   * every request through its awaits, a tenth of a read's time. A batch
-   * fails on a full, busy or failing disk; the request may be retried.
+   * Runs `answer` (a request's work) and resolves once every batch open while
+   * it ran is on disk (its changes', and what its reads may have seen);
+   * rejects with the commit's error when one of them failed, whatever the
+   * work answered, even if its own changes committed in another batch:
+   * telling them apart meant tracking every request through its awaits, a
+   * tenth of a read's time. A batch fails on a full, busy or failing disk;
+   * the request may be retried.
    */
   async durably<T>(answer: () => Promise<T>): Promise<T> {
     const first = this.batch?.number ?? this.opened + 1;
@@ -154,21 +158,16 @@ export class GroupCommit<C> {
     };
   }
 
-  /**
-   * `listener(size, seconds)` after each batch is on disk (size: the changes
-   * it kept; seconds: from its COMMIT until then, the fsync included), before
-   * its answers leave.
-   */
+  /** `listener(size, seconds)` once a batch is on disk, before its answers leave: changes kept, seconds since COMMIT. */
   onCommitted(listener: (size: number, seconds: number) => void): () => void {
     this.committedListeners.add(listener);
     return () => this.committedListeners.delete(listener);
   }
 
   /**
-   * Commits the open batch now; once its fsync ends, its events are
-   * published and its answers may leave. `syncNow`: that fsync, and the one
-   * of every batch before it, ends before this returns. Returns the error
-   * the batch's changes were answered with when it failed, or null.
+   * Commits the open batch now; once its fsync ends, its events are published
+   * and its answers may leave. `syncNow`: that fsync, and every one before
+   * it, ends before this returns. The error its changes got, or null.
    */
   commit(syncNow = false): unknown {
     const batch = this.batch;
@@ -177,6 +176,7 @@ export class GroupCommit<C> {
       batch.started = process.hrtime.bigint();
       try {
         if (this.verdicts.broken) throw this.verdicts.broken;
+        this.endOfBatch();
         this.beforeCommit?.();
         this.db.exec('COMMIT');
       } catch (error) {

@@ -78,7 +78,10 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   const bus = new Bus<RoomChange>();
   const progress = new ProgressPacer<Change>();
   const eventListeners = new Set<(events: Event[]) => void>();
-  const commits = new GroupCommit<Committed>(sidecar.db, (committed) => {
+  const store = new RoomStore(sidecar.db, { writer: sidecar.writable });
+  // The ring is pruned once a commit: between, it may hold the few events of the batch being made beyond its size.
+  const pruneRing = () => store.pruneEventRing(EVENT_RING_SIZE);
+  const publish = (committed: Committed[]) => {
     if (committed.length === 0) return;
     if (eventListeners.size > 0) {
       const events = committed.map((item) => item.event);
@@ -91,11 +94,12 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
       }
     }
     for (const item of committed) if (item.live) bus.publish(item.live);
-  });
+  };
+  const commits = new GroupCommit<Committed>(sidecar.db, publish, pruneRing);
   const room: Room = {
     artifactPath,
     sidecar,
-    store: new RoomStore(sidecar.db, { writer: sidecar.writable }),
+    store,
     workspace: new WorkspaceStore(sidecar.db),
     clock,
     bus,
@@ -192,9 +196,7 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
           task_id: event.taskId,
           payload_json: JSON.stringify(event.payload ?? {}),
         };
-        const id = room.store.insertEvent(row);
-        if (id > EVENT_RING_SIZE) room.store.pruneEventsThrough(id - EVENT_RING_SIZE);
-        recorded.push({ id, ...row });
+        recorded.push({ id: room.store.insertEvent(row), ...row });
       },
     };
     taken = options.alters ? applyWaitingProgress(room, current, options.alters(current)) : [];
@@ -213,7 +215,7 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
         : [];
     return { result, changes };
   };
-  const result = room.commits.run(() => room.store.transact(run), options.durableNow === true);
+  const result = room.commits.run(run, options.durableNow === true);
   for (const taskId of taken) room.progress.settle(taskId);
   return result;
 }

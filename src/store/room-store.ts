@@ -70,8 +70,8 @@ function prepareStatements(db: Database) {
     insertEvent: p(`INSERT INTO events (type, at, actor, handoff_id, task_id, payload_json)
         VALUES (@type, @at, @actor, @handoff_id, @task_id, @payload_json)`),
     getEvent: p('SELECT * FROM events WHERE id = ?'),
-    // By the rowid range, which holds the one or few events being pruned: each one's handoff comes back.
-    deleteEventsThrough: p('DELETE FROM events WHERE id <= ? RETURNING id, handoff_id'),
+    // All but the newest ? events, by the rowid range (the few a commit made too many): each one's handoff comes back.
+    deleteEventsBeyond: p('DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ? RETURNING id, handoff_id'),
     markHandoffEventsPruned: p(
       'UPDATE handoffs SET events_pruned_through = max(events_pruned_through, @newest) WHERE id = @handoff_id',
     ),
@@ -88,12 +88,6 @@ export class RoomStore {
   private readonly s: ReturnType<typeof prepareStatements>;
   /** The writer's task rows as committed (committed-tasks.ts); none in a room open for reading (another process writes). */
   private readonly committedTasks: CommittedTasks | null;
-  /**
-   * Runs `body` as one `BEGIN IMMEDIATE` transaction, or as a savepoint of
-   * the one already open, undone when it throws. Made once: better-sqlite3's
-   * `transaction()` builds four wrapper functions every time it is called.
-   */
-  readonly transact: <T>(body: () => T) => T;
 
   constructor(
     readonly db: Database,
@@ -101,7 +95,6 @@ export class RoomStore {
   ) {
     this.s = prepareStatements(db);
     this.committedTasks = writer ? new CommittedTasks() : null;
-    this.transact = db.transaction((body: () => unknown) => body()).immediate as <T>(body: () => T) => T;
   }
 
   /** Adds a participant, or brings back a removed one under the same name. */
@@ -205,9 +198,9 @@ export class RoomStore {
   getEvent(id: number): EventRow | undefined {
     return this.s.getEvent.get(id) as EventRow | undefined;
   }
-  /** Drops events with ids up to `throughId`, remembering per handoff the newest one dropped. */
-  pruneEventsThrough(throughId: number): void {
-    const dropped = this.s.deleteEventsThrough.all(throughId) as { id: number; handoff_id: string | null }[];
+  /** Drops all but the newest `keep` events, remembering per handoff the newest one dropped. */
+  pruneEventRing(keep: number): void {
+    const dropped = this.s.deleteEventsBeyond.all(keep) as { id: number; handoff_id: string | null }[];
     const newest = new Map<string, number>();
     for (const { id, handoff_id } of dropped) {
       if (handoff_id !== null) newest.set(handoff_id, Math.max(id, newest.get(handoff_id) ?? 0));

@@ -75,6 +75,38 @@ test('ids strictly increase and are never reused after pruning', () => {
   expect(stats().newest).toBe(last + 1);
 });
 
+test('grouped commits prune the ring once a commit: between, a batch may hold its own events beyond it', async () => {
+  const watched = createHandoff(room, alice, { summary: 'watched', assignee: 'bob' }).handoff; // event 1
+  acceptHandoff(room, bob, { handoff_id: watched.handoff_id }); // event 2
+  for (let i = 0; i < 999; i++) {
+    const { handoff } = createHandoff(room, alice, { summary: `filler ${i}` });
+    cancelTask(room, alice, { task_id: handoff.task_id });
+  }
+  expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 1, newest: 2000 });
+  room.commits.start();
+  try {
+    // One batch of four events: all of them in the ring until it commits.
+    const release = room.commits.hold();
+    for (let i = 0; i < 2; i++) {
+      const { handoff } = createHandoff(room, alice, { summary: `batched ${i}` });
+      cancelTask(room, alice, { task_id: handoff.task_id });
+    }
+    expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE + 4, oldest: 1, newest: 2004 });
+    release();
+    await room.commits.idle();
+    expect(room.sidecar.db.inTransaction).toBe(false);
+    // Committed: the newest 2,000, and the watched handoff knows it lost both of its events.
+    expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 5, newest: 2004 });
+    expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id })).toMatchObject({ events: [], gap: true });
+    expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 }).gap).toBe(false);
+  } finally {
+    room.commits.stop();
+  }
+  // One change at a time again: each one leaves the ring at its size.
+  createHandoff(room, alice, { summary: 'alone' });
+  expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 6, newest: 2005 });
+});
+
 test('paging with after and limit', () => {
   const { handoff } = createHandoff(room, alice, { summary: 'x', assignee: 'bob' });
   acceptHandoff(room, bob, { handoff_id: handoff.handoff_id });
