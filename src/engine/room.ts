@@ -183,7 +183,7 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
   const now = room.clock.now();
   let taken: string[] = [];
   const run = () => {
-    // The rows as written: what subscribers and the log get is read back from them, not from SQLite.
+    // The events as written: what subscribers and the log get is made from them, not read back from SQLite.
     const recorded: EventRow[] = [];
     const current: Change = {
       now,

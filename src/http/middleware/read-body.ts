@@ -87,7 +87,7 @@ export async function readJsonBodyOf(req: IncomingMessage, limit = MAX_BODY_BYTE
       drained ? {} : { Connection: 'close' },
     );
   const declared = Number(req.headers['content-length'] || 0);
-  // Neither header: the request has no body (RFC 9112, 6.3), and nothing is left to wait for.
+  // No body (Content-Length 0, or neither header: RFC 9112, 6.3): nothing to wait for.
   if (declared === 0 && req.headers['transfer-encoding'] === undefined) return undefined;
   if (declared > limit) throw tooLarge(declared <= DISCARD_BYTES && (await discardRest(req, DISCARD_BYTES)));
   let raw: Buffer;
