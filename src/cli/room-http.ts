@@ -1,10 +1,12 @@
 // Requests to a room over HTTP or HTTPS, from ce on another machine and from
 // the bridge. node's own http and https, so a private CA (--ca) can be
 // trusted for one room without touching the process's trust store; one
-// keep-alive agent per scheme and CA.
+// keep-alive agent per scheme and CA. The TLS stack is loaded at the first
+// request to an https room: a command that sends none starts without it.
 import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { rootCertificates, type TLSSocket } from 'node:tls';
+import type { TLSSocket } from 'node:tls';
+
+type Https = typeof import('node:https');
 
 export interface RoomRequest {
   method: string;
@@ -22,24 +24,27 @@ export const routeUrl = (baseUrl: string, path: string): URL => new URL(`${baseU
 
 const agents = new Map<string, http.Agent>();
 
-function agentFor(url: URL, { ca, pin }: RoomRequest): http.Agent {
+function agentFor(
+  url: URL,
+  { ca, pin }: RoomRequest,
+  tls: { https: Https; rootCertificates: readonly string[] } | null,
+): http.Agent {
   const key = `${url.protocol}|${ca ? ca.toString('base64') : ''}|${pin ?? ''}`;
   let agent = agents.get(key);
   if (!agent) {
-    agent =
-      url.protocol !== 'https:'
-        ? new http.Agent({ keepAlive: true })
-        : new https.Agent({
-            keepAlive: true,
-            ...(ca ? { ca: [...rootCertificates, ca.toString()] } : {}),
-            // A pinned certificate is trusted for what it is, whoever signed it and whatever names it holds.
-            ...(pin
-              ? {
-                  rejectUnauthorized: false,
-                  checkServerIdentity: () => undefined,
-                }
-              : {}),
-          });
+    agent = !tls
+      ? new http.Agent({ keepAlive: true })
+      : new tls.https.Agent({
+          keepAlive: true,
+          ...(ca ? { ca: [...tls.rootCertificates, ca.toString()] } : {}),
+          // A pinned certificate is trusted for what it is, whoever signed it and whatever names it holds.
+          ...(pin
+            ? {
+                rejectUnauthorized: false,
+                checkServerIdentity: () => undefined,
+              }
+            : {}),
+        });
     agents.set(key, agent);
   }
   return agent;
@@ -90,14 +95,17 @@ export function certificateTrouble(error: RoomNotReached): string | null {
 }
 
 /** Sends one request; resolves with the response once its head arrives (its body is still to be read). */
-export function sendToRoom(url: URL, request: RoomRequest): Promise<IncomingMessage> {
+export async function sendToRoom(url: URL, request: RoomRequest): Promise<IncomingMessage> {
   const secure = url.protocol === 'https:';
-  const send = secure ? https.request : http.request;
+  const tls = secure
+    ? { https: await import('node:https'), rootCertificates: (await import('node:tls')).rootCertificates }
+    : null;
+  const send = tls ? tls.https.request : http.request;
   return new Promise((resolve, reject) => {
     const outgoing = send(url, {
       method: request.method,
       headers: request.headers,
-      agent: agentFor(url, request),
+      agent: agentFor(url, request, tls),
       ...(request.signal ? { signal: request.signal } : {}),
     });
     // The request is written once the socket is connected (for https, past the handshake, and with a pinned

@@ -1,6 +1,5 @@
 import { X509Certificate } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
@@ -58,8 +57,9 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     interfaceAddresses: options.interfaceAddresses ?? ownAddresses(host),
     operatorToken,
   });
+  // node's TLS stack is loaded only for a room that serves HTTPS: a start without it answers sooner.
   const server = options.tls
-    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler)
+    ? (await import('node:https')).createServer({ cert: options.tls.cert, key: options.tls.key }, handler)
     : createServer(handler);
   server.on('clientError', answerUnparsableRequest);
   await new Promise<void>((resolve, reject) => {
