@@ -44,11 +44,16 @@ export interface Serving {
   stop(): Promise<void>;
 }
 
+/**
+ * The engine's modules and the HTTP server's, loaded at once: while one
+ * waits for its files, the other compiles.
+ */
+const loadServing = () => Promise.all([loadEngine(), import('../http/server.js')]);
+
 /** Opens the room for writing and serves it until stop(). */
 export async function startServing(file: string, settings: ServeSettings): Promise<Serving> {
   requireFile(file);
-  const engine = await loadEngine();
-  const { serveRoom } = await import('../http/server.js');
+  const [engine, { serveRoom }] = await loadServing();
   const logger = settings.log ?? PLAIN_LOG;
   const room = openForWriting(engine, file, `ce serve ${file}`, true, settings.fourEyes === true);
   try {
@@ -200,6 +205,8 @@ export function serveCommand(program: Command): void {
       '\nExamples:\n  $ ce serve notes.md --port 0 --json\n  $ ce serve notes.md --host 0.0.0.0 --tls-cert room.crt --tls-key room.key',
     )
     .action(async (file: string, options: ServeOptions & LogOptions) => {
+      // The log's modules load beside the room's (startServing finds them loaded).
+      const [log] = await Promise.all([serveLog(options), loadServing()]);
       const settings: ServeSettings = {
         host: options.host,
         port: options.port,
@@ -210,7 +217,7 @@ export function serveCommand(program: Command): void {
         fourEyes: options.fourEyes ?? false,
         json: options.json ?? false,
         ...tlsOf(options),
-        log: await serveLog(options),
+        log,
         metrics: options.metrics === true,
       };
       const serving = await startServing(file, settings);
