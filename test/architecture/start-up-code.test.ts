@@ -1,11 +1,13 @@
 // What a start loads, read off the compiled bundle (dist/, built by the
-// suite's setup): every `ce` command loads ce.js and the chunks it imports
-// statically, so the engine (SQLite, the validators) stays out of them and is
-// imported when a command needs a room; `ce serve` loads the HTTP server, and
-// Koa stays out of that too (it loads at the first request that needs it, so
-// a room answers its first MCP request without it). esbuild puts a module in
-// a chunk shared by whatever reaches it: one static import from the command
-// line of a module beside the engine brings the whole engine chunk with it.
+// suite's setup): ce.js picks a command line, the whole one (main) or, for
+// `ce serve`, one with that command alone (serve-main), and each loads the
+// chunks it imports statically, so the engine (SQLite, the validators) stays
+// out of them and is imported when a command needs a room; `ce serve` loads
+// no other command, then the HTTP server, and Koa stays out of that too (it
+// loads at the first request that needs it, so a room answers its first MCP
+// request without it). esbuild puts a module in a chunk shared by whatever
+// reaches it: one static import from the command line of a module beside the
+// engine brings the whole engine chunk with it.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
@@ -40,21 +42,41 @@ function dynamicChunk(loaded: Set<string>, name: string): string {
   throw new Error(`no chunk of ce's start imports a ${name} chunk`);
 }
 
+const bin = staticallyLoaded(path.join(dist, 'ce.js'));
+/** What `ce` loads before it runs a command: the whole command line, and the one `ce serve` starts on. */
+const commandLines = {
+  whole: staticallyLoaded(dynamicChunk(bin, 'main')),
+  serve: staticallyLoaded(dynamicChunk(bin, 'serve-main')),
+};
+
 test('every ce command starts without the engine, the validators, the HTTP server or Koa', () => {
-  const sources = sourcesIn(staticallyLoaded(path.join(dist, 'ce.js')));
-  expect(sources).toContain('src/cli/main.ts');
-  // A constant or a parser of src/http or src/store may come along; their modules that open or serve a room may not.
-  expect(
-    sources.filter((source) =>
-      /^(src\/engine\/|src\/store\/(sidecar|room-store)|src\/http\/(server|app|mcp\/post)|generated\/.*validators|node_modules\/(koa|@koa|ajv)\/)/.test(
-        source,
+  expect(sourcesIn(commandLines.whole)).toContain('src/cli/main.ts');
+  expect(sourcesIn(commandLines.serve)).toContain('src/cli/serve-main.ts');
+  for (const loaded of [commandLines.whole, commandLines.serve]) {
+    // A constant or a parser of src/http or src/store may come along; their modules that open or serve a room may not.
+    expect(
+      sourcesIn(loaded).filter((source) =>
+        /^(src\/engine\/|src\/store\/(sidecar|room-store)|src\/http\/(server|app|mcp\/post)|generated\/.*validators|node_modules\/(koa|@koa|ajv)\/)/.test(
+          source,
+        ),
       ),
+    ).toEqual([]);
+  }
+});
+
+test('ce serve starts without the other commands', () => {
+  const others = sourcesIn(commandLines.whole).filter((source) => !sourcesIn(commandLines.serve).includes(source));
+  // What only the whole command line loads: the other commands, the operation table they are built from.
+  expect(others).toEqual(expect.arrayContaining(['src/cli/main.ts', 'src/cli/commands.ts', 'src/cli/status.ts']));
+  expect(
+    sourcesIn(commandLines.serve).filter((source) =>
+      /^src\/cli\/(main|commands|status|edit|open|backup|bridge|completion|help-topics)\.ts$/.test(source),
     ),
   ).toEqual([]);
 });
 
 test('ce serve loads the HTTP server without Koa, the page or the docs', () => {
-  const server = dynamicChunk(staticallyLoaded(path.join(dist, 'ce.js')), 'server');
+  const server = dynamicChunk(commandLines.serve, 'server');
   const sources = sourcesIn(staticallyLoaded(server));
   expect(sources).toContain('src/http/mcp/post.ts');
   expect(sources).toContain('generated/input-validators.js');
