@@ -13,15 +13,16 @@ import { StreamRegistry } from './mcp/streams.js';
 import { MAX_BODY_BYTES } from './middleware/read-body.js';
 import { RoomNames } from './middleware/room-names.js';
 import { requestObserver } from './observe/observe-requests.js';
-import { restDoor } from './rest/door.js';
+import type { RestDoor } from './rest/door.js';
 
 /**
  * The room's HTTP face: two surfaces, MCP on /mcp and REST everywhere else
  * (with the room's page at /). POST /mcp, what MCP clients send, and REST's
  * operation routes are answered on node:http alone (mcp/post.ts,
- * rest/door.ts); everything else by a Koa app, loaded at the first request
- * that needs it (koa-app.ts). Every request must name the room in Host, and
- * is authenticated before its body is read.
+ * rest/door.ts); everything else by a Koa app (koa-app.ts). The REST door and
+ * Koa are loaded at the first request that needs them: a room answers its
+ * first MCP request without compiling either. Every request must name the
+ * room in Host, and is authenticated before its body is read.
  */
 export function createApp(
   room: Room,
@@ -73,39 +74,47 @@ export function createApp(
     log,
     observe,
   });
-  const rest = restDoor({
-    room,
-    names,
-    actorOf: actor,
-    maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
-    basePath: base,
-    log,
-    observe,
-  });
+  let rest: RestDoor | undefined;
+  let restLoading: Promise<RestDoor> | undefined;
+  const restDoor = () =>
+    (restLoading ??= import('./rest/door.js').then(
+      (loaded) =>
+        (rest = loaded.restDoor({
+          room,
+          names,
+          actorOf: actor,
+          maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+          basePath: base,
+          log,
+          observe,
+        })),
+    ));
   let app: Promise<Koa> | undefined;
   const koa = () => (app ??= import('./koa-app.js').then(({ koaApp }) => koaApp(parts)));
   type Answer = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   let answer: Answer | undefined;
   let loading: Promise<Answer> | undefined;
+  const failedToLoad = (res: ServerResponse) => (error: unknown) => {
+    log(`ce: loading the room's routes failed: ${String(error)}`);
+    res.statusCode = 500;
+    res.end();
+  };
   const viaKoa = (req: IncomingMessage, res: ServerResponse): void => {
     if (answer) return void answer(req, res);
     loading ??= koa().then((made) => (answer = made.callback()));
-    loading.then(
-      (ready) => ready(req, res),
-      (error: unknown) => {
-        log(`ce: loading the room's routes failed: ${String(error)}`);
-        res.statusCode = 500;
-        res.end();
-      },
-    );
+    loading.then((ready) => ready(req, res), failedToLoad(res));
+  };
+  const viaRest = (req: IncomingMessage, res: ServerResponse, routes: RestDoor): void => {
+    const taken = routes.take(req);
+    if (taken) routes.answer(req, res, taken);
+    else viaKoa(req, res);
   };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const inside = door === null || door.admit(req); // the prefix taken off; Koa answers a request outside it
     if (!inside) return viaKoa(req, res);
     if (isMcpPost(req)) return mcpPostHandler(req, res);
-    const taken = rest.take(req);
-    if (taken) rest.answer(req, res, taken);
-    else viaKoa(req, res);
+    if (rest) return viaRest(req, res, rest);
+    restDoor().then((loaded) => viaRest(req, res, loaded), failedToLoad(res));
   };
   return { handler, koa, streams, names };
 }

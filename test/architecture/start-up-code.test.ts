@@ -3,9 +3,9 @@
 // `ce serve`, one with that command alone (serve-main), and each loads the
 // chunks it imports statically, so the engine (SQLite, the validators) stays
 // out of them and is imported when a command needs a room; `ce serve` loads
-// no other command, then the HTTP server, and Koa stays out of that too (it
-// loads at the first request that needs it, so a room answers its first MCP
-// request without it). esbuild puts a module in a chunk shared by whatever
+// no other command, then the HTTP server, and Koa and the REST door stay out
+// of that too (each loads at the first request that needs it, so a room
+// answers its first MCP request without them). esbuild puts a module in a chunk shared by whatever
 // reaches it: one static import from the command line of a module beside the
 // engine brings the whole engine chunk with it.
 import { readFileSync } from 'node:fs';
@@ -75,14 +75,16 @@ test('ce serve starts without the other commands', () => {
   ).toEqual([]);
 });
 
-test('ce serve loads the HTTP server without Koa, the page or the docs', () => {
+test('ce serve loads the HTTP server without Koa, the REST door, the page or the docs', () => {
   const server = dynamicChunk(commandLines.serve, 'server');
   const sources = sourcesIn(staticallyLoaded(server));
   expect(sources).toContain('src/http/mcp/post.ts');
   expect(sources).toContain('generated/input-validators.js');
   expect(
     sources.filter((source) =>
-      /^(node_modules\/(koa|@koa|mime-db)\/|src\/http\/(koa-app|page|docs)\.ts|generated\/validators\.js)/.test(source),
+      /^(node_modules\/(koa|@koa|mime-db|path-to-regexp)\/|src\/http\/(koa-app|page|docs|rest\/door|rest\/operation-routes)\.ts|generated\/(validators|query-validators)\.js)/.test(
+        source,
+      ),
     ),
   ).toEqual([]);
 });

@@ -47,6 +47,9 @@ export interface Taken {
  * wrong method on a route's path included: 405, or OPTIONS' Allow), and
  * `answer` answers what it took.
  */
+/** What restDoor makes: the routes taken, and their answers. */
+export type RestDoor = ReturnType<typeof restDoor>;
+
 export function restDoor(options: RestDoorOptions) {
   const { room, names } = options;
   const sendProblem = (res: ServerResponse, problem: Problem) =>
