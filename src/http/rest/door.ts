@@ -42,14 +42,14 @@ export interface Taken {
   match: RouteMatch;
 }
 
+/** What restDoor makes: the routes taken, and their answers. */
+export type RestDoor = ReturnType<typeof restDoor>;
+
 /**
  * The door: `take(req)` says whether a request is one of its routes' (a
  * wrong method on a route's path included: 405, or OPTIONS' Allow), and
  * `answer` answers what it took.
  */
-/** What restDoor makes: the routes taken, and their answers. */
-export type RestDoor = ReturnType<typeof restDoor>;
-
 export function restDoor(options: RestDoorOptions) {
   const { room, names } = options;
   const sendProblem = (res: ServerResponse, problem: Problem) =>
