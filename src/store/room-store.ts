@@ -69,7 +69,6 @@ function prepareStatements(db: Database) {
 
     insertEvent: p(`INSERT INTO events (type, at, actor, handoff_id, task_id, payload_json)
         VALUES (@type, @at, @actor, @handoff_id, @task_id, @payload_json)`),
-    getEvent: p('SELECT * FROM events WHERE id = ?'),
     // All but the newest ? events, by the rowid range (the few a commit made too many): each one's handoff comes back.
     deleteEventsBeyond: p('DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ? RETURNING id, handoff_id'),
     markHandoffEventsPruned: p(
@@ -194,9 +193,6 @@ export class RoomStore {
 
   insertEvent(row: Omit<EventRow, 'id'>): number {
     return Number(this.s.insertEvent.run(row).lastInsertRowid);
-  }
-  getEvent(id: number): EventRow | undefined {
-    return this.s.getEvent.get(id) as EventRow | undefined;
   }
   /** Drops all but the newest `keep` events, remembering per handoff the newest one dropped. */
   pruneEventRing(keep: number): void {
