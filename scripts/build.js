@@ -4,7 +4,7 @@
 // own, so `ce --help` reads neither SQLite nor the validators. The room's
 // page (page/) is a second build, for browsers: dist/page holds everything
 // the room serves at / and nothing is fetched from elsewhere.
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 rmSync('dist', { recursive: true, force: true }); // no chunk of an earlier build stays behind
@@ -44,6 +44,9 @@ await build({
   banner: { js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);" },
   logLevel: 'warning',
 });
+// Each validator of requests is read from a file of its own at its first call
+// (generated/input-validators.js, bundled into a chunk), beside the chunks.
+cpSync('generated/input-validators', 'dist/chunks/input-validators', { recursive: true });
 
 await build({
   entryPoints: { room: 'page/main.ts' },

@@ -2,7 +2,7 @@
 // each emitter in scripts/generate/ is a function of the schemas and the
 // operation table. `--check` writes nothing and fails when generated/ is
 // stale, so the test command catches a schema edit that was not regenerated.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -21,12 +21,14 @@ import { checkTable } from './generate/table.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const schemasDir = path.join(root, 'schemas');
 const generatedDir = path.join(root, 'generated');
+/** The folder of generated/ whose files are all emitted: one not emitted any more is stale. */
+const INPUT_VALIDATORS = 'input-validators';
 
 async function outputs(): Promise<Record<string, string>> {
   const bundle = await bundleSchemas(schemasDir);
   const { table, shape } = await readOperationTable(schemasDir);
   checkTable(table, shape, bundle.$defs as Record<string, Json>);
-  const { js, dts, inputJs, inputDts, queryJs, queryDts } = await emitValidators(bundle, table);
+  const { js, dts, inputJs, inputModules, inputDts, queryJs, queryDts } = await emitValidators(bundle, table);
   const openapi = emitOpenApi(bundle, table.operations);
   return {
     'schema-bundle.json': JSON.stringify(bundle, null, 2) + '\n',
@@ -36,6 +38,7 @@ async function outputs(): Promise<Record<string, string>> {
     'validators.d.ts': dts,
     'input-validators.js': inputJs,
     'input-validators.d.ts': inputDts,
+    ...Object.fromEntries(Object.entries(inputModules).map(([name, code]) => [`${INPUT_VALIDATORS}/${name}`, code])),
     'query-validators.js': queryJs,
     'query-validators.d.ts': queryDts,
     'mcp.ts': await emitMcp(bundle, table.operations),
@@ -50,8 +53,15 @@ async function outputs(): Promise<Record<string, string>> {
 async function main(): Promise<void> {
   const check = process.argv.includes('--check');
   const stale: string[] = [];
-  if (!check) await mkdir(generatedDir, { recursive: true });
-  for (const [name, content] of Object.entries(await outputs())) {
+  if (!check) await mkdir(path.join(generatedDir, INPUT_VALIDATORS), { recursive: true });
+  const emitted = await outputs();
+  for (const name of await readdir(path.join(generatedDir, INPUT_VALIDATORS)).catch(() => [])) {
+    const file = `${INPUT_VALIDATORS}/${name}`;
+    if (Object.hasOwn(emitted, file)) continue;
+    if (check) stale.push(`${file} (no longer emitted)`);
+    else await rm(path.join(generatedDir, file));
+  }
+  for (const [name, content] of Object.entries(emitted)) {
     const file = path.join(generatedDir, name);
     const current = await readFile(file, 'utf8').catch(() => null);
     if (current === content) continue;

@@ -102,6 +102,49 @@ async function moduleOf(ajv: Ajv2020, refs: Record<string, string>): Promise<str
   return prettier.format(code, { parser: 'babel', printWidth: 120 });
 }
 
+/** A CommonJS module of one validator, exported as `validate` (inputValidatorModules). */
+async function commonJsModuleOf(ajv: Ajv2020, ref: string): Promise<string> {
+  const code = `// ${HEADER}\n` + standalone.default(ajv, { validate: ref });
+  return prettier.format(code, { parser: 'babel', printWidth: 120 });
+}
+
+/**
+ * The validators a room checks requests with, each in a module of its own
+ * (`input-validators/TITLE.cjs`) that `input-validators.js` reads at the
+ * validator's first call. A room's start then compiles none of them (a third
+ * of a megabyte of code, the largest part of what a start loaded) and its
+ * first request only its own; CommonJS, because only `require()` loads a
+ * module synchronously on Node.js 20, and a validator is called synchronously.
+ */
+async function inputValidatorModules(
+  bundle: Json,
+  titles: string[],
+): Promise<{ index: string; modules: Record<string, string> }> {
+  const ajv = createAjv({ code: { source: true, esm: false, lines: true } });
+  ajv.addSchema(bundle);
+  const modules: Record<string, string> = {};
+  for (const title of titles) modules[`${title}.cjs`] = await commonJsModuleOf(ajv, `${BUNDLE_ID}#/$defs/${title}`);
+  const index =
+    `// ${HEADER}\n` +
+    `// Each validator's code is in input-validators/TITLE.cjs, read at its first call.\n` +
+    `import { createRequire } from 'node:module';\n\n` +
+    `const require = createRequire(import.meta.url);\n\n` +
+    `/** The validator in input-validators/TITLE.cjs, read when it is first called. */\n` +
+    `function readAtFirstCall(title) {\n` +
+    `  let validate = null;\n` +
+    `  function validateInput(data) {\n` +
+    `    validate ??= require(\`./input-validators/\${title}.cjs\`).validate;\n` +
+    `    const valid = validate(data);\n` +
+    `    validateInput.errors = validate.errors;\n` +
+    `    return valid;\n` +
+    `  }\n` +
+    `  validateInput.errors = null;\n` +
+    `  return validateInput;\n` +
+    `}\n\n` +
+    titles.map((t) => `export const validate${t} = readAtFirstCall(${JSON.stringify(t)});\n`).join('');
+  return { index: await prettier.format(index, { parser: 'babel', printWidth: 120 }), modules };
+}
+
 /** The type a validator checks: the schema's, with defaulted properties present once validated. */
 export function checkedType(defs: Record<string, Json>, title: string): string {
   const keys = defaultedKeys(defs[title]!);
@@ -113,7 +156,15 @@ export function checkedType(defs: Record<string, Json>, title: string): string {
 export async function emitValidators(
   bundle: Json,
   table: OperationTable,
-): Promise<{ js: string; dts: string; inputJs: string; inputDts: string; queryJs: string; queryDts: string }> {
+): Promise<{
+  js: string;
+  dts: string;
+  inputJs: string;
+  inputModules: Record<string, string>;
+  inputDts: string;
+  queryJs: string;
+  queryDts: string;
+}> {
   const defs = bundle.$defs as Record<string, Json>;
   const titles = Object.keys(defs);
   const ajv = createAjv();
@@ -125,17 +176,15 @@ export async function emitValidators(
     some.map((t) => `export declare const validate${t}: ValidateFunction<${checkedType(defs, t)}>;\n`).join('');
   const js = await moduleOf(ajv, refsOf(titles));
   const dts = declarations(titles);
-  // What the room checks as requests arrive (operation inputs, MCP params), apart: a room starts by loading
-  // these, a third of the code of every schema's validator, which tests and clients use.
+  // What the room checks as requests arrive (operation inputs, MCP params), apart from every schema's validators
+  // (which tests and clients use), each read at its first call.
   const inputTitles = [
     ...new Set([
       ...table.operations.map((op) => op.input),
       ...titles.filter((t) => typeof defs[t]!['x-mcp-method'] === 'string'),
     ]),
   ].sort();
-  const inputAjv = createAjv();
-  inputAjv.addSchema(bundle);
-  const inputJs = await moduleOf(inputAjv, refsOf(inputTitles));
+  const { index: inputJs, modules: inputModules } = await inputValidatorModules(bundle, inputTitles);
   const inputDts = declarations(inputTitles);
 
   const queryTitles = [...new Set(table.operations.filter((op) => op.rest.in === 'query').map((op) => op.input))];
@@ -153,5 +202,5 @@ export async function emitValidators(
           `/** ${t} from a query string: text coerced to the schema's types. */\nexport declare const validateQuery${t}: ValidateFunction<${checkedType(defs, t)}>;\n`,
       )
       .join('');
-  return { js, dts, inputJs, inputDts, queryJs, queryDts };
+  return { js, dts, inputJs, inputModules, inputDts, queryJs, queryDts };
 }

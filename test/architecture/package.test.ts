@@ -22,7 +22,7 @@ const dist = (dir = path.join(root, 'dist')): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
       ? dist(path.join(dir, entry.name))
-      : entry.name.endsWith('.js')
+      : /\.c?js$/.test(entry.name)
         ? [path.join(dir, entry.name)]
         : [],
   );
@@ -78,6 +78,7 @@ test('npm pack takes bin/, dist/ (the room page too) and the example, and nothin
       'bin/ce.js',
       'dist/ce.js',
       'dist/start-example.js',
+      'dist/chunks/input-validators/TaskRefInput.cjs',
       'dist/page/index.html',
       'dist/page/room.js',
       'dist/page/room.css',

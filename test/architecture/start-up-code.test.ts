@@ -5,10 +5,12 @@
 // out of them and is imported when a command needs a room; `ce serve` loads
 // no other command, then the HTTP server, and Koa and the REST door stay out
 // of that too (each loads at the first request that needs it, so a room
-// answers its first MCP request without them). esbuild puts a module in a chunk shared by whatever
+// answers its first MCP request without them). Nor does it compile the
+// validators of requests: each is read from a file of its own beside the
+// chunks (dist/chunks/input-validators/) at its first call. esbuild puts a module in a chunk shared by whatever
 // reaches it: one static import from the command line of a module beside the
 // engine brings the whole engine chunk with it.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 
@@ -80,6 +82,9 @@ test('ce serve loads the HTTP server without Koa, the REST door, the page or the
   const sources = sourcesIn(staticallyLoaded(server));
   expect(sources).toContain('src/http/mcp/post.ts');
   expect(sources).toContain('generated/input-validators.js');
+  // Ajv's code of a validator (the schemaPath of each error it can make) is in no chunk a start loads.
+  for (const file of staticallyLoaded(server))
+    expect(readFileSync(file, 'utf8'), file).not.toContain('schemaPath: "#/');
   expect(
     sources.filter((source) =>
       /^(node_modules\/(koa|@koa|mime-db|path-to-regexp)\/|src\/http\/(koa-app|page|docs|rest\/door|rest\/operation-routes)\.ts|generated\/(validators|query-validators)\.js)/.test(
@@ -87,4 +92,14 @@ test('ce serve loads the HTTP server without Koa, the REST door, the page or the
       ),
     ),
   ).toEqual([]);
+});
+
+test("the validators of requests are beside the chunks, as generated, one module each, read at a validator's first call", () => {
+  const generated = path.resolve(import.meta.dirname, '../../generated/input-validators');
+  const shipped = path.join(dist, 'chunks', 'input-validators');
+  const names = readdirSync(generated).sort();
+  expect(names).toContain('TaskRefInput.cjs');
+  expect(readdirSync(shipped).sort()).toEqual(names);
+  for (const name of names)
+    expect(readFileSync(path.join(shipped, name), 'utf8')).toBe(readFileSync(path.join(generated, name), 'utf8'));
 });
