@@ -53,17 +53,21 @@ export const logFlags = (command: Command): Command =>
 /** The room's logger for these flags. pino is loaded only here: ce's other commands never need it. */
 export async function serveLog({ logLevel, logFormat }: LogOptions): Promise<RoomLogger> {
   if (logLevel === 'silent') return PLAIN_LOG;
-  const { default: pino } = await import('pino');
+  // Loaded at once, not one after the other: a start waits for their files once.
+  const [{ default: pino }, { pinoRoomLogger }, { batchedLines }] = await Promise.all([
+    import('pino'),
+    import('./pino-room-logger.js'),
+    import('./log-lines.js'),
+  ]);
   const format = logFormat ?? (process.stderr.isTTY ? 'pretty' : 'json');
   const stream =
     format === 'pretty'
       ? (await import('pino-pretty')).default({ destination: 2, sync: true, colorize: process.stderr.isTTY === true })
-      : (await import('./log-lines.js')).batchedLines(
+      : batchedLines(
           // In contentMode 'buffer' sonic-boom writes bytes, though its types name only strings.
           pino.destination({ dest: 2, sync: true, contentMode: 'buffer' }) as unknown as Destination,
         );
   // Time as pino writes it by default, milliseconds since 1970 (an ISO string cost a fifth of a line), and the
   // pid but not the host name, which the journal has.
-  const { pinoRoomLogger } = await import('./pino-room-logger.js');
   return pinoRoomLogger(pino({ level: logLevel, base: { pid: process.pid } }, stream));
 }
