@@ -92,9 +92,13 @@ interface Round {
   largeList: number;
   smallHistory: number;
   largeHistory: number;
+  /** Medians of STARTS starts, in this process's environment. */
   firstAnswerMs: number;
   /** (e)'s: node:http and better-sqlite3 alone. */
   bareFirstAnswerMs: number;
+  /** The same with NODE_EXTRA_CA_CERTS unset (DEFAULT_START), when this environment sets it. */
+  defaultFirstAnswerMs: number | null;
+  bareDefaultFirstAnswerMs: number | null;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -162,10 +166,20 @@ async function fanOut(
   };
 }
 
+/** Starts of each server a round, for the first answer: one start moves by a tenth. */
+const STARTS = 5;
+/**
+ * Node reads the CA bundle NODE_EXTRA_CA_CERTS names at every start, before
+ * any program's code (tens of milliseconds for a system's bundle): where it
+ * is set, the first answer is also measured with it unset, as node starts by
+ * default.
+ */
+const DEFAULT_START = process.env.NODE_EXTRA_CA_CERTS ? { NODE_EXTRA_CA_CERTS: '' } : null;
+
 /** Spawn to first answered tasks/get of `args` (a server that prints its mcp_url), stopped after. */
-async function firstAnswer(args: string[], room: BenchRoom): Promise<number> {
+async function firstAnswer(args: string[], room: BenchRoom, env: Record<string, string> = {}): Promise<number> {
   const started = performance.now();
-  const child = spawnNode('server', args);
+  const child = spawnNode('server', args, { env });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const line = JSON.parse(await firstLine(child, () => stderr)) as { mcp_url: string };
@@ -366,12 +380,25 @@ try {
       () => readRate(largeOrigin, scenarios.largeHistory, 'workspace_history (large room)'),
     );
 
-    // A room no one serves yet, and (e) on its sidecar.
-    const [firstAnswerMs, bareFirstAnswerMs] = await inTurn(
-      round,
-      () => firstAnswer([ce, 'serve', cold.file, '--port', '0', '--json'], cold),
-      () => firstAnswer([program('first-answer'), sidecarPath(cold.file)], cold),
-    );
+    // A room no one serves yet, and (e) on its sidecar: the median of STARTS starts of each, in turn.
+    const firstAnswers = async (env: Record<string, string>): Promise<[number, number]> => {
+      const room: number[] = [];
+      const bare: number[] = [];
+      for (let start = 0; start < STARTS; start++) {
+        const [a, b] = await inTurn(
+          round + start,
+          () => firstAnswer([ce, 'serve', cold.file, '--port', '0', '--json'], cold, env),
+          () => firstAnswer([program('first-answer'), sidecarPath(cold.file)], cold, env),
+        );
+        room.push(a);
+        bare.push(b);
+      }
+      return [median(room), median(bare)];
+    };
+    const [firstAnswerMs, bareFirstAnswerMs] = await firstAnswers({});
+    const [defaultFirstAnswerMs, bareDefaultFirstAnswerMs] = DEFAULT_START
+      ? await firstAnswers(DEFAULT_START)
+      : [null, null];
 
     const r: Round = {
       koa: koaRate,
@@ -398,12 +425,17 @@ try {
       largeHistory,
       firstAnswerMs,
       bareFirstAnswerMs,
+      defaultFirstAnswerMs,
+      bareDefaultFirstAnswerMs,
     };
     rounds.push(r);
     console.log(
       `round ${round + 1}/${ROUNDS}: tasks/get ${r.roomRead.toFixed(0)}/s, REST ${r.restRead.toFixed(0)}/s, (a) ${r.koa.toFixed(0)}/s, (b) ${r.sdk.toFixed(0)}/s; ` +
         `writes ${r.roomWrite.toFixed(0)}/s, (c) ${r.loop.toFixed(0)}/s; fan-out ${r.listenMs.toFixed(1)} ms, (d) ${r.sseMs.toFixed(1)} ms; to 10,000 ${r.listenManyMs.toFixed(1)} ms, (d) ${r.sseManyMs.toFixed(1)} ms, ${(r.listenManyBytesPerStream / 1024).toFixed(1)} KiB/stream; ` +
-        `${(r.listenBytesPerStream / 1024).toFixed(1)} KiB/stream; scale ${r.largeRead.toFixed(0)} vs ${r.smallRead.toFixed(0)}/s, list ${r.largeList.toFixed(0)} vs ${r.smallList.toFixed(0)}/s, history ${r.largeHistory.toFixed(0)} vs ${r.smallHistory.toFixed(0)}/s; first answer ${r.firstAnswerMs.toFixed(0)} ms, (e) ${r.bareFirstAnswerMs.toFixed(0)} ms`,
+        `${(r.listenBytesPerStream / 1024).toFixed(1)} KiB/stream; scale ${r.largeRead.toFixed(0)} vs ${r.smallRead.toFixed(0)}/s, list ${r.largeList.toFixed(0)} vs ${r.smallList.toFixed(0)}/s, history ${r.largeHistory.toFixed(0)} vs ${r.smallHistory.toFixed(0)}/s; first answer ${r.firstAnswerMs.toFixed(0)} ms, (e) ${r.bareFirstAnswerMs.toFixed(0)} ms` +
+        (r.defaultFirstAnswerMs === null
+          ? ''
+          : `; by default ${r.defaultFirstAnswerMs.toFixed(0)} ms, (e) ${r.bareDefaultFirstAnswerMs!.toFixed(0)} ms`),
     );
   }
 
@@ -422,6 +454,8 @@ try {
     scaleHistory: med((r) => r.largeHistory / r.smallHistory),
     firstAnswer: med((r) => r.firstAnswerMs),
     bareFirstAnswer: med((r) => r.bareFirstAnswerMs),
+    defaultFirstAnswer: DEFAULT_START ? med((r) => r.defaultFirstAnswerMs!) : null,
+    bareDefaultFirstAnswer: DEFAULT_START ? med((r) => r.bareDefaultFirstAnswerMs!) : null,
   };
   type Format = (value: number) => string;
   const ratio: Format = (value) => value.toFixed(2);
@@ -499,12 +533,22 @@ try {
       0.9,
     ]),
     row(
-      `\`ce serve\`: from start to its first answered request (\`tasks/get\`); (e) a bare \`node:http\` + better-sqlite3 server of the same sidecar, started the same way, answers in ${inMs(figures.bareFirstAnswer)}`,
+      `\`ce serve\`: from start to its first answered request (\`tasks/get\`)${DEFAULT_START ? ", with this machine's `NODE_EXTRA_CA_CERTS`, a CA bundle node reads at every start" : ''}; (e) a bare \`node:http\` + better-sqlite3 server of the same sidecar, started the same way, answers in ${inMs(figures.bareFirstAnswer)}`,
       figures.firstAnswer,
       inMs,
       ['≤', 200],
       '220 ms',
     ),
+    ...(figures.defaultFirstAnswer === null
+      ? []
+      : [
+          row(
+            `the same, node started as it is by default (\`NODE_EXTRA_CA_CERTS\` unset); (e) answers in ${inMs(figures.bareDefaultFirstAnswer!)}`,
+            figures.defaultFirstAnswer,
+            inMs,
+            ['≤', 200],
+          ),
+        ]),
   ];
   const table = `| what | today | goal | was | met |
 | --- | --- | --- | --- | --- |
@@ -527,18 +571,18 @@ ${table}
 - Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json', '--log-level', 'silent'])}\` (no log, as the anchors keep none; three rooms: the main one, a small one (${SMALL_PAGE} handoffs and ${SMALL_PAGE} accepted proposals: one full first page of each), one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs and ${SCALE_REVISIONS.toLocaleString('en')} accepted proposals, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`, \`${shown('server', [program('first-answer'), 'ROOM.md.commonroom.db'])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
 - Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room, and the same task by REST, \`GET /workspace/task?id=…\` with the token) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
 - Fan-out: \`${shown('load', [program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams, then ${MANY_STREAMS.toLocaleString('en')} from ${MANY_STREAMS / STREAMS_PER_WORKER} such processes (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice, 1,000 streams a session; the room served with \`--max-streams ${MANY_STREAMS + 100}\`), waits until each is acknowledged, then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame in any process (times of several processes compared as \`performance.timeOrigin + performance.now()\`, one machine's clock).${raisedFiles ? ` The bench's processes run under \`prlimit --nofile=${raisedFiles}\` (this machine's hard limit on open files is lower).` : ''} Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
-- First answer: \`ce serve\` as a user starts it (its log at info) on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address; (e) the same on that room's sidecar, which one first alternating.
+- First answer: \`ce serve\` as a user starts it (its log at info) on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address; (e) the same on that room's sidecar, which one first alternating; ${STARTS} starts of each a round, the round's figure their median.${DEFAULT_START ? ` This machine sets \`NODE_EXTRA_CA_CERTS\`, which node reads at every start before any program's code, so both are measured twice, with it and with it unset (\`NODE_EXTRA_CA_CERTS=\`), as node starts by default.` : ''}
 
 </details>
 
 <details><summary>Every round</summary>
 
-| round | tasks/get /s | REST /s | (a) beside REST /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | 10,000: ms | (d) ms | KiB/stream | small room /s | large room /s | list, small /s | list, large /s | history, small /s | history, large /s | first answer ms | (e) ms |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| round | tasks/get /s | REST /s | (a) beside REST /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | 10,000: ms | (d) ms | KiB/stream | small room /s | large room /s | list, small /s | list, large /s | history, small /s | history, large /s | first answer ms | (e) ms |${DEFAULT_START ? ' by default ms | (e) by default ms |' : ''}
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |${DEFAULT_START ? ' --- | --- |' : ''}
 ${rounds
   .map(
     (r, i) =>
-      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.restRead)} | ${rate(r.koaForRest)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${ms(r.listenManyMs)} | ${ms(r.sseManyMs)} | ${kib(r.listenManyBytesPerStream)} | ${rate(r.smallRead)} | ${rate(r.largeRead)} | ${rate(r.smallList)} | ${rate(r.largeList)} | ${rate(r.smallHistory)} | ${rate(r.largeHistory)} | ${r.firstAnswerMs.toFixed(0)} | ${r.bareFirstAnswerMs.toFixed(0)} |`,
+      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.restRead)} | ${rate(r.koaForRest)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${ms(r.listenManyMs)} | ${ms(r.sseManyMs)} | ${kib(r.listenManyBytesPerStream)} | ${rate(r.smallRead)} | ${rate(r.largeRead)} | ${rate(r.smallList)} | ${rate(r.largeList)} | ${rate(r.smallHistory)} | ${rate(r.largeHistory)} | ${r.firstAnswerMs.toFixed(0)} | ${r.bareFirstAnswerMs.toFixed(0)} |${r.defaultFirstAnswerMs === null ? '' : ` ${r.defaultFirstAnswerMs.toFixed(0)} | ${r.bareDefaultFirstAnswerMs!.toFixed(0)} |`}`,
   )
   .join('\n')}
 
