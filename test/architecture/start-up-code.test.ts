@@ -7,9 +7,10 @@
 // of that too (each loads at the first request that needs it, so a room
 // answers its first MCP request without them). Nor does it compile the
 // validators of requests: each is read from a file of its own beside the
-// chunks (dist/chunks/input-validators/) at its first call. esbuild puts a module in a chunk shared by whatever
-// reaches it: one static import from the command line of a module beside the
-// engine brings the whole engine chunk with it.
+// chunks (dist/chunks/input-validators/) at its first call. esbuild puts a
+// module in a chunk shared by whatever reaches it: one static import from the
+// command line of a module beside the engine brings the whole engine chunk
+// with it.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
@@ -94,7 +95,7 @@ test('ce serve loads the HTTP server without Koa, the REST door, the page or the
   ).toEqual([]);
 });
 
-test("the validators of requests are beside the chunks, as generated, one module each, read at a validator's first call", () => {
+test('the validators of requests ship beside the chunks, one module each, as generated', () => {
   const generated = path.resolve(import.meta.dirname, '../../generated/input-validators');
   const shipped = path.join(dist, 'chunks', 'input-validators');
   const names = readdirSync(generated).sort();
