@@ -74,35 +74,31 @@ export function createApp(
     log,
     observe,
   });
-  let rest: RestDoor | undefined;
-  let restLoading: Promise<RestDoor> | undefined;
-  const restDoor = () =>
-    (restLoading ??= import('./rest/door.js').then(
-      (loaded) =>
-        (rest = loaded.restDoor({
-          room,
-          names,
-          actorOf: actor,
-          maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
-          basePath: base,
-          log,
-          observe,
-        })),
-    ));
-  let app: Promise<Koa> | undefined;
-  const koa = () => (app ??= import('./koa-app.js').then(({ koaApp }) => koaApp(parts)));
-  type Answer = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  let answer: Answer | undefined;
-  let loading: Promise<Answer> | undefined;
+  const rest = loadedOnce(() =>
+    import('./rest/door.js').then(({ restDoor }) =>
+      restDoor({
+        room,
+        names,
+        actorOf: actor,
+        maxBodyBytes: options.maxBodyBytes ?? MAX_BODY_BYTES,
+        basePath: base,
+        log,
+        observe,
+      }),
+    ),
+  );
+  const koaApp = loadedOnce(() => import('./koa-app.js').then(({ koaApp }) => koaApp(parts)));
+  const koa = koaApp.load;
+  const koaAnswer = loadedOnce(() => koa().then((made) => made.callback()));
   const failedToLoad = (res: ServerResponse) => (error: unknown) => {
     log(`ce: loading the room's routes failed: ${String(error)}`);
     res.statusCode = 500;
     res.end();
   };
   const viaKoa = (req: IncomingMessage, res: ServerResponse): void => {
+    const answer = koaAnswer.loaded();
     if (answer) return void answer(req, res);
-    loading ??= koa().then((made) => (answer = made.callback()));
-    loading.then((ready) => ready(req, res), failedToLoad(res));
+    koaAnswer.load().then((ready) => ready(req, res), failedToLoad(res));
   };
   const viaRest = (req: IncomingMessage, res: ServerResponse, routes: RestDoor): void => {
     const taken = routes.take(req);
@@ -113,8 +109,22 @@ export function createApp(
     const inside = door === null || door.admit(req); // the prefix taken off; Koa answers a request outside it
     if (!inside) return viaKoa(req, res);
     if (isMcpPost(req)) return mcpPostHandler(req, res);
-    if (rest) return viaRest(req, res, rest);
-    restDoor().then((loaded) => viaRest(req, res, loaded), failedToLoad(res));
+    const routes = rest.loaded();
+    if (routes) return viaRest(req, res, routes);
+    rest.load().then((loaded) => viaRest(req, res, loaded), failedToLoad(res));
   };
   return { handler, koa, streams, names };
+}
+
+/**
+ * `make` run once, at the first `load()`; `loaded()` is what it made once it
+ * has, so that a request after the first is answered without waiting a turn.
+ */
+function loadedOnce<T>(make: () => Promise<T>): { load: () => Promise<T>; loaded: () => T | undefined } {
+  let made: T | undefined;
+  let making: Promise<T> | undefined;
+  return {
+    load: () => (making ??= make().then((value) => (made = value))),
+    loaded: () => made,
+  };
 }
