@@ -6,7 +6,18 @@
 import http, { type IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 
-type Https = typeof import('node:https');
+/** node's https and the trust store it starts from. */
+interface TlsStack {
+  https: typeof import('node:https');
+  rootCertificates: readonly string[];
+}
+
+let tlsStack: Promise<TlsStack> | undefined;
+const loadTls = (): Promise<TlsStack> =>
+  (tlsStack ??= Promise.all([import('node:https'), import('node:tls')]).then(([https, { rootCertificates }]) => ({
+    https,
+    rootCertificates,
+  })));
 
 export interface RoomRequest {
   method: string;
@@ -24,11 +35,7 @@ export const routeUrl = (baseUrl: string, path: string): URL => new URL(`${baseU
 
 const agents = new Map<string, http.Agent>();
 
-function agentFor(
-  url: URL,
-  { ca, pin }: RoomRequest,
-  tls: { https: Https; rootCertificates: readonly string[] } | null,
-): http.Agent {
+function agentFor(url: URL, { ca, pin }: RoomRequest, tls: TlsStack | null): http.Agent {
   const key = `${url.protocol}|${ca ? ca.toString('base64') : ''}|${pin ?? ''}`;
   let agent = agents.get(key);
   if (!agent) {
@@ -97,9 +104,7 @@ export function certificateTrouble(error: RoomNotReached): string | null {
 /** Sends one request; resolves with the response once its head arrives (its body is still to be read). */
 export async function sendToRoom(url: URL, request: RoomRequest): Promise<IncomingMessage> {
   const secure = url.protocol === 'https:';
-  const tls = secure
-    ? { https: await import('node:https'), rootCertificates: (await import('node:tls')).rootCertificates }
-    : null;
+  const tls = secure ? await loadTls() : null;
   const send = tls ? tls.https.request : http.request;
   return new Promise((resolve, reject) => {
     const outgoing = send(url, {
