@@ -4,7 +4,7 @@
 // own, so `ce --help` reads neither SQLite nor the validators. The room's
 // page (page/) is a second build, for browsers: dist/page holds everything
 // the room serves at / and nothing is fetched from elsewhere.
-import { copyFileSync, cpSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 rmSync('dist', { recursive: true, force: true }); // no chunk of an earlier build stays behind
@@ -27,6 +27,35 @@ const withoutCodePages = {
   },
 };
 
+// raw-body requires http-errors and iconv-lite as it loads, and needs them
+// only to make an error (a body too large, cut short, of the wrong length)
+// or a decoder (never: see above). http-errors makes a class for every HTTP
+// status as it loads, about 6 ms of each start (BENCHMARKS.md): both are
+// required at their first use instead. Exact versions are pinned; a raw-body
+// whose lines differ fails the build here rather than starting slower.
+const rawBodyDependenciesAtFirstUse = {
+  name: 'raw-body-dependencies-at-first-use',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]node_modules[\\/]raw-body[\\/]index\.js$/ }, ({ path }) => {
+      let source = readFileSync(path, 'utf8');
+      for (const [eager, atFirstUse] of [
+        [
+          "var createError = require('http-errors')",
+          "function createError () { return require('http-errors').apply(this, arguments) }",
+        ],
+        [
+          "var iconv = require('iconv-lite')",
+          "var iconv = { getDecoder: function (encoding) { return require('iconv-lite').getDecoder(encoding) } }",
+        ],
+      ]) {
+        if (!source.includes(eager)) throw new Error(`${path} no longer holds "${eager}" (scripts/build.js)`);
+        source = source.replace(eager, atFirstUse);
+      }
+      return { contents: source, loader: 'js' };
+    });
+  },
+};
+
 await build({
   entryPoints: { ce: 'src/cli/bin.ts', 'start-example': 'scripts/start-example.ts' },
   outdir: 'dist',
@@ -39,7 +68,7 @@ await build({
   // Dependencies go in the bundle too: a start then reads a few files, not
   // hundreds resolved one by one. SQLite's native addon stays outside.
   external: ['better-sqlite3'],
-  plugins: [withoutCodePages],
+  plugins: [withoutCodePages, rawBodyDependenciesAtFirstUse],
   // CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);" },
   logLevel: 'warning',

@@ -10,7 +10,8 @@
 // chunks (dist/chunks/input-validators/) at its first call. esbuild puts a
 // module in a chunk shared by whatever reaches it: one static import from the
 // command line of a module beside the engine brings the whole engine chunk
-// with it.
+// with it. raw-body comes with the server, and requires what it needs only
+// for an error or a decoder at their first use (scripts/build.js).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
@@ -103,4 +104,15 @@ test('the validators of requests ship beside the chunks, one module each, as gen
   expect(readdirSync(shipped).sort()).toEqual(names);
   for (const name of names)
     expect(readFileSync(path.join(shipped, name), 'utf8')).toBe(readFileSync(path.join(generated, name), 'utf8'));
+});
+
+test('raw-body, which ce serve loads, requires http-errors and iconv-lite at their first use, not as it loads', () => {
+  const server = dynamicChunk(commandLines.serve, 'server');
+  const rawBody = [...staticallyLoaded(server)]
+    .map((file) => /^\/\/ node_modules\/raw-body\/index\.js$[\s\S]*?(?=^\/\/ )/m.exec(readFileSync(file, 'utf8'))?.[0])
+    .find((text) => text !== undefined);
+  expect(rawBody).toBeDefined();
+  // http-errors makes a class for every HTTP status as it loads: about 6 ms of a start (scripts/build.js).
+  expect(rawBody).toContain('return require_http_errors().apply(this, arguments);');
+  expect(rawBody).not.toMatch(/var (createError|iconv) = require_/);
 });
