@@ -3,7 +3,7 @@ import { lstatSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DomainError } from '../engine/index.js';
 import { parseOutsideJson } from '../outside-json.js';
-import { writeFileDurably } from '../store/durable-file.js';
+import { writeFileWhole } from '../store/durable-file.js';
 import { isThisProcess, stillRunning, thisProcess } from '../store/process-identity.js';
 import { sidecarPath } from '../store/sidecar.js';
 
@@ -85,13 +85,17 @@ function makeWay(file: string): void {
 
 /**
  * Writes the runtime file: owner-only (0600), created exclusively and never
- * through a link, whole and fsynced before its name appears (durable-file.ts).
+ * through a link, whole before its name appears (durable-file.ts). Not
+ * fsynced: it describes this process, which a power cut ends, and what a cut
+ * leaves of it (nothing, an empty or a torn file) is read as no room running
+ * and replaced by the next start (`makeWay`). Its two fsyncs were 3 ms of a
+ * start (BENCHMARKS.md).
  */
 export function writeRuntimeFile(artifactPath: string, info: Omit<RuntimeInfo, 'pid' | 'process_start'>): void {
   const file = runtimeFilePath(artifactPath);
   makeWay(file);
   const record: RuntimeInfo = { ...thisProcess(), ...info };
-  writeFileDurably(file, Buffer.from(`${JSON.stringify(record, null, 2)}\n`), {
+  writeFileWhole(file, Buffer.from(`${JSON.stringify(record, null, 2)}\n`), {
     temp: path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`),
     mode: 0o600,
     as: 'new',

@@ -4,7 +4,9 @@
 // and exclusively (never through a symbolic link), written whole, given its
 // mode, fsynced, then renamed over the target (or, for a file that must be
 // new, linked to its name, which fails when anything is there), and the
-// directory fsynced so the new name survives too.
+// directory fsynced so the new name survives too. A file that means nothing
+// once the machine restarts is written the same way without the two fsyncs
+// (writeFileWhole): readers still never see it half written.
 import {
   closeSync,
   constants,
@@ -42,7 +44,22 @@ export interface DurableWrite {
 
 const CREATE_EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
+/** Puts `bytes` at `target`, whole, and on disk before it returns: a power cut leaves the old file or this one. */
 export function writeFileDurably(target: string, bytes: Uint8Array, how: DurableWrite): void {
+  putFile(target, bytes, how, true);
+}
+
+/**
+ * Puts `bytes` at `target` as writeFileDurably does, but leaves them to the
+ * kernel: a reader never sees the file half written, and a power cut may
+ * lose it or leave it torn. For a file that describes this process only (the
+ * runtime file of a running room), which a power cut makes stale anyway.
+ */
+export function writeFileWhole(target: string, bytes: Uint8Array, how: DurableWrite): void {
+  putFile(target, bytes, how, false);
+}
+
+function putFile(target: string, bytes: Uint8Array, how: DurableWrite, sync: boolean): void {
   // A temp file of that name is one a write that died left behind (or a link planted there): removed, never followed.
   rmSync(how.temp, { force: true });
   const fd = openSync(how.temp, CREATE_EXCLUSIVE, 0o600);
@@ -57,7 +74,7 @@ export function writeFileDurably(target: string, bytes: Uint8Array, how: Durable
       }
     }
     fchmodSync(fd, how.mode);
-    fsyncSync(fd);
+    if (sync) fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
     rmSync(how.temp, { force: true });
@@ -74,7 +91,7 @@ export function writeFileDurably(target: string, bytes: Uint8Array, how: Durable
     rmSync(how.temp, { force: true });
     throw error;
   }
-  fsyncDirectory(path.dirname(target));
+  if (sync) fsyncDirectory(path.dirname(target));
 }
 
 /** Gives a file written by another (SQLite, a copy) its mode, and fsyncs it: its bytes are on disk. */

@@ -6,6 +6,7 @@
 // restore never have bits the artifact lacks. A restore cut short after its
 // point of no return is finished by the next writer, never taken for an edit.
 // A room killed outright leaves its runtime file; the next ce removes it.
+// One a power cut left empty or torn is taken for no room at all.
 import { chmodSync, existsSync, lstatSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
@@ -126,6 +127,20 @@ test('a stale runtime file (its process gone) is replaced; one whose process liv
     new RegExp(`belongs to room process ${process.pid}, which still runs \\(http://127\\.0\\.0\\.1:1\\); stop it first`),
   );
   expect(JSON.parse(readFileSync(runtimeFilePath(file), 'utf8')).pid).toBe(process.pid);
+});
+
+test('a runtime file a power cut left empty or torn (it is not fsynced) is read as no room running and replaced', SLOW, async () => {
+  const { file } = prepareRoom(0o600);
+  for (const left of ['', '{"pid": 4194304, "base_url": "http://127.0.0.1:1"']) {
+    writeFileSync(runtimeFilePath(file), left, { mode: 0o600 });
+    // Not taken for a running room: ce works on the file itself.
+    expect(okJson<{ handoffs: unknown[] }>(await ce(['handoffs', file, '--json'])).handoffs).toEqual([]);
+    const served = await ceServe(file);
+    onTestFinished(served.kill);
+    expect(JSON.parse(readFileSync(runtimeFilePath(file), 'utf8')).pid).toBe(served.pid);
+    expect(await served.stop()).toBe(0);
+    expect(existsSync(runtimeFilePath(file))).toBe(false);
+  }
 });
 
 test('a room killed with SIGKILL leaves its runtime file: the next ce command removes it and works on the file', SLOW, async () => {
