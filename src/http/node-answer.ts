@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdOf } from './middleware/request-id.js';
 import type { RequestObserver } from './observe/observe-requests.js';
-import type { RequestFacts } from './observe/request-facts.js';
+import { requestStarted, secondsSince, type RequestFacts } from './observe/request-facts.js';
 
 /**
  * Headers every answer carries, on both the node doors and Koa's: never
@@ -39,14 +39,14 @@ export function answerObserved(
   what: string,
   answer: () => Promise<FactsOf>,
 ): void {
-  const started = performance.now();
+  const started = requestStarted();
   for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
   const id = requestIdOf(single(req.headers['x-request-id']));
   res.setHeader('X-Request-Id', id);
   void answer().then((factsOf) => {
     if (observe === null) return;
     try {
-      observe(id, factsOf({ status: res.statusCode, seconds: (performance.now() - started) / 1000 }));
+      observe(id, factsOf({ status: res.statusCode, seconds: secondsSince(started) }));
     } catch (error) {
       log(`ce: observing ${what} failed: ${String(error)}`);
     }
