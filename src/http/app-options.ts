@@ -1,5 +1,7 @@
 // What a room's HTTP face is made with (app.ts): the names it answers to,
 // its limits, its prefix, its log and metrics.
+import type { Room } from '../engine/index.js';
+import type { StreamRegistry } from './mcp/streams.js';
 import type { RoomLogger } from './observe/request-log.js';
 import type { RoomMetrics } from './observe/room-metrics.js';
 
@@ -30,9 +32,9 @@ export interface AppOptions {
   /** The room's log: unexpected errors, and a line per request when it logs info (observe/request-log.ts). */
   logger?: RoomLogger;
   /**
-   * Prometheus metrics at GET /metrics, for a session with admin: the class
-   * of observe/room-metrics.ts, loaded by the caller only when asked for
+   * Prometheus metrics at GET /metrics, for a session with admin: what makes
+   * them (observe/room-metrics.ts), loaded by the caller only when asked for
    * (prom-client takes a while to load); 404 when not given.
    */
-  metrics?: typeof RoomMetrics;
+  metrics?: (room: Room, streams: StreamRegistry) => RoomMetrics;
 }

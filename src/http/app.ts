@@ -58,7 +58,7 @@ export function createApp(
   const server = new McpServer(room);
   const actor = requestActor(room, options.operatorToken ?? null);
   const caller = mcpCaller(actor);
-  const metrics = options.metrics ? new options.metrics(room, streams) : undefined;
+  const metrics = options.metrics?.(room, streams);
   const observe = requestObserver(logger, metrics);
   const base = options.basePath ?? '';
   const door = base === '' ? null : basePathDoor(base);

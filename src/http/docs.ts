@@ -3,11 +3,12 @@
 // Descriptions are Markdown, rendered with raw HTML off: text in a schema
 // never becomes markup.
 import { createHash } from 'node:crypto';
-import MarkdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 
 type Json = Record<string, any>;
 
-const markdown = new MarkdownIt({ html: false, linkify: false });
+/** markdown-it, imported at the first rendering (renderDocs): the docs are the only text the room renders from markdown. */
+let markdown: InstanceType<typeof MarkdownIt>;
 
 /** A description as block Markdown (paragraphs, lists), or as one line inside a table cell. */
 const prose = (text: unknown): string => (text ? markdown.render(String(text)) : '');
@@ -101,7 +102,8 @@ const POLICY = [
 ].join('; ');
 
 /** The page, and the Content-Security-Policy it is served with. */
-export function renderDocs(openapi: Json): { html: string; policy: string } {
+export async function renderDocs(openapi: Json): Promise<{ html: string; policy: string }> {
+  markdown ??= new (await import('markdown-it')).default({ html: false, linkify: false });
   return { html: renderHtml(openapi), policy: POLICY };
 }
 

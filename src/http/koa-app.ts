@@ -1,12 +1,12 @@
 // Every route but POST /mcp and REST's operations, on Koa: GET /mcp, the
 // page, /docs, /openapi.json, the probes and /metrics, each a few small
 // middlewares composed once, ending in its own error funnel (JSON-RPC
-// errors, or problem+json), and a path no route has. Loaded at the room's
-// first request that needs it (app.ts): Koa and what it brings are the
-// largest part of a room's code, and neither the room's start nor an MCP
-// client's calls need them.
-import Router from '@koa/router';
-import Koa from 'koa';
+// errors, or problem+json), and a path no route has. Made at the room's
+// first request that needs it (app.ts), and Koa and its router imported
+// then: they and what they bring are the largest part of a room's code, and
+// neither the room's start nor an MCP client's calls need them.
+import type Router from '@koa/router';
+import type Koa from 'koa';
 import { requireActorCapability, type Actor, type Room } from '../engine/index.js';
 import type { McpServer } from '../mcp/server.js';
 import type { AppOptions } from './app-options.js';
@@ -52,12 +52,16 @@ export interface RoomParts {
  * The Koa app of a room. Every request must name the room in Host, and is
  * authenticated before its body is read.
  */
-export function koaApp(parts: RoomParts): Koa {
+export async function koaApp(parts: RoomParts): Promise<Koa> {
   const { room, options, streams, names, server, actor, caller, log, metrics, observe, door } = parts;
-  const app = new Koa();
+  const [{ default: KoaApplication }, { default: KoaRouter }] = await Promise.all([
+    import('koa'),
+    import('@koa/router'),
+  ]);
+  const app = new KoaApplication();
   const origin = checkOrigin(names);
 
-  const mcp = new Router();
+  const mcp = new KoaRouter();
   const asJsonRpc = answerErrorsAsJsonRpc(log);
   const mcpAuthenticated: Koa.Middleware = async (ctx, next) => {
     ctx.state.caller = caller(ctx);
@@ -72,7 +76,7 @@ export function koaApp(parts: RoomParts): Koa {
     await next();
   };
   const base = options.basePath ?? '';
-  const routes = new Router();
+  const routes = new KoaRouter();
   // Read at its first request, like the docs rendered from it: neither is in the room's start.
   let openapi: Promise<Record<string, unknown>> | undefined;
   const openapiDocument = () =>

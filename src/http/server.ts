@@ -52,7 +52,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
   const { metrics, ...appOptions } = options;
   const { handler, streams, names } = createApp(room, {
     ...appOptions,
-    ...(metrics === true ? { metrics: (await import('./observe/room-metrics.js')).RoomMetrics } : {}),
+    ...(metrics === true ? { metrics: await (await import('./observe/room-metrics.js')).roomMetricsMaker() } : {}),
     host,
     interfaceAddresses: options.interfaceAddresses ?? ownAddresses(host),
     operatorToken,

@@ -117,7 +117,7 @@ describe('descriptions', () => {
 
   it('never carry markup of their own: raw HTML in a description is shown as text', async () => {
     const { renderDocs } = await import('../../src/http/docs.js');
-    const { html: page } = renderDocs({
+    const { html: page } = await renderDocs({
       openapi: '3.1.0',
       info: { title: 'T', version: '1', description: 'Hello <script>alert(1)</script> **bold**\n\n- one\n- two' },
       paths: {},

@@ -4,7 +4,7 @@
 // size) and its open streams are read when Prometheus scrapes, so a room
 // nobody scrapes pays nothing for them. Names and units follow Prometheus'
 // conventions; the list is in docs/reference.md.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { roomStatus, type Room, type RoomStatus } from '../../engine/index.js';
 import type { StreamRegistry } from '../mcp/streams.js';
 import { ByFields } from './by-fields.js';
@@ -14,9 +14,20 @@ import type { RequestFacts } from './request-facts.js';
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const BATCH_SIZES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
+type PromClient = typeof import('prom-client');
+
+/**
+ * What makes a room's metrics, prom-client imported first: only a room
+ * served with --metrics reads it (a start without it is the sooner).
+ */
+export async function roomMetricsMaker(): Promise<(room: Room, streams: StreamRegistry) => RoomMetrics> {
+  const { default: prom } = await import('prom-client');
+  return (room, streams) => new RoomMetrics(prom, room, streams);
+}
+
 /** A counter whose value is a total the room already keeps, read at each scrape. */
-function countedElsewhere(registry: Registry, name: string, help: string, total: () => number): void {
-  new Counter({
+function countedElsewhere(prom: PromClient, registry: Registry, name: string, help: string, total: () => number): void {
+  new prom.Counter({
     name,
     help,
     registers: [registry],
@@ -28,7 +39,7 @@ function countedElsewhere(registry: Registry, name: string, help: string, total:
 }
 
 export class RoomMetrics {
-  readonly registry = new Registry();
+  readonly registry: Registry;
   private readonly durations = new DurationHistogram(
     'ce_http_request_duration_seconds',
     'Time from a request’s arrival to its answer (to a stream’s first byte for listens and GET /mcp)',
@@ -43,11 +54,12 @@ export class RoomMetrics {
   /** What the sidecar holds, as read for the scrape under way. */
   private held: RoomStatus | null = null;
 
-  constructor(room: Room, streams: StreamRegistry) {
+  constructor(prom: PromClient, room: Room, streams: StreamRegistry) {
+    this.registry = new prom.Registry();
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    prom.collectDefaultMetrics({ register: this.registry });
     const series = this.series;
-    new Counter({
+    new prom.Counter({
       name: 'ce_http_requests_total',
       help: 'Requests answered, by door (mcp, rest, page, ops, none), HTTP method, route (REST template or MCP method) and status',
       labelNames: ['door', 'method', 'route', 'status'],
@@ -59,13 +71,13 @@ export class RoomMetrics {
         }
       },
     });
-    const batches = new Histogram({
+    const batches = new prom.Histogram({
       name: 'ce_commit_batch_size',
       help: 'State changes that shared one commit (group commit)',
       buckets: BATCH_SIZES,
       registers,
     });
-    const commits = new Histogram({
+    const commits = new prom.Histogram({
       name: 'ce_commit_duration_seconds',
       help: 'Time from a batch’s COMMIT until it is on disk, the fsync of the sidecar’s log included',
       buckets: SECONDS,
@@ -76,7 +88,7 @@ export class RoomMetrics {
       commits.observe(seconds);
     });
 
-    new Gauge({
+    new prom.Gauge({
       name: 'ce_open_streams',
       help: 'Streams open now, by kind: listen (subscriptions/listen), page (the room’s page listening) and get_mcp (GET /mcp)',
       labelNames: ['kind'],
@@ -86,6 +98,7 @@ export class RoomMetrics {
       },
     });
     countedElsewhere(
+      prom,
       this.registry,
       'ce_listeners_dropped_total',
       'Streams dropped because they fell behind the room’s changes (their queue filled)',
@@ -96,12 +109,13 @@ export class RoomMetrics {
     const holding = () => (this.held ??= roomStatus(room));
     const firstEventId = roomStatus(room).events.last_id;
     countedElsewhere(
+      prom,
       this.registry,
       'ce_events_published_total',
       'State changes committed and published to live listeners (events), since the room process started',
       () => holding().events.last_id - firstEventId,
     );
-    new Gauge({
+    new prom.Gauge({
       name: 'ce_handoffs',
       help: 'Handoffs by status',
       labelNames: ['status'],
@@ -111,7 +125,7 @@ export class RoomMetrics {
         for (const [status, n] of Object.entries(holding().handoffs)) this.set({ status }, n);
       },
     });
-    new Gauge({
+    new prom.Gauge({
       name: 'ce_proposals_open',
       help: 'Open proposals, by whether they merge onto the current revision (mergeable) or not (conflicts)',
       labelNames: ['state'],
@@ -122,7 +136,7 @@ export class RoomMetrics {
         this.set({ state: 'conflicts' }, conflicted);
       },
     });
-    new Gauge({
+    new prom.Gauge({
       name: 'ce_event_ring_events',
       help: 'Events kept in the event ring (the newest are kept; older ones are pruned)',
       registers,
@@ -130,7 +144,7 @@ export class RoomMetrics {
         this.set(holding().events.in_ring);
       },
     });
-    new Gauge({
+    new prom.Gauge({
       name: 'ce_sidecar_bytes',
       help: 'The sidecar’s size on disk, its write-ahead log included',
       registers,
