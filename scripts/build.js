@@ -56,22 +56,88 @@ const rawBodyDependenciesAtFirstUse = {
   },
 };
 
+// Packages a room imports only at a first use that needs them: Koa and its
+// router (the first request Koa answers), markdown-it (/docs), prom-client
+// (--metrics), pino-pretty (--log-format pretty). Each is bundled whole into
+// dist/lazy/NAME.js, which every other bundle imports as `#lazy/NAME`
+// (package.json's "imports"), so that no bundle holds their code: a room's
+// start reads none of it, and the process holds one copy of each.
+const LAZY_PACKAGES = {
+  koa: 'koa',
+  '@koa/router': 'koa-router',
+  'markdown-it': 'markdown-it',
+  'prom-client': 'prom-client',
+  'pino-pretty': 'pino-pretty',
+};
+const lazyPackagesOutside = {
+  name: 'lazy-packages-outside',
+  setup(builder) {
+    const names = Object.keys(LAZY_PACKAGES).map((name) => name.replace('/', '\\/'));
+    builder.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, ({ path, kind }) => {
+      // A static import would be hoisted to the top of a bundle and read at its start.
+      if (kind !== 'dynamic-import') throw new Error(`${path} is imported statically; import it where it is first used`);
+      return { path: `#lazy/${LAZY_PACKAGES[path]}`, external: true };
+    });
+  },
+};
 await build({
-  entryPoints: { ce: 'src/cli/bin.ts', 'start-example': 'scripts/start-example.ts' },
-  outdir: 'dist',
-  chunkNames: 'chunks/[name]-[hash]',
+  entryPoints: Object.fromEntries(Object.values(LAZY_PACKAGES).map((file) => [file, `lazy-package:${file}`])),
+  outdir: 'dist/lazy',
   bundle: true,
-  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  plugins: [
+    {
+      name: 'lazy-package-entries',
+      setup(builder) {
+        builder.onResolve({ filter: /^lazy-package:/ }, ({ path }) => ({ path: path.slice('lazy-package:'.length), namespace: 'lazy-package' }));
+        builder.onLoad({ filter: /.*/, namespace: 'lazy-package' }, ({ path }) => ({
+          contents: `export { default } from '${Object.keys(LAZY_PACKAGES).find((name) => LAZY_PACKAGES[name] === path)}';`,
+          resolveDir: process.cwd(),
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+  banner: { js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
+
+/** What the bundles of the command line and of `ce serve` share. */
+const nodeBundle = {
+  bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
   // Dependencies go in the bundle too: a start then reads a few files, not
   // hundreds resolved one by one. SQLite's native addon stays outside.
   external: ['better-sqlite3'],
-  plugins: [withoutCodePages, rawBodyDependenciesAtFirstUse],
+  plugins: [withoutCodePages, rawBodyDependenciesAtFirstUse, lazyPackagesOutside],
   // CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);" },
   logLevel: 'warning',
+};
+
+await build({
+  ...nodeBundle,
+  entryPoints: { ce: 'src/cli/bin.ts', 'start-example': 'scripts/start-example.ts' },
+  outdir: 'dist',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
+});
+// `ce serve` (bin/ce.js picks it): one file, dist/chunks/serve.js, holding
+// every module a room's start runs; the modules it loads at a first use
+// (the engine's proposals, the REST door, Koa's app) are in it too, each
+// run only when first asked for. Split into chunks as the command line is,
+// a start read 29 files, and node's module loader costs about 0.4 ms a
+// file beside the code: as one file a room answers its first request 20
+// to 26 ms sooner (BENCHMARKS.md). Beside the chunks, for the validators.
+await build({
+  ...nodeBundle,
+  entryPoints: { serve: 'src/cli/serve-bin.ts' },
+  outdir: 'dist/chunks',
+  splitting: false,
 });
 // Each validator of requests is read from a file of its own at its first call
 // (generated/input-validators.js, bundled into a chunk), beside the chunks.

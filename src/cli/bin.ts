@@ -1,10 +1,7 @@
-// The entry point of the `ce` binary: runs the command line on this process's
-// arguments. `ce serve` loads only its own command (serve-main.ts): a room's
-// start is what MCP clients and scripts wait on.
-const { main } = process.argv[2] === 'serve' ? await import('./serve-main.js') : await import('./main.js');
+// The entry point of the `ce` binary (dist/ce.js): the whole command line.
+// `ce serve` starts from a bundle of its own (serve-bin.ts), which bin/ce.js
+// picks: a room's start is what MCP clients and scripts wait on.
+import { main } from './main.js';
+import { runAsCe } from './run-as-ce.js';
 
-// A reader that stops reading (`ce handoffs notes.md --json | head`) is not an error.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-});
-process.exitCode = await main(process.argv);
+await runAsCe(main);

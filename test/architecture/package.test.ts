@@ -36,10 +36,13 @@ const packageOf = (specifier: string): string =>
 
 test('bin/ce.js runs the bundle, and every package the bundle loads is a run-time dependency', () => {
   expect(pkg.bin).toEqual({ ce: 'bin/ce.js' });
-  expect(readFileSync(path.join(root, 'bin/ce.js'), 'utf8')).toContain("import('../dist/ce.js')");
+  expect(readFileSync(path.join(root, 'bin/ce.js'), 'utf8')).toContain(
+    "import(process.argv[2] === 'serve' ? '../dist/chunks/serve.js' : '../dist/ce.js')",
+  );
   expect(pkg.engines.node).toBe('>=20');
   const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
   const loaded = new Set<string>();
+  const ownImports = new Set<string>();
   for (const file of dist()) {
     const code = readFileSync(file, 'utf8');
     // The forms esbuild writes (double quotes; bundled packages' comments and messages quote otherwise):
@@ -47,12 +50,19 @@ test('bin/ce.js runs the bundle, and every package the bundle loads is a run-tim
     for (const [, , specifier] of code.matchAll(
       /(^import\s[^;]*?\bfrom\s*|^import\s*|\bimport\(|\brequire\d*\()"([^"./][^"]*)"/gm,
     )) {
-      if (!builtins.has(specifier!)) loaded.add(packageOf(specifier!));
+      if (specifier!.startsWith('#')) ownImports.add(specifier!);
+      else if (!builtins.has(specifier!)) loaded.add(packageOf(specifier!));
     }
   }
   // The packages are bundled, but for SQLite's native addon and Ajv's runtime helpers that the generated validators require.
   expect([...loaded].sort()).toEqual(['ajv', 'better-sqlite3']);
   expect([...loaded].filter((name) => !(name in pkg.dependencies)).sort()).toEqual([]);
+  // The package's own imports (package.json's "imports"): the packages bundled in dist/lazy/, each a file there.
+  expect(ownImports.size).toBeGreaterThan(0);
+  for (const specifier of ownImports) {
+    expect(specifier).toMatch(/^#lazy\/[a-z-]+$/);
+    expect(existsSync(path.join(root, 'dist', 'lazy', `${specifier.slice('#lazy/'.length)}.js`)), specifier).toBe(true);
+  }
   // Build tools stay development dependencies.
   for (const tool of ['tsx', 'esbuild', 'typescript', 'vitest']) expect(pkg.dependencies).not.toHaveProperty(tool);
 });
@@ -77,6 +87,8 @@ test('npm pack takes bin/, dist/ (the room page too) and the example, and nothin
     expect.arrayContaining([
       'bin/ce.js',
       'dist/ce.js',
+      'dist/chunks/serve.js',
+      'dist/lazy/koa.js',
       'dist/start-example.js',
       'dist/chunks/input-validators/TaskRefInput.cjs',
       'dist/page/index.html',
@@ -94,7 +106,7 @@ test('npm pack takes bin/, dist/ (the room page too) and the example, and nothin
   expect(files.filter((file) => /^(src|test|scripts|schemas|bench|page)\//.test(file))).toEqual([]);
 });
 
-test('the packed tarball installs into an empty prefix: its ce answers --version and --help, and LICENSE and the README images are there', () => {
+test('the packed tarball installs into an empty prefix: its ce answers --version, --help and serve --help, and LICENSE and the README images are there', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ce-pack-'));
   try {
     // dist/ is built (the suite's global setup): packed as it is, while other tests run it.
@@ -124,6 +136,8 @@ test('the packed tarball installs into an empty prefix: its ce answers --version
     const ce = path.join(prefix, 'bin', 'ce');
     expect(execFileSync(ce, ['--version'], { encoding: 'utf8' })).toBe(`${pkg.version}\n`);
     expect(execFileSync(ce, ['--help'], { encoding: 'utf8' })).toMatch(/^Usage: ce /);
+    // ce serve runs from a bundle of its own.
+    expect(execFileSync(ce, ['serve', '--help'], { encoding: 'utf8' })).toMatch(/^Usage: ce serve \[options\] <file>/);
     const installed = path.join(prefix, 'lib', 'node_modules', 'commonroom');
     for (const file of ['LICENSE', 'CHANGELOG.md', 'README.md', ...readmeImages()]) {
       expect(existsSync(path.join(installed, file)), file).toBe(true);

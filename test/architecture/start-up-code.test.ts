@@ -1,103 +1,117 @@
-// What a start loads, read off the compiled bundle (dist/, built by the
-// suite's setup): ce.js picks a command line, the whole one (main) or, for
-// `ce serve`, one with that command alone (serve-main), and each loads the
-// chunks it imports statically, so the engine (SQLite, the validators) stays
-// out of them and is imported when a command needs a room; `ce serve` loads
-// no other command, then the HTTP server, and Koa and the REST door stay out
-// of that too (each loads at the first request that needs it, so a room
-// answers its first MCP request without them). Nor does it compile the
-// validators of requests: each is read from a file of its own beside the
-// chunks (dist/chunks/input-validators/) at its first call. esbuild puts a
-// module in a chunk shared by whatever reaches it: one static import from the
-// command line of a module beside the engine brings the whole engine chunk
-// with it. raw-body comes with the server, and requires what it needs only
-// for an error or a decoder at their first use (scripts/build.js).
-import { readdirSync, readFileSync } from 'node:fs';
+// What a start loads, read off the compiled bundles (dist/, built by the
+// suite's setup). bin/ce.js runs dist/ce.js, the whole command line, for
+// every command but `ce serve`: it loads the chunks it imports statically,
+// so the engine (SQLite, the validators) stays out of them and is imported
+// when a command needs a room. For `ce serve` bin/ce.js runs
+// dist/chunks/serve.js, one file with the room's every module and no other
+// command: node's module loader costs about 0.4 ms a file, and split into
+// chunks a start read 29. The modules a room runs only at a first use (the
+// REST door, Koa's app, the docs) are in that file, run when first asked
+// for; the packages they bring (Koa and its router, markdown-it,
+// prom-client, pino-pretty) are not, but in dist/lazy/, imported then as
+// `#lazy/NAME`. Nor does a start compile the validators of requests: each
+// is read from a file of its own beside the chunks
+// (dist/chunks/input-validators/) at its first call. raw-body comes with the
+// server, and requires what it needs only for an error or a decoder at their
+// first use (scripts/build.js).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 
-const dist = path.resolve(import.meta.dirname, '../../dist');
+const root = path.resolve(import.meta.dirname, '../..');
+const dist = path.join(root, 'dist');
+const serveBundle = path.join(dist, 'chunks', 'serve.js');
 
-/** A chunk and every chunk it imports statically. */
+/** The specifiers a file imports statically (at the top, read before it runs). */
+const staticImports = (file: string): string[] =>
+  [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\b[^;]*?["']([^"']+)["']/gms)].map((m) => m[1]!);
+
+/** A bundle and every file of ours it imports statically. */
 function staticallyLoaded(file: string, seen = new Set<string>()): Set<string> {
   if (seen.has(file)) return seen;
   seen.add(file);
-  const text = readFileSync(file, 'utf8');
-  for (const [, specifier] of text.matchAll(/^(?:import|export)\b[^;]*?["'](\.\.?\/[^"']+)["']/gms)) {
-    staticallyLoaded(path.resolve(path.dirname(file), specifier!), seen);
+  for (const specifier of staticImports(file)) {
+    if (specifier.startsWith('.')) staticallyLoaded(path.resolve(path.dirname(file), specifier), seen);
   }
   return seen;
 }
 
-/** The source files esbuild marks in the chunks, `// src/engine/room.ts` and the like. */
-const sourcesIn = (files: Set<string>): string[] =>
+/** The source files esbuild marks in the bundles, `// src/engine/room.ts` and the like. */
+const sourcesIn = (files: Iterable<string>): string[] =>
   [...files].flatMap((file) =>
     [...readFileSync(file, 'utf8').matchAll(/^\/\/ ((?:src|generated|node_modules)\/\S+)$/gm)].map((m) => m[1]!),
   );
 
-/** The chunk whose name starts with `name`, which one of `loaded` imports dynamically. */
-function dynamicChunk(loaded: Set<string>, name: string): string {
-  for (const file of loaded) {
-    const match = new RegExp(`import\\("(\\.\\.?/(?:chunks/)?${name}-[A-Z0-9]+\\.js)"\\)`).exec(
-      readFileSync(file, 'utf8'),
-    );
-    if (match) return path.resolve(path.dirname(file), match[1]!);
-  }
-  throw new Error(`no chunk of ce's start imports a ${name} chunk`);
+/** The text esbuild put in a bundle for each source file, by the source's path. */
+function modulesIn(file: string): Map<string, string> {
+  const parts = readFileSync(file, 'utf8').split(/^\/\/ ((?:src|generated|node_modules)\/\S+)$/m);
+  const modules = new Map<string, string>();
+  for (let i = 1; i < parts.length; i += 2) modules.set(parts[i]!, parts[i + 1]!);
+  return modules;
 }
 
-const bin = staticallyLoaded(path.join(dist, 'ce.js'));
-/** What `ce` loads before it runs a command: the whole command line, and the one `ce serve` starts on. */
-const commandLines = {
-  whole: staticallyLoaded(dynamicChunk(bin, 'main')),
-  serve: staticallyLoaded(dynamicChunk(bin, 'serve-main')),
-};
+const commandLine = staticallyLoaded(path.join(dist, 'ce.js'));
+const serve = sourcesIn([serveBundle]);
 
-test('every ce command starts without the engine, the validators, the HTTP server or Koa', () => {
-  expect(sourcesIn(commandLines.whole)).toContain('src/cli/main.ts');
-  expect(sourcesIn(commandLines.serve)).toContain('src/cli/serve-main.ts');
-  for (const loaded of [commandLines.whole, commandLines.serve]) {
-    // A constant or a parser of src/http or src/store may come along; their modules that open or serve a room may not.
-    expect(
-      sourcesIn(loaded).filter((source) =>
-        /^(src\/engine\/|src\/store\/(sidecar|room-store)|src\/http\/(server|app|mcp\/post)|generated\/.*validators|node_modules\/(koa|@koa|ajv)\/)/.test(
-          source,
-        ),
-      ),
-    ).toEqual([]);
-  }
+test('bin/ce.js runs dist/chunks/serve.js for ce serve, and dist/ce.js for every other command', () => {
+  const bin = readFileSync(path.join(root, 'bin/ce.js'), 'utf8');
+  expect(bin).toContain("process.argv[2] === 'serve' ? '../dist/chunks/serve.js' : '../dist/ce.js'");
+  expect(sourcesIn(commandLine)).toContain('src/cli/main.ts');
+  expect(serve).toContain('src/cli/serve-bin.ts');
 });
 
-test('ce serve starts without the other commands', () => {
-  const others = sourcesIn(commandLines.whole).filter((source) => !sourcesIn(commandLines.serve).includes(source));
-  // What only the whole command line loads: the other commands, the operation table they are built from.
-  expect(others).toEqual(expect.arrayContaining(['src/cli/main.ts', 'src/cli/commands.ts', 'src/cli/status.ts']));
+test('every other ce command starts without the engine, the validators, the HTTP server or Koa', () => {
+  // A constant or a parser of src/http or src/store may come along; their modules that open or serve a room may not.
   expect(
-    sourcesIn(commandLines.serve).filter((source) =>
-      /^src\/cli\/(main|commands|status|edit|open|backup|bridge|completion|help-topics)\.ts$/.test(source),
-    ),
-  ).toEqual([]);
-});
-
-test('ce serve loads the HTTP server without Koa, the REST door, the page or the docs', () => {
-  const server = dynamicChunk(commandLines.serve, 'server');
-  const sources = sourcesIn(staticallyLoaded(server));
-  expect(sources).toContain('src/http/mcp/post.ts');
-  expect(sources).toContain('generated/input-validators.js');
-  // Ajv's code of a validator (the schemaPath of each error it can make) is in no chunk a start loads.
-  for (const file of staticallyLoaded(server))
-    expect(readFileSync(file, 'utf8'), file).not.toContain('schemaPath: "#/');
-  expect(
-    sources.filter((source) =>
-      /^(node_modules\/(koa|@koa|mime-db|path-to-regexp)\/|src\/http\/(koa-app|page|docs|rest\/door|rest\/operation-routes)\.ts|generated\/(validators|query-validators)\.js)/.test(
+    sourcesIn(commandLine).filter((source) =>
+      /^(src\/engine\/|src\/store\/(sidecar|room-store)|src\/http\/(server|app|mcp\/post)|generated\/.*validators|node_modules\/(koa|@koa|ajv)\/)/.test(
         source,
       ),
     ),
   ).toEqual([]);
 });
 
+test('ce serve starts from one file: it imports nothing of ours statically, and holds no other command', () => {
+  expect(staticImports(serveBundle).filter((specifier) => !/^(node:|better-sqlite3$)/.test(specifier))).toEqual([]);
+  expect(serve).toEqual(expect.arrayContaining(['src/cli/serve-main.ts', 'src/engine/room.ts', 'src/http/mcp/post.ts']));
+  expect(
+    serve.filter((source) =>
+      /^src\/cli\/(main|commands|status|edit|open|backup|bridge|completion|help-topics)\.ts$/.test(source),
+    ),
+  ).toEqual([]);
+});
+
+test('the packages a room needs only at a first use are in dist/lazy/, imported by no bundle statically', () => {
+  const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { imports: Record<string, string> };
+  expect(pkg.imports).toEqual({ '#lazy/*': './dist/lazy/*.js' });
+  // Their code is in no bundle of ours.
+  expect(
+    [...serve, ...sourcesIn(commandLine)].filter((source) =>
+      /^node_modules\/(koa|@koa|mime-db|markdown-it|prom-client|pino-pretty)\//.test(source),
+    ),
+  ).toEqual([]);
+  const lazy = new Set<string>();
+  for (const file of [serveBundle, ...readdirSync(path.join(dist, 'chunks')).map((f) => path.join(dist, 'chunks', f))]) {
+    if (!file.endsWith('.js')) continue;
+    for (const [, name] of readFileSync(file, 'utf8').matchAll(/\bimport\("#lazy\/([^"]+)"\)/g)) lazy.add(name!);
+    expect(staticImports(file).filter((specifier) => specifier.startsWith('#'))).toEqual([]);
+  }
+  expect([...lazy].sort()).toEqual(['koa', 'koa-router', 'markdown-it', 'pino-pretty', 'prom-client']);
+  for (const name of lazy) expect(existsSync(path.join(dist, 'lazy', `${name}.js`)), name).toBe(true);
+});
+
+test('ce serve compiles no validator at its start: each validator of requests is read at its first call', () => {
+  expect(serve).toContain('generated/input-validators.js');
+  // Ajv's code of a request's validator (the schemaPath of each error it can make) is not in the file; the
+  // REST door's validators of query strings are, run (as the door is) at the first REST request.
+  for (const [source, text] of modulesIn(serveBundle)) {
+    if (source !== 'generated/query-validators.js') expect(text, source).not.toContain('schemaPath: "#/');
+  }
+  expect(serve).not.toContain('generated/validators.js');
+});
+
 test('the validators of requests ship beside the chunks, one module each, as generated', () => {
-  const generated = path.resolve(import.meta.dirname, '../../generated/input-validators');
+  const generated = path.join(root, 'generated/input-validators');
   const shipped = path.join(dist, 'chunks', 'input-validators');
   const names = readdirSync(generated).sort();
   expect(names).toContain('TaskRefInput.cjs');
@@ -107,10 +121,7 @@ test('the validators of requests ship beside the chunks, one module each, as gen
 });
 
 test('raw-body, which ce serve loads, requires http-errors and iconv-lite at their first use, not as it loads', () => {
-  const server = dynamicChunk(commandLines.serve, 'server');
-  const rawBody = [...staticallyLoaded(server)]
-    .map((file) => /^\/\/ node_modules\/raw-body\/index\.js$[\s\S]*?(?=^\/\/ )/m.exec(readFileSync(file, 'utf8'))?.[0])
-    .find((text) => text !== undefined);
+  const rawBody = modulesIn(serveBundle).get('node_modules/raw-body/index.js');
   expect(rawBody).toBeDefined();
   // http-errors makes a class for every HTTP status as it loads: about 6 ms of a start (scripts/build.js).
   expect(rawBody).toContain('return require_http_errors().apply(this, arguments);');
