@@ -1,9 +1,13 @@
-// npm run build (and npm ci, through prepare): bundles the ce command line
-// and the npm start example into dist/ with esbuild. Code a command loads
-// only when it runs (the engine, the HTTP server) goes to chunks of its
-// own, so `ce --help` reads neither SQLite nor the validators. The room's
-// page (page/) is a second build, for browsers: dist/page holds everything
-// the room serves at / and nothing is fetched from elsewhere.
+// npm run build (and npm pack through prepack, npm start, the test suite's
+// setup): bundles with esbuild, into dist/,
+// - the ce command line and the npm start example (ce.js, start-example.js
+//   and their chunks): code a command loads only when it runs (the engine,
+//   the HTTP server) goes to chunks of its own, so `ce --help` reads neither
+//   SQLite nor the validators;
+// - `ce serve` alone, as one file (chunks/serve.js), which bin/ce.js runs;
+// - the packages a room imports only at a first use, a file each (lazy/);
+// - the room's page (page/), for browsers: everything the room serves at /,
+//   nothing fetched from elsewhere.
 import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -75,32 +79,43 @@ const lazyPackagesOutside = {
     const names = Object.keys(LAZY_PACKAGES).map((name) => name.replace('/', '\\/'));
     builder.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, ({ path, kind }) => {
       // A static import would be hoisted to the top of a bundle and read at its start.
-      if (kind !== 'dynamic-import') throw new Error(`${path} is imported statically; import it where it is first used`);
+      if (kind !== 'dynamic-import') {
+        throw new Error(`${path} is imported statically; import it where it is first used (scripts/build.js)`);
+      }
       return { path: `#lazy/${LAZY_PACKAGES[path]}`, external: true };
     });
   },
 };
+// CommonJS dependencies call require(); an ES module has none of its own.
+const requireBanner = {
+  js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);",
+};
+
+// Each lazy package's file: an entry that is the package's default export (a
+// CommonJS package's module.exports), bundled with all it requires.
+const lazyPackageEntries = {
+  name: 'lazy-package-entries',
+  setup(builder) {
+    builder.onResolve({ filter: /^lazy-package:/ }, ({ path }) => ({
+      path: path.slice('lazy-package:'.length),
+      namespace: 'lazy-package',
+    }));
+    builder.onLoad({ filter: /.*/, namespace: 'lazy-package' }, ({ path }) => ({
+      contents: `export { default } from '${path}';`,
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+  },
+};
 await build({
-  entryPoints: Object.fromEntries(Object.values(LAZY_PACKAGES).map((file) => [file, `lazy-package:${file}`])),
+  entryPoints: Object.fromEntries(Object.entries(LAZY_PACKAGES).map(([name, file]) => [file, `lazy-package:${name}`])),
   outdir: 'dist/lazy',
   bundle: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  plugins: [
-    {
-      name: 'lazy-package-entries',
-      setup(builder) {
-        builder.onResolve({ filter: /^lazy-package:/ }, ({ path }) => ({ path: path.slice('lazy-package:'.length), namespace: 'lazy-package' }));
-        builder.onLoad({ filter: /.*/, namespace: 'lazy-package' }, ({ path }) => ({
-          contents: `export { default } from '${Object.keys(LAZY_PACKAGES).find((name) => LAZY_PACKAGES[name] === path)}';`,
-          resolveDir: process.cwd(),
-          loader: 'js',
-        }));
-      },
-    },
-  ],
-  banner: { js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);" },
+  plugins: [lazyPackageEntries],
+  banner: requireBanner,
   logLevel: 'warning',
 });
 
@@ -114,8 +129,7 @@ const nodeBundle = {
   // hundreds resolved one by one. SQLite's native addon stays outside.
   external: ['better-sqlite3'],
   plugins: [withoutCodePages, rawBodyDependenciesAtFirstUse, lazyPackagesOutside],
-  // CommonJS dependencies call require(); an ES module has none of its own.
-  banner: { js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);" },
+  banner: requireBanner,
   logLevel: 'warning',
 };
 
@@ -127,12 +141,12 @@ await build({
   splitting: true,
 });
 // `ce serve` (bin/ce.js picks it): one file, dist/chunks/serve.js, holding
-// every module a room's start runs; the modules it loads at a first use
-// (the engine's proposals, the REST door, Koa's app) are in it too, each
-// run only when first asked for. Split into chunks as the command line is,
-// a start read 29 files, and node's module loader costs about 0.4 ms a
-// file beside the code: as one file a room answers its first request 20
-// to 26 ms sooner (BENCHMARKS.md). Beside the chunks, for the validators.
+// every module a room's start runs; the modules it runs only at a first use
+// (the REST door, Koa's app, the docs, the metrics) are in it too, each run
+// when first asked for. Split into chunks as the command line is, a start
+// read 29 files, and node's module loader costs about 0.4 ms a file beside
+// the code: as one file a room answers its first request about 25 ms sooner
+// (BENCHMARKS.md). Beside the chunks, where the validators' modules are.
 await build({
   ...nodeBundle,
   entryPoints: { serve: 'src/cli/serve-bin.ts' },
