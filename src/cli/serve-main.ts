@@ -1,7 +1,8 @@
 // `ce serve` on its own: the root of the command line with that one command,
-// so that a room's start loads none of the other commands' modules (10 to 16
-// ms of its first answer, BENCHMARKS.md). For the same words it answers what
-// the whole command line (main.ts) answers: test/cli/serve-main.test.ts.
+// so that a room's start (serve-bin.ts) loads none of the other commands'
+// modules (10 to 16 ms of its first answer, BENCHMARKS.md). For the same
+// words it answers what the whole command line (main.ts) answers:
+// test/cli/serve-main.test.ts.
 import type { Command } from 'commander';
 import { rootCommand, runCommandLine } from './program.js';
 import { serveCommand } from './serve.js';

@@ -1,7 +1,8 @@
-// `ce serve` starts on a command line of its own (src/cli/serve-main.ts,
-// chosen by bin.ts), so that a room's start loads no other command. It must
-// answer exactly what the whole command line answers for the same words:
-// help, usage errors and refusals, word for word, code for code.
+// `ce serve` starts on a command line of its own (src/cli/serve-main.ts, in
+// the bundle bin/ce.js runs for `serve`), so that a room's start loads no
+// other command. It must answer exactly what the whole command line answers
+// for the same words: help, usage errors and refusals, word for word, code
+// for code.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
