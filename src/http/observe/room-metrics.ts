@@ -16,10 +16,7 @@ const BATCH_SIZES = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 type PromClient = typeof import('prom-client');
 
-/**
- * What makes a room's metrics, prom-client imported first: only a room
- * served with --metrics reads it (a start without it is the sooner).
- */
+/** What makes a room's metrics, prom-client imported first: only a room served with --metrics reads it. */
 export async function roomMetricsMaker(): Promise<(room: Room, streams: StreamRegistry) => RoomMetrics> {
   const { default: prom } = await import('prom-client');
   return (room, streams) => new RoomMetrics(prom, room, streams);
