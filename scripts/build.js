@@ -73,19 +73,26 @@ const LAZY_PACKAGES = {
   'prom-client': 'prom-client',
   'pino-pretty': 'pino-pretty',
 };
+// So is the module that holds the OpenAPI document (200 KB, read at the
+// first request for /openapi.json or /docs): as its importer names it, and its source.
+const LAZY_MODULES = { './openapi-document.js': 'src/http/openapi-document.ts' };
 const lazyPackagesOutside = {
   name: 'lazy-packages-outside',
   setup(builder) {
-    const names = Object.keys(LAZY_PACKAGES).map((name) => name.replace('/', '\\/'));
+    const names = [...Object.keys(LAZY_PACKAGES), ...Object.keys(LAZY_MODULES)].map((name) =>
+      name.replaceAll(/[/.]/g, '\\$&'),
+    );
     builder.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, ({ path, kind }) => {
       // A static import would be hoisted to the top of a bundle and read at its start.
       if (kind !== 'dynamic-import') {
         throw new Error(`${path} is imported statically; import it where it is first used (scripts/build.js)`);
       }
-      return { path: `#lazy/${LAZY_PACKAGES[path]}`, external: true };
+      return { path: `#lazy/${LAZY_PACKAGES[path] ?? lazyName(LAZY_MODULES[path])}`, external: true };
     });
   },
 };
+/** A lazy module's file name in dist/lazy/: its source's name. */
+const lazyName = (source) => source.replace(/^.*\//, '').replace(/\.ts$/, '');
 // CommonJS dependencies call require(); an ES module has none of its own.
 const requireBanner = {
   js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);",
@@ -108,7 +115,10 @@ const lazyPackageEntries = {
   },
 };
 await build({
-  entryPoints: Object.fromEntries(Object.entries(LAZY_PACKAGES).map(([name, file]) => [file, `lazy-package:${name}`])),
+  entryPoints: {
+    ...Object.fromEntries(Object.entries(LAZY_PACKAGES).map(([name, file]) => [file, `lazy-package:${name}`])),
+    ...Object.fromEntries(Object.values(LAZY_MODULES).map((source) => [lazyName(source), source])),
+  },
   outdir: 'dist/lazy',
   bundle: true,
   format: 'esm',

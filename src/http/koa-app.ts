@@ -80,7 +80,7 @@ export async function koaApp(parts: RoomParts): Promise<Koa> {
   // Read at its first request, like the docs rendered from it: neither is in the room's start.
   let openapi: Promise<Record<string, unknown>> | undefined;
   const openapiDocument = () =>
-    (openapi ??= import('../../generated/openapi.json', { with: { type: 'json' } }).then(({ default: document }) =>
+    (openapi ??= import('./openapi-document.js').then(({ default: document }) =>
       base === '' ? document : { ...document, servers: [{ ...document.servers[0], url: base }] },
     ));
   routes.get('/openapi.json', asProblems, origin, async (ctx) => {

@@ -9,11 +9,11 @@
 // REST door, Koa's app, the docs) are in that file, run when first asked
 // for; the packages they bring (Koa and its router, markdown-it,
 // prom-client, pino-pretty) are not, but in dist/lazy/, imported then as
-// `#lazy/NAME`. Nor does a start compile the validators of requests: each
-// is read from a file of its own beside the chunks
-// (dist/chunks/input-validators/) at its first call. raw-body comes with the
-// server, and requires what it needs only for an error or a decoder at their
-// first use (scripts/build.js).
+// `#lazy/NAME`, and so is the OpenAPI document. Nor does a start compile
+// the validators of requests: each is read from a file of its own beside
+// the chunks (dist/chunks/input-validators/) at its first call. raw-body
+// comes with the server, and requires what it needs only for an error or a
+// decoder at their first use (scripts/build.js).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
@@ -103,7 +103,16 @@ test('the packages a room needs only at a first use are in dist/lazy/, imported 
     for (const [, name] of readFileSync(file, 'utf8').matchAll(/\bimport\("#lazy\/([^"]+)"\)/g)) lazy.add(name!);
     expect(staticImports(file).filter((specifier) => specifier.startsWith('#'))).toEqual([]);
   }
-  expect([...lazy].sort()).toEqual(['koa', 'koa-router', 'markdown-it', 'pino-pretty', 'prom-client']);
+  expect([...lazy].sort()).toEqual([
+    'koa',
+    'koa-router',
+    'markdown-it',
+    'openapi-document',
+    'pino-pretty',
+    'prom-client',
+  ]);
+  // The OpenAPI document too (200 KB to compile), read at the first request for it.
+  expect(serve).not.toContain('generated/openapi.json');
   for (const name of lazy) expect(existsSync(path.join(dist, 'lazy', `${name}.js`)), name).toBe(true);
 });
 
