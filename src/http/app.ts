@@ -87,8 +87,7 @@ export function createApp(
       }),
     ),
   );
-  const koaApp = loadedOnce(() => import('./koa-app.js').then(({ koaApp }) => koaApp(parts)));
-  const koa = koaApp.load;
+  const koa = loadedOnce(() => import('./koa-app.js').then(({ koaApp }) => koaApp(parts))).load;
   const koaAnswer = loadedOnce(() => koa().then((made) => made.callback()));
   const failedToLoad = (res: ServerResponse) => (error: unknown) => {
     log(`ce: loading the room's routes failed: ${String(error)}`);
