@@ -4,7 +4,8 @@
 //   and their chunks): code a command loads only when it runs (the engine,
 //   the HTTP server) goes to chunks of its own, so `ce --help` reads neither
 //   SQLite nor the validators;
-// - `ce serve` alone, as one file (chunks/serve.js), which bin/ce.js runs;
+// - `ce serve` alone, as one CommonJS file (chunks/serve.cjs), which
+//   bin/ce.js runs through serve.cjs with V8's code cache;
 // - the packages a room imports only at a first use, a file each (lazy/);
 // - the room's page (page/), for browsers: everything the room serves at /,
 //   nothing fetched from elsewhere.
@@ -31,27 +32,52 @@ const withoutCodePages = {
   },
 };
 
-// raw-body requires http-errors and iconv-lite as it loads, and needs them
-// only to make an error (a body too large, cut short, of the wrong length)
-// or a decoder (never: see above). http-errors makes a class for every HTTP
-// status as it loads, about 6 ms of each start (BENCHMARKS.md): both are
-// required at their first use instead. Exact versions are pinned; a raw-body
-// whose lines differ fails the build here rather than starting slower.
-const rawBodyDependenciesAtFirstUse = {
-  name: 'raw-body-dependencies-at-first-use',
+// Dependencies that require, as they load, what they need only for a case a
+// room's start never meets: each is required at its first use instead. Exact
+// versions are pinned; a package whose lines differ fails the build here
+// rather than starting slower.
+// - raw-body: http-errors and iconv-lite, only to make an error (a body too
+//   large, cut short, of the wrong length) or a decoder (never: see above).
+//   http-errors makes a class for every HTTP status as it loads, about 6 ms
+//   of each start (BENCHMARKS.md).
+// - pino: worker_threads and thread-stream, only for a log written by a
+//   transport in a worker (the room writes its own stream) or through a
+//   sonic-boom it makes (the same); sonic-boom, which pino requires all the
+//   same: assert, only to check a descriptor as it flushes.
+// Each of node's own modules left out is about 1 ms of a start.
+const AT_FIRST_USE = {
+  'raw-body/index.js': [
+    [
+      "var createError = require('http-errors')",
+      "function createError () { return require('http-errors').apply(this, arguments) }",
+    ],
+    [
+      "var iconv = require('iconv-lite')",
+      "var iconv = { getDecoder: function (encoding) { return require('iconv-lite').getDecoder(encoding) } }",
+    ],
+  ],
+  'pino/lib/tools.js': [
+    ["const { isMainThread } = require('worker_threads')", ''],
+    ['if (!opts.sync && isMainThread) {', "if (!opts.sync && require('worker_threads').isMainThread) {"],
+  ],
+  'pino/lib/transport.js': [
+    [
+      "const ThreadStream = require('thread-stream')",
+      "function ThreadStream (options) { return new (require('thread-stream'))(options) }",
+    ],
+  ],
+  'sonic-boom/index.js': [
+    ["const assert = require('assert')", "function assert () { return require('assert').apply(this, arguments) }"],
+  ],
+};
+const dependenciesAtFirstUse = {
+  name: 'dependencies-at-first-use',
   setup(builder) {
-    builder.onLoad({ filter: /[\\/]node_modules[\\/]raw-body[\\/]index\.js$/ }, ({ path }) => {
+    builder.onLoad({ filter: /[\\/]node_modules[\\/]/ }, ({ path }) => {
+      const file = Object.keys(AT_FIRST_USE).find((name) => path.replaceAll('\\', '/').endsWith(`/node_modules/${name}`));
+      if (!file) return undefined;
       let source = readFileSync(path, 'utf8');
-      for (const [eager, atFirstUse] of [
-        [
-          "var createError = require('http-errors')",
-          "function createError () { return require('http-errors').apply(this, arguments) }",
-        ],
-        [
-          "var iconv = require('iconv-lite')",
-          "var iconv = { getDecoder: function (encoding) { return require('iconv-lite').getDecoder(encoding) } }",
-        ],
-      ]) {
+      for (const [eager, atFirstUse] of AT_FIRST_USE[file]) {
         if (!source.includes(eager)) throw new Error(`${path} no longer holds "${eager}" (scripts/build.js)`);
         source = source.replace(eager, atFirstUse);
       }
@@ -63,7 +89,7 @@ const rawBodyDependenciesAtFirstUse = {
 // Packages a room imports only at a first use that needs them: Koa and its
 // router (the first request Koa answers), markdown-it (/docs), prom-client
 // (--metrics), pino-pretty (--log-format pretty). Each is bundled whole into
-// dist/lazy/NAME.js, which every other bundle imports as `#lazy/NAME`
+// dist/lazy/NAME.cjs, which every other bundle imports as `#lazy/NAME`
 // (package.json's "imports"), so that no bundle holds their code: a room's
 // start reads none of it, and the process holds one copy of each.
 const LAZY_PACKAGES = {
@@ -98,34 +124,38 @@ const requireBanner = {
   js: "import { createRequire as __ceRequire } from 'node:module'; const require = __ceRequire(import.meta.url);",
 };
 
-// Each lazy package's file: an entry that is the package's default export (a
-// CommonJS package's module.exports), bundled with all it requires.
+// Each lazy file: a CommonJS module whose module.exports is the package's
+// default export (a CommonJS package's module.exports) or the module's, bundled
+// with all it requires. CommonJS, so that both kinds of bundle load it: an ES
+// module imports it (its default is module.exports), and ce serve's CommonJS
+// bundle requires it (see below).
 const lazyPackageEntries = {
   name: 'lazy-package-entries',
   setup(builder) {
-    builder.onResolve({ filter: /^lazy-package:/ }, ({ path }) => ({
-      path: path.slice('lazy-package:'.length),
-      namespace: 'lazy-package',
-    }));
-    builder.onLoad({ filter: /.*/, namespace: 'lazy-package' }, ({ path }) => ({
-      contents: `export { default } from '${path}';`,
-      resolveDir: process.cwd(),
-      loader: 'js',
-    }));
+    builder.onResolve({ filter: /^lazy-(package|module):/ }, ({ path }) => ({ path, namespace: 'lazy-entry' }));
+    builder.onLoad({ filter: /.*/, namespace: 'lazy-entry' }, ({ path }) => {
+      const [kind, name] = [path.slice(0, path.indexOf(':')), path.slice(path.indexOf(':') + 1)];
+      return {
+        contents:
+          kind === 'lazy-package' ? `module.exports = require('${name}');` : `module.exports = require('./${name}').default;`,
+        resolveDir: process.cwd(),
+        loader: 'js',
+      };
+    });
   },
 };
 await build({
   entryPoints: {
     ...Object.fromEntries(Object.entries(LAZY_PACKAGES).map(([name, file]) => [file, `lazy-package:${name}`])),
-    ...Object.fromEntries(Object.values(LAZY_MODULES).map((source) => [lazyName(source), source])),
+    ...Object.fromEntries(Object.values(LAZY_MODULES).map((source) => [lazyName(source), `lazy-module:${source}`])),
   },
   outdir: 'dist/lazy',
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   plugins: [lazyPackageEntries],
-  banner: requireBanner,
   logLevel: 'warning',
 });
 
@@ -138,7 +168,7 @@ const nodeBundle = {
   // Dependencies go in the bundle too: a start then reads a few files, not
   // hundreds resolved one by one. SQLite's native addon stays outside.
   external: ['better-sqlite3'],
-  plugins: [withoutCodePages, rawBodyDependenciesAtFirstUse, lazyPackagesOutside],
+  plugins: [withoutCodePages, dependenciesAtFirstUse, lazyPackagesOutside],
   banner: requireBanner,
   logLevel: 'warning',
 };
@@ -150,18 +180,49 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
 });
-// `ce serve` (bin/ce.js picks it): one file, dist/chunks/serve.js, holding
+// `ce serve` (bin/ce.js picks it): one file, dist/chunks/serve.cjs, holding
 // every module a room's start runs; the modules it runs only at a first use
 // (the REST door, Koa's app, the docs, the metrics) are in it too, each run
 // when first asked for. Split into chunks as the command line is, a start
 // read 29 files, and node's module loader costs about 0.4 ms a file beside
 // the code: as one file a room answers its first request about 25 ms sooner
-// (BENCHMARKS.md). Beside the chunks, where the validators' modules are.
+// (BENCHMARKS.md). CommonJS, so that dist/serve.cjs can run it with V8's
+// code cache (src/cli/code-cache.ts). Beside the chunks, where the
+// validators' modules are.
 await build({
   ...nodeBundle,
+  format: 'cjs',
   entryPoints: { serve: 'src/cli/serve-bin.ts' },
+  // better-sqlite3's JavaScript too (a dozen files node would resolve and read
+  // one by one, 6 to 8 ms of a start); its native addon stays where it was
+  // installed, and the room names it (src/store/sidecar.ts).
+  external: [],
   outdir: 'dist/chunks',
+  outExtension: { '.js': '.cjs' },
   splitting: false,
+  // CommonJS has its own require; import.meta.url (where the page's files are) is made from __filename.
+  banner: undefined,
+  inject: ['scripts/import-meta-url.js'],
+  define: { 'import.meta.url': 'importMetaUrl' },
+  // Its import()s as require()s: node:vm gives a script run with cached
+  // code no import() (Node.js 20), and each is of node's own modules or of a
+  // lazy file, which is CommonJS.
+  supported: { 'dynamic-import': false },
+});
+// What bin/ce.js requires for `ce serve`: the code cache's runner, CommonJS
+// too, as a module would make node load the whole of each of node's modules
+// it imports (node:crypto's web crypto, for one).
+await build({
+  entryPoints: { serve: 'src/cli/serve-start.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  inject: ['scripts/import-meta-url.js'],
+  define: { 'import.meta.url': 'importMetaUrl' },
+  logLevel: 'warning',
 });
 // Each validator of requests is read from a file of its own at its first call
 // (generated/input-validators.js, bundled into a chunk), beside the chunks.

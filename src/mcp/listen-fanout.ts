@@ -101,7 +101,7 @@ export class ListenFanout implements BusSink<RoomChange> {
   private readonly framing: Framing;
   private readonly viewers: (task: NonNullable<RoomChange['task']>) => string[];
   private readonly members = new Set<ListenMember>();
-  /** task id → participant → the streams of that participant watching the task. */
+  /** The streams watching each task: by task id, then by the participant whose streams they are. */
   private readonly byTask = new Map<string, Map<string, Set<ListenMember>>>();
   private readonly byView = new Map<RoomView, Set<ListenMember>>();
   /** The resources/updated frame of each view, the same for every change. */

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { chmodSync, closeSync, constants, existsSync, openSync, realpathSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DomainError, storageErrorOf } from '../errors.js';
 import { fsyncDirectory } from './durable-file.js';
@@ -69,19 +70,38 @@ function keepWithinArtifactBits(file: string, artifactPath: string): void {
   }
 }
 
+let addon: { nativeBinding?: string } | undefined;
+/**
+ * SQLite's native addon, where better-sqlite3's install puts it, named to each
+ * Database: better-sqlite3 would otherwise search a dozen places for it, from
+ * its own file, and in ce serve's bundle (scripts/build.js) its files are not
+ * where it would look. Elsewhere (a build of the addon of its own), its search.
+ */
+function sqliteAddon(): { nativeBinding?: string } {
+  if (addon) return addon;
+  try {
+    addon = {
+      nativeBinding: createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node'),
+    };
+  } catch {
+    addon = {};
+  }
+  return addon;
+}
+
 export function openSidecar(artifactPath: string, options: OpenSidecarOptions): Sidecar {
   const file = sidecarPath(artifactPath);
   if ((options.mode === 'read' || options.create === false) && !existsSync(file)) {
     throw new DomainError('not_found', `no room for ${artifactPath}: ${file} does not exist`);
   }
   if (options.mode === 'read') {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
+    const db = new Database(file, { readonly: true, fileMustExist: true, ...sqliteAddon() });
     db.pragma('busy_timeout = 5000');
     return { db, path: file, writable: false, migrated: [], litestream: false, close: () => db.close() };
   }
 
   if (!existsSync(file)) createOwnerOnly(file, artifactBits(artifactPath));
-  const db = new Database(file);
+  const db = new Database(file, sqliteAddon());
   // The real path: the same sidecar reached through a symlink is the same sidecar.
   const identity = realpathSync(file);
   let migrated: number[] = [];

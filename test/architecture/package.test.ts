@@ -36,9 +36,9 @@ const packageOf = (specifier: string): string =>
 
 test('bin/ce.js runs the bundle, and every package the bundle loads is a run-time dependency', () => {
   expect(pkg.bin).toEqual({ ce: 'bin/ce.js' });
-  expect(readFileSync(path.join(root, 'bin/ce.js'), 'utf8')).toContain(
-    "import(process.argv[2] === 'serve' ? '../dist/chunks/serve.js' : '../dist/ce.js')",
-  );
+  const bin = readFileSync(path.join(root, 'bin/ce.js'), 'utf8');
+  expect(bin).toContain("module.createRequire(import.meta.url)('../dist/serve.cjs')");
+  expect(bin).toContain("import('../dist/ce.js')");
   expect(pkg.engines.node).toBe('>=20');
   const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
   const loaded = new Set<string>();
@@ -61,7 +61,9 @@ test('bin/ce.js runs the bundle, and every package the bundle loads is a run-tim
   expect(ownImports.size).toBeGreaterThan(0);
   for (const specifier of ownImports) {
     expect(specifier).toMatch(/^#lazy\/[a-z-]+$/);
-    expect(existsSync(path.join(root, 'dist', 'lazy', `${specifier.slice('#lazy/'.length)}.js`)), specifier).toBe(true);
+    expect(existsSync(path.join(root, 'dist', 'lazy', `${specifier.slice('#lazy/'.length)}.cjs`)), specifier).toBe(
+      true,
+    );
   }
   // Build tools stay development dependencies.
   for (const tool of ['tsx', 'esbuild', 'typescript', 'vitest']) expect(pkg.dependencies).not.toHaveProperty(tool);
@@ -87,8 +89,9 @@ test('npm pack takes bin/, dist/ (the room page too) and the example, and nothin
     expect.arrayContaining([
       'bin/ce.js',
       'dist/ce.js',
-      'dist/chunks/serve.js',
-      'dist/lazy/koa.js',
+      'dist/serve.cjs',
+      'dist/chunks/serve.cjs',
+      'dist/lazy/koa.cjs',
       'dist/start-example.js',
       'dist/chunks/input-validators/TaskRefInput.cjs',
       'dist/page/index.html',

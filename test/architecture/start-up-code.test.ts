@@ -2,29 +2,36 @@
 // suite's setup). bin/ce.js runs dist/ce.js, the whole command line, for
 // every command but `ce serve`: it loads the chunks it imports statically,
 // so the engine (SQLite, the validators) stays out of them and is imported
-// when a command needs a room. For `ce serve` bin/ce.js runs
-// dist/chunks/serve.js, one file with the room's every module and no other
-// command: node's module loader costs about 0.4 ms a file, and split into
-// chunks a start read 29. The modules a room runs only at a first use (the
-// REST door, Koa's app, the docs) are in that file, run when first asked
-// for; the packages they bring (Koa and its router, markdown-it,
-// prom-client, pino-pretty) are not, but in dist/lazy/, imported then as
-// `#lazy/NAME`, and so is the OpenAPI document. Nor does a start compile
-// the validators of requests: each is read from a file of its own beside
-// the chunks (dist/chunks/input-validators/) at its first call. raw-body
-// comes with the server, and requires what it needs only for an error or a
-// decoder at their first use (scripts/build.js).
+// when a command needs a room. For `ce serve` bin/ce.js requires
+// dist/serve.cjs, which runs dist/chunks/serve.cjs with V8's code cache
+// (src/cli/code-cache.ts): one CommonJS file with the room's every module,
+// better-sqlite3's JavaScript too, and no other command: node's module
+// loader costs about 0.4 ms a file, and split into chunks a start read 29.
+// The modules a room runs only at a first use (the REST door, Koa's app, the
+// docs) are in that file, run when first asked for; the packages they bring
+// (Koa and its router, markdown-it, prom-client, pino-pretty) are not, but
+// in dist/lazy/, CommonJS files required or imported then as `#lazy/NAME`,
+// and so is the OpenAPI document. Nor does a start compile the validators of
+// requests: each is read from a file of its own beside the chunks
+// (dist/chunks/input-validators/) at its first call. Packages that require
+// at their load what they need only for a case a start never meets (raw-body,
+// pino, sonic-boom) require it at its first use (scripts/build.js).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dist = path.join(root, 'dist');
-const serveBundle = path.join(dist, 'chunks', 'serve.js');
+const serveBundle = path.join(dist, 'chunks', 'serve.cjs');
 
 /** The specifiers a file imports statically (at the top, read before it runs). */
 const staticImports = (file: string): string[] =>
   [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\b[^;]*?["']([^"']+)["']/gms)].map((m) => m[1]!);
+
+/** The specifiers a CommonJS file requires by name, `require("node:fs")`. */
+const requires = (file: string): string[] =>
+  [...readFileSync(file, 'utf8').matchAll(/\brequire\d*\("([^"]+)"\)/g)].map((m) => m[1]!);
 
 /** A bundle and every file of ours it imports statically. */
 function staticallyLoaded(file: string, seen = new Set<string>()): Set<string> {
@@ -53,10 +60,16 @@ function modulesIn(file: string): Map<string, string> {
 const commandLine = staticallyLoaded(path.join(dist, 'ce.js'));
 const serve = sourcesIn([serveBundle]);
 
-test('bin/ce.js runs dist/chunks/serve.js for ce serve, and dist/ce.js for every other command', () => {
+test('bin/ce.js runs dist/serve.cjs for ce serve, and dist/ce.js for every other command', () => {
   const bin = readFileSync(path.join(root, 'bin/ce.js'), 'utf8');
-  expect(bin).toContain("process.argv[2] === 'serve' ? '../dist/chunks/serve.js' : '../dist/ce.js'");
+  expect(bin).toContain("if (process.argv[2] === 'serve') module.createRequire(import.meta.url)('../dist/serve.cjs');");
+  expect(bin).toContain("else await import('../dist/ce.js');");
   expect(sourcesIn(commandLine)).toContain('src/cli/main.ts');
+  // dist/serve.cjs is the code cache's runner, and runs the serve bundle.
+  const runner = path.join(dist, 'serve.cjs');
+  expect([...new Set(sourcesIn([runner]))].sort()).toEqual(['src/cli/code-cache.ts', 'src/cli/serve-start.ts']);
+  expect(requires(runner).filter((specifier) => !isBuiltin(specifier))).toEqual([]);
+  expect(readFileSync(runner, 'utf8')).toContain('"./chunks/serve.cjs"');
   expect(serve).toContain('src/cli/serve-bin.ts');
 });
 
@@ -71,10 +84,20 @@ test('every other ce command starts without the engine, the validators, the HTTP
   ).toEqual([]);
 });
 
-test('ce serve starts from one file: it imports nothing of ours statically, and holds no other command', () => {
-  expect(staticImports(serveBundle).filter((specifier) => !/^(node:|better-sqlite3$)/.test(specifier))).toEqual([]);
+test('ce serve starts from one file: it requires nothing of ours but the lazy files, and holds no other command', () => {
+  // And Ajv's runtime helpers, which the validators of query strings require when the REST door first runs.
+  expect(
+    requires(serveBundle).filter(
+      (specifier) => !isBuiltin(specifier) && !/^(#lazy\/|ajv\/dist\/runtime\/)/.test(specifier),
+    ),
+  ).toEqual([]);
   expect(serve).toEqual(
-    expect.arrayContaining(['src/cli/serve-main.ts', 'src/engine/room.ts', 'src/http/mcp/post.ts']),
+    expect.arrayContaining([
+      'src/cli/serve-main.ts',
+      'src/engine/room.ts',
+      'src/http/mcp/post.ts',
+      'node_modules/better-sqlite3/lib/database.js',
+    ]),
   );
   expect(
     serve.filter((source) =>
@@ -83,9 +106,17 @@ test('ce serve starts from one file: it imports nothing of ours statically, and 
   ).toEqual([]);
 });
 
+test("ce serve's file runs with cached code: it has no import(), and is ASCII", () => {
+  const text = readFileSync(serveBundle, 'utf8');
+  // Node.js 20 gives a script run with cached code no import() (scripts/build.js makes each a require()).
+  expect(text).not.toMatch(/\bimport\(/);
+  // Node holds an ASCII file as a one-byte string: anything else (a comment's arrow) doubles it, 2 ms of a start.
+  expect(text.match(/[^\x00-\x7f]/g) ?? []).toEqual([]);
+});
+
 test('the packages a room needs only at a first use are in dist/lazy/, imported by no bundle statically', () => {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { imports: Record<string, string> };
-  expect(pkg.imports).toEqual({ '#lazy/*': './dist/lazy/*.js' });
+  expect(pkg.imports).toEqual({ '#lazy/*': './dist/lazy/*.cjs' });
   // Their code is in no bundle of ours.
   expect(
     [...serve, ...sourcesIn(commandLine)].filter((source) =>
@@ -95,12 +126,13 @@ test('the packages a room needs only at a first use are in dist/lazy/, imported 
   const lazy = new Set<string>();
   const bundles = [dist, path.join(dist, 'chunks')].flatMap((dir) =>
     readdirSync(dir)
-      .filter((name) => name.endsWith('.js'))
+      .filter((name) => /\.c?js$/.test(name))
       .map((name) => path.join(dir, name)),
   );
   expect(bundles).toContain(serveBundle);
   for (const file of bundles) {
-    for (const [, name] of readFileSync(file, 'utf8').matchAll(/\bimport\("#lazy\/([^"]+)"\)/g)) lazy.add(name!);
+    for (const [, name] of readFileSync(file, 'utf8').matchAll(/\b(?:import|require)\("#lazy\/([^"]+)"\)/g))
+      lazy.add(name!);
     expect(staticImports(file).filter((specifier) => specifier.startsWith('#'))).toEqual([]);
   }
   expect([...lazy].sort()).toEqual([
@@ -113,7 +145,7 @@ test('the packages a room needs only at a first use are in dist/lazy/, imported 
   ]);
   // The OpenAPI document too (200 KB to compile), read at the first request for it.
   expect(serve).not.toContain('generated/openapi.json');
-  for (const name of lazy) expect(existsSync(path.join(dist, 'lazy', `${name}.js`)), name).toBe(true);
+  for (const name of lazy) expect(existsSync(path.join(dist, 'lazy', `${name}.cjs`)), name).toBe(true);
 });
 
 test('ce serve compiles no validator at its start: each validator of requests is read at its first call', () => {
@@ -136,10 +168,21 @@ test('the validators of requests ship beside the chunks, one module each, as gen
     expect(readFileSync(path.join(shipped, name), 'utf8')).toBe(readFileSync(path.join(generated, name), 'utf8'));
 });
 
-test('raw-body, which ce serve loads, requires http-errors and iconv-lite at their first use, not as it loads', () => {
-  const rawBody = modulesIn(serveBundle).get('node_modules/raw-body/index.js');
+test('the packages ce serve loads require what only a case a start never meets needs at its first use', () => {
+  const modules = modulesIn(serveBundle);
+  const rawBody = modules.get('node_modules/raw-body/index.js');
   expect(rawBody).toBeDefined();
   // http-errors makes a class for every HTTP status as it loads: about 6 ms of a start (scripts/build.js).
   expect(rawBody).toContain('return require_http_errors().apply(this, arguments);');
   expect(rawBody).not.toMatch(/var (createError|iconv) = require_/);
+  // node's worker_threads and assert (and what they load) are about 1 ms each.
+  expect(modules.get('node_modules/pino/lib/tools.js')).not.toMatch(/^\s*(var|const) \{ isMainThread \} = require/m);
+  expect(modules.get('node_modules/pino/lib/transport.js')).toContain(
+    'function ThreadStream(options) {\n      return new (require_thread_stream())(options);',
+  );
+  expect(modules.get('node_modules/sonic-boom/index.js')).toContain('return require("assert").apply(this, arguments);');
+  // thread-stream requires them, and is itself required only by a transport's first stream.
+  for (const [source, text] of [...modules].filter(([source]) => !source.startsWith('node_modules/thread-stream/'))) {
+    expect(text.match(/^ {4}var \w+ = require\("(node:)?(worker_threads|assert)"\)/gm) ?? [], source).toEqual([]);
+  }
 });

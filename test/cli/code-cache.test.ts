@@ -1,0 +1,128 @@
+// ce serve's bundle runs with V8's code cache (src/cli/code-cache.ts): what
+// one run compiled is kept where Node's compile cache would keep it, and the
+// next run hands it to V8. A cache that does not fit (a rebuilt bundle, a
+// torn file) is refused and made again; the cache is off where Node's is, and in
+// a directory others could write to. Each run is a process of its own
+// (test/fixtures/run-cached.ts), as each start is. Then the served room,
+// through a start without a cache and one with it.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, onTestFinished, test } from 'vitest';
+import { cacheDirectory } from '../../src/cli/code-cache.js';
+import { ceServe } from '../helpers/ce-serve.js';
+import { ce } from '../helpers/run-ce.js';
+
+const RUN_CACHED = fileURLToPath(new URL('../fixtures/run-cached.ts', import.meta.url));
+
+function fixture(): { dir: string; file: string; cache: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ce-code-cache-'));
+  const file = path.join(dir, 'bundle.cjs');
+  writeFileSync(
+    file,
+    `"use strict";
+module.exports.strict = (function () { return this === undefined; })();
+module.exports.file = __filename;
+module.exports.join = require('node:path').join('a', 'b');
+module.exports.sum = (a, b) => a + b;
+`,
+  );
+  return { dir, file, cache: path.join(dir, 'cache') };
+}
+
+/** One run of `file` in a process of its own, with `env`: what it made of the cache, and what the file exported. */
+function run(file: string, env: Record<string, string>): { use: string; exports: Record<string, unknown> } {
+  const line = execFileSync(process.execPath, ['--import', 'tsx', RUN_CACHED, file], {
+    env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '', NODE_COMPILE_CACHE: '', ...env },
+    encoding: 'utf8',
+  });
+  return JSON.parse(line) as { use: string; exports: Record<string, unknown> };
+}
+
+const entries = (cache: string): string[] => readdirSync(cache).filter((name) => name.startsWith('commonroom-'));
+
+test('a first run compiles and keeps its code; the next reads it, and runs the same', () => {
+  const { file, cache } = fixture();
+  const env = { NODE_COMPILE_CACHE: cache };
+  const ran = { strict: true, file, join: path.join('a', 'b'), sum: 5 };
+  expect(run(file, env)).toEqual({ use: 'none', exports: ran });
+  const [entry] = entries(cache);
+  expect(entry).toMatch(
+    new RegExp(
+      `^commonroom-bundle\\.cjs-[0-9a-f]{16}-${process.version.replaceAll('.', '\\.')}-${process.arch}\\.cache$`,
+    ),
+  );
+  // Only this user reads or writes it.
+  expect(statSync(path.join(cache, entry!)).mode & 0o777).toBe(0o600);
+  expect(statSync(cache).mode & 0o777).toBe(0o700);
+  expect(run(file, env)).toEqual({ use: 'read', exports: ran });
+  // No temporary file stays.
+  expect(readdirSync(cache)).toEqual([entry]);
+});
+
+test('a rebuilt bundle replaces its entry, and a torn entry is refused, run without, and made again', () => {
+  const { file, cache } = fixture();
+  const env = { NODE_COMPILE_CACHE: cache };
+  expect(run(file, env).use).toBe('none');
+  const [entry] = entries(cache);
+
+  // Made from other code: refused, and replaced.
+  writeFileSync(file, 'module.exports.other = 1;\n');
+  expect(run(file, env)).toEqual({ use: 'rejected', exports: { other: 1 } });
+  expect(entries(cache)).toEqual([entry]);
+  expect(run(file, env)).toEqual({ use: 'read', exports: { other: 1 } });
+
+  // Torn, or made by another V8: V8 refuses it.
+  const head = readFileSync(path.join(cache, entry!)).subarray(0, 20);
+  writeFileSync(path.join(cache, entry!), Buffer.concat([head, Buffer.alloc(4096, 7)]));
+  expect(run(file, env)).toEqual({ use: 'rejected', exports: { other: 1 } });
+  expect(run(file, env)).toEqual({ use: 'read', exports: { other: 1 } });
+  expect(readdirSync(cache)).toEqual([entry]);
+});
+
+test("off where Node's compile cache is off, and in a directory another user could write to", () => {
+  const { dir, file, cache } = fixture();
+  expect(cacheDirectory({ NODE_COMPILE_CACHE: cache })).toBe(cache);
+  expect(cacheDirectory({})).toBe(path.join(tmpdir(), 'node-compile-cache'));
+  expect(cacheDirectory({ NODE_DISABLE_COMPILE_CACHE: '1', NODE_COMPILE_CACHE: cache })).toBeNull();
+
+  expect(run(file, { NODE_DISABLE_COMPILE_CACHE: '1', NODE_COMPILE_CACHE: cache })).toMatchObject({
+    use: 'off',
+    exports: { sum: 5 },
+  });
+  expect(readdirSync(dir)).toEqual(['bundle.cjs']);
+
+  const shared = path.join(dir, 'shared');
+  mkdirSync(shared);
+  chmodSync(shared, 0o777);
+  expect(run(file, { NODE_COMPILE_CACHE: shared })).toMatchObject({ use: 'off', exports: { sum: 5 } });
+  expect(readdirSync(shared)).toEqual([]);
+});
+
+test('ce serve starts, serves (the docs and the page too) and stops alike without a cache and with the one its first start kept', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ce-served-cache-'));
+  const file = path.join(dir, 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  expect((await ce(['init', file])).code).toBe(0);
+  const cache = path.join(dir, 'cache');
+  for (const start of ['without a cache', 'with the cache']) {
+    const served = await ceServe(file, { env: { NODE_COMPILE_CACHE: cache } });
+    onTestFinished(served.kill);
+    const origin = new URL(served.mcpUrl).origin;
+    // The docs and the page load their packages from dist/lazy/ (required, as the bundle has no import()).
+    for (const [where, type] of [
+      ['/docs', 'text/html'],
+      ['/', 'text/html'],
+      ['/openapi.json', 'application/json'],
+    ] as const) {
+      const answer = await fetch(origin + where);
+      expect(answer.status, `${start}: ${where}`).toBe(200);
+      expect(answer.headers.get('content-type'), `${start}: ${where}`).toContain(type);
+    }
+    expect(await served.stop(), start).toBe(0);
+    expect(served.stderr(), start).toBe('');
+    expect(entries(cache), start).toEqual([expect.stringMatching(/^commonroom-serve\.cjs-/)]);
+  }
+});
