@@ -17,7 +17,7 @@
 // code is code this process runs, so a directory another user could write to
 // is not used.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -117,6 +117,7 @@ export function runCommonJs(file: string, env: NodeJS.ProcessEnv = process.env):
         renameSync(written, entry);
       } catch {
         // A full or read-only disk: the next start compiles, as without a cache.
+        rmSync(written, { force: true });
       }
     },
   };

@@ -73,9 +73,11 @@ function keepWithinArtifactBits(file: string, artifactPath: string): void {
 let addon: { nativeBinding?: string } | undefined;
 /**
  * SQLite's native addon, where better-sqlite3's install puts it, named to each
- * Database: better-sqlite3 would otherwise search a dozen places for it, from
+ * Database: better-sqlite3 would otherwise search a dozen places for it from
  * its own file, and in ce serve's bundle (scripts/build.js) its files are not
- * where it would look. Elsewhere (a build of the addon of its own), its search.
+ * where that search looks. An addon that is not there (built by hand
+ * elsewhere) is left to better-sqlite3's search, which only `ce` outside
+ * `ce serve` can make.
  */
 function sqliteAddon(): { nativeBinding?: string } {
   if (addon) return addon;
