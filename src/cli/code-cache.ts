@@ -12,19 +12,24 @@
 // else `node-compile-cache` in the temporary directory, and off with
 // NODE_DISABLE_COMPILE_CACHE=1. An entry is named by the bundle's path,
 // node's version and the architecture, and begins with the digest of the
-// bundle it was made from; V8 checks it once more (its version, its flags,
-// the source's length) and refuses one that does not fit. Cached
+// bundle it was made from and the digest of its code (V8 checks no more of
+// the code than its length, and an entry a power cut tore would run as
+// code); V8 checks it once more (its version, its flags, the source's
+// length) and refuses one that does not fit. Cached
 // code is code this process runs, so a directory another user could write to
 // is not used.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Script } from 'node:vm';
+import { writeFileWhole } from '../store/durable-file.js';
 
 const DIGEST_BYTES = 20;
 const digest = (data: string | Buffer): Buffer => createHash('sha1').update(data).digest();
+/** An entry's head: the digest of the bundle it was made from, then its cached code's. */
+const HEAD_BYTES = 2 * DIGEST_BYTES;
 
 /** What a run made of the cache: none kept yet, read, refused (made from other code, or by V8), or not used. */
 export type CacheUse = 'none' | 'read' | 'rejected' | 'off';
@@ -59,9 +64,9 @@ function ownDirectory(dir: string): boolean {
 export function runCommonJs(file: string, env: NodeJS.ProcessEnv = process.env): CachedRun {
   const bytes = readFileSync(file);
   const dir = cacheDirectory(env);
-  // One entry a file (a rebuilt bundle replaces its entry), headed by the
-  // digest of the code it was made from. SHA-1 tells versions apart, no
-  // secret (node:crypto, which the room loads all the same).
+  // One entry a file (a rebuilt bundle replaces its entry). SHA-1 tells
+  // versions apart and finds a torn entry; no secret (node:crypto, which the
+  // room loads all the same).
   const entry =
     dir && ownDirectory(dir)
       ? path.join(
@@ -76,7 +81,12 @@ export function runCommonJs(file: string, env: NodeJS.ProcessEnv = process.env):
   } catch {
     // None kept yet (or unreadable): compiled from the source, kept by save().
   }
-  const cachedData = kept && kept.subarray(0, DIGEST_BYTES).equals(made) ? kept.subarray(DIGEST_BYTES) : undefined;
+  const cachedData =
+    kept &&
+    kept.subarray(0, DIGEST_BYTES).equals(made) &&
+    kept.subarray(DIGEST_BYTES, HEAD_BYTES).equals(digest(kept.subarray(HEAD_BYTES)))
+      ? kept.subarray(HEAD_BYTES)
+      : undefined;
   // A script run with cached code has no `import()` on Node.js 20 (its
   // functions lose what node resolves it with): the file must require().
   const script = new Script(Module.wrap(bytes.toString('utf8')), {
@@ -106,18 +116,19 @@ export function runCommonJs(file: string, env: NodeJS.ProcessEnv = process.env):
     },
     save() {
       if (!entry) return;
-      // Another start may write the same entry at once: each writes a file of its own and renames it over.
-      const written = `${entry}.${process.pid}.tmp`;
       try {
         const compiled = script.createCachedData();
         // A cache read holds what an earlier run compiled, which may have ended
         // sooner (`ce serve --help`): kept again only when this run compiled more.
         if (use === 'read' && compiled.length <= cachedData!.length) return;
-        writeFileSync(written, Buffer.concat([made, compiled]), { mode: 0o600 });
-        renameSync(written, entry);
+        // Whole, under another name first: another start may write the same entry at once.
+        writeFileWhole(entry, Buffer.concat([made, digest(compiled), compiled]), {
+          temp: `${entry}.${process.pid}.tmp`,
+          mode: 0o600,
+          as: 'replace',
+        });
       } catch {
         // A full or read-only disk: the next start compiles, as without a cache.
-        rmSync(written, { force: true });
       }
     },
   };

@@ -67,7 +67,11 @@ test('bin/ce.js runs dist/serve.cjs for ce serve, and dist/ce.js for every other
   expect(sourcesIn(commandLine)).toContain('src/cli/main.ts');
   // dist/serve.cjs is the code cache's runner, and runs the serve bundle.
   const runner = path.join(dist, 'serve.cjs');
-  expect([...new Set(sourcesIn([runner]))].sort()).toEqual(['src/cli/code-cache.ts', 'src/cli/serve-start.ts']);
+  expect([...new Set(sourcesIn([runner]))].sort()).toEqual([
+    'src/cli/code-cache.ts',
+    'src/cli/serve-start.ts',
+    'src/store/durable-file.ts',
+  ]);
   expect(requires(runner).filter((specifier) => !isBuiltin(specifier))).toEqual([]);
   expect(readFileSync(runner, 'utf8')).toContain('"./chunks/serve.cjs"');
   expect(serve).toContain('src/cli/serve-bin.ts');

@@ -1,11 +1,12 @@
 // ce serve's bundle runs with V8's code cache (src/cli/code-cache.ts): what
 // one run compiled is kept where Node's compile cache would keep it, and the
 // next run hands it to V8. A cache that does not fit (a rebuilt bundle, a
-// torn file) is refused and made again; the cache is off where Node's is, and in
+// torn file, another V8's) is refused and made again; the cache is off where Node's is, and in
 // a directory others could write to. Each run is a process of its own
 // (test/fixtures/run-cached.ts), as each start is. Then the served room,
 // through a start without a cache and one with it.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -41,6 +42,8 @@ function run(file: string, env: Record<string, string>): { use: string; exports:
   return JSON.parse(line) as { use: string; exports: Record<string, unknown> };
 }
 
+const sha1 = (data: Buffer): Buffer => createHash('sha1').update(data).digest();
+
 const entries = (cache: string): string[] => readdirSync(cache).filter((name) => name.startsWith('commonroom-'));
 
 test('a first run compiles and keeps its code; the next reads it, and runs the same', () => {
@@ -62,7 +65,7 @@ test('a first run compiles and keeps its code; the next reads it, and runs the s
   expect(readdirSync(cache)).toEqual([entry]);
 });
 
-test('a rebuilt bundle replaces its entry, and a torn entry is refused, run without, and made again', () => {
+test('a rebuilt bundle replaces its entry; a torn entry, or one V8 refuses, is run without and made again', () => {
   const { file, cache } = fixture();
   const env = { NODE_COMPILE_CACHE: cache };
   expect(run(file, env).use).toBe('none');
@@ -74,9 +77,16 @@ test('a rebuilt bundle replaces its entry, and a torn entry is refused, run with
   expect(entries(cache)).toEqual([entry]);
   expect(run(file, env)).toEqual({ use: 'read', exports: { other: 1 } });
 
-  // Torn, or made by another V8: V8 refuses it.
-  const head = readFileSync(path.join(cache, entry!)).subarray(0, 20);
-  writeFileSync(path.join(cache, entry!), Buffer.concat([head, Buffer.alloc(4096, 7)]));
+  // Torn (as a power cut may leave it): its code's digest does not match, and it is not run.
+  const whole = readFileSync(path.join(cache, entry!));
+  writeFileSync(path.join(cache, entry!), Buffer.concat([whole.subarray(0, whole.length >> 1), Buffer.alloc(64)]));
+  expect(run(file, env)).toEqual({ use: 'rejected', exports: { other: 1 } });
+  expect(run(file, env)).toEqual({ use: 'read', exports: { other: 1 } });
+
+  // Whole but not V8's (made by another V8, say): V8 refuses it.
+  const bundleDigest = readFileSync(path.join(cache, entry!)).subarray(0, 20);
+  const foreign = Buffer.alloc(4096, 7);
+  writeFileSync(path.join(cache, entry!), Buffer.concat([bundleDigest, sha1(foreign), foreign]));
   expect(run(file, env)).toEqual({ use: 'rejected', exports: { other: 1 } });
   expect(run(file, env)).toEqual({ use: 'read', exports: { other: 1 } });
   expect(readdirSync(cache)).toEqual([entry]);
