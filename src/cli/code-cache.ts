@@ -38,7 +38,9 @@ export interface CachedRun {
   use: CacheUse;
   /** What the script set as `module.exports`. */
   exports: unknown;
-  /** Keeps what V8 has compiled of the script by now, where the cache held nothing usable or less. */
+  /** Takes what V8 has compiled of the script by now as what save() keeps (by default, what it compiled by then). */
+  take(): void;
+  /** Keeps what take() took, or what V8 has compiled of the script by now, where the cache held nothing usable or less. */
   save(): void;
 }
 
@@ -109,18 +111,23 @@ export function runCommonJs(file: string, env: NodeJS.ProcessEnv = process.env):
     file,
     path.dirname(file),
   );
+  let taken: Buffer | null = null;
   return {
     use,
     get exports() {
       return module.exports;
     },
+    take() {
+      if (entry) taken = script.createCachedData();
+    },
     save() {
       if (!entry) return;
       try {
-        const compiled = script.createCachedData();
+        const compiled = taken ?? script.createCachedData();
         // A cache read holds what an earlier run compiled, which may have ended
-        // sooner (`ce serve --help`): kept again only when this run compiled more.
-        if (use === 'read' && compiled.length <= cachedData!.length) return;
+        // sooner (`ce serve --help`): kept again only when this run compiled
+        // more (a twentieth: the same code serializes a few bytes apart).
+        if (use === 'read' && compiled.length <= cachedData!.length * 1.05) return;
         // Whole, under another name first: another start may write the same entry at once.
         writeFileWhole(entry, Buffer.concat([made, digest(compiled), compiled]), {
           temp: `${entry}.${process.pid}.tmp`,

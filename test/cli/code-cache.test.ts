@@ -2,7 +2,8 @@
 // one run compiled is kept where Node's compile cache would keep it, and the
 // next run hands it to V8. A cache that does not fit (a rebuilt bundle, a
 // torn file, another V8's) is refused and made again; the cache is off where Node's is, and in
-// a directory others could write to. Each run is a process of its own
+// a directory others could write to; what is kept may be taken before the
+// run ends (ce serve takes it two seconds in). Each run is a process of its own
 // (test/fixtures/run-cached.ts), as each start is. Then the served room,
 // through a start without a cache and one with it.
 import { execFileSync } from 'node:child_process';
@@ -34,8 +35,12 @@ module.exports.sum = (a, b) => a + b;
 }
 
 /** One run of `file` in a process of its own, with `env`: what it made of the cache, and what the file exported. */
-function run(file: string, env: Record<string, string>): { use: string; exports: Record<string, unknown> } {
-  const line = execFileSync(process.execPath, ['--import', 'tsx', RUN_CACHED, file], {
+function run(
+  file: string,
+  env: Record<string, string>,
+  take = false,
+): { use: string; exports: Record<string, unknown> } {
+  const line = execFileSync(process.execPath, ['--import', 'tsx', RUN_CACHED, file, ...(take ? ['take'] : [])], {
     env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '', NODE_COMPILE_CACHE: '', ...env },
     encoding: 'utf8',
   });
@@ -90,6 +95,24 @@ test('a rebuilt bundle replaces its entry; a torn entry, or one V8 refuses, is r
   expect(run(file, env)).toEqual({ use: 'rejected', exports: { other: 1 } });
   expect(run(file, env)).toEqual({ use: 'read', exports: { other: 1 } });
   expect(readdirSync(cache)).toEqual([entry]);
+});
+
+test('what take() took is what is kept: not what the run compiled after it', () => {
+  // later() is compiled only when called: a large function, so that its code shows in the entry's size.
+  const later = `module.exports.later = function later() { let x = 0; ${'x += 1; '.repeat(3000)}return x; };\n`;
+  const sizes: number[] = [];
+  for (const take of [true, false]) {
+    const { file, cache } = fixture();
+    writeFileSync(file, readFileSync(file, 'utf8') + later);
+    expect(run(file, { NODE_COMPILE_CACHE: cache }, take)).toMatchObject({
+      use: 'none',
+      exports: { sum: 5, later: 3000 },
+    });
+    sizes.push(statSync(path.join(cache, entries(cache)[0]!)).size);
+    expect(run(file, { NODE_COMPILE_CACHE: cache })).toMatchObject({ use: 'read', exports: { later: 3000 } });
+  }
+  const [taken, whole] = sizes as [number, number];
+  expect(whole - taken).toBeGreaterThan(10_000);
 });
 
 test("off where Node's compile cache is off, and in a directory another user could write to", () => {
