@@ -159,6 +159,19 @@ await build({
   logLevel: 'warning',
 });
 
+/**
+ * A CommonJS bundle beside the ES module ones (`.cjs`, in a package of ES
+ * modules): its own require, and import.meta.url (where the page's files
+ * are) made from __filename.
+ */
+const commonJs = {
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  banner: undefined,
+  inject: ['scripts/import-meta-url.js'],
+  define: { 'import.meta.url': 'importMetaUrl' },
+};
+
 /** What the bundles of the command line and of `ce serve` share. */
 const nodeBundle = {
   bundle: true,
@@ -191,19 +204,14 @@ await build({
 // validators' modules are.
 await build({
   ...nodeBundle,
-  format: 'cjs',
+  ...commonJs,
   entryPoints: { serve: 'src/cli/serve-bin.ts' },
   // better-sqlite3's JavaScript too (a dozen files node would resolve and read
   // one by one, 6 to 8 ms of a start); its native addon stays where it was
   // installed, and the room names it (src/store/sidecar.ts).
   external: [],
   outdir: 'dist/chunks',
-  outExtension: { '.js': '.cjs' },
   splitting: false,
-  // CommonJS has its own require; import.meta.url (where the page's files are) is made from __filename.
-  banner: undefined,
-  inject: ['scripts/import-meta-url.js'],
-  define: { 'import.meta.url': 'importMetaUrl' },
   // Its import()s as require()s: node:vm gives a script run with cached
   // code no import() (Node.js 20), and each is of node's own modules or of a
   // lazy file, which is CommonJS.
@@ -213,15 +221,12 @@ await build({
 // too, as a module would make node load the whole of each of node's modules
 // it imports (node:crypto's web crypto, for one).
 await build({
+  ...commonJs,
   entryPoints: { serve: 'src/cli/serve-start.ts' },
   outdir: 'dist',
-  outExtension: { '.js': '.cjs' },
   bundle: true,
-  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  inject: ['scripts/import-meta-url.js'],
-  define: { 'import.meta.url': 'importMetaUrl' },
   logLevel: 'warning',
 });
 // Each validator of requests is read from a file of its own at its first call

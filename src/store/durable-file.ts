@@ -52,8 +52,8 @@ export function writeFileDurably(target: string, bytes: Uint8Array, how: Durable
 /**
  * Puts `bytes` at `target` as writeFileDurably does, but leaves them to the
  * kernel: a reader never sees the file half written, and a power cut may
- * lose it or leave it torn. For a file that describes this process only (the
- * runtime file of a running room), which a power cut makes stale anyway.
+ * lose it or leave it torn. For a file a power cut makes stale anyway (the
+ * runtime file of a running room) or whose reader checks it (the code cache).
  */
 export function writeFileWhole(target: string, bytes: Uint8Array, how: DurableWrite): void {
   putFile(target, bytes, how, false);
