@@ -1,6 +1,19 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { EventRow, HandoffRow, InputRow, ParticipantRow, TaskRow } from './rows.js';
 import { CommittedTasks } from './committed-tasks.js';
+import {
+  EVENT_INSERTED,
+  HANDOFF_COLUMNS,
+  HANDOFF_UPDATED,
+  insertSql,
+  rowOf,
+  selectSql,
+  TASK_COLUMNS,
+  TASK_UPDATED,
+  updateByIdSql,
+  updatedValues,
+  valuesOf,
+} from './row-columns.js';
 
 const ACTIVE = `('working', 'input_required')`;
 const TERMINAL = `('completed', 'failed', 'cancelled')`;
@@ -22,18 +35,9 @@ function prepareStatements(db: Database) {
         ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at,
           updated_by = excluded.updated_by`),
 
-    insertHandoff: p(`INSERT INTO handoffs (id, task_id, status, summary, constraints, owner, assignee, artifacts_json,
-          idempotency_key, correlation_id, result_json, error_json, decision_json, progress_json, created_at, updated_at,
-          accepted_at, completed_at, cancelled_at, events_pruned_through)
-        VALUES (@id, @task_id, @status, @summary, @constraints, @owner, @assignee, @artifacts_json,
-          @idempotency_key, @correlation_id, @result_json, @error_json, @decision_json, @progress_json, @created_at,
-          @updated_at, @accepted_at, @completed_at, @cancelled_at, @events_pruned_through)`),
-    updateHandoff: p(`UPDATE handoffs SET status = @status, assignee = @assignee, result_json = @result_json,
-          error_json = @error_json, decision_json = @decision_json, progress_json = @progress_json,
-          updated_at = @updated_at,
-          accepted_at = @accepted_at, completed_at = @completed_at, cancelled_at = @cancelled_at
-        WHERE id = @id`),
-    getHandoff: p('SELECT * FROM handoffs WHERE id = ?'),
+    insertHandoff: p(insertSql('handoffs', HANDOFF_COLUMNS)),
+    updateHandoff: p(updateByIdSql('handoffs', HANDOFF_UPDATED)),
+    getHandoff: p(selectSql('handoffs', HANDOFF_COLUMNS, 'id')).raw(),
     getHandoffByTask: p('SELECT * FROM handoffs WHERE task_id = ?'),
     getHandoffByIdempotencyKey: p('SELECT * FROM handoffs WHERE owner = ? AND idempotency_key = ?'),
     listHandoffs: p(`SELECT * FROM handoffs
@@ -41,14 +45,9 @@ function prepareStatements(db: Database) {
           AND (@before_at IS NULL OR created_at < @before_at OR (created_at = @before_at AND id < @before_id))
         ORDER BY created_at DESC, id DESC LIMIT @limit`),
 
-    insertTask: p(`INSERT INTO tasks (id, handoff_id, owner, assignee, operation, status, status_message, created_at,
-          last_updated_at, ttl_ms, poll_interval_ms, correlation_id, schema_version, result_json, error_json)
-        VALUES (@id, @handoff_id, @owner, @assignee, @operation, @status, @status_message, @created_at,
-          @last_updated_at, @ttl_ms, @poll_interval_ms, @correlation_id, @schema_version, @result_json, @error_json)`),
-    updateTask: p(`UPDATE tasks SET assignee = @assignee, status = @status, status_message = @status_message,
-          last_updated_at = @last_updated_at, result_json = @result_json, error_json = @error_json
-        WHERE id = @id`),
-    getTask: p('SELECT * FROM tasks WHERE id = ?'),
+    insertTask: p(insertSql('tasks', TASK_COLUMNS)),
+    updateTask: p(updateByIdSql('tasks', TASK_UPDATED)),
+    getTask: p(selectSql('tasks', TASK_COLUMNS, 'id')).raw(),
     countActiveTasks: p(`SELECT count(*) AS n FROM tasks WHERE status IN ${ACTIVE}`),
     listExpiredActiveTasks: p(
       `SELECT * FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= ? ORDER BY created_at`,
@@ -67,8 +66,7 @@ function prepareStatements(db: Database) {
       'SELECT * FROM handoff_inputs WHERE task_id = ? AND response_json IS NULL ORDER BY requested_at, rowid',
     ),
 
-    insertEvent: p(`INSERT INTO events (type, at, actor, handoff_id, task_id, payload_json)
-        VALUES (@type, @at, @actor, @handoff_id, @task_id, @payload_json)`),
+    insertEvent: p(insertSql('events', EVENT_INSERTED)),
     // All but the newest ? events, by the rowid range (the few a commit made too many): each one's handoff comes back.
     deleteEventsBeyond: p('DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ? RETURNING id, handoff_id'),
     markHandoffEventsPruned: p(
@@ -120,13 +118,14 @@ export class RoomStore {
   }
 
   insertHandoff(row: HandoffRow): void {
-    this.s.insertHandoff.run(row);
+    this.s.insertHandoff.run(valuesOf(row, HANDOFF_COLUMNS));
   }
   updateHandoff(row: HandoffRow): void {
-    this.s.updateHandoff.run(row);
+    this.s.updateHandoff.run(updatedValues(row, HANDOFF_UPDATED));
   }
   getHandoff(id: string): HandoffRow | undefined {
-    return this.s.getHandoff.get(id) as HandoffRow | undefined;
+    const values = this.s.getHandoff.get(id) as unknown[] | undefined;
+    return values && rowOf<HandoffRow>(HANDOFF_COLUMNS, values);
   }
   getHandoffByTask(taskId: string): HandoffRow | undefined {
     return this.s.getHandoffByTask.get(taskId) as HandoffRow | undefined;
@@ -145,16 +144,17 @@ export class RoomStore {
 
   insertTask(row: TaskRow): void {
     this.committedTasks?.forget(row.id);
-    this.s.insertTask.run(row);
+    this.s.insertTask.run(valuesOf(row, TASK_COLUMNS));
   }
   updateTask(row: TaskRow): void {
     this.committedTasks?.forget(row.id);
-    this.s.updateTask.run(row);
+    this.s.updateTask.run(updatedValues(row, TASK_UPDATED));
   }
   getTask(id: string): Readonly<TaskRow> | undefined {
     const cached = this.committedTasks?.get(id);
     if (cached) return cached;
-    const row = this.s.getTask.get(id) as TaskRow | undefined;
+    const values = this.s.getTask.get(id) as unknown[] | undefined;
+    const row = values && rowOf<TaskRow>(TASK_COLUMNS, values);
     return row && this.committedTasks && !this.db.inTransaction ? this.committedTasks.keep(row) : row;
   }
   countActiveTasks(): number {
@@ -192,7 +192,7 @@ export class RoomStore {
   }
 
   insertEvent(row: Omit<EventRow, 'id'>): number {
-    return Number(this.s.insertEvent.run(row).lastInsertRowid);
+    return Number(this.s.insertEvent.run(valuesOf(row, EVENT_INSERTED)).lastInsertRowid);
   }
   /** Drops all but the newest `keep` events, remembering per handoff the newest one dropped. */
   pruneEventRing(keep: number): void {
