@@ -7,7 +7,7 @@ import {
   HANDOFF_UPDATED,
   insertSql,
   rowOf,
-  selectSql,
+  selectByIdSql,
   TASK_COLUMNS,
   TASK_UPDATED,
   updateByIdSql,
@@ -37,7 +37,7 @@ function prepareStatements(db: Database) {
 
     insertHandoff: p(insertSql('handoffs', HANDOFF_COLUMNS)),
     updateHandoff: p(updateByIdSql('handoffs', HANDOFF_UPDATED)),
-    getHandoff: p(selectSql('handoffs', HANDOFF_COLUMNS, 'id')).raw(),
+    getHandoff: p(selectByIdSql('handoffs', HANDOFF_COLUMNS)).raw(),
     getHandoffByTask: p('SELECT * FROM handoffs WHERE task_id = ?'),
     getHandoffByIdempotencyKey: p('SELECT * FROM handoffs WHERE owner = ? AND idempotency_key = ?'),
     listHandoffs: p(`SELECT * FROM handoffs
@@ -47,7 +47,7 @@ function prepareStatements(db: Database) {
 
     insertTask: p(insertSql('tasks', TASK_COLUMNS)),
     updateTask: p(updateByIdSql('tasks', TASK_UPDATED)),
-    getTask: p(selectSql('tasks', TASK_COLUMNS, 'id')).raw(),
+    getTask: p(selectByIdSql('tasks', TASK_COLUMNS)).raw(),
     countActiveTasks: p(`SELECT count(*) AS n FROM tasks WHERE status IN ${ACTIVE}`),
     listExpiredActiveTasks: p(
       `SELECT * FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= ? ORDER BY created_at`,

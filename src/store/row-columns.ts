@@ -90,9 +90,9 @@ export const insertSql = (table: string, columns: readonly string[]): string =>
 export const updateByIdSql = (table: string, columns: readonly string[]): string =>
   `UPDATE ${table} SET ${columns.map((column) => `${column} = ?`).join(', ')} WHERE id = ?`;
 
-/** `SELECT columns FROM table WHERE key = ?`: prepared `.raw()`, read with rowOf. */
-export const selectSql = (table: string, columns: readonly string[], key: string): string =>
-  `SELECT ${columns.join(', ')} FROM ${table} WHERE ${key} = ?`;
+/** `SELECT columns FROM table WHERE id = ?`: prepared `.raw()`, read with rowOf. */
+export const selectByIdSql = (table: string, columns: readonly string[]): string =>
+  `SELECT ${columns.join(', ')} FROM ${table} WHERE id = ?`;
 
 /** The row's values in the columns' order. */
 export function valuesOf<R, K extends keyof R>(row: R, columns: readonly K[]): R[K][] {
