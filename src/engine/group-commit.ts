@@ -1,10 +1,10 @@
 // Group commit. Every commit pays an fsync; a served room lets the changes
-// that arrive in one turn of the event loop share one, and runs it on the
-// thread pool while the next batch fills (store/wal-sync.ts):
+// that arrive in one turn of the event loop share one, which runs on the
+// event loop on a fast disk and on the thread pool, while the next batch
+// fills, on a slow one (store/wal-sync.ts):
 //
 //   change ──▶ savepoint in the open batch ──(end of the turn: setImmediate)──▶
-//   COMMIT ──▶ the log's fsync, off the thread ──▶ events published ──▶
-//   answers leave (settled())
+//   COMMIT ──▶ the log's fsync ──▶ events published ──▶ answers leave (settled())
 //
 // Each change runs in its own savepoint, so a refused change rolls back alone
 // and its caller gets the same error as when it ran alone. Its result is
@@ -51,7 +51,7 @@ export class GroupCommit<C> {
     this.transact = changeTransaction(db);
   }
 
-  /** From now on changes share commits, their fsync off the thread (the served room). */
+  /** From now on changes share commits, their fsync the room's own (the served room). */
   start(wal: LogSync | null = WalSync.open(this.db)): void {
     this.grouping = true;
     this.wal = wal;

@@ -1,11 +1,22 @@
-// The sidecar's write-ahead log, made durable off the event loop. At
-// synchronous=FULL SQLite fsyncs the log inside COMMIT, on the one thread
-// that answers every request, so nothing else runs while the disk works. At
-// NORMAL it writes the log and leaves out only that fsync: the log's header
-// when it starts over, and every checkpoint, are still synced
+// The sidecar's write-ahead log, made durable by the room itself. At
+// synchronous=FULL SQLite fsyncs the log inside COMMIT; at NORMAL it writes
+// the log and leaves out only that fsync: the log's header when it starts
+// over, and every checkpoint, are still synced
 // (https://sqlite.org/pragma.html#pragma_synchronous). A WalSync gives the
-// fsync back, on libuv's thread pool, while the next batch runs: a commit is
-// on disk once `synced()` resolves, as it was once COMMIT returned at FULL.
+// fsync back: a commit is on disk once `synced()` resolves, as it was once
+// COMMIT returned at FULL.
+//
+// Where it runs depends on the disk. On one that syncs in a millisecond or
+// less, the fsync runs right here, on the event loop: handing it to libuv's
+// thread pool costs more than it waits (a pool thread woken, switches
+// between threads, the loop woken after, all on the one core a room has),
+// and while the loop waits, the requests that arrive pile up into the next
+// batch, which then shares its commit among more changes. Side by side under
+// the bench's 16 writers: batches of 9 to 10 changes instead of 6, a sixth
+// less CPU a write (BENCHMARKS.md). On a slower disk the loop must not stand
+// still that long: once the fsyncs here take more than INLINE_SYNC_MS on
+// average, the next POOL_SYNCS_AFTER_SLOW run on the thread pool while the
+// next batch fills, and then one tries here again.
 //
 // The log file is the same one for as long as the room holds its
 // connection: SQLite starts it over from its beginning after a checkpoint
@@ -27,6 +38,24 @@ export interface LogSync {
 
 /** node's fdatasync, or what a test gives in its place. */
 export type Fdatasync = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
+/** fdatasync on this thread, returning the milliseconds it took (or throwing its error); a test's in its place. */
+export type FdatasyncHere = (fd: number) => number;
+
+const fdatasyncHere: FdatasyncHere = (fd) => {
+  const started = performance.now();
+  fdatasyncSync(fd);
+  return performance.now() - started;
+};
+
+/**
+ * fsyncs on the event loop that take longer than this on average send the
+ * next ones to the thread pool: the longest the loop should stand still for
+ * one, as long as a few requests' own work. A single slow one (1 to 5 ms, a
+ * few in a hundred on the bench's disk) does not.
+ */
+export const INLINE_SYNC_MS = 2;
+/** fsyncs that go to the thread pool once those on the event loop were slow, before one tries the loop again. */
+export const POOL_SYNCS_AFTER_SLOW = 100;
 
 /**
  * fsyncs of the log that may run at once: a batch committed while the last
@@ -56,20 +85,25 @@ export class WalSync implements LogSync {
   private readonly free: number[];
   private closing = false;
   private closed = false;
+  /** fsyncs that still go to the thread pool; 0: the next one runs here. */
+  private poolSyncs = 0;
+  /** How long an fsync here takes, on average: each new one weighs an eighth. */
+  private averageMs = 0;
 
   private constructor(
     private readonly db: Database,
     /** One per fsync that may run at once (`free` holds those not in use). */
     private readonly descriptors: number[],
-    /** syncNow's own, so that it never runs beside an fsync on the thread pool on the same descriptor. */
+    /** The fsyncs run here: their own, so that none runs beside an fsync on the thread pool on the same descriptor. */
     private readonly nowDescriptor: number,
     private readonly sync: Fdatasync,
+    private readonly syncHere: FdatasyncHere,
   ) {
     this.free = [...descriptors];
   }
 
   /** The sidecar's log synced by a WalSync from now on; null for a database with no log file of its own. */
-  static open(db: Database, sync: Fdatasync = fdatasync): WalSync | null {
+  static open(db: Database, sync: Fdatasync = fdatasync, syncHere: FdatasyncHere = fdatasyncHere): WalSync | null {
     if (db.memory || db.readonly || db.pragma('journal_mode', { simple: true }) !== 'wal') return null;
     const opened: number[] = [];
     try {
@@ -79,10 +113,19 @@ export class WalSync implements LogSync {
       return null; // no log yet: SQLite's own fsyncs at FULL, as before
     }
     db.pragma('synchronous = NORMAL');
-    return new WalSync(db, opened.slice(1), opened[0]!, sync);
+    return new WalSync(db, opened.slice(1), opened[0]!, sync, syncHere);
   }
 
   synced(): Promise<void> {
+    if (this.poolSyncs === 0) {
+      try {
+        this.syncNow();
+        return Promise.resolve();
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
+    this.poolSyncs -= 1;
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
       this.runIfFree();
@@ -90,7 +133,8 @@ export class WalSync implements LogSync {
   }
 
   syncNow(): void {
-    fdatasyncSync(this.nowDescriptor);
+    this.averageMs += (this.syncHere(this.nowDescriptor) - this.averageMs) / 8;
+    if (this.averageMs > INLINE_SYNC_MS) this.poolSyncs = POOL_SYNCS_AFTER_SLOW;
   }
 
   /** SQLite's own fsyncs again (FULL); the descriptors close once no fsync runs on them. */

@@ -1,4 +1,5 @@
-// Group commit with the log's fsync off the thread (store/wal-sync.ts): a
+// Group commit with the log's fsync the room's own (store/wal-sync.ts), here
+// one that ends when the test says, as on the thread pool: a
 // batch's answers and events wait for the fsync that covers it, batches
 // settle in the order they opened whichever fsync ends first, a failed fsync
 // refuses the batch's answers and every answer after it (reads too, since

@@ -1,4 +1,6 @@
-// The log's fsyncs on the thread pool (store/wal-sync.ts): several run at
+// The log's fsyncs (store/wal-sync.ts): on a fast disk they run on the
+// event loop; once those take too long on average, the next ones run on the
+// thread pool, and then one tries the loop again. On the pool several run at
 // once, each on a descriptor of its own; those who ask while every
 // descriptor is busy share the next one; a failed fsync refuses exactly
 // those it covered; syncNow has a descriptor of its own; and every
@@ -8,16 +10,45 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { CONCURRENT_SYNCS, WalSync, type Fdatasync } from '../../src/store/wal-sync.js';
+import {
+  CONCURRENT_SYNCS,
+  INLINE_SYNC_MS,
+  POOL_SYNCS_AFTER_SLOW,
+  WalSync,
+  type Fdatasync,
+  type FdatasyncHere,
+} from '../../src/store/wal-sync.js';
 
-/** fdatasyncs that end when the test says. */
+/** fdatasyncs on the thread pool that end when the test says. */
 let running: { fd: number; done: (error: NodeJS.ErrnoException | null) => void }[];
 const held: Fdatasync = (fd, done) => void running.push({ fd, done });
+
+/** fdatasyncs on the event loop: each takes `hereMs`, or fails with `failHere`. */
+let hereMs: number;
+let failHere: NodeJS.ErrnoException | null;
+let syncedHere: number;
+const timedHere: FdatasyncHere = () => {
+  if (failHere) throw failHere;
+  syncedHere += 1;
+  return hereMs;
+};
+const eio = () => Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+
+/** A WalSync on a disk whose fsyncs take 20 ms: its first one, on the event loop, sends the next ones to the pool. */
+function onSlowDisk(): WalSync {
+  hereMs = 20;
+  const wal = WalSync.open(db, held, timedHere)!;
+  wal.syncNow();
+  return wal;
+}
 
 let dir: string;
 let db: Database.Database;
 beforeEach(() => {
   running = [];
+  hereMs = 0.3;
+  failHere = null;
+  syncedHere = 0;
   dir = mkdtempSync(path.join(tmpdir(), 'ce-wal-sync-'));
   db = new Database(path.join(dir, 'sidecar.db'));
   db.pragma('journal_mode = WAL');
@@ -47,8 +78,53 @@ const logDescriptors = () =>
     }
   }).length;
 
+test('on a fast disk the fsync runs on the event loop: synced before the loop turns, none on the pool', async () => {
+  const wal = WalSync.open(db, held, timedHere)!;
+  expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL: the room fsyncs the log
+  const asked = Array.from({ length: 5 }, () => settled(wal.synced()));
+  expect(syncedHere).toBe(5);
+  expect(running).toHaveLength(0);
+  await Promise.resolve(); // no turn of the loop: only the promise's own callbacks
+  expect(asked.every(({ state }) => state === 'synced')).toBe(true);
+  wal.close();
+});
+
+test('once the fsyncs on the loop take too long on average, the next ones run on the pool, then one tries the loop again', async () => {
+  const wal = WalSync.open(db, held, timedHere)!;
+  for (let i = 0; i < 8; i++) await wal.synced();
+  hereMs = INLINE_SYNC_MS * 2; // slower, but one alone does not outweigh the fast ones before it
+  await wal.synced();
+  expect(syncedHere).toBe(9);
+  hereMs = 20; // the disk became slow
+  await wal.synced();
+  expect(syncedHere).toBe(10);
+  const pooled = Array.from({ length: POOL_SYNCS_AFTER_SLOW }, () => settled(wal.synced()));
+  expect(syncedHere).toBe(10);
+  expect(running).toHaveLength(CONCURRENT_SYNCS);
+  for (let fsync = running.shift(); fsync; fsync = running.shift()) {
+    fsync.done(null);
+    await turn();
+  }
+  expect(pooled.every(({ state }) => state === 'synced')).toBe(true);
+  hereMs = 0.3;
+  await wal.synced(); // after them, the loop again
+  expect(syncedHere).toBe(11);
+  expect(running).toHaveLength(0);
+  wal.close();
+});
+
+test('a failed fsync on the event loop refuses those it covered, and the next one may succeed', async () => {
+  const wal = WalSync.open(db, held, timedHere)!;
+  failHere = eio();
+  await expect(wal.synced()).rejects.toMatchObject({ code: 'EIO' });
+  expect(() => wal.syncNow()).toThrow(/EIO/);
+  failHere = null;
+  await expect(wal.synced()).resolves.toBeUndefined();
+  wal.close();
+});
+
 test('fsyncs run at once, each on a descriptor of its own; who asks while all are busy shares the next', async () => {
-  const wal = WalSync.open(db, held)!;
+  const wal = onSlowDisk();
   expect(db.pragma('synchronous', { simple: true })).toBe(1); // NORMAL: the room fsyncs the log
   const first = Array.from({ length: CONCURRENT_SYNCS }, () => settled(wal.synced()));
   expect(running).toHaveLength(CONCURRENT_SYNCS);
@@ -74,10 +150,10 @@ test('fsyncs run at once, each on a descriptor of its own; who asks while all ar
 });
 
 test('a failed fsync refuses those it covered, and no one else', async () => {
-  const wal = WalSync.open(db, held)!;
+  const wal = onSlowDisk();
   const a = settled(wal.synced());
   const b = settled(wal.synced());
-  running[0]!.done(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+  running[0]!.done(eio());
   running[1]!.done(null);
   await turn();
   expect([a.state, b.state]).toEqual(['failed', 'synced']);
@@ -86,7 +162,7 @@ test('a failed fsync refuses those it covered, and no one else', async () => {
 
 test('closing waits for the fsyncs that run, then closes every descriptor it opened; syncNow runs beside them', async () => {
   const before = logDescriptors();
-  const wal = WalSync.open(db, held)!;
+  const wal = onSlowDisk();
   expect(logDescriptors()).toBe(before + CONCURRENT_SYNCS + 1); // one per fsync at once, and syncNow's
   const pending = settled(wal.synced());
   wal.syncNow(); // beside the fsync that runs, on a descriptor of its own
