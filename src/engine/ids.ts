@@ -27,7 +27,13 @@ function randomText(bytes: number): string {
  * key the sidecar's indexes: with the time first, the rows made one after
  * another land side by side, where random ids put each on a page of its own
  * (a batch of six writes: 22 pages of log, against 30 with random ids;
- * BENCHMARKS.md).
+ * BENCHMARKS.md). Written in base64url's 64 characters, but each standing
+ * for the value its place in ASCII order gives it (IN_ORDER), so that a
+ * later id also sorts after as text, as SQLite compares them. In base64url
+ * 'A' stands for 0 and '-' for 62, but as text '-' sorts first: the
+ * millisecond's last character went up and down, and a new id often landed
+ * before older ones in the last pages of each index, which then split in
+ * the middle.
  * Eighty random bits keep an id not guessable, though it is never
  * authorization; clients read ids as opaque.
  */
@@ -36,8 +42,18 @@ function timedText(): string {
   id.writeUIntBE(Date.now(), 0, 6);
   const at = take(10);
   pool.copy(id, 6, at, at + 10);
-  return id.toString('base64url');
+  const text = id.toString('base64url');
+  let sorted = '';
+  for (let i = 0; i < text.length; i++) sorted += IN_ORDER_OF[text.charCodeAt(i)];
+  return sorted;
 }
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** base64url's characters in ASCII order: the n-th stands for the value n. */
+export const IN_ORDER = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
+/** By a base64url character's code, the character of IN_ORDER with the same value. */
+const IN_ORDER_OF: string[] = [];
+for (let i = 0; i < 64; i++) IN_ORDER_OF[BASE64URL.charCodeAt(i)] = IN_ORDER[i]!;
 
 export const newHandoffId = (): string => `ho_${timedText()}`;
 export const newTaskId = (): string => `tk_${timedText()}`;
