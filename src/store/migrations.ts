@@ -1,3 +1,4 @@
+import { FIRST_SCHEMA } from './first-schema.js';
 
 /**
  * Numbered schema migrations. Each runs once, in order, inside one
@@ -14,87 +15,7 @@ export const migrations: readonly Migration[] = [
   {
     version: 1,
     name: 'participants, handoffs, tasks, inputs, event ring',
-    sql: `
-      CREATE TABLE participants (
-        name TEXT PRIMARY KEY,
-        created_at INTEGER NOT NULL
-      );
-
-      CREATE TABLE handoffs (
-        id TEXT PRIMARY KEY,
-        task_id TEXT NOT NULL UNIQUE,
-        status TEXT NOT NULL CHECK (status IN ('open','accepted','result_ready','approved','rejected','cancelled')),
-        summary TEXT NOT NULL,
-        constraints TEXT,
-        owner TEXT NOT NULL,
-        assignee TEXT,
-        artifacts_json TEXT NOT NULL,
-        idempotency_key TEXT,
-        correlation_id TEXT NOT NULL,
-        result_json TEXT,
-        error_json TEXT,
-        decision_json TEXT,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
-        accepted_at INTEGER,
-        completed_at INTEGER,
-        cancelled_at INTEGER,
-        -- newest id of this handoff's events that left the ring (0: none)
-        events_pruned_through INTEGER NOT NULL DEFAULT 0,
-        UNIQUE (owner, idempotency_key)
-      );
-      CREATE INDEX handoffs_newest ON handoffs (created_at DESC, id DESC);
-
-      -- No foreign key from handoffs: a terminal task row is deleted one TTL
-      -- after its last update while the handoff keeps the result.
-      CREATE TABLE tasks (
-        id TEXT PRIMARY KEY,
-        handoff_id TEXT NOT NULL REFERENCES handoffs (id),
-        owner TEXT NOT NULL,
-        assignee TEXT,
-        operation TEXT NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('working','input_required','completed','failed','cancelled')),
-        status_message TEXT,
-        created_at INTEGER NOT NULL,
-        last_updated_at INTEGER NOT NULL,
-        ttl_ms INTEGER NOT NULL,
-        poll_interval_ms INTEGER NOT NULL,
-        correlation_id TEXT NOT NULL,
-        schema_version INTEGER NOT NULL,
-        result_json TEXT,
-        error_json TEXT
-      );
-      CREATE INDEX tasks_status ON tasks (status, created_at);
-
-      -- Input requests stay with the handoff after the task row is gone, so
-      -- the assignee can always read the answers; keys are unique per task.
-      CREATE TABLE handoff_inputs (
-        task_id TEXT NOT NULL,
-        key TEXT NOT NULL,
-        handoff_id TEXT NOT NULL REFERENCES handoffs (id),
-        request_json TEXT NOT NULL,
-        requested_by TEXT NOT NULL,
-        requested_at INTEGER NOT NULL,
-        response_json TEXT,
-        answered_by TEXT,
-        answered_at INTEGER,
-        PRIMARY KEY (task_id, key)
-      );
-      CREATE INDEX handoff_inputs_handoff ON handoff_inputs (handoff_id, requested_at);
-
-      -- AUTOINCREMENT: ids strictly increase and are never reused after the
-      -- ring drops old rows.
-      CREATE TABLE events (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        type TEXT NOT NULL,
-        at INTEGER NOT NULL,
-        actor TEXT,
-        handoff_id TEXT,
-        task_id TEXT,
-        payload_json TEXT NOT NULL
-      );
-      CREATE INDEX events_handoff ON events (handoff_id, id);
-    `,
+    sql: FIRST_SCHEMA,
   },
   {
     version: 2,
@@ -254,6 +175,21 @@ export const migrations: readonly Migration[] = [
       CREATE TRIGGER handoff_counts_delete AFTER DELETE ON handoffs BEGIN
         UPDATE handoff_counts SET n = n - 1 WHERE status = OLD.status;
       END;
+    `,
+  },
+  {
+    version: 10,
+    name: 'newest-first indexes kept in ascending order',
+    sql: `
+      -- SQLite reads an index backwards for ORDER BY created_at DESC, id DESC
+      -- as well as forwards. Kept descending, each new row went in at the
+      -- index's front, where a full leaf is split by rebalancing it with its
+      -- neighbours: three leaves and their parent written, where a new row at
+      -- the end fills the last leaf (half the log pages of a batch's handoffs_newest).
+      DROP INDEX handoffs_newest;
+      CREATE INDEX handoffs_newest ON handoffs (created_at, id);
+      DROP INDEX proposals_newest;
+      CREATE INDEX proposals_newest ON proposals (created_at, id);
     `,
   },
 ];
