@@ -1,9 +1,9 @@
 // Group commit. Every commit pays an fsync; a served room lets the changes
-// that arrive in one turn of the event loop share one, which runs on the
-// event loop on a fast disk and on the thread pool, while the next batch
-// fills, on a slow one (store/wal-sync.ts):
+// that arrive in two turns of the event loop share one. The fsync runs on
+// the event loop on a fast disk, and on the thread pool while the next
+// batch fills on a slow one (store/wal-sync.ts):
 //
-//   change ──▶ savepoint in the open batch ──(end of the turn: setImmediate)──▶
+//   change ──▶ savepoint in the open batch ──(end of the next turn: setImmediate twice)──▶
 //   COMMIT ──▶ the log's fsync ──▶ events published ──▶ answers leave (settled())
 //
 // Each change runs in its own savepoint, so a refused change rolls back alone
@@ -18,7 +18,7 @@
 import type { Database } from 'better-sqlite3';
 import { storageErrorOf } from '../errors.js';
 import { WalSync, type LogSync } from '../store/wal-sync.js';
-import { changeTransaction, MAX_BATCH, openedBatch, type Batch } from './commit-batch.js';
+import { afterNextTurn, changeTransaction, MAX_BATCH, openedBatch, type Batch } from './commit-batch.js';
 import { DiskVerdicts } from './disk-verdicts.js';
 
 export class GroupCommit<C> {
@@ -208,8 +208,8 @@ export class GroupCommit<C> {
     const batch = openedBatch<C>(++this.opened);
     this.batch = batch;
     this.newest = batch;
-    // The end of this turn of the event loop: what arrived with it shares the commit.
-    setImmediate(() => {
+    // What arrives until the end of the next turn of the event loop shares the commit (commit-batch.ts).
+    afterNextTurn(() => {
       if (this.batch === batch && this.holds === 0) this.commit();
     });
     return batch;

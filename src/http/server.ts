@@ -83,7 +83,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw error;
   }
-  // The served room lets the changes of one turn of the event loop share a commit.
+  // The served room lets the changes of two turns of the event loop share a commit.
   room.commits.start();
   const stopSweeper = startExpirySweeper(room);
   const stopWatcher = watchArtifact(room, (error) =>

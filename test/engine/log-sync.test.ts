@@ -45,6 +45,11 @@ beforeEach(() => {
 afterEach(() => t.close());
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
+/** Two turns of the event loop: a batch opened now has committed after them (it stays open one turn more). */
+const turns = async () => {
+  await turn();
+  await turn();
+};
 /** A handoff created as a request would: its answer waits for the disk. */
 const create = (summary: string) =>
   room.commits.durably(async () => createHandoff(room, alice, { summary, assignee: 'bob' }).handoff.summary);
@@ -63,33 +68,50 @@ const outcome = <T>(promise: Promise<T>) => {
   return seen;
 };
 
+test('a change made in the turn after its batch opened shares its commit', async () => {
+  const first = outcome(create('first'));
+  await turn();
+  expect(room.sidecar.db.inTransaction).toBe(true); // still open
+  const second = outcome(create('second'));
+  await turn();
+  expect(room.sidecar.db.inTransaction).toBe(false); // committed, both in it
+  expect(log.pending).toHaveLength(1);
+  log.pending[0]!.resolve();
+  await turns();
+  expect([first, second]).toMatchObject([
+    { done: true, value: 'first' },
+    { done: true, value: 'second' },
+  ]);
+  expect(published).toEqual(['first', 'second']);
+});
+
 test('an answer and its events wait for the fsync of the log that covers its commit', async () => {
   const answer = outcome(create('one'));
-  await turn();
+  await turns();
   expect(room.sidecar.db.inTransaction).toBe(false); // committed
   expect(log.pending).toHaveLength(1);
-  await turn();
+  await turns();
   expect(answer.done).toBe(false);
   expect(published).toEqual([]);
   log.pending[0]!.resolve();
-  await turn();
+  await turns();
   expect(answer).toMatchObject({ done: true, value: 'one' });
   expect(published).toEqual(['one']);
 });
 
 test('a batch committed while the last one’s fsync runs settles after it, whichever fsync ends first', async () => {
   const first = outcome(create('first'));
-  await turn();
+  await turns();
   const second = outcome(create('second'));
-  await turn();
+  await turns();
   expect(log.pending).toHaveLength(2); // two batches, the first not yet on disk when the second committed
   log.pending[1]!.resolve(); // covers both
-  await turn();
+  await turns();
   expect(first).toMatchObject({ done: true, value: 'first' });
   expect(second).toMatchObject({ done: true, value: 'second' });
   expect(published).toEqual(['first', 'second']);
   log.pending[0]!.resolve(); // late: nothing more
-  await turn();
+  await turns();
   expect(published).toEqual(['first', 'second']);
 });
 
@@ -98,9 +120,9 @@ test('a failed fsync of the log: the batch is refused as SQLite says a failed fs
   room.commits.verdicts.onFatal((error) => fatal.push(error));
   const answer = outcome(create('lost?'));
   const read = outcome(room.commits.durably(async () => 'a read beside it'));
-  await turn();
+  await turns();
   log.pending[0]!.reject(new Error('EIO: i/o error, fdatasync'));
-  await turn();
+  await turns();
   expect(answer.done).toBe(true);
   expect(isStorageError(answer.error)).toBe(true);
   expect(answer.error).toMatchObject({ fatal: true, reason: 'I/O error', details: { cause: 'SQLITE_IOERR_FSYNC' } });
@@ -114,7 +136,7 @@ test('a failed fsync of the log: the batch is refused as SQLite says a failed fs
 
 test('a change that must be on disk before it returns syncs the log on the thread, settling the batches before it in order', async () => {
   const first = outcome(create('waiting'));
-  await turn();
+  await turns();
   expect(log.pending).toHaveLength(1);
   const now = room.commits.durably(async () =>
     change(room, () => createHandoff(room, alice, { summary: 'now' }).handoff.summary, { durableNow: true }),
@@ -122,10 +144,10 @@ test('a change that must be on disk before it returns syncs the log on the threa
   expect(log.syncedNow).toBe(1);
   expect(published).toEqual(['waiting', 'now']); // settled before the change returned
   expect(await now).toBe('now');
-  await turn();
+  await turns();
   expect(first).toMatchObject({ done: true, value: 'waiting' });
   log.pending[0]!.resolve(); // its own fsync, late: nothing more
-  await turn();
+  await turns();
   expect(published).toEqual(['waiting', 'now']);
 });
 
