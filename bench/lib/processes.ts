@@ -28,7 +28,6 @@ export async function buildPrograms(): Promise<void> {
       'mcp-sdk': path.join(root, 'bench/anchors/mcp-sdk.ts'),
       'sqlite-loop': path.join(root, 'bench/anchors/sqlite-loop.ts'),
       'sse-broadcast': path.join(root, 'bench/anchors/sse-broadcast.ts'),
-      'first-answer': path.join(root, 'bench/anchors/first-answer.ts'),
       'load-worker': path.join(root, 'bench/lib/load-worker.ts'),
       'listeners-worker': path.join(root, 'bench/lib/listeners-worker.ts'),
       'memory-probe': path.join(root, 'bench/lib/memory-probe.ts'),
@@ -41,9 +40,21 @@ export async function buildPrograms(): Promise<void> {
     packages: 'external',
     logLevel: 'warning',
   });
+  // (e) starts as bin/ce.js does, a CommonJS program: node sets up no loader of modules for it.
+  await build({
+    entryPoints: { 'first-answer': path.join(root, 'bench/anchors/first-answer.ts') },
+    outdir: out,
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
 }
 
-export const program = (name: string): string => path.join(out, `${name}.js`);
+export const program = (name: string): string => path.join(out, `${name}.${name === 'first-answer' ? 'cjs' : 'js'}`);
 
 /** Open files a bench process may need: 10,000 streams and their sockets, with room to spare. */
 const FILES = 16_384;

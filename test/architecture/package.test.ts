@@ -37,7 +37,7 @@ const packageOf = (specifier: string): string =>
 test('bin/ce.js runs the bundle, and every package the bundle loads is a run-time dependency', () => {
   expect(pkg.bin).toEqual({ ce: 'bin/ce.js' });
   const bin = readFileSync(path.join(root, 'bin/ce.js'), 'utf8');
-  expect(bin).toContain("module.createRequire(import.meta.url)('../dist/serve.cjs')");
+  expect(bin).toContain("require('../dist/serve.cjs')");
   expect(bin).toContain("import('../dist/ce.js')");
   expect(pkg.engines.node).toBe('>=20');
   const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
@@ -88,6 +88,7 @@ test('npm pack takes bin/, dist/ (the room page too) and the example, and nothin
   expect(files).toEqual(
     expect.arrayContaining([
       'bin/ce.js',
+      'bin/package.json',
       'dist/ce.js',
       'dist/serve.cjs',
       'dist/chunks/serve.cjs',

@@ -62,8 +62,10 @@ const serve = sourcesIn([serveBundle]);
 
 test('bin/ce.js runs dist/serve.cjs for ce serve, and dist/ce.js for every other command', () => {
   const bin = readFileSync(path.join(root, 'bin/ce.js'), 'utf8');
-  expect(bin).toContain("if (process.argv[2] === 'serve') module.createRequire(import.meta.url)('../dist/serve.cjs');");
-  expect(bin).toContain("else await import('../dist/ce.js');");
+  expect(bin).toContain("if (process.argv[2] === 'serve') require('../dist/serve.cjs');");
+  expect(bin).toContain("else void import('../dist/ce.js');");
+  // A CommonJS program: node sets up no module loader to start it.
+  expect(JSON.parse(readFileSync(path.join(root, 'bin/package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
   expect(sourcesIn(commandLine)).toContain('src/cli/main.ts');
   // dist/serve.cjs is the code cache's runner, and runs the serve bundle.
   const runner = path.join(dist, 'serve.cjs');
