@@ -15,7 +15,11 @@
 // requests: each is read from a file of its own beside the chunks
 // (dist/chunks/input-validators/) at its first call. Packages that require
 // at their load what they need only for a case a start never meets (raw-body,
-// pino, sonic-boom) require it at its first use (scripts/build.js).
+// pino, sonic-boom) require it at its first use (scripts/build.js). The
+// shipped file has neither comments nor spaces; what each test reads of its
+// modules it reads off the same bundle as esbuild writes it, each module
+// under a comment naming its source, which the build leaves in
+// node_modules/.cache/ce-build/.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
@@ -24,6 +28,8 @@ import { expect, test } from 'vitest';
 const root = path.resolve(import.meta.dirname, '../..');
 const dist = path.join(root, 'dist');
 const serveBundle = path.join(dist, 'chunks', 'serve.cjs');
+/** The same bundle before its comments and spaces went: each module under a comment naming its source. */
+const readableServe = path.join(root, 'node_modules', '.cache', 'ce-build', 'serve.cjs');
 
 /** The specifiers a file imports statically (at the top, read before it runs). */
 const staticImports = (file: string): string[] =>
@@ -58,7 +64,7 @@ function modulesIn(file: string): Map<string, string> {
 }
 
 const commandLine = staticallyLoaded(path.join(dist, 'ce.js'));
-const serve = sourcesIn([serveBundle]);
+const serve = sourcesIn([readableServe]);
 
 test('bin/ce.js runs dist/serve.cjs for ce serve, and dist/ce.js for every other command', () => {
   const bin = readFileSync(path.join(root, 'bin/ce.js'), 'utf8');
@@ -112,6 +118,16 @@ test('ce serve starts from one file: it requires nothing of ours but the lazy fi
   ).toEqual([]);
 });
 
+test("ce serve's file is the readable bundle without comments or spaces, its names kept", () => {
+  const shipped = readFileSync(serveBundle, 'utf8');
+  const readable = readFileSync(readableServe, 'utf8');
+  expect(shipped.length).toBeLessThan(readable.length * 0.7);
+  expect(sourcesIn([serveBundle])).toEqual([]);
+  expect(requires(serveBundle).sort()).toEqual(requires(readableServe).sort());
+  // A stack trace the room logs names the functions it went through.
+  for (const name of ['function openRoom(', 'GroupCommit=class{', 'function serveRoom(']) expect(shipped).toContain(name);
+});
+
 test("ce serve's file runs with cached code: it has no import(), and is ASCII", () => {
   const text = readFileSync(serveBundle, 'utf8');
   // Node.js 20 gives a script run with cached code no import() (scripts/build.js makes each a require()).
@@ -158,7 +174,7 @@ test('ce serve compiles no validator at its start: each validator of requests is
   expect(serve).toContain('generated/input-validators.js');
   // Ajv's code of a request's validator (the schemaPath of each error it can make) is not in the file; the
   // REST door's validators of query strings are, run (as the door is) at the first REST request.
-  for (const [source, text] of modulesIn(serveBundle)) {
+  for (const [source, text] of modulesIn(readableServe)) {
     if (source !== 'generated/query-validators.js') expect(text, source).not.toContain('schemaPath: "#/');
   }
   expect(serve).not.toContain('generated/validators.js');
@@ -175,7 +191,7 @@ test('the validators of requests ship beside the chunks, one module each, as gen
 });
 
 test('the packages ce serve loads require what only a case a start never meets needs at its first use', () => {
-  const modules = modulesIn(serveBundle);
+  const modules = modulesIn(readableServe);
   const rawBody = modules.get('node_modules/raw-body/index.js');
   expect(rawBody).toBeDefined();
   // http-errors makes a class for every HTTP status as it loads: about 6 ms of a start (scripts/build.js).
