@@ -8,6 +8,7 @@
 // the load's length, PROFILE_ARGS adds flags to ce serve (`--log-level
 // silent`, `--metrics`); the profile is kept in .tmp/.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LoadConfig, LoadResult } from './lib/load-worker.js';
@@ -24,17 +25,28 @@ const LOAD =
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount: number;
   children?: number[];
 }
 
 /** Per bundle file, where each bundled source file begins: esbuild marks it with a `// path` line. */
 const bundleMarks = new Map<string, [number, string][]>();
+/** ce serve's bundle has neither those lines nor spaces: its source map, which the build leaves beside the cache. */
+const serveBundle = path.join(root, 'dist', 'chunks', 'serve.cjs');
+let serveMap: SourceMap | undefined;
 
-/** The source file a line of a bundle in dist/ came from (`src/http/send.ts`, `node_modules/pino/pino.js`). */
-function sourceOf(file: string, line: number): string | null {
+/** The source file a place in a bundle of dist/ came from (`src/http/send.ts`, `node_modules/pino/pino.js`). */
+function sourceOf(file: string, line: number, column: number): string | null {
   if (!file.startsWith(path.join(root, 'dist') + path.sep)) return null;
+  if (file === serveBundle) {
+    serveMap ??= new SourceMap(
+      JSON.parse(readFileSync(path.join(root, 'node_modules', '.cache', 'ce-build', 'serve.cjs.map'), 'utf8')),
+    );
+    const entry = serveMap.findEntry(line, column) as { originalSource?: string };
+    // Its sources are named from dist/chunks/.
+    return entry.originalSource ? path.relative(root, path.resolve(path.dirname(file), entry.originalSource)) : null;
+  }
   let marks = bundleMarks.get(file);
   if (!marks) {
     marks = [];
@@ -52,16 +64,16 @@ function sourceOf(file: string, line: number): string | null {
   return source;
 }
 
-const nameOf = ({ callFrame: { functionName, url, lineNumber } }: ProfileNode): string => {
+const nameOf = ({ callFrame: { functionName, url, lineNumber, columnNumber } }: ProfileNode): string => {
   const file = url.replace(/^file:\/\//, '');
   if (!file) return `${functionName || '(anonymous)'} (native)`;
-  const source = sourceOf(file, lineNumber);
-  return `${functionName || '(anonymous)'} ${source ? `${source} ` : ''}${path.relative(root, file)}:${lineNumber + 1}`;
+  const source = sourceOf(file, lineNumber, columnNumber);
+  return `${functionName || '(anonymous)'} ${source ? `${source} ` : ''}${path.relative(root, file)}:${lineNumber + 1}:${columnNumber + 1}`;
 };
 
 /** What part of the program a file is: our code by folder (a bundle's lines by the source they came from), a package, node. */
-function partOf(file: string, line: number): string {
-  const source = sourceOf(file, line) ?? file;
+function partOf(file: string, line: number, column: number): string {
+  const source = sourceOf(file, line, column) ?? file;
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source);
   if (pkg) return `package ${pkg[1]}`;
   if (source.startsWith('node:')) return 'node internals';
@@ -90,11 +102,11 @@ export function summarize(profile: { nodes: ProfileNode[] }): {
     const names = new Set<string>();
     for (let at: ProfileNode | undefined = node; at; at = parent.get(at.id)) names.add(nameOf(at));
     for (const name of names) inclusive.set(name, (inclusive.get(name) ?? 0) + node.hitCount);
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName, url, lineNumber, columnNumber } = node.callFrame;
     const file = url.replace(/^file:\/\//, '');
     const name = nameOf(node);
     byFunction.set(name, (byFunction.get(name) ?? 0) + node.hitCount);
-    const part = !file ? (functionName.startsWith('(') ? functionName : '(native)') : partOf(file, lineNumber);
+    const part = !file ? (functionName.startsWith('(') ? functionName : '(native)') : partOf(file, lineNumber, columnNumber);
     byPart.set(part, (byPart.get(part) ?? 0) + node.hitCount);
   }
   const share = (map: Map<string, number>) =>

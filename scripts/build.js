@@ -9,8 +9,12 @@
 // - the packages a room imports only at a first use, a file each (lazy/);
 // - the room's page (page/), for browsers: everything the room serves at /,
 //   nothing fetched from elsewhere.
-import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { build } from 'esbuild';
+
+/** What the build leaves for the tests and the profile, not shipped. */
+const BUILD_CACHE = 'node_modules/.cache/ce-build';
 
 rmSync('dist', { recursive: true, force: true }); // no chunk of an earlier build stays behind
 
@@ -220,12 +224,28 @@ const serveBundle = {
 // documentation comments most of it), which every start reads, decodes and
 // hashes, and whose cached code V8 reads; side by side a room answers its
 // first request 2 to 4 ms sooner (BENCHMARKS.md). Names are kept, so that a
-// stack trace the room logs names its functions.
-await build({ ...serveBundle, outdir: 'dist/chunks', minifyWhitespace: true, minifySyntax: true });
+// stack trace the room logs names its functions. Its source map is not
+// shipped: it goes to node_modules/.cache/ce-build/, where `npm run
+// bench:profile` reads it (and a line and column of a stack trace can be
+// looked up in it); its sources are named from dist/chunks/.
+const minified = await build({
+  ...serveBundle,
+  outdir: 'dist/chunks',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  sourcemap: 'external',
+  sourcesContent: false,
+  write: false,
+});
+mkdirSync('dist/chunks', { recursive: true });
+mkdirSync(BUILD_CACHE, { recursive: true });
+for (const { path: file, contents } of minified.outputFiles) {
+  writeFileSync(file.endsWith('.map') ? path.join(BUILD_CACHE, path.basename(file)) : file, contents);
+}
 // The same bundle as esbuild writes it, each module under a comment naming
 // its source, for the tests that read what a start loads
 // (test/architecture/start-up-code.test.ts); not shipped.
-await build({ ...serveBundle, outdir: 'node_modules/.cache/ce-build' });
+await build({ ...serveBundle, outdir: BUILD_CACHE });
 // What bin/ce.js requires for `ce serve`: the code cache's runner, CommonJS
 // too, as a module would make node load the whole of each of node's modules
 // it imports (node:crypto's web crypto, for one).
