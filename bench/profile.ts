@@ -106,7 +106,11 @@ export function summarize(profile: { nodes: ProfileNode[] }): {
     const file = url.replace(/^file:\/\//, '');
     const name = nameOf(node);
     byFunction.set(name, (byFunction.get(name) ?? 0) + node.hitCount);
-    const part = !file ? (functionName.startsWith('(') ? functionName : '(native)') : partOf(file, lineNumber, columnNumber);
+    const part = !file
+      ? functionName.startsWith('(')
+        ? functionName
+        : '(native)'
+      : partOf(file, lineNumber, columnNumber);
     byPart.set(part, (byPart.get(part) ?? 0) + node.hitCount);
   }
   const share = (map: Map<string, number>) =>

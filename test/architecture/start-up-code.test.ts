@@ -125,7 +125,8 @@ test("ce serve's file is the readable bundle without comments or spaces, its nam
   expect(sourcesIn([serveBundle])).toEqual([]);
   expect(requires(serveBundle).sort()).toEqual(requires(readableServe).sort());
   // A stack trace the room logs names the functions it went through.
-  for (const name of ['function openRoom(', 'GroupCommit=class{', 'function serveRoom(']) expect(shipped).toContain(name);
+  for (const name of ['function openRoom(', 'GroupCommit=class{', 'function serveRoom('])
+    expect(shipped).toContain(name);
 });
 
 test("ce serve's file runs with cached code: it has no import(), and is ASCII", () => {
