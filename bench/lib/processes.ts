@@ -21,40 +21,42 @@ export function pinSelfToLoadCore(): void {
   if (pinning) spawnSync('taskset', ['-a', '-p', '-c', pinning.load, String(process.pid)], { stdio: 'ignore' });
 }
 
+/** The bench's programs, ES modules but for those in COMMONJS_PROGRAMS. */
+const PROGRAMS: Record<string, string> = {
+  'koa-sqlite': 'bench/anchors/koa-sqlite.ts',
+  'mcp-sdk': 'bench/anchors/mcp-sdk.ts',
+  'sqlite-loop': 'bench/anchors/sqlite-loop.ts',
+  'sse-broadcast': 'bench/anchors/sse-broadcast.ts',
+  'load-worker': 'bench/lib/load-worker.ts',
+  'listeners-worker': 'bench/lib/listeners-worker.ts',
+  'memory-probe': 'bench/lib/memory-probe.ts',
+};
+/** (e) starts as bin/ce.js does, a CommonJS program: node sets up no loader of modules for it. */
+const COMMONJS_PROGRAMS: Record<string, string> = { 'first-answer': 'bench/anchors/first-answer.ts' };
+
+const entries = (programs: Record<string, string>) =>
+  Object.fromEntries(Object.entries(programs).map(([name, file]) => [name, path.join(root, file)]));
+
 export async function buildPrograms(): Promise<void> {
-  await build({
-    entryPoints: {
-      'koa-sqlite': path.join(root, 'bench/anchors/koa-sqlite.ts'),
-      'mcp-sdk': path.join(root, 'bench/anchors/mcp-sdk.ts'),
-      'sqlite-loop': path.join(root, 'bench/anchors/sqlite-loop.ts'),
-      'sse-broadcast': path.join(root, 'bench/anchors/sse-broadcast.ts'),
-      'load-worker': path.join(root, 'bench/lib/load-worker.ts'),
-      'listeners-worker': path.join(root, 'bench/lib/listeners-worker.ts'),
-      'memory-probe': path.join(root, 'bench/lib/memory-probe.ts'),
-    },
+  const options = {
     outdir: out,
     bundle: true,
-    format: 'esm',
     platform: 'node',
     target: 'node20',
     packages: 'external',
     logLevel: 'warning',
-  });
-  // (e) starts as bin/ce.js does, a CommonJS program: node sets up no loader of modules for it.
+  } as const;
+  await build({ ...options, entryPoints: entries(PROGRAMS), format: 'esm' });
   await build({
-    entryPoints: { 'first-answer': path.join(root, 'bench/anchors/first-answer.ts') },
-    outdir: out,
-    outExtension: { '.js': '.cjs' },
-    bundle: true,
+    ...options,
+    entryPoints: entries(COMMONJS_PROGRAMS),
     format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
+    outExtension: { '.js': '.cjs' },
   });
 }
 
-export const program = (name: string): string => path.join(out, `${name}.${name === 'first-answer' ? 'cjs' : 'js'}`);
+export const program = (name: string): string =>
+  path.join(out, `${name}.${Object.hasOwn(COMMONJS_PROGRAMS, name) ? 'cjs' : 'js'}`);
 
 /** Open files a bench process may need: 10,000 streams and their sockets, with room to spare. */
 const FILES = 16_384;
