@@ -9,7 +9,7 @@ import type { EventRow, HandoffRow, TaskRow } from '../store/rows.js';
 import { systemClock, type Clock } from './clock.js';
 import { DomainError } from '../errors.js';
 import { GroupCommit } from './group-commit.js';
-import { EVENT_RING_SIZE } from './limits.js';
+import { EVENT_RING_SIZE, EVENT_RING_SLACK } from './limits.js';
 import { requireTextFile } from './artifact/text.js';
 import { ProgressPacer } from './progress-pacer.js';
 import { deepFreeze } from './deep-freeze.js';
@@ -79,8 +79,8 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   const progress = new ProgressPacer<Change>();
   const eventListeners = new Set<(events: Event[]) => void>();
   const store = new RoomStore(sidecar.db, { writer: sidecar.writable });
-  // The ring is pruned once a commit: between, it may hold the few events of the batch being made beyond its size.
-  const pruneRing = () => store.pruneEventRing(EVENT_RING_SIZE);
+  // The ring is pruned as a commit ends, once it holds more than EVENT_RING_SIZE + EVENT_RING_SLACK events.
+  const pruneRing = () => store.pruneEventRing(EVENT_RING_SIZE, EVENT_RING_SLACK);
   const publish = (committed: Committed[]) => {
     if (committed.length === 0) return;
     if (eventListeners.size > 0) {

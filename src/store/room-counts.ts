@@ -13,7 +13,7 @@ export interface RoomCounts {
   conflicted_proposals: number;
   revision: { number: number; at: number } | null;
   last_event_at: number | null;
-  /** Events in the ring (the newest EVENT_RING_SIZE are kept) and the newest one's id, which counts every event ever. */
+  /** Events in the ring (the newest EVENT_RING_SIZE are kept, and up to EVENT_RING_SLACK more) and the newest one's id, which counts every event ever. */
   events: { in_ring: number; last_id: number };
 }
 

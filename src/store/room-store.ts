@@ -74,6 +74,8 @@ function prepareStatements(db: Database) {
     ),
     listHandoffEvents: p('SELECT * FROM events WHERE handoff_id = ? AND id > ? ORDER BY id LIMIT ?'),
     countEvents: p('SELECT count(*) AS n, min(id) AS oldest, max(id) AS newest FROM events'),
+    // Each by its own lookup in the primary key (min and max together in one query would read every row).
+    eventBounds: p('SELECT (SELECT min(id) FROM events) AS oldest, (SELECT max(id) FROM events) AS newest'),
   };
 }
 
@@ -194,14 +196,21 @@ export class RoomStore {
   insertEvent(row: Omit<EventRow, 'id'>): number {
     return Number(this.s.insertEvent.run(valuesOf(row, EVENT_INSERTED)).lastInsertRowid);
   }
-  /** Drops all but the newest `keep` events, remembering per handoff the newest one dropped. */
-  pruneEventRing(keep: number): void {
+  /**
+   * Once the ring holds more than `keep + slack` events, drops all but the
+   * newest `keep`, remembering per handoff the newest one dropped.
+   */
+  pruneEventRing(keep: number, slack: number): void {
+    const { oldest, newest } = this.s.eventBounds.get() as { oldest: number | null; newest: number | null };
+    // The span of the ids counts the events: AUTOINCREMENT leaves no holes (a rolled-back insert gives its id
+    // back), and were there any, the ring would only be pruned sooner, as deleteEventsBeyond counts the same way.
+    if (oldest === null || newest! - oldest + 1 <= keep + slack) return;
     const dropped = this.s.deleteEventsBeyond.all(keep) as { id: number; handoff_id: string | null }[];
-    const newest = new Map<string, number>();
+    const prunedThrough = new Map<string, number>();
     for (const { id, handoff_id } of dropped) {
-      if (handoff_id !== null) newest.set(handoff_id, Math.max(id, newest.get(handoff_id) ?? 0));
+      if (handoff_id !== null) prunedThrough.set(handoff_id, Math.max(id, prunedThrough.get(handoff_id) ?? 0));
     }
-    for (const [handoff_id, id] of newest) this.s.markHandoffEventsPruned.run({ handoff_id, newest: id });
+    for (const [handoff_id, id] of prunedThrough) this.s.markHandoffEventsPruned.run({ handoff_id, newest: id });
   }
   listHandoffEvents(handoffId: string, after: number, limit: number): EventRow[] {
     return this.s.listHandoffEvents.all(handoffId, after, limit) as EventRow[];

@@ -27,19 +27,28 @@ afterEach(() => t.close());
 
 const stats = () => room.store.eventStats();
 
-test('the ring keeps the newest 2,000 events and the cursor tells the gap', () => {
+test('the ring keeps the newest 2,000 events, pruned back to them once it holds more than 2,200; the cursor tells the gap', () => {
   const watched = createHandoff(room, alice, { summary: 'watched', assignee: 'bob' }).handoff; // event 1
   acceptHandoff(room, bob, { handoff_id: watched.handoff_id }); // event 2
   const page = listHandoffEvents(room, alice, { handoff_id: watched.handoff_id });
   expect(page).toMatchObject({ gap: false, has_more: false, next_after: 2 });
   expect(page.events.map((e) => e.id)).toEqual([1, 2]);
 
-  // Fill the ring: each create + cancel pair is two events.
-  for (let i = 0; i < 1000; i++) {
-    const { handoff } = createHandoff(room, alice, { summary: `filler ${i}` });
-    cancelTask(room, alice, { task_id: handoff.task_id });
-  }
-  expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 3, newest: 2002 });
+  // Fill the ring to its size and slack: each create + cancel pair is two events. Nothing is pruned yet.
+  const pairs = (count: number) => {
+    for (let i = 0; i < count; i++) {
+      const { handoff } = createHandoff(room, alice, { summary: `filler ${i}` });
+      cancelTask(room, alice, { task_id: handoff.task_id });
+    }
+  };
+  pairs(1099);
+  expect(limits.EVENT_RING_SIZE + limits.EVENT_RING_SLACK).toBe(2200);
+  expect(stats()).toEqual({ n: 2200, oldest: 1, newest: 2200 });
+  expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id }).gap).toBe(false);
+
+  // Event 2,201 passes it: that commit keeps the newest 2,000 (202 to 2,201); the next one adds to them.
+  pairs(1);
+  expect(stats()).toEqual({ n: 2001, oldest: 202, newest: 2202 });
 
   // From the start: both of its events are gone, and the answer says so.
   expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id })).toEqual({
@@ -56,9 +65,15 @@ test('the ring keeps the newest 2,000 events and the cursor tells the gap', () =
   // The handoff itself outlives its events, and new events continue the ids.
   cancelTask(room, alice, { task_id: watched.task_id });
   const later = listHandoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 });
-  expect(later).toMatchObject({ gap: false, next_after: 2003 });
-  expect(later.events.map((e) => [e.id, e.type])).toEqual([[2003, 'handoff.cancelled']]);
-  expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 4, newest: 2003 });
+  expect(later).toMatchObject({ gap: false, next_after: 2203 });
+  expect(later.events.map((e) => [e.id, e.type])).toEqual([[2203, 'handoff.cancelled']]);
+  expect(stats()).toEqual({ n: 2002, oldest: 202, newest: 2203 });
+
+  // The next prune comes once the ring passes 2,200 again: 2,000 before it, never fewer.
+  pairs(99);
+  expect(stats()).toEqual({ n: 2200, oldest: 202, newest: 2401 });
+  pairs(1);
+  expect(stats()).toEqual({ n: 2001, oldest: 403, newest: 2403 });
 });
 
 test('ids strictly increase and are never reused after pruning', () => {
@@ -75,14 +90,14 @@ test('ids strictly increase and are never reused after pruning', () => {
   expect(stats().newest).toBe(last + 1);
 });
 
-test('grouped commits prune the ring once a commit: between, a batch may hold its own events beyond it', async () => {
+test('grouped commits prune the ring as a batch commits: until then, a batch may hold its own events beyond it', async () => {
   const watched = createHandoff(room, alice, { summary: 'watched', assignee: 'bob' }).handoff; // event 1
   acceptHandoff(room, bob, { handoff_id: watched.handoff_id }); // event 2
-  for (let i = 0; i < 999; i++) {
+  for (let i = 0; i < 1099; i++) {
     const { handoff } = createHandoff(room, alice, { summary: `filler ${i}` });
     cancelTask(room, alice, { task_id: handoff.task_id });
   }
-  expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 1, newest: 2000 });
+  expect(stats()).toEqual({ n: 2200, oldest: 1, newest: 2200 });
   room.commits.start();
   try {
     // One batch of four events: all of them in the ring until it commits.
@@ -91,20 +106,20 @@ test('grouped commits prune the ring once a commit: between, a batch may hold it
       const { handoff } = createHandoff(room, alice, { summary: `batched ${i}` });
       cancelTask(room, alice, { task_id: handoff.task_id });
     }
-    expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE + 4, oldest: 1, newest: 2004 });
+    expect(stats()).toEqual({ n: 2204, oldest: 1, newest: 2204 });
     release();
     await room.commits.idle();
     expect(room.sidecar.db.inTransaction).toBe(false);
     // Committed: the newest 2,000, and the watched handoff knows it lost both of its events.
-    expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 5, newest: 2004 });
+    expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 205, newest: 2204 });
     expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id })).toMatchObject({ events: [], gap: true });
     expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 }).gap).toBe(false);
   } finally {
     room.commits.stop();
   }
-  // One change at a time again: each one leaves the ring at its size.
+  // One change at a time again: the ring grows from 2,000 until it passes 2,200.
   createHandoff(room, alice, { summary: 'alone' });
-  expect(stats()).toEqual({ n: limits.EVENT_RING_SIZE, oldest: 6, newest: 2005 });
+  expect(stats()).toEqual({ n: 2001, oldest: 205, newest: 2205 });
 });
 
 test('paging with after and limit', () => {
