@@ -16,4 +16,14 @@ export class ManualClock implements Clock {
   }
 }
 
-export const toTimestamp = (ms: number): string => new Date(ms).toISOString();
+/** The last time written and its text: a change and the views made of it write the same few times again and again. */
+let lastMs = Number.NaN;
+let lastText = '';
+
+export const toTimestamp = (ms: number): string => {
+  if (ms !== lastMs) {
+    lastText = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastText;
+};
