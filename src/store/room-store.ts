@@ -67,8 +67,8 @@ function prepareStatements(db: Database) {
     ),
 
     insertEvent: p(insertSql('events', EVENT_INSERTED)),
-    // All but the newest ? events, by the rowid range (the few a commit made too many): each one's handoff comes back.
-    deleteEventsBeyond: p('DELETE FROM events WHERE id <= (SELECT max(id) FROM events) - ? RETURNING id, handoff_id'),
+    // The events up to an id, by the rowid range: each one's handoff comes back.
+    deleteEventsThrough: p('DELETE FROM events WHERE id <= ? RETURNING id, handoff_id'),
     markHandoffEventsPruned: p(
       'UPDATE handoffs SET events_pruned_through = max(events_pruned_through, @newest) WHERE id = @handoff_id',
     ),
@@ -203,9 +203,9 @@ export class RoomStore {
   pruneEventRing(keep: number, slack: number): void {
     const { oldest, newest } = this.s.eventBounds.get() as { oldest: number | null; newest: number | null };
     // The span of the ids counts the events: AUTOINCREMENT leaves no holes (a rolled-back insert gives its id
-    // back), and were there any, the ring would only be pruned sooner, as deleteEventsBeyond counts the same way.
+    // back), and were there any, the ring would only be pruned sooner and keep fewer.
     if (oldest === null || newest! - oldest + 1 <= keep + slack) return;
-    const dropped = this.s.deleteEventsBeyond.all(keep) as { id: number; handoff_id: string | null }[];
+    const dropped = this.s.deleteEventsThrough.all(newest! - keep) as { id: number; handoff_id: string | null }[];
     const prunedThrough = new Map<string, number>();
     for (const { id, handoff_id } of dropped) {
       if (handoff_id !== null) prunedThrough.set(handoff_id, Math.max(id, prunedThrough.get(handoff_id) ?? 0));
