@@ -11,12 +11,12 @@
 // rooms differed by ±3 % that way, by ±1.5 % at once.
 // Durable writes wait on the disk more than on the core, so they are run
 // one room after the other, first one then the other, and compared by rate.
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { readRuntimeFile } from '../src/http/runtime-file.js';
 import { taskGet } from './lib/mcp.js';
-import { buildPrograms, pinning, pinSelfToLoadCore, startServer, type Served } from './lib/processes.js';
+import { buildPrograms, cpuMicros, pinning, pinSelfToLoadCore, startServer, type Served } from './lib/processes.js';
 import { makeRoom } from './lib/rooms.js';
 import type { LoadResult } from './lib/load-worker.js';
 import { cancelLeftovers, inTurn, load, originOf, READ_CONNECTIONS, WRITE_CONNECTIONS } from './lib/runs.js';
@@ -40,13 +40,6 @@ interface Round {
   writeOff: number;
   writeOn: number;
 }
-
-/** The CPU time all of a process's threads have had, in µs. */
-const cpuMicros = (pid: number): number =>
-  readdirSync(`/proc/${pid}/task`).reduce(
-    (sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1000,
-    0,
-  );
 
 interface Loaded {
   pid: number;

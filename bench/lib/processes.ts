@@ -2,7 +2,7 @@
 // servers on one core, load on the other, when the machine has two or more
 // and taskset is there; unpinned otherwise, and the report says so.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -117,6 +117,13 @@ export async function probeMemory(child: ChildProcess, file: string): Promise<No
   }
   throw new Error('the server did not report its memory');
 }
+
+/** The CPU time all of a process's threads have had, in µs (each thread's schedstat under /proc/PID/task, in ns). */
+export const cpuMicros = (pid: number): number =>
+  readdirSync(`/proc/${pid}/task`).reduce(
+    (sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]) / 1000,
+    0,
+  );
 
 /** How a spawned program is written in the report. */
 export const shown = (core: 'server' | 'load', args: string[]): string =>
