@@ -363,7 +363,7 @@ describe('a writer killed with SIGKILL', () => {
         // Each run may have committed one operation it did not print.
         expect(unacknowledgedOps).toBeLessThanOrEqual(labels.length);
 
-        // Events are consistent with the ring: ids strictly increase, at most the ring size kept.
+        // Events are consistent with the ring: ids strictly increase, at most its size and slack kept.
         const stats = room.store.eventStats();
         expect(stats.n).toBeLessThanOrEqual(EVENT_RING_SIZE + EVENT_RING_SLACK);
         expect(stats.n).toBe(stats.newest! - stats.oldest! + 1);
