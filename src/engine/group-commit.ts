@@ -45,7 +45,7 @@ export class GroupCommit<C> {
     private readonly db: Database,
     /** Tells subscribers what a commit made durable; called once it is on disk. */
     private readonly publish: (changes: C[]) => void,
-    /** Owed once a commit, not once a change (pruning the event ring): run last before COMMIT. */
+    /** Owed once a commit, not once a change (the handoff counts written, the event ring pruned): run last before COMMIT. */
     private readonly endOfBatch: () => void = () => {},
   ) {
     this.transact = changeTransaction(db);

@@ -79,8 +79,11 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   const progress = new ProgressPacer<Change>();
   const eventListeners = new Set<(events: Event[]) => void>();
   const store = new RoomStore(sidecar.db, { writer: sidecar.writable });
-  // The ring is pruned as a commit ends, once it holds more than EVENT_RING_SIZE + EVENT_RING_SLACK events.
-  const pruneRing = () => store.pruneEventRing(EVENT_RING_SIZE, EVENT_RING_SLACK);
+  // Owed once a commit, as it ends: the handoff counts written, the ring pruned past EVENT_RING_SIZE + EVENT_RING_SLACK.
+  const endOfBatch = () => {
+    store.writeHandoffCounts();
+    store.pruneEventRing(EVENT_RING_SIZE, EVENT_RING_SLACK);
+  };
   const publish = (committed: Committed[]) => {
     if (committed.length === 0) return;
     if (eventListeners.size > 0) {
@@ -95,7 +98,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
     }
     for (const item of committed) if (item.live) bus.publish(item.live);
   };
-  const commits = new GroupCommit<Committed>(sidecar.db, publish, pruneRing);
+  const commits = new GroupCommit<Committed>(sidecar.db, publish, endOfBatch);
   const room: Room = {
     artifactPath,
     sidecar,
@@ -215,7 +218,9 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
         : [];
     return { result, changes };
   };
-  const result = room.commits.run(run, options.durableNow === true);
+  const result = room.store.handoffCounts.keptIfDone(room.sidecar.db, () =>
+    room.commits.run(run, options.durableNow === true),
+  );
   for (const taskId of taken) room.progress.settle(taskId);
   return result;
 }

@@ -29,6 +29,8 @@ function sidecarBytes(path: string): number {
 }
 
 export function roomStatus(room: Room): RoomStatus {
+  // Read inside the writer's open batch, every figure counts its changes: the handoffs' too.
+  if (room.sidecar.writable) room.store.writeHandoffCounts();
   const counts = roomCounts(room.sidecar.db, room.clock.now());
   return {
     revision: counts.revision && { number: counts.revision.number, at: toTimestamp(counts.revision.at) },

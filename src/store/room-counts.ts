@@ -1,5 +1,5 @@
 // What the sidecar holds, counted, for `ce status` and a metrics scrape:
-// handoffs by status (kept counted by the sidecar: migration 9),
+// handoffs by status (kept counted by the writer: store/handoff-counts.ts),
 // sessions that still let someone in, open proposals, the newest revision
 // the newest event and the event ring. Read-only; run rarely (a status, a
 // metrics scrape), so not prepared ahead.

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { EventRow, HandoffRow, InputRow, ParticipantRow, TaskRow } from './rows.js';
 import { CommittedTasks } from './committed-tasks.js';
+import { HandoffCounts } from './handoff-counts.js';
 import {
   EVENT_INSERTED,
   HANDOFF_COLUMNS,
@@ -39,6 +40,9 @@ function prepareStatements(db: Database) {
     updateHandoff: p(updateByIdSql('handoffs', HANDOFF_UPDATED)),
     getHandoff: p(selectByIdSql('handoffs', HANDOFF_COLUMNS)).raw(),
     getHandoffByTask: p('SELECT * FROM handoffs WHERE task_id = ?'),
+    countHandoffs: p(
+      'INSERT INTO handoff_counts (status, n) VALUES (?, ?) ON CONFLICT (status) DO UPDATE SET n = n + excluded.n',
+    ),
     getHandoffByIdempotencyKey: p('SELECT * FROM handoffs WHERE owner = ? AND idempotency_key = ?'),
     listHandoffs: p(`SELECT * FROM handoffs
         WHERE (@status IS NULL OR status = @status)
@@ -87,6 +91,8 @@ export class RoomStore {
   private readonly s: ReturnType<typeof prepareStatements>;
   /** The writer's task rows as committed (committed-tasks.ts); none in a room open for reading (another process writes). */
   private readonly committedTasks: CommittedTasks | null;
+  /** What the handoffs written since the last writeHandoffCounts moved between statuses (handoff-counts.ts). */
+  readonly handoffCounts = new HandoffCounts();
 
   constructor(
     readonly db: Database,
@@ -121,9 +127,16 @@ export class RoomStore {
 
   insertHandoff(row: HandoffRow): void {
     this.s.insertHandoff.run(valuesOf(row, HANDOFF_COLUMNS));
+    this.handoffCounts.move(null, row.status);
   }
-  updateHandoff(row: HandoffRow): void {
+  /** Writes `row` over the handoff, which was `was` (as read in this transaction). */
+  updateHandoff(row: HandoffRow, was: Readonly<HandoffRow>): void {
     this.s.updateHandoff.run(updatedValues(row, HANDOFF_UPDATED));
+    this.handoffCounts.move(was.status, row.status);
+  }
+  /** handoff_counts made to say what the handoffs written since the last call moved: run last in their transaction. */
+  writeHandoffCounts(): void {
+    for (const [status, n] of this.handoffCounts.take()) this.s.countHandoffs.run(status, n);
   }
   getHandoff(id: string): HandoffRow | undefined {
     const values = this.s.getHandoff.get(id) as unknown[] | undefined;

@@ -164,6 +164,8 @@ describe('annotations', () => {
     const { who, args, beforeRepeat } = scenarios[name]!(s.room);
     const call = async () => (await callTool(s, who, name, args)).body.result;
 
+    // The setup's changes committed: inside an open batch, handoff_counts is as a commit last wrote it.
+    await s.room.commits.idle();
     const before = snapshot();
     const first = await call();
     expect(first.isError, `${name}: ${JSON.stringify(first)}`).not.toBe(true);

@@ -29,7 +29,7 @@ export function acceptHandoff(room: Room, caller: Caller, args: InputOf<'acceptH
       updated_at: now,
     };
     const assignedTask = { ...task, assignee: caller.participant, last_updated_at: now };
-    room.store.updateHandoff(acceptedHandoff);
+    room.store.updateHandoff(acceptedHandoff, handoff);
     room.store.updateTask(assignedTask);
     record({ type: 'handoff.accepted', actor: caller.participant, handoffId: handoff.id, taskId: task.id });
     return { handoff: handoffView(room, acceptedHandoff), task: taskView(room, assignedTask) };

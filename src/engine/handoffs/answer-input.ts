@@ -44,7 +44,7 @@ function answerOnTask(
       : { ...task, last_updated_at: now };
   room.store.updateTask(updated);
   const handoff = room.store.getHandoff(task.handoff_id)!;
-  room.store.updateHandoff({ ...handoff, updated_at: now });
+  room.store.updateHandoff({ ...handoff, updated_at: now }, handoff);
   record({
     type: 'task.input_received',
     actor: caller.participant,

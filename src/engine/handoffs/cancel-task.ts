@@ -27,7 +27,7 @@ export function cancelTask(room: Room, caller: Caller, args: InputOf<'cancelTask
       room.store.updateTask(cancelled);
       const handoff = room.store.getHandoff(task.handoff_id)!;
       if (handoffAllows('cancel', handoff.status)) {
-        room.store.updateHandoff({ ...handoff, status: 'cancelled', cancelled_at: now, updated_at: now });
+        room.store.updateHandoff({ ...handoff, status: 'cancelled', cancelled_at: now, updated_at: now }, handoff);
       }
       record({ type: 'handoff.cancelled', actor: caller.participant, handoffId: handoff.id, taskId: task.id });
       return { task: taskView(room, cancelled), cancelled: true };

@@ -90,7 +90,7 @@ export function completeHandoff(room: Room, caller: Caller, args: InputOf<'compl
         });
       }
       room.store.updateTask(doneTask);
-      room.store.updateHandoff(doneHandoff);
+      room.store.updateHandoff(doneHandoff, handoff);
       return { handoff: handoffView(room, doneHandoff), task: taskView(room, doneTask), already_completed: false };
     },
     // The last progress report before the task ends is committed with it, just before.

@@ -29,7 +29,7 @@ function decideHandoff(
     requireSecondPerson(room, caller, handoff.assignee ?? '', `the result of handoff ${handoff.id}`);
     const recorded: Decision = { decision, by: caller.participant, at: toTimestamp(now), note: args.note ?? null };
     const decided = { ...handoff, status: decision, decision_json: JSON.stringify(recorded), updated_at: now };
-    room.store.updateHandoff(decided);
+    room.store.updateHandoff(decided, handoff);
     appendHistory(room, {
       kind: decision === 'approved' ? 'handoff_approved' : 'handoff_rejected',
       at: now,

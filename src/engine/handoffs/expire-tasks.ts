@@ -33,13 +33,10 @@ export function sweepExpiredTasks(room: Room): SweepReport {
         const handoff = room.store.getHandoff(task.handoff_id)!;
         const cancelHandoff = handoffAllows('cancel', handoff.status);
         if (cancelHandoff) {
-          room.store.updateHandoff({
-            ...handoff,
-            status: 'cancelled',
-            error_json: JSON.stringify(error),
-            cancelled_at: now,
-            updated_at: now,
-          });
+          room.store.updateHandoff(
+            { ...handoff, status: 'cancelled', error_json: JSON.stringify(error), cancelled_at: now, updated_at: now },
+            handoff,
+          );
         }
         record({
           type: 'task.expired',

@@ -42,7 +42,7 @@ function applyProgress(room: Room, caller: Caller, args: HandoffProgressInput, {
   const reported = { ...task, status_message: args.message, last_updated_at: now };
   const updated = { ...handoff, progress_json: JSON.stringify(progress), updated_at: now };
   room.store.updateTask(reported);
-  room.store.updateHandoff(updated);
+  room.store.updateHandoff(updated, handoff);
   const { by: _by, at: _at, ...payload } = progress;
   record({ type: 'task.progress', actor: caller.participant, handoffId: handoff.id, taskId: task.id, payload });
   room.progress.lastCommit.set(task.id, now);

@@ -72,7 +72,7 @@ export function requestHandoffInput(
         last_updated_at: now,
       };
       room.store.updateTask(waiting);
-      room.store.updateHandoff({ ...handoff, updated_at: now });
+      room.store.updateHandoff({ ...handoff, updated_at: now }, handoff);
       record({
         type: 'task.input_required',
         actor: caller.participant,
