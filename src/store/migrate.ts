@@ -23,6 +23,7 @@ export function migrate(db: Database, now: number): number[] {
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
       db.exec(migration.sql);
+      migration.run?.(db);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         migration.version,
         migration.name,

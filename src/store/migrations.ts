@@ -1,3 +1,5 @@
+import type { Database } from 'better-sqlite3';
+import { checksWithoutLists } from './check-lists.js';
 import { FIRST_SCHEMA } from './first-schema.js';
 
 /**
@@ -9,6 +11,8 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** What SQL alone cannot do, run after `sql` in the same transaction. */
+  run?: (db: Database) => void;
 }
 
 export const migrations: readonly Migration[] = [
@@ -204,5 +208,11 @@ export const migrations: readonly Migration[] = [
       DROP TRIGGER handoff_counts_update;
       DROP TRIGGER handoff_counts_delete;
     `,
+  },
+  {
+    version: 12,
+    name: 'CHECKs of allowed values as ORs, not IN lists',
+    sql: '-- The tables of check-lists.ts: their definitions rewritten in place.',
+    run: checksWithoutLists,
   },
 ];
