@@ -1,5 +1,6 @@
 // Brings a sidecar up to the schema this ce knows, each migration once.
 import type { Database } from 'better-sqlite3';
+import { DomainError } from '../errors.js';
 import { migrations } from './migrations.js';
 
 export function migrate(db: Database, now: number): number[] {
@@ -17,7 +18,12 @@ export function migrate(db: Database, now: number): number[] {
     const known = Math.max(0, ...migrations.map((m) => m.version));
     const newest = Math.max(0, ...done);
     if (newest > known) {
-      throw new Error(`the sidecar has schema version ${newest}, newer than this ce knows (${known}); upgrade ce`);
+      // Made by a later ce: what its newer migrations wrote, this one would misread.
+      throw new DomainError(
+        'conflict',
+        `the sidecar has schema version ${newest}, newer than this ce knows (${known}); upgrade ce`,
+        { schema_version: newest, known },
+      );
     }
     const applied: number[] = [];
     for (const migration of migrations) {

@@ -1,5 +1,7 @@
 // ce status over the built binary: a room no process serves says what its
-// sidecar holds; a served one, its process, addresses and readiness too.
+// sidecar holds; a served one, its process, addresses and readiness too. A
+// sidecar a later ce made is read, and refused for serving.
+import Database from 'better-sqlite3';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, onTestFinished, test } from 'vitest';
@@ -7,7 +9,7 @@ import { addParticipant, createHandoff, createSession, LOCAL_OPERATOR } from '..
 import { ceServe } from '../helpers/ce-serve.js';
 import { withRoomFile } from '../helpers/room-file.js';
 import { caller, tempDir } from '../helpers/room.js';
-import { ce, okJson, okPlain } from '../helpers/run-ce.js';
+import { ce, failedWith, failedWithJson, okJson, okPlain } from '../helpers/run-ce.js';
 import type { StatusOutput } from '../../src/cli/status.js';
 
 const SLOW = { timeout: 60_000 };
@@ -80,3 +82,34 @@ test('a file that is not a room: refused, saying to make it one', SLOW, async ()
   expect(run.code).toBe(1);
   expect(run.stderr).toMatch(/make it a room first: ce init /);
 });
+
+test(
+  'a sidecar a later ce made: ce serve refuses it as a conflict that says to upgrade; ce status still reads it',
+  SLOW,
+  async () => {
+    const file = prepareRoom();
+    const sidecar = `${file}.commonroom.db`;
+    const db = new Database(sidecar);
+    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'from a later ce', 0)").run();
+    db.close();
+    const rows = () => {
+      const reader = new Database(sidecar, { readonly: true });
+      try {
+        const tables = reader
+          .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+          .pluck()
+          .all();
+        return tables.map((table) => reader.prepare(`SELECT * FROM "${String(table)}"`).all());
+      } finally {
+        reader.close();
+      }
+    };
+    const before = rows();
+    const newer = /^(ce: )?the sidecar has schema version 999, newer than this ce knows \(\d+\); upgrade ce$/m;
+    failedWithJson(await ce(['serve', file, '--port', '0', '--json']), 'conflict', newer);
+    failedWith(await ce(['serve', file, '--port', '0']), 1, newer);
+    expect(rows()).toEqual(before);
+    // Read only, its status still shows what it holds.
+    expect(okJson<StatusOutput>(await ce(['status', file, '--json'])).room).toMatchObject({ handoffs: { open: 1 } });
+  },
+);
