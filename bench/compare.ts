@@ -59,7 +59,11 @@ async function measure(dir: string): Promise<Measured> {
       '--json',
       '--log-level',
       'silent',
-    ]);
+    ]).catch((error: unknown) => {
+      rmSync(scratch, { recursive: true, force: true });
+      // This tree's engine made the room: a checkout that knows an older schema refuses it.
+      refuse(`${dir}: ce serve did not start on a room this tree made: ${(error as Error).message}`);
+    });
     try {
       const origin = originOf(served.line.mcp_url);
       const pid = served.child.pid!;
