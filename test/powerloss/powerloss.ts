@@ -7,8 +7,9 @@
 // and cancel them (REST and MCP), and propose and approve new texts of the
 // file; every acknowledged write is recorded; at a random moment the room is
 // SIGKILLed and the power cut at once. The room then starts again, and the
-// check: every acknowledged write is there, PRAGMA integrity_check is ok, and
-// the file is the sidecar's latest revision. A few rounds cut the power right
+// check: every acknowledged write is there, PRAGMA integrity_check is ok, the
+// handoffs' counts by status agree with the handoffs, and the file is the
+// sidecar's latest revision. A few rounds cut the power right
 // after ce backup and ce restore report success: the backup, and the room
 // restored, are whole and agree. CUTS sets the number of cut rounds (50).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -199,6 +200,12 @@ function check(file: string, ledger: Ledger): string[] {
       ]),
     );
     for (const summary of ledger.handoffs) if (!handoffs.has(summary)) problems.push(`lost handoff ${summary}`);
+    // The counts by status are the writer's, written in each commit with its changes: they agree after a cut.
+    const counted = JSON.stringify(
+      db.prepare('SELECT status, count(*) AS n FROM handoffs GROUP BY status ORDER BY status').all(),
+    );
+    const kept = JSON.stringify(db.prepare('SELECT status, n FROM handoff_counts WHERE n > 0 ORDER BY status').all());
+    if (kept !== counted) problems.push(`handoff_counts ${kept}, where the handoffs count ${counted}`);
     for (const summary of ledger.cancelled) {
       if (handoffs.get(summary) !== 'cancelled') problems.push(`lost cancel of ${summary}`);
     }
