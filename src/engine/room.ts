@@ -218,9 +218,7 @@ export function change<T>(room: Room, apply: (change: Change) => T, options: Cha
         : [];
     return { result, changes };
   };
-  const result = room.store.handoffCounts.keptIfDone(room.sidecar.db, () =>
-    room.commits.run(run, options.durableNow === true),
-  );
+  const result = room.store.handoffCounts.keptIfDone(() => room.commits.run(run, options.durableNow === true));
   for (const taskId of taken) room.progress.settle(taskId);
   return result;
 }

@@ -19,6 +19,8 @@ export type CountMove = readonly [status: string, n: number];
 export class HandoffCounts {
   private moved = new Map<string, number>();
 
+  constructor(private readonly db: Database) {}
+
   /** A handoff now in `to`, no longer in `from` (null: a new handoff). */
   move(from: string | null, to: string): void {
     if (from === to) return;
@@ -30,12 +32,12 @@ export class HandoffCounts {
    * Runs `change`. If it throws, what it moved is forgotten, as its savepoint
    * is rolled back; and every sum, when SQLite ended the whole transaction.
    */
-  keptIfDone<T>(db: Database, change: () => T): T {
+  keptIfDone<T>(change: () => T): T {
     const before = new Map(this.moved);
     try {
       return change();
     } catch (error) {
-      this.moved = db.inTransaction ? before : new Map();
+      this.moved = this.db.inTransaction ? before : new Map();
       throw error;
     }
   }

@@ -94,7 +94,7 @@ export class RoomStore {
   /** The writer's task rows as committed (committed-tasks.ts); none in a room open for reading (another process writes). */
   private readonly committedTasks: CommittedTasks | null;
   /** What the handoffs written since the last writeHandoffCounts moved between statuses (handoff-counts.ts). */
-  readonly handoffCounts = new HandoffCounts();
+  readonly handoffCounts: HandoffCounts;
 
   constructor(
     readonly db: Database,
@@ -102,6 +102,7 @@ export class RoomStore {
   ) {
     this.s = prepareStatements(db);
     this.committedTasks = writer ? new CommittedTasks() : null;
+    this.handoffCounts = new HandoffCounts(db);
   }
 
   /** Adds a participant, or brings back a removed one under the same name. */
