@@ -20,8 +20,19 @@ const LISTED: readonly (readonly [table: string, column: string, values: readonl
   ['proposals', 'status', ['open', 'accepted', 'rejected', 'withdrawn']],
 ];
 
-/** Rewrites the CHECKs of LISTED as ORs; run inside the migration's transaction. */
-export function checksWithoutLists(db: Database): void {
+/** In table `table`'s definition, the text `was` becomes `now`. */
+export interface DefinitionRewrite {
+  table: string;
+  was: string;
+  now: string;
+}
+
+/**
+ * Rewrites tables' definitions in sqlite_schema, then raises the schema's
+ * version; run inside a transaction. Only for changes that leave how rows
+ * are stored as it is (a CHECK).
+ */
+export function rewriteDefinitions(db: Database, rewrites: readonly DefinitionRewrite[]): void {
   const version = db.pragma('schema_version', { simple: true }) as number;
   // better-sqlite3 opens connections in SQLite's defensive mode, which forbids writing sqlite_schema.
   db.unsafeMode(true);
@@ -30,14 +41,20 @@ export function checksWithoutLists(db: Database): void {
     const rewrite = db.prepare(
       "UPDATE sqlite_schema SET sql = replace(sql, @was, @now) WHERE type = 'table' AND name = @table AND instr(sql, @was) > 0",
     );
-    for (const [table, column, values] of LISTED) {
-      const was = `CHECK (${column} IN (${values.map((value) => `'${value}'`).join(',')}))`;
-      const now = `CHECK (${values.map((value) => `${column} = '${value}'`).join(' OR ')})`;
-      rewrite.run({ table, was, now });
-    }
+    for (const change of rewrites) rewrite.run(change);
     db.pragma(`schema_version = ${version + 1}`);
   } finally {
     db.pragma('writable_schema = OFF');
     db.unsafeMode(false);
   }
 }
+
+/** The CHECKs of LISTED as IN lists (as written) and as ORs. */
+export const CHECK_LISTS: readonly DefinitionRewrite[] = LISTED.map(([table, column, values]) => ({
+  table,
+  was: `CHECK (${column} IN (${values.map((value) => `'${value}'`).join(',')}))`,
+  now: `CHECK (${values.map((value) => `${column} = '${value}'`).join(' OR ')})`,
+}));
+
+/** Migration 12: the CHECKs of LISTED rewritten as ORs. */
+export const checksWithoutLists = (db: Database): void => rewriteDefinitions(db, CHECK_LISTS);

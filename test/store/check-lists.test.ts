@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { cancelTask, createHandoff, openRoom, proposeChange, type Room } from '../helpers/engine.js';
 import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
+import { CHECK_LISTS, rewriteDefinitions } from '../../src/store/check-lists.js';
 import { migrate } from '../../src/store/migrate.js';
 
 const alice = caller('alice');
@@ -34,28 +35,12 @@ const checks = (db: Database.Database) =>
       .map(({ name, sql }) => [name, /CHECK \((?:status|source)[^\n]*\)/.exec(sql)?.[0]]),
   );
 
-/** Writes sqlite_schema as the test needs, the way migration 12 does. */
-function rewriteSchema(db: Database.Database, was: string, now: string): void {
-  const version = db.pragma('schema_version', { simple: true }) as number;
-  db.unsafeMode(true);
-  db.pragma('writable_schema = ON');
-  db.prepare("UPDATE sqlite_schema SET sql = replace(sql, ?, ?) WHERE type = 'table'").run(was, now);
-  db.pragma(`schema_version = ${version + 1}`);
-  db.pragma('writable_schema = OFF');
-  db.unsafeMode(false);
-}
-
-/** As a sidecar made before migration 12 was: the IN lists back, the migration not recorded. */
+/** As a sidecar made before migration 12 was: the IN lists of handoffs and tasks back, the migration not recorded. */
 function asBeforeMigration12(db: Database.Database): void {
-  rewriteSchema(
+  const back = CHECK_LISTS.filter(({ table }) => table === 'handoffs' || table === 'tasks');
+  rewriteDefinitions(
     db,
-    "CHECK (status = 'working' OR status = 'input_required' OR status = 'completed' OR status = 'failed' OR status = 'cancelled')",
-    "CHECK (status IN ('working','input_required','completed','failed','cancelled'))",
-  );
-  rewriteSchema(
-    db,
-    "CHECK (status = 'open' OR status = 'accepted' OR status = 'result_ready' OR status = 'approved' OR status = 'rejected' OR status = 'cancelled')",
-    "CHECK (status IN ('open','accepted','result_ready','approved','rejected','cancelled'))",
+    back.map(({ table, was, now }) => ({ table, was: now, now: was })),
   );
   db.prepare('DELETE FROM schema_migrations WHERE version = 12').run();
 }
@@ -128,11 +113,13 @@ test('a sidecar migrated to it keeps every row, is whole, and another connection
 test('a definition that is not the one replaced is left as it was', () => {
   const db = room.sidecar.db;
   asBeforeMigration12(db);
-  rewriteSchema(
-    db,
-    "CHECK (status IN ('working','input_required','completed','failed','cancelled'))",
-    "CHECK (status IN ('working', 'input_required', 'completed', 'failed', 'cancelled'))",
-  );
+  rewriteDefinitions(db, [
+    {
+      table: 'tasks',
+      was: "CHECK (status IN ('working','input_required','completed','failed','cancelled'))",
+      now: "CHECK (status IN ('working', 'input_required', 'completed', 'failed', 'cancelled'))",
+    },
+  ]);
   expect(migrate(db, 0)).toEqual([12]);
   expect(checks(db).tasks).toBe("CHECK (status IN ('working', 'input_required', 'completed', 'failed', 'cancelled'))");
   expect(checks(db).handoffs).toMatch(/^CHECK \(status = 'open' OR/);
