@@ -3,6 +3,7 @@
 // them to input fields, --participant where the operation acts as one, and
 // --json. Its action builds the input, runs it through the executor and
 // prints the answer.
+import { existsSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { operations, type Operation, type OperationId } from '../../generated/operations.js';
 import type { TaskUpdateOutput } from '../../generated/types.js';
@@ -179,8 +180,15 @@ export function whichRoom(
       room: `--url ${address}`,
     };
   }
-  const missing = positionals.length === expected ? 'file' : operation.cli.arguments[positionals.length - 1]?.field;
   if (positionals.length > expected + 1) throw new InvalidArgumentError('too many arguments');
+  // With --url the words are the arguments; without, the first is FILE, unless it names no file and only
+  // the last argument is short (`ce handoff ho_…`: the id given, FILE left out).
+  const missing =
+    address !== undefined
+      ? operation.cli.arguments[positionals.length]!.field
+      : positionals.length === 0 || (positionals.length === expected && !existsSync(positionals[0]!))
+        ? 'file'
+        : operation.cli.arguments[positionals.length - 1]!.field;
   throw new InvalidArgumentError(
     missing === 'file'
       ? "missing required argument 'file' (or --url, or CE_URL)"

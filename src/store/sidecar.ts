@@ -91,6 +91,37 @@ function sqliteAddon(): { nativeBinding?: string } {
   return addon;
 }
 
+/**
+ * Refuses a file at the sidecar's path that is not a room's sidecar, before
+ * anything is written to it: one that is no SQLite database, or a database of
+ * another program's (tables, and no `schema_migrations`). Said as a file in the
+ * way, not as the disk failing or a bug. A new sidecar is empty, and one whose
+ * first opening stopped before its migrations holds the writer's lock alone:
+ * a writer goes on with either, a reader finds no room in them.
+ */
+function refuseOtherFiles(db: Database.Database, file: string, artifactPath: string, writing: boolean): void {
+  let tables: string[];
+  try {
+    tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SQLITE_NOTADB') throw error;
+    throw notASidecar(file, 'it is not a SQLite database');
+  }
+  if (tables.includes('schema_migrations')) return;
+  const others = tables.filter((name) => name !== 'writer_lock');
+  if (others.length > 0) {
+    throw notASidecar(file, `it is a SQLite database with tables of its own (${others.slice(0, 3).join(', ')})`);
+  }
+  if (!writing) throw new DomainError('not_found', `no room for ${artifactPath}: ${file} holds none yet`);
+}
+
+const notASidecar = (file: string, why: string): DomainError =>
+  new DomainError(
+    'conflict',
+    `${file} is not a Common Room sidecar: ${why}. Nothing was written to it; move it aside, since a room keeps its sidecar at that path`,
+    { sidecar: file },
+  );
+
 export function openSidecar(artifactPath: string, options: OpenSidecarOptions): Sidecar {
   const file = sidecarPath(artifactPath);
   if ((options.mode === 'read' || options.create === false) && !existsSync(file)) {
@@ -98,7 +129,13 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
   }
   if (options.mode === 'read') {
     const db = new Database(file, { readonly: true, fileMustExist: true, ...sqliteAddon() });
-    db.pragma('busy_timeout = 5000');
+    try {
+      db.pragma('busy_timeout = 5000');
+      refuseOtherFiles(db, file, artifactPath, false);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     return { db, path: file, writable: false, migrated: [], litestream: false, close: () => db.close() };
   }
 
@@ -112,10 +149,11 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     if (heldHere.has(identity)) {
       throw new DomainError('locked', `the sidecar is already written by this process (pid ${process.pid})`);
     }
+    db.pragma('busy_timeout = 5000');
+    refuseOtherFiles(db, file, artifactPath, true);
     db.pragma('journal_mode = WAL');
     keepWithinArtifactBits(file, artifactPath);
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     // Each change of a grouped batch is a savepoint, whose journal of the pages it changed SQLite spills to a
     // temp file past 64 KiB: kept in memory instead (a batch is at most MAX_BATCH changes), no file written.
     db.pragma('temp_store = MEMORY');

@@ -198,9 +198,35 @@ describe.concurrent('usage errors and refusals', () => {
     const notARoom = markdownFile();
     const corrupt = markdownFile();
     writeFileSync(sidecarOf(corrupt), 'this is not a SQLite database, not even close. '.repeat(200));
+    // Another program's database where the sidecar goes: neither read nor written, not even its journal mode.
+    const foreign = markdownFile();
+    const other = new Database(sidecarOf(foreign));
+    other.exec('CREATE TABLE notes (x)');
+    other.close();
+    const foreignBytes = readFileSync(sidecarOf(foreign));
 
-    const [missingFile, unknownOption, limit, caps, expiresIn, zed, noRoom, broken] = await Promise.all([
+    const [
+      missingFile,
+      idOnly,
+      fileOnly,
+      nothing,
+      urlOnly,
+      unknownOption,
+      limit,
+      caps,
+      expiresIn,
+      zed,
+      noRoom,
+      broken,
+      brokenInit,
+      foreignRead,
+      foreignWrite,
+    ] = await Promise.all([
       ce(['handoffs']),
+      ce(['handoff', 'ho_nothing']),
+      ce(['handoff', file]),
+      ce(['handoff']),
+      ce(['handoff', '--url', 'http://127.0.0.1:9']),
       ce(['handoffs', file, '--lmit', '5']),
       ce(['history', file, '--limit', 'abc', '--json']),
       ce(['session', 'create', file, '--participant', 'alice', '--caps', 'read,fly']),
@@ -208,9 +234,17 @@ describe.concurrent('usage errors and refusals', () => {
       ce(['session', 'create', second, '--participant', 'zed', '--caps', 'read']),
       ce(['participant', 'add', notARoom, 'alice']),
       ce(['participant', 'list', corrupt]),
+      ce(['init', corrupt]),
+      ce(['handoffs', foreign]),
+      ce(['participant', 'add', foreign, 'alice']),
     ]);
 
     failedWith(missingFile, 2, /^ce: missing required argument 'file' \(or --url, or CE_URL\)$/m);
+    // The one word given is FILE when it names a file, else the id; with --url the words are the arguments.
+    failedWith(idOnly, 2, /^ce: missing required argument 'file' \(or --url, or CE_URL\)$/m);
+    failedWith(fileOnly, 2, /^ce: missing required argument 'handoff_id'$/m);
+    failedWith(nothing, 2, /^ce: missing required argument 'file' \(or --url, or CE_URL\)$/m);
+    failedWith(urlOnly, 2, /^ce: missing required argument 'handoff_id'$/m);
     failedWith(unknownOption, 2, /^ce: unknown option '--lmit' \(Did you mean --limit\?\)$/m);
     expect({ code: limit.code, stdout: limit.stdout }).toEqual({ code: 2, stdout: '' });
     expect(JSON.parse(limit.stderr)).toEqual({
@@ -224,7 +258,17 @@ describe.concurrent('usage errors and refusals', () => {
     );
     failedWith(zed, 1, /^ce: zed is not a participant of this room$/m);
     failedWith(noRoom, 1, /^ce: no room for .*; make it a room first: ce init /m);
-    failedWith(broken, 1, /^ce: unexpected error: /m);
+    const notOurs = (why: string) =>
+      new RegExp(
+        `^ce: .*\\.commonroom\\.db is not a Common Room sidecar: ${why}\\. Nothing was written to it; move it aside, since a room keeps its sidecar at that path$`,
+        'm',
+      );
+    failedWith(broken, 1, notOurs('it is not a SQLite database'));
+    failedWith(brokenInit, 1, notOurs('it is not a SQLite database'));
+    failedWith(foreignRead, 1, notOurs('it is a SQLite database with tables of its own \\(notes\\)'));
+    failedWith(foreignWrite, 1, notOurs('it is a SQLite database with tables of its own \\(notes\\)'));
+    expect(readFileSync(sidecarOf(foreign)).equals(foreignBytes)).toBe(true);
+    expect(existsSync(`${sidecarOf(foreign)}-wal`)).toBe(false);
 
     for (const room of [file, second]) expect(readSessions(room)).toEqual([]);
     expect(existsSync(sidecarOf(notARoom))).toBe(false);
