@@ -52,12 +52,12 @@ function runEditor(editor: string, file: string, env: NodeJS.ProcessEnv): void {
   }
 }
 
+const noSummary = () => new InvalidArgumentError('--summary is needed: there is no terminal to ask for one');
+
 /** The summary given, or asked for on the terminal. */
 async function summaryOf(given: string | undefined): Promise<string> {
   if (given !== undefined) return given;
-  if (!process.stdin.isTTY) {
-    throw new InvalidArgumentError('--summary is needed: there is no terminal to ask for one');
-  }
+  if (!process.stdin.isTTY) throw noSummary();
   const ask = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return await ask.question('What does the change do, and why? ');
@@ -88,6 +88,8 @@ export function editCommand(program: Command): void {
       }
       const env = terminal().env;
       const editor = editorOf(env);
+      // Said before the editor opens: what is typed there is not thrown away for want of a summary.
+      if (options.summary === undefined && !process.stdin.isTTY) throw noSummary();
       const read = (await execute(target, operations.readArtifact, {}, participant)) as ArtifactReadOutput;
       const dir = mkdtempSync(path.join(tmpdir(), 'ce-edit-'));
       try {

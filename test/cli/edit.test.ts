@@ -2,7 +2,7 @@
 // EDITOR names (here a script that edits it, or one that leaves it), and
 // what was saved proposed against the revision opened; on a room here and
 // on a room reached by --url with a session token.
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, onTestFinished, test } from 'vitest';
 import { ceServe } from '../helpers/ce-serve.js';
@@ -29,7 +29,7 @@ async function setUp() {
 }
 
 test('what the editor saved is proposed against the revision opened; nothing changed proposes nothing', async () => {
-  const { file, adds, leaves } = await setUp();
+  const { dir, file, adds, leaves } = await setUp();
   const env = (editor: string) => ({ env: { EDITOR: editor, VISUAL: '' } });
 
   const made = okJson<{
@@ -45,7 +45,7 @@ test('what the editor saved is proposed against the revision opened; nothing cha
       author: 'alice',
     },
   });
-  expect(okPlain(await ce(['edit', file, '--participant', 'alice'], env(leaves)))).toBe(
+  expect(okPlain(await ce(['edit', file, '--participant', 'alice', '--summary', 'unused'], env(leaves)))).toBe(
     'no change, nothing proposed (revision 1 as it was)\n',
   );
   const listed = okJson<{ proposals: unknown[] }>(await ce(['proposals', file, '--json']));
@@ -57,7 +57,13 @@ test('what the editor saved is proposed against the revision opened; nothing cha
     1,
     /set VISUAL or EDITOR/,
   );
-  failedWith(await ce(['edit', file, '--participant', 'alice'], env(adds)), 2, /--summary is needed/);
+  // Said before the editor opens, so that nothing typed there is lost.
+  const ran = path.join(dir, 'the-editor-ran');
+  const records = path.join(dir, 'records-it-ran.sh');
+  writeFileSync(records, `#!/bin/sh\ntouch ${JSON.stringify(ran)}\nprintf "Typed.\\n" >> "$1"\n`);
+  chmodSync(records, 0o755);
+  failedWith(await ce(['edit', file, '--participant', 'alice'], env(records)), 2, /--summary is needed/);
+  expect(existsSync(ran)).toBe(false);
   failedWith(await ce(['edit', file], env(adds)), 2, /--participant/);
   expect(okJson<{ proposals: unknown[] }>(await ce(['proposals', file, '--json'])).proposals).toHaveLength(1);
 });
