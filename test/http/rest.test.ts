@@ -833,12 +833,17 @@ describe('GET /workspace/task (getTask)', () => {
   });
 
   it('400 without an id, or with an unknown query parameter', async () => {
-    expectProblem(
-      await w.alice.GET('/workspace/task', { params: { query: {} as never } }),
-      400,
-      'invalid_input',
-      "input must have required property 'id'",
-    );
+    const missing = await w.alice.GET('/workspace/task', { params: { query: {} as never } });
+    expectProblem(missing, 400, 'invalid_input', "input must have required property 'id'");
+    // The answer names the parameter one way throughout: its errors as its detail does.
+    expect((missing.error as { errors: unknown }).errors).toEqual([
+      { path: '', keyword: 'required', message: "must have required property 'id'" },
+    ]);
+    const empty = await w.alice.GET('/workspace/task', { params: { query: { id: '' } } });
+    expectProblem(empty, 400, 'invalid_input', 'id must NOT have fewer than 1 characters');
+    expect((empty.error as { errors: unknown }).errors).toEqual([
+      { path: '/id', keyword: 'minLength', message: 'must NOT have fewer than 1 characters' },
+    ]);
     expectProblem(
       await w.alice.GET('/workspace/task', { params: { query: { task_id: 'tk_x' } as never } }),
       400,

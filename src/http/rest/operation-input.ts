@@ -80,9 +80,21 @@ function bodyOf(body: unknown): Record<string, unknown> | null {
 export function inRouteTerms(error: DomainError, route: Rest): DomainError {
   const renamed = route.queryParams.filter((param) => param.name !== param.field);
   if (error.code !== 'invalid_input' || renamed.length === 0) return error;
-  let message = error.message;
-  for (const { name, field } of renamed) message = message.replace(new RegExp(`\\b${field}\\b`, 'g'), name);
-  return new DomainError(error.code, message, error.details);
+  const routeTerms = (text: string) =>
+    renamed.reduce((said, { name, field }) => said.replace(new RegExp(`\\b${field}\\b`, 'g'), name), text);
+  // The validator's errors too: the answer names one field, not the route's in its detail and the input's in its errors.
+  const errors = error.details?.errors;
+  const details = Array.isArray(errors)
+    ? {
+        ...error.details,
+        errors: errors.map((entry: { path: string; keyword: string; message: string }) => ({
+          ...entry,
+          path: routeTerms(entry.path),
+          message: routeTerms(entry.message),
+        })),
+      }
+    : error.details;
+  return new DomainError(error.code, routeTerms(error.message), details);
 }
 
 /** `/workspace/handoffs/{handoff.handoff_id}` filled from the output. */
