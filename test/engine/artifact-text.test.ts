@@ -51,13 +51,17 @@ describe('making a room', () => {
     ],
     ['a NUL byte', Buffer.from('# Notes\n\0tail\n'), 'it holds a NUL byte at offset 8'],
     ['a cut multi-byte character', Buffer.from([0x23, 0x20, 0xe2, 0x82]), 'byte 0xE2 at offset 2 is not valid UTF-8'],
-  ])('of %s is refused, naming where, and writes no sidecar', (_name, bytes, problem) => {
+  ])('of %s is refused, naming where and what to do, and writes no sidecar', (_name, bytes, problem) => {
     const file = path.join(tempDir(), 'notes.md');
     writeFileSync(file, bytes);
     const error = refusal(() => openRoom(file));
     expect(error).toMatchObject({ code: 'invalid_input' });
     expect(error.message).toBe(
-      `${file} is not UTF-8 text (${problem}); a room's file must be UTF-8 text without NUL bytes: convert it first (for example with iconv -f latin1 -t utf-8)`,
+      `${file} is not UTF-8 text (${problem}); a room's file must be UTF-8 text without NUL bytes: ${
+        problem.includes('NUL')
+          ? "remove them first (for example with tr -d '\\000')"
+          : 'convert it first (for example with iconv -f latin1 -t utf-8)'
+      }`,
     );
     expect(existsSync(sidecarPath(file))).toBe(false);
     expect(readFileSync(file)).toEqual(bytes);

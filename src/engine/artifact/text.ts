@@ -57,5 +57,11 @@ export function requireTextFile(file: string): void {
 export const notText = (file: string, problem: string): DomainError =>
   new DomainError(
     'invalid_input',
-    `${file} is not UTF-8 text (${problem}); a room's file must be UTF-8 text without NUL bytes: convert it first (for example with iconv -f latin1 -t utf-8)`,
+    `${file} is not UTF-8 text (${problem}); a room's file must be UTF-8 text without NUL bytes: ${fixFor(problem)}`,
   );
+
+/** What to do about it: iconv converts another encoding, but keeps NUL bytes as they are. */
+const fixFor = (problem: string): string =>
+  problem.includes('NUL')
+    ? "remove them first (for example with tr -d '\\000')"
+    : 'convert it first (for example with iconv -f latin1 -t utf-8)';
