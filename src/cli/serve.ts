@@ -2,7 +2,7 @@
 // MCP on /mcp, runs the expiry sweep and watches the file, and stops
 // cleanly on SIGINT/SIGTERM: every stream gets its last word, then exit 0.
 import path from 'node:path';
-import { type Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_MAX_STREAMS } from '../http/mcp/stream-kinds.js';
 import type { Room } from '../engine/index.js';
 import type { RoomServer } from '../http/server.js';
@@ -54,6 +54,13 @@ const loadServing = () => Promise.all([loadEngine(), import('../http/server.js')
 export async function startServing(file: string, settings: ServeSettings): Promise<Serving> {
   requireFile(file);
   const [engine, { serveRoom }] = await loadServing();
+  // Checked here, where the validators are loaded (ce's other commands start without them), before the sidecar opens.
+  const origin = settings.allowOrigin.find((given) => !engine.isAllowableOrigin(given));
+  if (origin !== undefined) {
+    throw new InvalidArgumentError(
+      `--allow-origin: ${JSON.stringify(origin)} is not a browser origin; give http:// or https://, a host name and perhaps a port, with no path, e.g. https://rooms.example.net`,
+    );
+  }
   const logger = settings.log ?? PLAIN_LOG;
   const room = openForWriting(engine, file, `ce serve ${file}`, true, settings.fourEyes === true);
   try {

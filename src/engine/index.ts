@@ -13,6 +13,6 @@ export { actAs, OPERATOR_AS_PARTICIPANT } from './participants.js';
 export { sweepExpiredTasks, startExpirySweeper, SWEEP_INTERVAL_MS, type SweepReport } from './handoffs/expire-tasks.js';
 export { authenticate, authenticateTokenHash, hashToken, sessionExpiresAt, sessionsEndedBy } from './sessions.js';
 export { syncArtifact, watchArtifact } from './artifact/artifact.js';
-export { roomSettings } from './settings.js';
+export { isAllowableOrigin, roomSettings } from './settings.js';
 export { roomReadiness, type Readiness } from './readiness.js';
 export { roomStatus, type RoomStatus } from './status.js';

@@ -2,11 +2,15 @@
 // process serves the room, kept in the sidecar so that they outlive a
 // restart and can be changed while it runs. One row a setting; a setting
 // with no row has its default.
+import { validateSettingsUpdateInput } from '../../generated/input-validators.js';
 import type { InputOf } from '../../generated/operations.js';
 import type { Caller, RoomSettings, SettingsOutput } from '../../generated/types.js';
 import { DomainError } from '../errors.js';
 import { actorName, type Actor } from './access.js';
 import { change, type Room } from './room.js';
+
+/** An origin the settings can allow (schemas/domain/web-origin.json): http or https, a host, a port; never `null`. */
+export const isAllowableOrigin = (text: string): boolean => validateSettingsUpdateInput({ allowed_origins: [text] });
 
 const DEFAULTS: RoomSettings = { allowed_hosts: [], allowed_origins: [], four_eyes: false };
 

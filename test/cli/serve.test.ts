@@ -122,6 +122,17 @@ test('ce serve stops on SIGINT too, and refuses bad options', async () => {
     /^ce: --allow-host: "https:\/\/rooms\.example\.net\/" is not a host name; give NAME or NAME:PORT \(no scheme, no path\)/m,
   );
   failedWith(await ce(['serve', file, '--allow-host', 'rooms.example.net:99999']), 2, /--allow-host: "rooms/);
+  // What the room's settings refuse as an origin, --allow-origin refuses too: the opaque origin above all.
+  for (const origin of ['null', 'https://app.example/path', 'file://']) {
+    failedWith(
+      await ce(['serve', file, '--allow-origin', `https://ok.example,${origin}`]),
+      2,
+      new RegExp(
+        `^ce: --allow-origin: "${origin.replace(/[./]/g, '\\$&')}" is not a browser origin; give http:// or https://, a host name and perhaps a port, with no path, e\\.g\\. https://rooms\\.example\\.net$`,
+        'm',
+      ),
+    );
+  }
   failedWith(await ce(['serve', file, '--max-streams', '0']), 2, /^ce: --max-streams must be at least 1 \(got "0"\)$/m);
   failedWith(await ce(['serve', file, '--max-streams', 'many']), 2, /^ce: --max-streams must be a whole number/m);
 });

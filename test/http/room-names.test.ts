@@ -63,8 +63,21 @@ function everyRoute(token: string) {
     'mcp-method': method,
   });
   return [
-    { name: 'POST /mcp', method: 'POST', path: '/mcp', headers: mcp('server/discover'), body: mcpBody('server/discover'), surface: 'mcp' },
-    { name: 'GET /mcp', method: 'GET', path: '/mcp', headers: { ...auth, accept: 'text/event-stream' }, surface: 'mcp' },
+    {
+      name: 'POST /mcp',
+      method: 'POST',
+      path: '/mcp',
+      headers: mcp('server/discover'),
+      body: mcpBody('server/discover'),
+      surface: 'mcp',
+    },
+    {
+      name: 'GET /mcp',
+      method: 'GET',
+      path: '/mcp',
+      headers: { ...auth, accept: 'text/event-stream' },
+      surface: 'mcp',
+    },
     { name: 'GET /workspace/artifact', method: 'GET', path: '/workspace/artifact', headers: auth, surface: 'rest' },
     {
       name: 'POST /workspace/handoffs',
@@ -147,7 +160,9 @@ describe('a Host that is not the room’s', () => {
     expect(JSON.parse(old.slice(old.indexOf('\r\n\r\n') + 4)).detail).toBe(
       'the request has no Host header; it must name this room',
     );
-    expect(await raw('GET /openapi.json HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(await raw('GET /openapi.json HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 400 Bad Request\r\n/,
+    );
   });
 });
 
@@ -163,7 +178,13 @@ describe('the room’s own names', () => {
     for (const name of ['127.0.0.1', 'localhost', 'LOCALHOST', '[::1]']) {
       for (const route of everyRoute(s.tokens.alice)) {
         if (route.name === 'GET /mcp' || route.name === 'GET /no/such/route') continue; // a stream; a 404
-        const r = await send(s, route.method, route.path, { ...route.headers, host: `${name}:${port}` }, 'body' in route ? route.body : undefined);
+        const r = await send(
+          s,
+          route.method,
+          route.path,
+          { ...route.headers, host: `${name}:${port}` },
+          'body' in route ? route.body : undefined,
+        );
         expect([200, 201], `${route.name} as ${name}: ${r.text.slice(0, 200)}`).toContain(r.status);
       }
       const missing = await send(s, 'GET', '/no/such/route', { host: `${name}:${port}` });
@@ -189,11 +210,19 @@ describe('the room’s own names', () => {
     expect((await artifact(`http://localhost:${port}`)).status).toBe(200);
     expect((await artifact(`http://[::1]:${port}`)).status).toBe(200);
     // A page elsewhere is not, nor the opaque origin, nor the room's name on another port.
-    for (const origin of ['http://evil.example', 'null', `http://localhost:${Number(port) + 1}`, 'file://']) {
+    for (const origin of ['http://evil.example', `http://localhost:${Number(port) + 1}`]) {
       const r = await artifact(origin);
       expect(r.status, origin).toBe(403);
       expect(r.body.detail, origin).toBe(
         `origin ${origin} is not allowed: it is not a name of this room; ce serve --allow-origin ${origin} allows it`,
+      );
+    }
+    // An origin no flag can allow is not said to be allowable.
+    for (const origin of ['null', 'file://']) {
+      const r = await artifact(origin);
+      expect(r.status, origin).toBe(403);
+      expect(r.body.detail, origin).toBe(
+        `origin ${origin} is not allowed: only an http:// or https:// origin can be (a sandboxed page, or one opened from a file, has none)`,
       );
     }
   });
@@ -211,7 +240,12 @@ describe('--allow-host and --allow-origin', () => {
 
   test('a name allowed without a port is the room on any port; with a port, on that port only', async () => {
     const get = (host: string) => send(s, 'GET', '/openapi.json', { host });
-    for (const host of ['rooms.example.net', 'rooms.example.net:443', 'ROOMS.example.net:8080', 'proxy.internal:8443']) {
+    for (const host of [
+      'rooms.example.net',
+      'rooms.example.net:443',
+      'ROOMS.example.net:8080',
+      'proxy.internal:8443',
+    ]) {
       expect((await get(host)).status, host).toBe(200);
     }
     for (const host of ['proxy.internal', 'proxy.internal:8444', 'sub.rooms.example.net', 'rooms.example.net.evil']) {
@@ -271,7 +305,11 @@ describe('names kept in the room’s settings', () => {
     expect(set).toEqual({
       status: 200,
       body: {
-        settings: { allowed_hosts: ['rooms.example.net'], allowed_origins: ['https://app.example.org'], four_eyes: false },
+        settings: {
+          allowed_hosts: ['rooms.example.net'],
+          allowed_origins: ['https://app.example.org'],
+          four_eyes: false,
+        },
       },
     });
     expect((await get()).status).toBe(200);
@@ -279,7 +317,11 @@ describe('names kept in the room’s settings', () => {
 
     // One setting changed leaves the other as it was; an empty list clears it.
     const cleared = await settings(s.tokens.admin, 'POST', { allowed_hosts: [] });
-    expect(cleared.body.settings).toEqual({ allowed_hosts: [], allowed_origins: ['https://app.example.org'], four_eyes: false });
+    expect(cleared.body.settings).toEqual({
+      allowed_hosts: [],
+      allowed_origins: ['https://app.example.org'],
+      four_eyes: false,
+    });
     expect((await get()).status).toBe(403);
     expect((await fromApp()).status).toBe(200);
   });

@@ -154,13 +154,21 @@ export function checkOrigin(names: RoomNames): Koa.Middleware {
   };
 }
 
+/**
+ * Origins of these schemes are what --allow-origin takes (web-origin.json, checked where it is given); a browser
+ * sends `null` for a sandboxed page or a file, which no setting allows.
+ */
+const WEB_SCHEME = /^https?:\/\//i;
+
 /** Why a request from `origin` (the Origin header, '' when none) is refused; null when it is not. */
 export function originRefusal(names: RoomNames, origin: string): Refusal | null {
   if (!origin || names.originAllowed(origin)) return null;
   return new Refusal(
     403,
     'forbidden',
-    `origin ${origin} is not allowed: it is not a name of this room; ce serve --allow-origin ${origin} allows it`,
+    WEB_SCHEME.test(origin)
+      ? `origin ${origin} is not allowed: it is not a name of this room; ce serve --allow-origin ${origin} allows it`
+      : `origin ${origin} is not allowed: only an http:// or https:// origin can be (a sandboxed page, or one opened from a file, has none)`,
     RPC_INVALID_REQUEST,
   );
 }
