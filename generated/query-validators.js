@@ -353,6 +353,7 @@ const schema22 = {
       description: "Only events after this id (0 for the oldest kept).",
       type: "integer",
       minimum: 0,
+      maximum: 9007199254740991,
       default: 0,
     },
     limit: {
@@ -539,8 +540,26 @@ function validate56(
       }
     }
     if (typeof data1 == "number" && isFinite(data1)) {
-      if (data1 < 0 || isNaN(data1)) {
+      if (data1 > 9007199254740991 || isNaN(data1)) {
         const err6 = {
+          instancePath: instancePath + "/after",
+          schemaPath: "#/properties/after/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 9007199254740991 },
+          message: "must be <= 9007199254740991",
+          schema: 9007199254740991,
+          parentSchema: schema22.properties.after,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err6];
+        } else {
+          vErrors.push(err6);
+        }
+        errors++;
+      }
+      if (data1 < 0 || isNaN(data1)) {
+        const err7 = {
           instancePath: instancePath + "/after",
           schemaPath: "#/properties/after/minimum",
           keyword: "minimum",
@@ -551,9 +570,9 @@ function validate56(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err7];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err7);
         }
         errors++;
       }
@@ -570,7 +589,7 @@ function validate56(
         ) {
           coerced2 = +data2;
         } else {
-          const err7 = {
+          const err8 = {
             instancePath: instancePath + "/limit",
             schemaPath: "#/properties/limit/type",
             keyword: "type",
@@ -581,9 +600,9 @@ function validate56(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err7];
+            vErrors = [err8];
           } else {
-            vErrors.push(err7);
+            vErrors.push(err8);
           }
           errors++;
         }
@@ -597,7 +616,7 @@ function validate56(
     }
     if (typeof data2 == "number" && isFinite(data2)) {
       if (data2 > 500 || isNaN(data2)) {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
@@ -608,14 +627,14 @@ function validate56(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
       if (data2 < 1 || isNaN(data2)) {
-        const err9 = {
+        const err10 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
@@ -626,15 +645,15 @@ function validate56(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
     }
   } else {
-    const err10 = {
+    const err11 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -645,9 +664,9 @@ function validate56(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err11];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err11);
     }
     errors++;
   }
@@ -1169,6 +1188,7 @@ const schema26 = {
       description: "Only entries after this id (0 for the first).",
       type: "integer",
       minimum: 0,
+      maximum: 9007199254740991,
       default: 0,
     },
     limit: {
@@ -1262,8 +1282,26 @@ function validate61(
       }
     }
     if (typeof data0 == "number" && isFinite(data0)) {
-      if (data0 < 0 || isNaN(data0)) {
+      if (data0 > 9007199254740991 || isNaN(data0)) {
         const err2 = {
+          instancePath: instancePath + "/after",
+          schemaPath: "#/properties/after/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 9007199254740991 },
+          message: "must be <= 9007199254740991",
+          schema: 9007199254740991,
+          parentSchema: schema26.properties.after,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err2];
+        } else {
+          vErrors.push(err2);
+        }
+        errors++;
+      }
+      if (data0 < 0 || isNaN(data0)) {
+        const err3 = {
           instancePath: instancePath + "/after",
           schemaPath: "#/properties/after/minimum",
           keyword: "minimum",
@@ -1274,9 +1312,9 @@ function validate61(
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err2];
+          vErrors = [err3];
         } else {
-          vErrors.push(err2);
+          vErrors.push(err3);
         }
         errors++;
       }
@@ -1293,7 +1331,7 @@ function validate61(
         ) {
           coerced1 = +data1;
         } else {
-          const err3 = {
+          const err4 = {
             instancePath: instancePath + "/limit",
             schemaPath: "#/properties/limit/type",
             keyword: "type",
@@ -1304,9 +1342,9 @@ function validate61(
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err3];
+            vErrors = [err4];
           } else {
-            vErrors.push(err3);
+            vErrors.push(err4);
           }
           errors++;
         }
@@ -1320,7 +1358,7 @@ function validate61(
     }
     if (typeof data1 == "number" && isFinite(data1)) {
       if (data1 > 500 || isNaN(data1)) {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
@@ -1331,14 +1369,14 @@ function validate61(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
       if (data1 < 1 || isNaN(data1)) {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
@@ -1349,15 +1387,15 @@ function validate61(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
     }
   } else {
-    const err6 = {
+    const err7 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -1368,9 +1406,9 @@ function validate61(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err6];
+      vErrors = [err7];
     } else {
-      vErrors.push(err6);
+      vErrors.push(err7);
     }
     errors++;
   }

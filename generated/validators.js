@@ -21389,6 +21389,7 @@ const schema101 = {
       description: "Only events after this id (0 for the oldest kept).",
       type: "integer",
       minimum: 0,
+      maximum: 9007199254740991,
       default: 0,
     },
     limit: {
@@ -21540,14 +21541,14 @@ function validate260(
       errors++;
     }
     if (typeof data1 == "number" && isFinite(data1)) {
-      if (data1 < 0 || isNaN(data1)) {
+      if (data1 > 9007199254740991 || isNaN(data1)) {
         const err6 = {
           instancePath: instancePath + "/after",
-          schemaPath: "#/properties/after/minimum",
-          keyword: "minimum",
-          params: { comparison: ">=", limit: 0 },
-          message: "must be >= 0",
-          schema: 0,
+          schemaPath: "#/properties/after/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 9007199254740991 },
+          message: "must be <= 9007199254740991",
+          schema: 9007199254740991,
           parentSchema: schema101.properties.after,
           data: data1,
         };
@@ -21558,10 +21559,28 @@ function validate260(
         }
         errors++;
       }
+      if (data1 < 0 || isNaN(data1)) {
+        const err7 = {
+          instancePath: instancePath + "/after",
+          schemaPath: "#/properties/after/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 0 },
+          message: "must be >= 0",
+          schema: 0,
+          parentSchema: schema101.properties.after,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
     }
     let data2 = data.limit;
     if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-      const err7 = {
+      const err8 = {
         instancePath: instancePath + "/limit",
         schemaPath: "#/properties/limit/type",
         keyword: "type",
@@ -21572,15 +21591,15 @@ function validate260(
         data: data2,
       };
       if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
       } else {
-        vErrors.push(err7);
+        vErrors.push(err8);
       }
       errors++;
     }
     if (typeof data2 == "number" && isFinite(data2)) {
       if (data2 > 500 || isNaN(data2)) {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
@@ -21591,14 +21610,14 @@ function validate260(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
       if (data2 < 1 || isNaN(data2)) {
-        const err9 = {
+        const err10 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
@@ -21609,15 +21628,15 @@ function validate260(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
     }
   } else {
-    const err10 = {
+    const err11 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -21628,9 +21647,9 @@ function validate260(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err11];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err11);
     }
     errors++;
   }
@@ -27894,6 +27913,7 @@ const schema138 = {
       description: "Only entries after this id (0 for the first).",
       type: "integer",
       minimum: 0,
+      maximum: 9007199254740991,
       default: 0,
     },
     limit: {
@@ -27969,14 +27989,14 @@ function validate336(
       errors++;
     }
     if (typeof data0 == "number" && isFinite(data0)) {
-      if (data0 < 0 || isNaN(data0)) {
+      if (data0 > 9007199254740991 || isNaN(data0)) {
         const err2 = {
           instancePath: instancePath + "/after",
-          schemaPath: "#/properties/after/minimum",
-          keyword: "minimum",
-          params: { comparison: ">=", limit: 0 },
-          message: "must be >= 0",
-          schema: 0,
+          schemaPath: "#/properties/after/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 9007199254740991 },
+          message: "must be <= 9007199254740991",
+          schema: 9007199254740991,
           parentSchema: schema138.properties.after,
           data: data0,
         };
@@ -27987,10 +28007,28 @@ function validate336(
         }
         errors++;
       }
+      if (data0 < 0 || isNaN(data0)) {
+        const err3 = {
+          instancePath: instancePath + "/after",
+          schemaPath: "#/properties/after/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 0 },
+          message: "must be >= 0",
+          schema: 0,
+          parentSchema: schema138.properties.after,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
     }
     let data1 = data.limit;
     if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
-      const err3 = {
+      const err4 = {
         instancePath: instancePath + "/limit",
         schemaPath: "#/properties/limit/type",
         keyword: "type",
@@ -28001,15 +28039,15 @@ function validate336(
         data: data1,
       };
       if (vErrors === null) {
-        vErrors = [err3];
+        vErrors = [err4];
       } else {
-        vErrors.push(err3);
+        vErrors.push(err4);
       }
       errors++;
     }
     if (typeof data1 == "number" && isFinite(data1)) {
       if (data1 > 500 || isNaN(data1)) {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
@@ -28020,14 +28058,14 @@ function validate336(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
       if (data1 < 1 || isNaN(data1)) {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
@@ -28038,15 +28076,15 @@ function validate336(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
     }
   } else {
-    const err6 = {
+    const err7 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -28057,9 +28095,9 @@ function validate336(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err6];
+      vErrors = [err7];
     } else {
-      vErrors.push(err6);
+      vErrors.push(err7);
     }
     errors++;
   }

@@ -12,6 +12,7 @@ const schema36 = {
       description: "Only events after this id (0 for the oldest kept).",
       type: "integer",
       minimum: 0,
+      maximum: 9007199254740991,
       default: 0,
     },
     limit: {
@@ -164,14 +165,14 @@ function validate80(
       errors++;
     }
     if (typeof data1 == "number" && isFinite(data1)) {
-      if (data1 < 0 || isNaN(data1)) {
+      if (data1 > 9007199254740991 || isNaN(data1)) {
         const err6 = {
           instancePath: instancePath + "/after",
-          schemaPath: "#/properties/after/minimum",
-          keyword: "minimum",
-          params: { comparison: ">=", limit: 0 },
-          message: "must be >= 0",
-          schema: 0,
+          schemaPath: "#/properties/after/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 9007199254740991 },
+          message: "must be <= 9007199254740991",
+          schema: 9007199254740991,
           parentSchema: schema36.properties.after,
           data: data1,
         };
@@ -182,10 +183,28 @@ function validate80(
         }
         errors++;
       }
+      if (data1 < 0 || isNaN(data1)) {
+        const err7 = {
+          instancePath: instancePath + "/after",
+          schemaPath: "#/properties/after/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 0 },
+          message: "must be >= 0",
+          schema: 0,
+          parentSchema: schema36.properties.after,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err7];
+        } else {
+          vErrors.push(err7);
+        }
+        errors++;
+      }
     }
     let data2 = data.limit;
     if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-      const err7 = {
+      const err8 = {
         instancePath: instancePath + "/limit",
         schemaPath: "#/properties/limit/type",
         keyword: "type",
@@ -196,15 +215,15 @@ function validate80(
         data: data2,
       };
       if (vErrors === null) {
-        vErrors = [err7];
+        vErrors = [err8];
       } else {
-        vErrors.push(err7);
+        vErrors.push(err8);
       }
       errors++;
     }
     if (typeof data2 == "number" && isFinite(data2)) {
       if (data2 > 500 || isNaN(data2)) {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
@@ -215,14 +234,14 @@ function validate80(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
       if (data2 < 1 || isNaN(data2)) {
-        const err9 = {
+        const err10 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
@@ -233,15 +252,15 @@ function validate80(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       }
     }
   } else {
-    const err10 = {
+    const err11 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -252,9 +271,9 @@ function validate80(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err11];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err11);
     }
     errors++;
   }

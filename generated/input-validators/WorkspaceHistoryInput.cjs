@@ -12,6 +12,7 @@ const schema75 = {
       description: "Only entries after this id (0 for the first).",
       type: "integer",
       minimum: 0,
+      maximum: 9007199254740991,
       default: 0,
     },
     limit: {
@@ -87,14 +88,14 @@ function validate145(
       errors++;
     }
     if (typeof data0 == "number" && isFinite(data0)) {
-      if (data0 < 0 || isNaN(data0)) {
+      if (data0 > 9007199254740991 || isNaN(data0)) {
         const err2 = {
           instancePath: instancePath + "/after",
-          schemaPath: "#/properties/after/minimum",
-          keyword: "minimum",
-          params: { comparison: ">=", limit: 0 },
-          message: "must be >= 0",
-          schema: 0,
+          schemaPath: "#/properties/after/maximum",
+          keyword: "maximum",
+          params: { comparison: "<=", limit: 9007199254740991 },
+          message: "must be <= 9007199254740991",
+          schema: 9007199254740991,
           parentSchema: schema75.properties.after,
           data: data0,
         };
@@ -105,10 +106,28 @@ function validate145(
         }
         errors++;
       }
+      if (data0 < 0 || isNaN(data0)) {
+        const err3 = {
+          instancePath: instancePath + "/after",
+          schemaPath: "#/properties/after/minimum",
+          keyword: "minimum",
+          params: { comparison: ">=", limit: 0 },
+          message: "must be >= 0",
+          schema: 0,
+          parentSchema: schema75.properties.after,
+          data: data0,
+        };
+        if (vErrors === null) {
+          vErrors = [err3];
+        } else {
+          vErrors.push(err3);
+        }
+        errors++;
+      }
     }
     let data1 = data.limit;
     if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
-      const err3 = {
+      const err4 = {
         instancePath: instancePath + "/limit",
         schemaPath: "#/properties/limit/type",
         keyword: "type",
@@ -119,15 +138,15 @@ function validate145(
         data: data1,
       };
       if (vErrors === null) {
-        vErrors = [err3];
+        vErrors = [err4];
       } else {
-        vErrors.push(err3);
+        vErrors.push(err4);
       }
       errors++;
     }
     if (typeof data1 == "number" && isFinite(data1)) {
       if (data1 > 500 || isNaN(data1)) {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
@@ -138,14 +157,14 @@ function validate145(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
       if (data1 < 1 || isNaN(data1)) {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
@@ -156,15 +175,15 @@ function validate145(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       }
     }
   } else {
-    const err6 = {
+    const err7 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -175,9 +194,9 @@ function validate145(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err6];
+      vErrors = [err7];
     } else {
-      vErrors.push(err6);
+      vErrors.push(err7);
     }
     errors++;
   }

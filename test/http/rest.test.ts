@@ -800,6 +800,12 @@ describe('GET /workspace/handoffs/{handoff_id}/events (listHandoffEvents)', () =
     const { handoff } = await createHandoff(w.alice);
     expectProblem(await events(w.carol, handoff.handoff_id, { after: -1 }), 400, 'invalid_input', 'after must be >= 0');
     expectProblem(
+      await events(w.carol, handoff.handoff_id, { after: 2 ** 53 }),
+      400,
+      'invalid_input',
+      'after must be <= 9007199254740991',
+    );
+    expectProblem(
       await events(w.carol, handoff.handoff_id, { since: 3 } as never),
       400,
       'invalid_input',
@@ -1422,6 +1428,13 @@ describe('GET /workspace/history (listHistory)', () => {
     const list = (query: Record<string, unknown>) => w.carol.GET('/workspace/history', { params: { query } as never });
     expectProblem(await list({ limit: 0 }), 400, 'invalid_input', 'limit must be >= 1');
     expectProblem(await list({ after: 'start' }), 400, 'invalid_input', 'after must be integer');
+    // A cursor past what a JSON number holds exactly is refused, not echoed back as 1e+23.
+    expectProblem(
+      await list({ after: '99999999999999999999999' }),
+      400,
+      'invalid_input',
+      'after must be <= 9007199254740991',
+    );
     expectProblem(await list({ before: 3 }), 400, 'invalid_input', "unknown query parameter 'before'");
   });
 
