@@ -181,8 +181,8 @@ export function whichRoom(
     };
   }
   if (positionals.length > expected + 1) throw new InvalidArgumentError('too many arguments');
-  // With --url the words are the arguments; without, the first is FILE, unless it names no file and only
-  // the last argument is short (`ce handoff ho_…`: the id given, FILE left out).
+  // With --url the words are the arguments. Without, the first is FILE, unless there are as many words as
+  // arguments and the first names no file: then FILE was left out (`ce handoff ho_…`).
   const missing =
     address !== undefined
       ? operation.cli.arguments[positionals.length]!.field
