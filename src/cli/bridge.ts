@@ -31,7 +31,7 @@ const NAME_PARAM: Record<string, string> = {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isId = (value: unknown): value is RequestId =>
-  typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+  typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 
 /** A header value as the HTTP binding carries it: as is when it is plain ASCII, Base64-wrapped otherwise. */
 const headerValue = (value: string): string =>
@@ -101,7 +101,9 @@ export class Bridge {
       this.track(this.forward(message, line, null));
       return;
     }
-    if (!isId(message.id)) return this.error(null, -32600, 'id must be a string or an integer');
+    if (!isId(message.id)) {
+      return this.error(null, -32600, 'id must be a string or an integer from -(2^53 - 1) to 2^53 - 1');
+    }
     this.track(this.forward(message, line, message.id));
   }
 

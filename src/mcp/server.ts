@@ -55,9 +55,10 @@ export function jsonRpcMessage(message: unknown): JsonRpcMessage {
   if (
     'id' in message &&
     typeof message.id !== 'string' &&
-    (typeof message.id !== 'number' || !Number.isInteger(message.id))
+    (typeof message.id !== 'number' || !Number.isSafeInteger(message.id))
   ) {
-    throw refusal(RPC.invalidRequest, 'id must be a string or an integer');
+    // Past 2^53 - 1 the parsed number is not the one sent: the answer's id would not be the request's.
+    throw refusal(RPC.invalidRequest, 'id must be a string or an integer from -(2^53 - 1) to 2^53 - 1');
   }
   if ('params' in message && !isObject(message.params)) throw refusal(RPC.invalidRequest, 'params must be an object');
   return message as unknown as JsonRpcMessage;

@@ -59,6 +59,7 @@ test('every line on stdout is a JSON-RPC message: bad lines, bad requests, liste
   alice.send({ jsonrpc: '1.0', id: 'old', method: 'tools/list' });
   alice.send({ jsonrpc: '2.0', id: { not: 'an id' }, method: 'tools/list' });
   alice.send({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' });
+  alice.send('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}'); // read as 2^53: not the id sent
   alice.send('{"jsonrpc":"2.0","id":3,"method":"tools/list","__proto__":{}}'); // refused like a room body
   // Nothing to answer: an empty line, a response from the client, a notification.
   alice.send('');
@@ -165,7 +166,7 @@ test('every line on stdout is a JSON-RPC message: bad lines, bad requests, liste
 
   const messages = jsonRpcLines(alice.stdout());
   // The bad lines without a usable id: parse errors and invalid requests with id null, one each, in order.
-  expect(errorOf(messages, null)).toEqual([-32700, -32700, -32600, -32600, -32600, -32600, -32700]);
+  expect(errorOf(messages, null)).toEqual([-32700, -32700, -32600, -32600, -32600, -32600, -32600, -32700]);
   // The notification, the client's own response and the empty line were not answered.
   expect(messages.filter((m) => m.id === 'from-client')).toEqual([]);
   // Each request answered once; the cancelled listen never, the listen open at the end never.

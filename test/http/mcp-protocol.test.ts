@@ -301,6 +301,16 @@ describe('transport headers and protocol version', () => {
     expectRpcError(missingJsonrpc, 400, -32600, /jsonrpc/);
     const numericMethod = await post(url, { ...discoverBody(), method: 42 }, headers);
     expectRpcError(numericMethod, 400, -32600, /method/);
+    // An id JSON.parse cannot hold exactly (2^53 + 1 reads as 2^53) would come back changed: refused instead.
+    for (const id of ['9007199254740993', '1e300', '1.5']) {
+      const body = JSON.stringify(discoverBody()).replace(/"id":\d+/, `"id":${id}`);
+      expectRpcError(
+        await post(url, body, headers),
+        400,
+        -32600,
+        /^id must be a string or an integer from -\(2\^53 - 1\) to 2\^53 - 1$/,
+      );
+    }
   });
 
   it('refuses a body over 1 MiB with 413 and a JSON-RPC error', async () => {
