@@ -24,6 +24,30 @@ export class DomainError extends Error {
 
 export const isDomainError = (value: unknown): value is DomainError => value instanceof DomainError;
 
+/**
+ * A refusal of bad input that names each field as the door that took it
+ * does (REST's `?id=` for `task_id`, MCP's `inputResponses` for
+ * `input_responses`): in its message and in each of its errors, so that the
+ * answer names one field one way.
+ */
+export function inDoorTerms(error: DomainError, names: readonly { field: string; name: string }[]): DomainError {
+  if (error.code !== 'invalid_input' || names.length === 0) return error;
+  const said = (text: string) =>
+    names.reduce((text, { field, name }) => text.replace(new RegExp(`\\b${field}\\b`, 'g'), name), text);
+  const errors = error.details?.errors;
+  const details = Array.isArray(errors)
+    ? {
+        ...error.details,
+        errors: errors.map((entry: { path: string; keyword: string; message: string }) => ({
+          ...entry,
+          path: said(entry.path),
+          message: said(entry.message),
+        })),
+      }
+    : error.details;
+  return new DomainError(error.code, said(error.message), details);
+}
+
 /** Unknown and not-visible tasks answer identically: a task id is not authorization. */
 export const unknownTask = (): DomainError => new DomainError('not_found', 'unknown task');
 

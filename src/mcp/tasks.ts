@@ -3,13 +3,24 @@
 // the operation's (taskId → task_id).
 import { tasksMethodOperations } from '../../generated/mcp.js';
 import { runOperation } from '../engine/operations.js';
+import { inDoorTerms, isDomainError } from '../errors.js';
 import type { McpRequestContext } from './context.js';
 import { complete, refusal, RPC, TASKS_EXTENSION } from './protocol.js';
 
 type Method = keyof typeof tasksMethodOperations;
 
+/** The operation's fields by the names the protocol gives them, for its refusals. */
+const PROTOCOL_NAMES = [
+  { field: 'task_id', name: 'taskId' },
+  { field: 'input_responses', name: 'inputResponses' },
+];
+
 function run(method: Method, { room, caller }: McpRequestContext, input: Record<string, unknown>): unknown {
-  return runOperation(room, caller, tasksMethodOperations[method], input);
+  try {
+    return runOperation(room, caller, tasksMethodOperations[method], input);
+  } catch (error) {
+    throw isDomainError(error) ? inDoorTerms(error, PROTOCOL_NAMES) : error;
+  }
 }
 
 export const taskHandlers = {

@@ -560,6 +560,18 @@ describe('a whole handoff over raw fetch', () => {
       },
     });
 
+    // A bad answer is named as the protocol names it, never by the operation's own field.
+    const refused = await taskRpc(s, 'alice', 'tasks/update', {
+      taskId,
+      inputResponses: { tone: { action: 'maybe' } },
+    });
+    expect(refused.body.error).toMatchObject({
+      code: -32602,
+      message: 'inputResponses.tone.action must be one of "accept", "decline", "cancel"',
+      data: { errors: [expect.objectContaining({ path: '/inputResponses/tone/action' })] },
+    });
+    expect((await taskRpc(s, 'alice', 'tasks/get', { taskId })).body.result.status).toBe('input_required');
+
     const answered = await taskRpc(s, 'alice', 'tasks/update', {
       taskId,
       inputResponses: { tone: { action: 'accept', content: { answer: 'casual' } } },

@@ -6,6 +6,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Operation } from '../../../generated/operations.js';
 import * as queryValidators from '../../../generated/query-validators.js';
 import { checkInput, DomainError } from '../../engine/index.js';
+import { inDoorTerms } from '../../errors.js';
 import { Refusal } from '../refusal.js';
 
 type Rest = Operation['rest'];
@@ -77,25 +78,11 @@ function bodyOf(body: unknown): Record<string, unknown> | null {
 }
 
 /** A refusal that names an input field the route calls otherwise (?id= for task_id) says it the route's way. */
-export function inRouteTerms(error: DomainError, route: Rest): DomainError {
-  const renamed = route.queryParams.filter((param) => param.name !== param.field);
-  if (error.code !== 'invalid_input' || renamed.length === 0) return error;
-  const routeTerms = (text: string) =>
-    renamed.reduce((said, { name, field }) => said.replace(new RegExp(`\\b${field}\\b`, 'g'), name), text);
-  // The validator's errors too: the answer names one field, not the route's in its detail and the input's in its errors.
-  const errors = error.details?.errors;
-  const details = Array.isArray(errors)
-    ? {
-        ...error.details,
-        errors: errors.map((entry: { path: string; keyword: string; message: string }) => ({
-          ...entry,
-          path: routeTerms(entry.path),
-          message: routeTerms(entry.message),
-        })),
-      }
-    : error.details;
-  return new DomainError(error.code, routeTerms(error.message), details);
-}
+export const inRouteTerms = (error: DomainError, route: Rest): DomainError =>
+  inDoorTerms(
+    error,
+    route.queryParams.filter((param) => param.name !== param.field),
+  );
 
 /** `/workspace/handoffs/{handoff.handoff_id}` filled from the output. */
 export function locationOf(template: string, output: unknown): string {
