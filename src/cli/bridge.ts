@@ -30,6 +30,7 @@ const NAME_PARAM: Record<string, string> = {
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+const ID_RULE = 'id must be a string or an integer from -(2^53 - 1) to 2^53 - 1'; // past it, parsed, not the id sent
 const isId = (value: unknown): value is RequestId =>
   typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 
@@ -101,9 +102,7 @@ export class Bridge {
       this.track(this.forward(message, line, null));
       return;
     }
-    if (!isId(message.id)) {
-      return this.error(null, -32600, 'id must be a string or an integer from -(2^53 - 1) to 2^53 - 1');
-    }
+    if (!isId(message.id)) return this.error(null, -32600, ID_RULE);
     this.track(this.forward(message, line, message.id));
   }
 
