@@ -6,7 +6,7 @@
 // diffArrays, base → proposal). Goal: a few ms (≤ 5) for the approval,
 // since the room waits while it runs.
 import { diffArrays } from 'diff';
-import { mergeConflicts, mergeThreeWay } from '../src/engine/proposals/merge.js';
+import { mergeThreeWay } from '../src/engine/proposals/merge.js';
 import { machine, median, writeSection } from './report.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
@@ -44,9 +44,10 @@ for (const [name, [lines, edits]] of Object.entries(cases)) {
   const rounds = Array.from({ length: ROUNDS }, (_, round) => {
     const { base, current, proposal } = texts(lines, edits, round);
     const anchor = time(() => diffArrays(base.split('\n'), proposal.split('\n')));
-    // First, as a revision lands: whether the proposal merges onto it, on texts the merge has not seen.
+    // First, as a revision lands: whether the proposal merges onto it (and whether it holds it already), on
+    // texts the merge has not seen.
     let conflicts: unknown[] = [];
-    const cold = time(() => (conflicts = mergeConflicts(base, current, proposal)));
+    const cold = time(() => (conflicts = mergeThreeWay(base, current, proposal).conflicts));
     if (conflicts.length > 0) throw new Error(`${name}: the edits conflict`);
     // Then the approval: the merged text, from the same texts read again from the sidecar.
     const [o, a, b] = [readAgain(base), readAgain(current), readAgain(proposal)];
@@ -77,8 +78,8 @@ the unchanged runs between them go into the result as slices of the current
 text. The lines of the last 16 texts and the diffs between them are
 remembered (src/engine/proposals/merge-memory.ts): when a revision lands the
 room works out every open proposal against it (two diffs at most, the one
-onto the new revision shared by every proposal on the same base, and no
-merged text made), and the approval that follows finds both diffs done: what
+onto the new revision shared by every proposal on the same base, and the
+merged text made, so that one it already holds says so), and the approval that follows finds both diffs done: what
 is left is the merged places and one copy of the text (about 3 ms a MiB
 here: the floor of making a 1 MiB string). A proposed text is at most
 512 KiB; the 1 MiB case is an outside edit's size.`,

@@ -1101,11 +1101,11 @@ export interface components {
         };
         /**
          * Mergeable
-         * @description Whether an open proposal applies to the current revision: up_to_date (it is based on it), clean (it merges onto it, three-way by lines) or conflicts (both changed the same lines: they are listed). Worked out when the proposal is made and whenever a new revision lands; a proposal.mergeable event tells when it changes.
+         * @description Whether an open proposal applies to the current revision: up_to_date (it is based on it), clean (it merges onto it, three-way by lines), conflicts (both changed the same lines: they are listed) or already_applied (the current revision already holds its changes: approving it would write nothing new, so it is refused; reject or withdraw it). Worked out when the proposal is made and whenever a new revision lands; a proposal.mergeable event tells when it changes.
          */
         Mergeable: {
             /** @enum {unknown} */
-            status: "up_to_date" | "clean" | "conflicts";
+            status: "up_to_date" | "clean" | "conflicts" | "already_applied";
             /** @description The revision it was worked out against: the current one. */
             revision: components["schemas"]["RevisionNumber"];
             /** @description Empty unless status is conflicts. */

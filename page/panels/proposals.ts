@@ -46,6 +46,13 @@ function mergeNotice(proposal: Proposal, artifact: ArtifactReadOutput): HTMLElem
   if (merge.status === 'clean') {
     return h('p', { class: 'notice merge clean' }, `${based} It merges cleanly: approving writes both changes.`);
   }
+  if (merge.status === 'already_applied') {
+    return h(
+      'p',
+      { class: 'notice merge applied' },
+      `${based} The file already holds its changes, so approving it would write nothing new: it can be rejected or withdrawn.`,
+    );
+  }
   return h(
     'div',
     { class: 'notice merge conflicts' },
@@ -70,7 +77,8 @@ function mergeNotice(proposal: Proposal, artifact: ArtifactReadOutput): HTMLElem
 }
 
 function proposalItem(context: PageContext, proposal: Proposal, artifact: ArtifactReadOutput): HTMLElement {
-  const conflicts = proposal.mergeable?.status === 'conflicts';
+  // Neither can be approved: the room would refuse it.
+  const conflicts = proposal.mergeable?.status === 'conflicts' || proposal.mergeable?.status === 'already_applied';
   const status = h('p', { class: 'status', role: 'status' });
   const mine = proposal.author === context.me.participant;
   // An approver's note, recorded with the decision (Approve or Reject).

@@ -26,7 +26,8 @@ export const HELP_TOPICS: Record<string, string> = {
   A proposal made against an older revision is merged onto the current one,
   line by line; changes to the same lines are a conflict, named by its lines,
   and nothing is written. ce proposals lists the open ones with whether each
-  merges (MERGES: up_to_date, clean or conflicts). An edit made outside the
+  merges (MERGES: up_to_date, clean, conflicts, or already_applied when the
+  file already holds its changes). An edit made outside the
   room is recorded as a revision like any other. ce history shows them all.`,
   sessions: `Sessions: who may do what.
 

@@ -239,4 +239,27 @@ describe('mergeable, on every open proposal', () => {
     expect(read(conflicting.proposal_id)).toMatchObject({ status: 'conflicts', revision: 3 });
     expect(kindsOf(room)).toHaveLength(2);
   });
+
+  test('already applied when the current revision holds its changes: said so, as the approval it would refuse', () => {
+    const { room, text } = roomOf(3);
+    const propose = (who: string) =>
+      proposeChange(room, caller(who), {
+        base_revision: 1,
+        content: text.replace('The text of section 1.', 'One.'),
+        summary: who,
+      }).proposal;
+    const [first, again] = [propose('agent0'), propose('agent1')];
+    approveProposal(room, approver, { proposal_id: first.proposal_id });
+    const mergeable = getProposal(room, approver, { proposal_id: again.proposal_id }).proposal.mergeable;
+    expect(mergeable).toEqual({ status: 'already_applied', revision: 2, conflicts: [] });
+    expect(kindsOf(room)).toEqual([
+      { proposal_id: again.proposal_id, author: 'agent1', status: 'already_applied', revision: 2 },
+    ]);
+    expectRefused(
+      room,
+      () => approveProposal(room, approver, { proposal_id: again.proposal_id }),
+      'conflict',
+      /already holds its changes: approving it would write nothing new/,
+    );
+  });
 });

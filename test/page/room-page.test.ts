@@ -265,6 +265,24 @@ describe('live, with another participant over MCP', () => {
     const withdrawn = await tool('bob', 'proposal_get', { proposal_id: mine.proposal.proposal_id });
     expect(withdrawn.proposal).toMatchObject({ status: 'withdrawn', decided_by: 'alice' });
   });
+  it('a proposal whose changes the file already holds says so and offers no Approve, which the room would refuse', async () => {
+    const base = await revision();
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const same = { base_revision: base, content: `${fileText()}\nSaid twice.\n` };
+    const first = await tool('bob', 'workspace_propose', { ...same, summary: 'Once' });
+    const again = await tool('alice', 'workspace_propose', { ...same, summary: 'Twice' });
+    await tool('alice', 'proposal_approve', { proposal_id: first.proposal.proposal_id });
+    const card = page.locator(`[data-proposal-id="${again.proposal.proposal_id}"]`);
+    await expect
+      .poll(() => card.locator('.merge.applied').textContent())
+      .toBe(
+        `Based on revision ${base}; the file is at revision ${base + 1} now. The file already holds its changes, so approving it would write nothing new: it can be rejected or withdrawn.`,
+      );
+    expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await card.getByRole('button', { name: 'Withdraw' }).click();
+    await card.waitFor({ state: 'detached' });
+  });
   it('a proposal rejected on the page with a note: the note is recorded with the decision', async () => {
     const { page } = await open(tokens.alice!);
     await live(page);

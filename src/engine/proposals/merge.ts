@@ -101,7 +101,7 @@ class MergedText {
 function mergePiece(
   texts: { o: string[]; a: string[]; b: string[]; inA: Int32Array | null; inB: Int32Array | null },
   piece: { o: Span; a: Span; b: Span },
-  merged: MergedText | null,
+  merged: MergedText,
   conflicts: MergeConflict[],
 ): void {
   const { o, a, b, inA, inB } = texts;
@@ -114,12 +114,12 @@ function mergePiece(
   const back = (span: Span) => span.to - 1;
   while (tail < most - head && same(-tail, back(piece.o), back(piece.a), back(piece.b))) tail++;
   const middle = (lines: string[], span: Span) => lines.slice(span.from + head, span.to - tail);
-  merged?.currentLines({ from: piece.a.from, to: piece.a.from + head });
+  merged.currentLines({ from: piece.a.from, to: piece.a.from + head });
   for (const region of diff3Merge(middle(a, piece.a), middle(o, piece.o), middle(b, piece.b), {
     excludeFalseConflicts: true,
   })) {
     if (region.ok) {
-      merged?.lines(region.ok);
+      merged.lines(region.ok);
       continue;
     }
     const { a: ours, aIndex, o: before, oIndex, b: theirs, bIndex } = region.conflict!;
@@ -129,7 +129,7 @@ function mergePiece(
       proposal: { start: piece.b.from + head + bIndex + 1, count: theirs.length },
     });
   }
-  merged?.currentLines({ from: piece.a.to - tail, to: piece.a.to });
+  merged.currentLines({ from: piece.a.to - tail, to: piece.a.to });
 }
 
 /**
@@ -139,7 +139,7 @@ function mergePiece(
  * the lines times the changes). Into `merged` when given; the conflicts are
  * returned.
  */
-function mergePieces(base: string, current: string, proposal: string, merged: MergedText | null): MergeConflict[] {
+function mergePieces(base: string, current: string, proposal: string, merged: MergedText): MergeConflict[] {
   const [o, a, b] = [rememberLines(base), rememberLines(current), rememberLines(proposal)];
   const inA = rememberPer(o, a, keptIn);
   const inB = inA && rememberPer(o, b, keptIn);
@@ -161,14 +161,10 @@ function mergePieces(base: string, current: string, proposal: string, merged: Me
  * `proposal` (made against `base`) merged onto `current`. A text's lines and
  * a diff of two texts are remembered (merge-memory.ts): when a revision
  * lands, the room works out every open proposal against it
- * (mergeConflicts), and the approval that follows finds both diffs done.
+ * (mergeable.ts), and the approval that follows finds both diffs done.
  */
 export function mergeThreeWay(base: string, current: string, proposal: string): Merge {
   const merged = new MergedText(current, rememberLines(current));
   const conflicts = mergePieces(base, current, proposal, merged);
   return conflicts.length > 0 ? { text: null, conflicts } : { text: merged.text(), conflicts: [] };
 }
-
-/** Where merging `proposal` onto `current` conflicts, without making the merged text: whether it merges, and if not where. */
-export const mergeConflicts = (base: string, current: string, proposal: string): MergeConflict[] =>
-  mergePieces(base, current, proposal, null);

@@ -4,9 +4,13 @@
 import type { EventType, Mergeable } from '../../../generated/types.js';
 import type { ProposalRow, RevisionRow } from '../../store/rows.js';
 import type { Change, Room } from '../room.js';
-import { mergeConflicts } from './merge.js';
+import { mergeThreeWay } from './merge.js';
 
-/** A proposal against `current`: up to date on it, clean onto it, or the lines where both changed the same. */
+/**
+ * A proposal against `current`: up to date on it, clean onto it, the lines
+ * where both changed the same, or already in it (approving it would write
+ * nothing new, and is refused: merge-onto.ts).
+ */
 export function mergeableOnto(
   room: Room,
   row: Pick<ProposalRow, 'base_revision' | 'content'>,
@@ -15,10 +19,13 @@ export function mergeableOnto(
   if (typeof current.content !== 'string') return null; // not text: nothing merges onto it until it is again
   if (row.base_revision === current.number) return { status: 'up_to_date', revision: current.number, conflicts: [] };
   const base = room.workspace.getRevision(row.base_revision)!;
-  const conflicts = mergeConflicts(base.content as string, current.content, row.content);
-  return conflicts.length > 0
-    ? { status: 'conflicts', revision: current.number, conflicts }
-    : { status: 'clean', revision: current.number, conflicts: [] };
+  const merge = mergeThreeWay(base.content as string, current.content, row.content);
+  if (merge.text === null) return { status: 'conflicts', revision: current.number, conflicts: merge.conflicts };
+  return {
+    status: merge.text === current.content ? 'already_applied' : 'clean',
+    revision: current.number,
+    conflicts: [],
+  };
 }
 
 /** As the sidecar keeps it. */
