@@ -33,7 +33,7 @@ export const isDomainError = (value: unknown): value is DomainError => value ins
 export function inDoorTerms(error: DomainError, names: readonly { field: string; name: string }[]): DomainError {
   if (error.code !== 'invalid_input' || names.length === 0) return error;
   const said = (text: string) =>
-    names.reduce((text, { field, name }) => text.replace(new RegExp(`\\b${field}\\b`, 'g'), name), text);
+    names.reduce((renamed, { field, name }) => renamed.replace(new RegExp(`\\b${field}\\b`, 'g'), name), text);
   const errors = error.details?.errors;
   const details = Array.isArray(errors)
     ? {

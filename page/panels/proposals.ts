@@ -77,8 +77,9 @@ function mergeNotice(proposal: Proposal, artifact: ArtifactReadOutput): HTMLElem
 }
 
 function proposalItem(context: PageContext, proposal: Proposal, artifact: ArtifactReadOutput): HTMLElement {
-  // Neither can be approved: the room would refuse it.
-  const conflicts = proposal.mergeable?.status === 'conflicts' || proposal.mergeable?.status === 'already_applied';
+  // The room would refuse to approve either.
+  const refusedIfApproved =
+    proposal.mergeable?.status === 'conflicts' || proposal.mergeable?.status === 'already_applied';
   const status = h('p', { class: 'status', role: 'status' });
   const mine = proposal.author === context.me.participant;
   // An approver's note, recorded with the decision (Approve or Reject).
@@ -111,7 +112,7 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
     return button;
   };
   const actions = [
-    context.can('approve') && !conflicts ? decide('Approve', 'approve', 'primary') : null,
+    context.can('approve') && !refusedIfApproved ? decide('Approve', 'approve', 'primary') : null,
     context.can('approve') ? decide('Reject', 'reject', 'danger') : null,
     mine && context.can('write') ? decide('Withdraw', 'withdraw', '') : null,
   ].filter((button) => button !== null);
