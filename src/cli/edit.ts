@@ -52,12 +52,9 @@ function runEditor(editor: string, file: string, env: NodeJS.ProcessEnv): void {
   }
 }
 
-const noSummary = () => new InvalidArgumentError('--summary is needed: there is no terminal to ask for one');
-
-/** The summary given, or asked for on the terminal. */
+/** The summary given, or asked for on the terminal (there is one: the command checked before the editor ran). */
 async function summaryOf(given: string | undefined): Promise<string> {
   if (given !== undefined) return given;
-  if (!process.stdin.isTTY) throw noSummary();
   const ask = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return await ask.question('What does the change do, and why? ');
@@ -89,7 +86,9 @@ export function editCommand(program: Command): void {
       const env = terminal().env;
       const editor = editorOf(env);
       // Said before the editor opens: what is typed there is not thrown away for want of a summary.
-      if (options.summary === undefined && !process.stdin.isTTY) throw noSummary();
+      if (options.summary === undefined && !process.stdin.isTTY) {
+        throw new InvalidArgumentError('--summary is needed: there is no terminal to ask for one');
+      }
       const read = (await execute(target, operations.readArtifact, {}, participant)) as ArtifactReadOutput;
       const dir = mkdtempSync(path.join(tmpdir(), 'ce-edit-'));
       try {
