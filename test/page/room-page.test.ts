@@ -267,7 +267,7 @@ describe('live, with another participant over MCP', () => {
   });
   it('a proposal whose changes the file already holds says so and offers no Approve, which the room would refuse', async () => {
     const base = await revision();
-    const { page } = await open(tokens.alice!);
+    const { page, screenshot } = await open(tokens.alice!);
     await live(page);
     const same = { base_revision: base, content: `${fileText()}\nSaid twice.\n` };
     const first = await tool('bob', 'workspace_propose', { ...same, summary: 'Once' });
@@ -280,6 +280,7 @@ describe('live, with another participant over MCP', () => {
         `Based on revision ${base}; the file is at revision ${base + 1} now. The file already holds its changes, so approving it would write nothing new: it can be rejected or withdrawn.`,
       );
     expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await screenshot('proposal-already-applied');
     await card.getByRole('button', { name: 'Withdraw' }).click();
     await card.waitFor({ state: 'detached' });
   });
