@@ -316,7 +316,7 @@ export const operations = {
           field: 'key',
           kind: 'string',
           required: false,
-          description: 'which open request, when the handoff has several (ce handoff-get lists them)',
+          description: 'which open request, when the handoff has several (ce handoff lists them)',
         },
       ],
     },
