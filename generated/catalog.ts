@@ -126,6 +126,7 @@ export interface CliOption {
     | "error_message"
     | "answer"
     | "accepted_answer"
+    | "accepted_content"
     | "artifact_uris"
     | "capabilities"
     | "duration"

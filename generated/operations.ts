@@ -297,6 +297,7 @@ export const operations = {
     cli: {
       command: 'handoff-answer',
       example: 'ce handoff-answer notes.md ho_Xy3... --participant alice --answer British',
+      exactlyOne: ['response'],
       arguments: [
         {
           field: 'handoff_id',
@@ -308,8 +309,16 @@ export const operations = {
           flags: '--answer <text>',
           field: 'response',
           as: 'accepted_answer',
-          required: true,
-          description: 'the answer, accepted (as the one-field answer form sends it)',
+          required: false,
+          description: 'the answer, accepted, for a question asked with the one-field answer form',
+        },
+        {
+          flags: '--content-file <file>',
+          field: 'response',
+          as: 'accepted_content',
+          required: false,
+          description:
+            "a JSON file of the form's fields, accepted, for a question asked with a form of its own (ce handoff shows its fields)",
         },
         {
           flags: '--key <key>',

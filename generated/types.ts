@@ -350,7 +350,7 @@ export interface InputRequest {
   };
 }
 /**
- * The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.
+ * The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting. An accepted answer must fill it in: its required fields, each of its type, among its choices (enum, or the const of each of oneOf; items.enum or items.anyOf for a multiple choice) and within its bounds (minLength, maxLength, minimum, maximum, minItems, maxItems), and no field it does not have; format is not checked. Its required names only fields of its properties.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "RequestedSchema".

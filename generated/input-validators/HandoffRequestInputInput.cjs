@@ -130,7 +130,7 @@ validate55.evaluated = { dynamicProps: false, dynamicItems: false };
 const schema43 = {
   title: "RequestedSchema",
   description:
-    "The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting.",
+    "The restricted JSON Schema of an elicitation form: an object whose properties are primitives (string, number, integer, boolean, or enums), without nesting. An accepted answer must fill it in: its required fields, each of its type, among its choices (enum, or the const of each of oneOf; items.enum or items.anyOf for a multiple choice) and within its bounds (minLength, maxLength, minimum, maximum, minItems, maxItems), and no field it does not have; format is not checked. Its required names only fields of its properties.",
   type: "object",
   properties: {
     $schema: { title: "JSON Schema dialect", type: "string" },

@@ -31,10 +31,24 @@ const helpOf = (property: Json): string =>
     .replace(/\s+/g, ' ')
     .replace(/\.$/, '');
 
-/** The fields of which the input takes exactly one (a top-level oneOf of one required field each), as `exactlyOne`. */
-function exactlyOneOf(input: Json): { exactlyOne?: string[] } {
+/**
+ * The fields of which the command takes exactly one, each by one of its
+ * flags, as `exactlyOne`: those of a top-level oneOf of one required field
+ * each, or a required field that more than one flag gives (`--answer` or
+ * `--content-file`).
+ */
+function exactlyOneOf(input: Json, options: Operation['cli']['options']): { exactlyOne?: string[] } {
   const alternatives = input.oneOf as { required?: string[] }[] | undefined;
-  if (!alternatives) return {};
+  if (!alternatives) {
+    // Flags the table marks required all go together (--key and --answer make one answer).
+    const flagsOf = (field: string) => Object.values(options).filter((option) => option.field === field);
+    const chosen = ((input.required ?? []) as string[]).filter(
+      (field) => flagsOf(field).length > 1 && !flagsOf(field).some((option) => option.required),
+    );
+    if (chosen.length > 1)
+      throw new Error(`${String(input.title)}: one field at most may be given by one of its flags`);
+    return chosen.length === 1 ? { exactlyOne: chosen } : {};
+  }
   const fields = alternatives.map((alternative) => alternative.required?.[0]);
   if (fields.some((field) => field === undefined) || alternatives.some((a) => a.required!.length !== 1)) {
     throw new Error(`${String(input.title)}: a oneOf of the input is one required field per alternative`);
@@ -74,7 +88,7 @@ function operationEntry(defs: Record<string, Json>, op: Operation): Json {
     cli: {
       command: op.cli.command,
       ...(op.cli.example ? { example: op.cli.example } : {}),
-      ...exactlyOneOf(input),
+      ...exactlyOneOf(input, op.cli.options),
       arguments: op.cli.arguments.map((field) => ({ field, description: helpOf(propertyOf(defs, input, field)) })),
       options: Object.entries(op.cli.options).map(([flags, option]) => {
         const property = propertyOf(defs, input, option.field);

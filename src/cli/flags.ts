@@ -80,6 +80,21 @@ function readFlagFile(flag: string, file: string): string {
   }
 }
 
+/** A JSON file named by a flag, parsed refusing prototype keys; what is wrong with it is a usage error naming the flag. */
+function readJsonFile(flag: string, file: string): unknown {
+  const text = readFlagFile(flag, file);
+  try {
+    return parseOutsideJson(text, `${flag} ${file}`);
+  } catch (error) {
+    if (error instanceof OutsideJsonError) {
+      // A place inside the file is named from the file's root: say which file.
+      const where = error.kind === 'invalid_unicode' ? `${flag} ${file}: ` : '';
+      throw new InvalidArgumentError(`${where}${error.message}`);
+    }
+    throw error;
+  }
+}
+
 /**
  * The value of `option`'s field, from the flag's parsed value and, for the
  * flags that need another (--key with --answer), every flag given.
@@ -94,22 +109,14 @@ export function fieldValue(option: CliOption, value: unknown, given: Record<stri
       return { code: -32603, message: value };
     case 'text_file':
       return readFlagFile(flag, value as string);
-    case 'json_file': {
-      const text = readFlagFile(flag, value as string);
-      try {
-        return parseOutsideJson(text, `${flag} ${value as string}`);
-      } catch (error) {
-        if (error instanceof OutsideJsonError) {
-          // A place inside the file is named from the file's root: say which file.
-          const where = error.kind === 'invalid_unicode' ? `${flag} ${value as string}: ` : '';
-          throw new InvalidArgumentError(`${where}${error.message}`);
-        }
-        throw error;
-      }
-    }
+    case 'json_file':
+      return readJsonFile(flag, value as string);
     case 'accepted_answer':
       // --answer A: the request accepted with the one-string form's answer.
       return { action: 'accept', content: { answer: value } };
+    case 'accepted_content':
+      // --content-file F: the request accepted with the form's fields, as the file gives them.
+      return { action: 'accept', content: readJsonFile(flag, value as string) };
     case 'answer':
       // --key K --answer A: the owner accepts the request K with the one-string form's answer.
       return { [given.key as string]: { action: 'accept', content: { answer: given.answer } } };

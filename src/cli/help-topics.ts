@@ -11,7 +11,8 @@ export const HELP_TOPICS: Record<string, string> = {
   the assignee accepts it (ce handoff-accept), and its task is working. While
   working, the assignee may report progress (ce handoff-progress) and ask the
   owner questions (ce handoff-request-input); the owner answers by the handoff
-  (ce handoff-answer HANDOFF_ID --answer TEXT) and the task works again. The
+  (ce handoff-answer HANDOFF_ID --answer TEXT, or --content-file FILE.json for
+  a question asked with a form of its own fields) and the task works again. The
   assignee completes with a result or an error (ce handoff-complete); someone
   with approve approves or rejects the result (ce handoff-approve, -reject).
   ce handoff HANDOFF_ID shows all of it: questions, answers, result, decision.

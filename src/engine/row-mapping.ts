@@ -39,7 +39,7 @@ export function toHandoff(row: HandoffRow, inputs: InputRow[]): Handoff {
   };
 }
 
-function toHandoffInput(row: InputRow): HandoffInput {
+export function toHandoffInput(row: InputRow): HandoffInput {
   return {
     key: row.key,
     request: JSON.parse(row.request_json),

@@ -102,3 +102,76 @@ test('ce task-answer with a key that is not open: nothing answered, said so, exi
     stderr: `ce: nothing answered: task ${taskId} has no open input request with that key (ce task ${file} ${taskId} --participant NAME lists them)\n`,
   });
 });
+
+test('a question with a form of its own: ce handoff lists its fields, and --content-file answers it where --answer cannot', async () => {
+  const formFile = path.join(tempDir(), 'notes.md');
+  writeFileSync(formFile, '# Notes\n');
+  const room = openRoom(formFile, { command: 'vitest' });
+  let id: string;
+  let key: string;
+  try {
+    syncArtifact(room);
+    for (const name of ['alice', 'bob']) addParticipant(room, LOCAL_OPERATOR, { name });
+    const bob = caller('bob', ['read', 'write']);
+    id = createHandoff(room, caller('alice', ['read', 'write']), { summary: 'Count', assignee: 'bob' }).handoff
+      .handoff_id;
+    acceptHandoff(room, bob, { handoff_id: id });
+    key = requestHandoffInput(room, bob, {
+      handoff_id: id,
+      message: 'How many, and which parts?',
+      requested_schema: {
+        type: 'object',
+        properties: {
+          n: { type: 'integer', title: 'How many' },
+          parts: { type: 'array', items: { type: 'string', enum: ['intro', 'end'] } },
+        },
+        required: ['n'],
+      },
+    }).key;
+  } finally {
+    room.close();
+  }
+  const shown = await ce(['handoff', formFile, id]);
+  expect(shown.stdout).toContain(
+    [
+      `inputs:      ${key}: How many, and which parts? (asked by bob; not answered)`,
+      '               field n (integer, required): How many',
+      '               field parts (array, of intro, end)',
+      `               answer: ce handoff-answer ${formFile} ${id} --key ${key} --content-file FILE.json --participant alice`,
+    ].join('\n'),
+  );
+  const answer = (...flags: string[]) => ce(['handoff-answer', formFile, id, '--participant', 'alice', ...flags]);
+  const json = (content: unknown) => {
+    const at = path.join(tempDir(), 'answer.json');
+    writeFileSync(at, JSON.stringify(content));
+    return at;
+  };
+  expect(result(await answer())).toEqual({ code: 2, stdout: '', stderr: 'ce: missing --answer or --content-file\n' });
+  expect(result(await answer('--answer', '3', '--content-file', json({ n: 3 })))).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: 'ce: give one of --answer or --content-file, not both\n',
+  });
+  expect(result(await answer('--answer', '3'))).toEqual({
+    code: 1,
+    stdout: '',
+    stderr:
+      'ce: response.content.answer is not a field of the form (it asks for n, parts); response.content.n is required\n',
+  });
+  expect(result(await answer('--content-file', json({ n: '3', parts: ['middle'] })))).toEqual({
+    code: 1,
+    stdout: '',
+    stderr:
+      'ce: response.content.n must be a number; response.content.parts holds "middle", which is not one of "intro", "end"\n',
+  });
+  const done = await answer('--content-file', json({ n: 3, parts: ['end'] }));
+  expect(done.code).toBe(0);
+  expect(done.stdout.split('\n')[0]).toBe(`answered ${key}; the task works again`);
+  expect((await ce(['handoff', formFile, id])).stdout).toContain(
+    [
+      `${key}: How many, and which parts? (asked by bob; answered by alice)`,
+      '               n: 3',
+      '               parts: ["end"]',
+    ].join('\n'),
+  );
+});

@@ -571,6 +571,18 @@ describe('a whole handoff over raw fetch', () => {
       data: { errors: [expect.objectContaining({ path: '/inputResponses/tone/action' })] },
     });
     expect((await taskRpc(s, 'alice', 'tasks/get', { taskId })).body.result.status).toBe('input_required');
+    // So is an answer that does not fill in the request's form.
+    const unfit = await taskRpc(s, 'alice', 'tasks/update', {
+      taskId,
+      inputResponses: { tone: { action: 'accept', content: { tone: 'casual' } } },
+    });
+    expect(unfit.body.error).toMatchObject({
+      code: -32602,
+      message:
+        'inputResponses.tone.content.tone is not a field of the form (it asks for answer); inputResponses.tone.content.answer is required',
+      data: { errors: [expect.objectContaining({ path: '/inputResponses/tone/content/tone' }), expect.anything()] },
+    });
+    expect((await taskRpc(s, 'alice', 'tasks/get', { taskId })).body.result.status).toBe('input_required');
 
     const answered = await taskRpc(s, 'alice', 'tasks/update', {
       taskId,

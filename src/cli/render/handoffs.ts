@@ -70,11 +70,41 @@ export function handoffFields(h: Handoff, task: DetailedTask | null, { room }: R
 /** A value of an answer's content, as text. */
 const valueText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
 
-/** One question, its answer's fields as `name: value`, or how its owner answers it. */
+type Form = Handoff['inputs'][number]['request']['params']['requestedSchema'];
+
+/** The values a field offers, as its `enum` or its titled choices' `const` list them; null when it offers none. */
+function choicesOf(field: Record<string, unknown> | undefined): string[] | null {
+  const listed = field?.enum ?? (field?.oneOf as { const?: unknown }[] | undefined)?.map((option) => option.const);
+  const titled = (field?.anyOf as { const?: unknown }[] | undefined)?.map((option) => option.const);
+  const values = listed ?? titled;
+  return Array.isArray(values) ? values.map(String) : null;
+}
+
+/** The form's fields, a line each: `n (integer, required): How many`; null for the one-field answer form --answer fills in. */
+function formFields(form: Form): string[] | null {
+  const names = Object.keys(form.properties);
+  if (names.length === 1 && names[0] === 'answer' && form.properties.answer?.type === 'string') return null;
+  const required = new Set(form.required ?? []);
+  return Object.entries(form.properties).map(([name, field]) => {
+    const choices = choicesOf(field!.type === 'array' ? (field!.items as Record<string, unknown> | undefined) : field);
+    const kind = [
+      field!.type,
+      ...(choices ? [`${field!.type === 'array' ? 'of' : 'one of'} ${choices.join(', ')}`] : []),
+      ...(required.has(name) ? ['required'] : []),
+    ].join(', ');
+    const said = typeof field!.title === 'string' ? `: ${field!.title}` : '';
+    return `  field ${name} (${kind})${said}`;
+  });
+}
+
+/** One question, its answer's fields as `name: value`, or how its owner answers it (and the form's fields). */
 function input(i: Handoff['inputs'][number], h: Handoff, room: string): string {
   const asked = `${i.key}: ${i.request.params.message} (asked by ${i.requested_by}; `;
   if (!i.response) {
-    return `${asked}not answered)\n  answer: ce handoff-answer ${room} ${h.handoff_id} --key ${i.key} --answer TEXT --participant ${h.owner}`;
+    const fields = formFields(i.request.params.requestedSchema);
+    const given = fields ? '--content-file FILE.json' : '--answer TEXT';
+    const how = `  answer: ce handoff-answer ${room} ${h.handoff_id} --key ${i.key} ${given} --participant ${h.owner}`;
+    return [`${asked}not answered)`, ...(fields ?? []), how].join('\n');
   }
   const how = { accept: 'answered', decline: 'declined', cancel: 'cancelled' }[i.response.action];
   const content = Object.entries(i.response.content ?? {}).map(([name, value]) => `  ${name}: ${valueText(value)}`);

@@ -9,12 +9,16 @@ import type {
 import type { TaskRow } from '../../store/rows.js';
 import { DomainError } from '../../errors.js';
 import { change, handoffView, taskView, type Change, type Room } from '../room.js';
+import { toHandoffInput } from '../row-mapping.js';
+import { checkAnswer } from './answer-form.js';
 import { loadHandoff, loadTaskOf, loadVisibleTask } from './load.js';
 
 /**
  * The owner's answers to a task's outstanding input requests, written: the
  * keys answered (unknown or already answered ones are not), and the task as
- * it is after them, working again once none remains.
+ * it is after them, working again once none remains. An accepted answer
+ * must fill in its request's form; when one does not, none is written.
+ * `where` names an answer in the operation's input, by its key.
  */
 function answerOnTask(
   room: Room,
@@ -22,7 +26,13 @@ function answerOnTask(
   caller: Caller,
   task: TaskRow,
   responses: { [key: string]: InputResponse | undefined },
+  where: (key: string) => string[],
 ): { task: TaskRow; answered: string[] } {
+  for (const input of room.store.listOutstandingInputs(task.id)) {
+    const response = Object.hasOwn(responses, input.key) ? responses[input.key] : undefined;
+    if (response === undefined) continue;
+    checkAnswer(toHandoffInput(input).request.params.requestedSchema, response, where(input.key));
+  }
   const answered = Object.entries(responses)
     .filter(
       ([key, response]) =>
@@ -67,7 +77,10 @@ export function answerTaskInput(room: Room, caller: Caller, args: InputOf<'answe
       throw new DomainError('forbidden', `only the task's owner (${task.owner}) answers its input requests`);
     }
     if (task.status !== 'input_required') return { task: taskView(room, task), answered: [] };
-    const { task: updated, answered } = answerOnTask(room, changing, caller, task, args.input_responses);
+    const { task: updated, answered } = answerOnTask(room, changing, caller, task, args.input_responses, (key) => [
+      'input_responses',
+      key,
+    ]);
     return { task: taskView(room, updated), answered };
   });
 }
@@ -117,7 +130,7 @@ export function answerHandoffInput(
         { field: 'key', open: keys },
       );
     }
-    const { task: updated } = answerOnTask(room, changing, caller, task, { [key]: args.response });
+    const { task: updated } = answerOnTask(room, changing, caller, task, { [key]: args.response }, () => ['response']);
     return {
       handoff: handoffView(room, room.store.getHandoff(handoff.id)!),
       task: taskView(room, updated),

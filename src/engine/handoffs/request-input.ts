@@ -4,6 +4,7 @@ import type { Caller, HandoffRequestInputOutput, InputRequest, RequestedSchema }
 import { DomainError } from '../../errors.js';
 import { newInputKey } from '../ids.js';
 import { change, handoffView, taskView, type Room } from '../room.js';
+import { checkForm } from './answer-form.js';
 import { loadHandoff, loadTaskOf, taskOfHandoff } from './load.js';
 
 /** The form asked for when the assignee gives no schema: one free-text answer. */
@@ -26,6 +27,7 @@ export function requestHandoffInput(
   return change(
     room,
     ({ now, record }) => {
+      if (args.requested_schema) checkForm(args.requested_schema, ['requested_schema']);
       const handoff = loadHandoff(room, args.handoff_id);
       if (handoff.assignee !== caller.participant || handoff.accepted_at === null) {
         throw new DomainError('forbidden', `only the assignee who accepted handoff ${handoff.id} may ask for input`);
