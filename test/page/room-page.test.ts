@@ -447,8 +447,27 @@ describe('handoffs on the page', () => {
         type: 'object',
         properties: {
           spelling: { type: 'string', title: 'Spelling', enum: ['British', 'American'] },
-          words: { type: 'integer', title: 'Word limit' },
+          words: { type: 'integer', title: 'Word limit', minimum: 50 },
           oxford: { type: 'boolean', title: 'Oxford comma' },
+          // Titled choices: the page offers their titles, and sends their values.
+          tone: {
+            type: 'string',
+            title: 'Tone',
+            oneOf: [
+              { const: 'dry', title: 'Dry' },
+              { const: 'warm', title: 'Warm' },
+            ],
+          },
+          parts: {
+            type: 'array',
+            title: 'Parts',
+            items: {
+              anyOf: [
+                { const: 'intro', title: 'Introduction' },
+                { const: 'end', title: 'Conclusion' },
+              ],
+            },
+          },
         },
         required: ['spelling'],
       },
@@ -458,8 +477,15 @@ describe('handoffs on the page', () => {
     expect((await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id })).task.status).toBe('input_required');
     const form = item.getByRole('form', { name: 'Answer: Which spelling?' });
     await form.getByLabel('Spelling (required)').selectOption('British');
+    // Below the form's minimum: the browser says so, and sends nothing.
+    await form.getByLabel('Word limit').fill('30');
+    expect(await form.evaluate((element) => (element as unknown as { checkValidity(): boolean }).checkValidity())).toBe(
+      false,
+    );
     await form.getByLabel('Word limit').fill('300');
     await form.getByLabel('Oxford comma').check();
+    await form.getByLabel('Tone').selectOption({ label: 'Warm' });
+    await form.getByLabel('Parts').selectOption([{ label: 'Introduction' }, { label: 'Conclusion' }]);
     await screenshot('input-request');
     await form.getByRole('button', { name: 'Send answer' }).click();
     await page
@@ -470,13 +496,26 @@ describe('handoffs on the page', () => {
     expect(after.task.status).toBe('working');
     expect(after.handoff.inputs[0].response).toEqual({
       action: 'accept',
-      content: { spelling: 'British', words: 300, oxford: true },
+      content: { spelling: 'British', words: 300, oxford: true, tone: 'warm', parts: ['intro', 'end'] },
     });
     // The answer reads as the form's fields, titled as the request titled them; not as JSON.
     const answered = page.locator(`[data-handoff-id="${handoff.handoff_id}"] .input.answered`);
     await expect.poll(() => answered.locator('.meta').textContent()).toBe('alice answered');
-    expect(await answered.locator('dt').allTextContents()).toEqual(['Spelling', 'Word limit', 'Oxford comma']);
-    expect(await answered.locator('dd').allTextContents()).toEqual(['British', '300', 'yes']);
+    expect(await answered.locator('dt').allTextContents()).toEqual([
+      'Spelling',
+      'Word limit',
+      'Oxford comma',
+      'Tone',
+      'Parts',
+    ]);
+    // A titled choice reads as its title.
+    expect(await answered.locator('dd').allTextContents()).toEqual([
+      'British',
+      '300',
+      'yes',
+      'Warm',
+      'Introduction, Conclusion',
+    ]);
     expect(await answered.textContent()).not.toContain('{');
   });
 

@@ -6,7 +6,32 @@ import type { PageContext } from '../../context.js';
 import { h } from '../../dom.js';
 import { fieldsView } from '../../fields.js';
 
-type Field = { type: string; title?: string; description?: string; enum?: unknown[]; items?: { enum?: unknown[] } };
+/** A titled choice: its value, and what it reads as. */
+type Titled = { const?: unknown; title?: string };
+type Field = {
+  type: string;
+  title?: string;
+  description?: string;
+  enum?: unknown[];
+  oneOf?: Titled[];
+  items?: { enum?: unknown[]; anyOf?: Titled[] };
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+};
+
+/** The choices a field offers, each a value and its label: MCP's forms list them as `enum`, or titled as `oneOf` (`anyOf` for a multiple choice). */
+function choicesOf(
+  list: unknown[] | undefined,
+  titled: Titled[] | undefined,
+): { value: string; label: string }[] | null {
+  if (Array.isArray(list)) return list.map((option) => ({ value: String(option), label: String(option) }));
+  if (Array.isArray(titled)) {
+    return titled.map((option) => ({ value: String(option.const), label: option.title ?? String(option.const) }));
+  }
+  return null;
+}
 
 /** One control for a field of the request's schema; `read` gives its value (undefined when left empty). */
 function fieldControl(name: string, field: Field, required: boolean, idBase: string) {
@@ -20,13 +45,14 @@ function fieldControl(name: string, field: Field, required: boolean, idBase: str
       read: () => box.checked,
     };
   }
-  const options = field.type === 'array' ? field.items?.enum : field.enum;
-  if (Array.isArray(options)) {
+  const options =
+    field.type === 'array' ? choicesOf(field.items?.enum, field.items?.anyOf) : choicesOf(field.enum, field.oneOf);
+  if (options) {
     const select = h(
       'select',
       { id, name, required: required && field.type !== 'array', multiple: field.type === 'array' },
       field.type === 'array' ? null : h('option', { value: '' }, '—'),
-      options.map((option) => h('option', { value: String(option) }, String(option))),
+      options.map((option) => h('option', { value: option.value }, option.label)),
     );
     return {
       element: h('div', { class: 'field' }, h('label', { for: id }, label), select, hint),
@@ -44,6 +70,11 @@ function fieldControl(name: string, field: Field, required: boolean, idBase: str
     name,
     type: numeric ? 'number' : 'text',
     step: field.type === 'integer' ? '1' : numeric ? 'any' : undefined,
+    // The bounds the room checks the answer against, so that the browser says so first.
+    min: numeric ? field.minimum : undefined,
+    max: numeric ? field.maximum : undefined,
+    minlength: numeric ? undefined : field.minLength,
+    maxlength: numeric ? undefined : field.maxLength,
     required,
     autocomplete: 'off',
   });
@@ -113,7 +144,7 @@ export function inputItem(context: PageContext, handoff: Handoff, input: Handoff
       asked,
       h('p', { class: 'meta' }, `${input.answered_by ?? 'the owner'} ${said}`),
       content && Object.keys(content).length > 0
-        ? fieldsView(content, input.request.params.requestedSchema.properties as Record<string, { title?: string }>)
+        ? fieldsView(content, input.request.params.requestedSchema.properties as Parameters<typeof fieldsView>[1])
         : null,
     );
   }
