@@ -399,6 +399,18 @@ describe('GET /workspace/handoffs (listHandoffs)', () => {
     const list = (query: Record<string, unknown>) => w.carol.GET('/workspace/handoffs', { params: { query } as never });
     expectProblem(await list({ limit: 'ten' }), 400, 'invalid_input', 'limit must be integer');
     expectProblem(await list({ limit: 0 }), 400, 'invalid_input', 'limit must be >= 1');
+    // Only digits are a number: not what JavaScript's Number() makes of other text.
+    for (const text of [' ', '0x10', '1e1', '+5', ' 5', 'Infinity']) {
+      const refused = await list({ limit: text });
+      expectProblem(
+        refused,
+        400,
+        'invalid_input',
+        `limit must be a number written in digits (got ${JSON.stringify(text)})`,
+      );
+      expect(refused.error).toMatchObject({ errors: [{ path: '/limit', keyword: 'type' }] });
+    }
+    expect(expectOk(await list({ limit: '007' }), 'listHandoffs').handoffs.length).toBeGreaterThan(0);
     expectProblem(await list({ status: 'done' }), 400, 'invalid_input', /^status must be one of "open", "accepted"/);
     expectProblem(
       await list({ cursor: 'bm9wZQ' }),

@@ -65,9 +65,30 @@ export function inputOf(
   // Query text becomes the schema's types (limit=5 → 5) through the schema's own coercing validator.
   if (route.in === 'query') {
     const coerce = (queryValidators as Record<string, ValidateFunction>)[`validateQuery${operation.input}`]!;
-    checkInput(coerce, input);
+    const valid = coerce(input);
+    refuseLooseNumbers(fields, input);
+    if (!valid) checkInput(coerce, input); // validated once more, to say why
   }
   return input;
+}
+
+/** A number as a query writes it: digits, a minus sign before them, a decimal part. */
+const DIGITS = /^-?\d+(\.\d+)?$/;
+
+/**
+ * A number in the query is written in digits: Ajv's coercion takes what
+ * JavaScript's Number() takes, so `limit=0x10` was 16, `limit=1e1` 10 and
+ * `limit=%20` (a space) 0. A value coerced to a number from other text is
+ * refused, naming the field and the text.
+ */
+function refuseLooseNumbers(sent: [string, unknown][], input: Record<string, unknown>): void {
+  for (const [field, text] of sent) {
+    if (typeof input[field] !== 'number' || (typeof text === 'string' && DIGITS.test(text))) continue;
+    const message = `must be a number written in digits (got ${JSON.stringify(text)})`;
+    throw new DomainError('invalid_input', `${field} ${message}`, {
+      errors: [{ path: `/${field}`, keyword: 'type', message }],
+    });
+  }
 }
 
 /** The JSON object the request carries (read and parsed by readJsonBodyOf); null when there is none. */
