@@ -25,6 +25,21 @@ export class DomainError extends Error {
 export const isDomainError = (value: unknown): value is DomainError => value instanceof DomainError;
 
 /**
+ * `invalid_input` for a value its schema allows but the room does not (an
+ * assignee who is no participant, a diff that does not apply): the message
+ * `FIELD SAID`, and the field named in `details` as the schema's own
+ * refusals name theirs (`field`, and `errors` with its JSON Pointer), so
+ * that every refusal of bad input lists what was wrong the same way.
+ */
+export function invalidField(field: string, said: string, details: Record<string, unknown> = {}): DomainError {
+  return new DomainError('invalid_input', `${field} ${said}`, {
+    ...details,
+    field,
+    errors: [{ path: `/${field}`, keyword: 'x-room', message: said }],
+  });
+}
+
+/**
  * A refusal of bad input that names each field as the door that took it
  * does (REST's `?id=` for `task_id`, MCP's `inputResponses` for
  * `input_responses`): in its message and in each of its errors, so that the

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors.js';
+import { invalidField } from '../errors.js';
 
 /** An opaque newest-first page cursor: the creation time and id of the last row given. */
 export const encodeCursor = (row: { created_at: number; id: string }): string =>
@@ -8,7 +8,7 @@ export function decodeCursor(cursor: string): { at: number; id: string } {
   const [at, ...id] = Buffer.from(cursor, 'base64url').toString().split(':');
   const ms = Number(at);
   if (!Number.isSafeInteger(ms) || id.length === 0) {
-    throw new DomainError('invalid_input', 'cursor is not a next_cursor this room gave out', { field: 'cursor' });
+    throw invalidField('cursor', 'is not a next_cursor this room gave out');
   }
   return { at: ms, id: id.join(':') };
 }

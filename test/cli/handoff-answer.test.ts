@@ -46,7 +46,7 @@ test('two questions open: the key is asked for, listing them; an unknown key is 
   ).toEqual({
     code: 1,
     stdout: '',
-    stderr: `ce: handoff ${handoffId} has 2 open questions: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?"); say which with key\n`,
+    stderr: `ce: key is needed: handoff ${handoffId} has 2 open questions: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?")\n`,
   });
   expect(
     result(

@@ -49,7 +49,7 @@ test('several open questions: the key says which, and leaving it out is refused,
     t.room,
     () => answerHandoffInput(t.room, alice, { handoff_id: id, response: { action: 'decline' } }),
     'invalid_input',
-    `handoff ${id} has 2 open questions: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?"); say which with key`,
+    `key is needed: handoff ${id} has 2 open questions: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?")`,
   );
   const first = answerHandoffInput(t.room, alice, { handoff_id: id, key: keys[1]!, response: { action: 'decline' } });
   expect(first).toMatchObject({ key: keys[1], task: { status: 'input_required' } });

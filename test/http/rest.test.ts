@@ -292,12 +292,16 @@ describe('POST /workspace/handoffs (createHandoff)', () => {
       'invalid_input',
       'summary must NOT have more than 2000 characters',
     );
-    expectProblem(
+    const stranger = expectProblem(
       await w.alice.POST('/workspace/handoffs', { body: { summary: 'x', assignee: 'zed' } }),
       400,
       'invalid_input',
       'assignee zed is not a participant of this room',
     );
+    // A rule of the room beyond the schema names its field as the schema's refusals do.
+    expect(stranger.errors).toEqual([
+      { path: '/assignee', keyword: 'x-room', message: 'zed is not a participant of this room' },
+    ]);
   });
 
   it('400 for a body that is not JSON, or not a JSON object', async () => {
@@ -412,12 +416,15 @@ describe('GET /workspace/handoffs (listHandoffs)', () => {
     }
     expect(expectOk(await list({ limit: '007' }), 'listHandoffs').handoffs.length).toBeGreaterThan(0);
     expectProblem(await list({ status: 'done' }), 400, 'invalid_input', /^status must be one of "open", "accepted"/);
-    expectProblem(
+    const cursor = expectProblem(
       await list({ cursor: 'bm9wZQ' }),
       400,
       'invalid_input',
       'cursor is not a next_cursor this room gave out',
     );
+    expect(cursor.errors).toEqual([
+      { path: '/cursor', keyword: 'x-room', message: 'is not a next_cursor this room gave out' },
+    ]);
     expectProblem(await list({ colour: 'red' }), 400, 'invalid_input', "unknown query parameter 'colour'");
   });
 
@@ -1090,12 +1097,16 @@ describe('POST /workspace/proposals (proposeChange)', () => {
       'base_revision 999 does not exist',
     );
     expect(stale.current_revision).toBe(base_revision);
-    expectProblem(
+    expect(stale.errors).toEqual([{ path: '/base_revision', keyword: 'x-room', message: '999 does not exist' }]);
+    const notDiff = expectProblem(
       await w.alice.POST('/workspace/proposals', { body: { base_revision, diff: 'not a diff', summary: 'A change' } }),
       400,
       'invalid_input',
       'diff is not a unified diff of one file',
     );
+    expect(notDiff.errors).toEqual([
+      { path: '/diff', keyword: 'x-room', message: 'is not a unified diff of one file' },
+    ]);
     expectProblem(
       await w.alice.POST('/workspace/proposals', { body: { base_revision: 0, content: 'x', summary: 'A change' } }),
       400,

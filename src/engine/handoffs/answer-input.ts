@@ -7,7 +7,7 @@ import type {
   TaskUpdateOutput,
 } from '../../../generated/types.js';
 import type { TaskRow } from '../../store/rows.js';
-import { DomainError } from '../../errors.js';
+import { DomainError, invalidField } from '../../errors.js';
 import { change, handoffView, taskView, type Change, type Room } from '../room.js';
 import { toHandoffInput } from '../row-mapping.js';
 import { checkAnswer } from './answer-form.js';
@@ -116,19 +116,15 @@ export function answerHandoffInput(
     let key = args.key;
     if (key === undefined) {
       if (open.length > 1) {
-        throw new DomainError(
-          'invalid_input',
-          `handoff ${handoff.id} has ${open.length} open questions: ${listed}; say which with key`,
-          { field: 'key', open: keys },
-        );
+        throw invalidField('key', `is needed: handoff ${handoff.id} has ${open.length} open questions: ${listed}`, {
+          open: keys,
+        });
       }
       key = keys[0]!;
     } else if (!keys.includes(key)) {
-      throw new DomainError(
-        'invalid_input',
-        `key ${key} is not an open question of handoff ${handoff.id}; open: ${listed}`,
-        { field: 'key', open: keys },
-      );
+      throw invalidField('key', `${key} is not an open question of handoff ${handoff.id}; open: ${listed}`, {
+        open: keys,
+      });
     }
     const { task: updated } = answerOnTask(room, changing, caller, task, { [key]: args.response }, () => ['response']);
     return {

@@ -1,7 +1,7 @@
 import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffCreateOutput } from '../../../generated/types.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
-import { DomainError } from '../../errors.js';
+import { DomainError, invalidField } from '../../errors.js';
 import { newCorrelationId, newHandoffId, newTaskId } from '../ids.js';
 import {
   MAX_ACTIVE_TASKS,
@@ -33,9 +33,7 @@ export function createHandoff(room: Room, caller: Caller, args: InputOf<'createH
       }
     }
     if (args.assignee !== undefined && !isParticipant(room, args.assignee)) {
-      throw new DomainError('invalid_input', `assignee ${args.assignee} is not a participant of this room`, {
-        field: 'assignee',
-      });
+      throw invalidField('assignee', `${args.assignee} is not a participant of this room`);
     }
     const active = room.store.countActiveTasks();
     if (active >= MAX_ACTIVE_TASKS) {

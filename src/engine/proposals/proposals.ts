@@ -7,7 +7,7 @@ import { hashBytes, writeArtifactFileAtomically } from '../../store/artifact-fil
 import type { ProposalRow, RevisionRow } from '../../store/rows.js';
 import { currentRevision, notTextNow, syncArtifact } from '../artifact/artifact.js';
 import { decodeArtifact, textProblem } from '../artifact/text.js';
-import { DomainError, StorageError } from '../../errors.js';
+import { DomainError, invalidField, StorageError } from '../../errors.js';
 import { appendHistory } from '../history.js';
 import { change, type Room } from '../room.js';
 import { recordAcceptedWrite } from './accepted-write.js';
@@ -28,10 +28,10 @@ function applyDiff(base: RevisionRow & { content: string }, diff: string): strin
     if (patches.length !== 1 || patches[0]!.hunks.length === 0) throw new Error('not one file with changes');
     patched = applyPatch(base.content, diff);
   } catch {
-    throw new DomainError('invalid_input', 'diff is not a unified diff of one file', { field: 'diff' });
+    throw invalidField('diff', 'is not a unified diff of one file');
   }
   if (patched === false) {
-    throw new DomainError('invalid_input', `diff does not apply to revision ${base.number}`, { field: 'diff' });
+    throw invalidField('diff', `does not apply to revision ${base.number}`);
   }
   return patched;
 }
@@ -46,8 +46,7 @@ export function proposeChange(room: Room, caller: Caller, args: InputOf<'propose
   return change(room, ({ now, record }) => {
     const base = room.workspace.getRevision(args.base_revision);
     if (!base) {
-      throw new DomainError('invalid_input', `base_revision ${args.base_revision} does not exist`, {
-        field: 'base_revision',
+      throw invalidField('base_revision', `${args.base_revision} does not exist`, {
         current_revision: currentRevision(room).number,
       });
     }
