@@ -583,7 +583,7 @@ export const toolCatalog = [
           title: 'Progress',
           type: 'number',
           minimum: 0,
-          description: 'How much is done.',
+          description: 'How much is done; at most total, when total is given.',
         },
         total: {
           title: 'Total',

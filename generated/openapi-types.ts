@@ -958,7 +958,7 @@ export interface components {
             message: string;
             /**
              * Progress
-             * @description How much is done.
+             * @description How much is done; at most total, when total is given.
              */
             progress?: number;
             /**

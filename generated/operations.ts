@@ -378,7 +378,7 @@ export const operations = {
           field: 'progress',
           as: 'number',
           required: false,
-          description: 'How much is done',
+          description: 'How much is done; at most total, when total is given',
         },
         {
           flags: '--total <n>',

@@ -1098,7 +1098,7 @@ export interface HandoffProgressInput {
    */
   message: string;
   /**
-   * How much is done.
+   * How much is done; at most total, when total is given.
    */
   progress?: number;
   /**

@@ -22749,7 +22749,12 @@ const schema107 = {
   properties: {
     handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
     message: { title: "Message", type: "string", minLength: 1, maxLength: 500, description: "What is being done now." },
-    progress: { title: "Progress", type: "number", minimum: 0, description: "How much is done." },
+    progress: {
+      title: "Progress",
+      type: "number",
+      minimum: 0,
+      description: "How much is done; at most total, when total is given.",
+    },
     total: { title: "Total", type: "number", exclusiveMinimum: 0, description: "How much there is to do." },
   },
   required: ["handoff_id", "message"],

@@ -117,6 +117,13 @@ describe('a report by anyone else, or on an ended task', () => {
     const bad = await reportOverRest(s.tokens.bob, handoffId, { message: 'x'.repeat(501) });
     expect(bad.status).toBe(400);
     expect(bad.body.detail).toBe('message must NOT have more than 500 characters');
+    // More done than there is to do.
+    const past = await reportOverRest(s.tokens.bob, handoffId, { message: 'Over', progress: 120, total: 100 });
+    expect(past.status).toBe(400);
+    expect(past.body).toMatchObject({
+      detail: 'progress 120 is more than total 100',
+      errors: [{ path: '/progress', keyword: 'x-room' }],
+    });
     expect(dumpDatabase(s.room)).toEqual(before);
   });
 

@@ -2,7 +2,7 @@ import type { InputOf } from '../../../generated/operations.js';
 import type { Caller, HandoffProgressInput, HandoffProgressOutput, Progress } from '../../../generated/types.js';
 import type { HandoffRow, TaskRow } from '../../store/rows.js';
 import { toTimestamp } from '../clock.js';
-import { DomainError, isDomainError } from '../../errors.js';
+import { DomainError, invalidField, isDomainError } from '../../errors.js';
 import { PROGRESS_INTERVAL_MS } from '../limits.js';
 import { change, handoffView, taskView, type Change, type Room } from '../room.js';
 import type { WaitingReport } from '../progress-pacer.js';
@@ -69,6 +69,10 @@ function commitWaiting(room: Room, report: WaitingReport<Change>): void {
  * committed. A waiting report is answered `committed: false`.
  */
 export function reportProgress(room: Room, caller: Caller, args: InputOf<'reportProgress'>): HandoffProgressOutput {
+  // MCP's progress counts towards its total: past it, a progress bar would read more than done.
+  if (args.progress !== undefined && args.total !== undefined && args.progress > args.total) {
+    throw invalidField('progress', `${args.progress} is more than total ${args.total}`);
+  }
   const { handoff, task } = reportable(room, caller, args.handoff_id);
   const now = room.clock.now();
   const last = room.progress.lastCommit.get(task.id);
