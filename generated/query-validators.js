@@ -1544,6 +1544,7 @@ const schema29 = {
   minLength: 1,
   maxLength: 64,
   pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+  "x-pattern-name": "a name of letters, digits, '.', '_' or '-', with a letter or digit first",
 };
 const pattern3 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");
 

@@ -1832,6 +1832,7 @@ const schema25 = {
   minLength: 1,
   maxLength: 64,
   pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+  "x-pattern-name": "a name of letters, digits, '.', '_' or '-', with a letter or digit first",
 };
 const pattern5 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");
 
@@ -7605,6 +7606,7 @@ const schema42 = {
   minLength: 1,
   maxLength: 128,
   pattern: "^[A-Za-z0-9._:-]+$",
+  "x-pattern-name": "a key of letters, digits, '.', '_', ':' or '-'",
 };
 const pattern6 = new RegExp("^[A-Za-z0-9._:-]+$", "u");
 

@@ -33,6 +33,7 @@ const schema22 = {
   minLength: 1,
   maxLength: 128,
   pattern: "^[A-Za-z0-9._:-]+$",
+  "x-pattern-name": "a key of letters, digits, '.', '_', ':' or '-'",
 };
 const pattern3 = new RegExp("^[A-Za-z0-9._:-]+$", "u");
 

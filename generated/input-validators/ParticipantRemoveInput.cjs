@@ -24,6 +24,7 @@ const schema31 = {
   minLength: 1,
   maxLength: 64,
   pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
+  "x-pattern-name": "a name of letters, digits, '.', '_' or '-', with a letter or digit first",
 };
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern7 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");

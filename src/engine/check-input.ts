@@ -21,9 +21,14 @@ function hiddenCharacter(value: unknown, at: number): string {
   return ` (U+${code} at index ${[...value.slice(0, at)].length})`;
 }
 
-function describe(error: ErrorObject, root: string | null, input: unknown): string {
+/** The field an error is about, as a message names it: `input_responses.k.action`, under `root` when given. */
+function whereOf(error: ErrorObject, root: string | null): string {
   const path = error.instancePath.slice(1).replaceAll('/', '.');
-  const where = path === '' ? (root ?? 'input') : root ? `${root}.${path}` : path;
+  return path === '' ? (root ?? 'input') : root ? `${root}.${path}` : path;
+}
+
+function describe(error: ErrorObject, root: string | null, input: unknown): string {
+  const where = whereOf(error, root);
   switch (error.keyword) {
     case 'pattern': {
       const named = (error.parentSchema as { 'x-pattern-name'?: string } | undefined)?.['x-pattern-name'];
@@ -78,14 +83,41 @@ function choicesSaid(errors: ErrorObject[], root: string | null): { errors: Erro
   return { errors: rest, said };
 }
 
+/**
+ * A key an object's `propertyNames` refuses: Ajv says why at the object,
+ * without the key (`must be a key of letters...`), then "property name must
+ * be valid" with the key. Said as one: `input_responses has the key "a b",
+ * which must be a key of letters...`.
+ */
+function keysSaid(
+  errors: ErrorObject[],
+  root: string | null,
+  input: unknown,
+): { errors: ErrorObject[]; said: string[] } {
+  const said: string[] = [];
+  const told = new Set<ErrorObject>();
+  errors.forEach((error, at) => {
+    if (error.keyword !== 'propertyNames') return;
+    const key = JSON.stringify((error.params as { propertyName: string }).propertyName);
+    const why = errors[at - 1]?.instancePath === error.instancePath ? errors[at - 1] : undefined;
+    // What is wrong with the key, said of the object: what follows the object's name.
+    const what = why ? describe(why, root, input).slice(whereOf(why, root).length + 1) : 'is not allowed';
+    said.push(`${whereOf(error, root)} has the key ${key}, which ${what}`);
+    told.add(error);
+    if (why) told.add(why);
+  });
+  return { errors: errors.filter((error) => !told.has(error)), said };
+}
+
 /** One line naming each failing field and why; `root` prefixes the paths (e.g. "params"); `input` is what was checked. */
 export function formatValidationErrors(
   errors: ErrorObject[] | null | undefined,
   root: string | null = null,
   input: unknown = undefined,
 ): string {
-  const { errors: rest, said } = choicesSaid(errors ?? [], root);
-  return [...new Set([...rest.map((error) => describe(error, root, input)), ...said])].join('; ');
+  const keys = keysSaid(errors ?? [], root, input);
+  const { errors: rest, said } = choicesSaid(keys.errors, root);
+  return [...new Set([...rest.map((error) => describe(error, root, input)), ...keys.said, ...said])].join('; ');
 }
 
 /** The top-level field under which `input` nests deeper than the limit, or null; walked without recursion. */

@@ -582,6 +582,15 @@ describe('a whole handoff over raw fetch', () => {
         'inputResponses.tone.content.tone is not a field of the form (it asks for answer); inputResponses.tone.content.answer is required',
       data: { errors: [expect.objectContaining({ path: '/inputResponses/tone/content/tone' }), expect.anything()] },
     });
+    // A key no request could have is named, with why.
+    const badKey = await taskRpc(s, 'alice', 'tasks/update', {
+      taskId,
+      inputResponses: { 'a b': { action: 'decline' } },
+    });
+    expect(badKey.body.error).toMatchObject({
+      code: -32602,
+      message: `inputResponses has the key "a b", which must be a key of letters, digits, '.', '_', ':' or '-'`,
+    });
     expect((await taskRpc(s, 'alice', 'tasks/get', { taskId })).body.result.status).toBe('input_required');
 
     const answered = await taskRpc(s, 'alice', 'tasks/update', {

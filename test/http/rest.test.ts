@@ -544,7 +544,7 @@ describe('POST /workspace/handoffs/{handoff_id}/input-requests (requestHandoffIn
       await ask(w.bob, handoff_id, { message: 'x', key: 'no spaces' }),
       400,
       'invalid_input',
-      'key must match pattern "^[A-Za-z0-9._:-]+$"',
+      `key must be a key of letters, digits, '.', '_', ':' or '-' (got "no spaces")`,
     );
   });
 
@@ -1494,7 +1494,7 @@ describe('POST /workspace/participants (addParticipant)', () => {
       await add(w.admin, '-erin'),
       400,
       'invalid_input',
-      'name must match pattern "^[A-Za-z0-9][A-Za-z0-9._-]*$"',
+      `name must be a name of letters, digits, '.', '_' or '-', with a letter or digit first (got "-erin")`,
     );
     expectProblem(
       await w.admin.POST('/workspace/participants', { body: {} as never }),
@@ -1529,7 +1529,7 @@ describe('DELETE /workspace/participants/{name} (removeParticipant)', () => {
       await remove(w.admin, 'not a name'),
       400,
       'invalid_input',
-      'name must match pattern "^[A-Za-z0-9][A-Za-z0-9._-]*$"',
+      `name must be a name of letters, digits, '.', '_' or '-', with a letter or digit first (got "not a name")`,
     );
   });
 
@@ -1564,7 +1564,7 @@ describe('GET /workspace/sessions (listSessions)', () => {
       await w.admin.GET('/workspace/sessions', { params: { query: { participant: '*' } } }),
       400,
       'invalid_input',
-      'participant must match pattern "^[A-Za-z0-9][A-Za-z0-9._-]*$"',
+      `participant must be a name of letters, digits, '.', '_' or '-', with a letter or digit first (got "*")`,
     );
     expectProblem(
       await w.admin.GET('/workspace/sessions', { params: { query: { active: 'yes' } as never } }),
