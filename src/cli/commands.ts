@@ -9,7 +9,8 @@ import { operations, type Operation, type OperationId } from '../../generated/op
 import type { TaskUpdateOutput } from '../../generated/types.js';
 import { caFile, restBaseOf, sessionToken } from './connect.js';
 import { execute, type RoomTarget } from './executor.js';
-import { fieldValue, flagName, parserOf } from './flags.js';
+import { inDoorTerms, isDomainError } from '../errors.js';
+import { fieldValue, flagName, flagTerms, parserOf } from './flags.js';
 import { FILE_ARGUMENT } from './options.js';
 import { answer, CommandFailure } from './output.js';
 import { renderPlain, type RenderContext } from './render/index.js';
@@ -87,7 +88,9 @@ function addOperationCommand(program: Command, operation: Operation): void {
     if (participant === null && 'file' in target && operation.actor === 'participant') {
       throw new InvalidArgumentError('missing --participant (who acts, with FILE)');
     }
-    const output = await execute(target, operation, input, participant);
+    const output = await execute(target, operation, input, participant).catch((error: unknown) => {
+      throw isDomainError(error) ? inDoorTerms(error, flagTerms(operation)) : error;
+    });
     nothingDone(operation.id as OperationId, output, room);
     const context: RenderContext = {
       room,

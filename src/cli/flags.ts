@@ -65,6 +65,22 @@ export function parserOf(option: CliOption): ((text: string, previous: unknown) 
   return undefined;
 }
 
+/** Conversions after which the flag's value is the field's, as the user typed it: `--expires-in 0` is `expires_in_seconds` 0. */
+const AS_TYPED = new Set(['number', 'duration', 'on_off', 'capabilities']);
+
+/**
+ * The flag that gives each field by itself, to name it by in a refusal
+ * (`--expires-in must be >= 1`, not `expires_in_seconds`): a field two
+ * flags give, or one a flag builds (--answer's `response`), keeps its name.
+ */
+export function flagTerms(operation: Operation): { field: string; name: string }[] {
+  const options: readonly CliOption[] = operation.cli.options;
+  return options
+    .filter((option) => !('as' in option) || AS_TYPED.has(option.as))
+    .filter((option) => options.filter((other) => other.field === option.field).length === 1)
+    .map((option) => ({ field: option.field, name: flagName(option) }));
+}
+
 /** A file named by a flag, as UTF-8 text; a file that cannot be read is a usage error naming the flag. */
 function readFlagFile(flag: string, file: string): string {
   let bytes: Buffer;

@@ -46,7 +46,7 @@ test('two questions open: the key is asked for, listing them; an unknown key is 
   ).toEqual({
     code: 1,
     stdout: '',
-    stderr: `ce: key is needed: handoff ${handoffId} has 2 open questions: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?")\n`,
+    stderr: `ce: --key is needed: handoff ${handoffId} has 2 open questions: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?")\n`,
   });
   expect(
     result(
@@ -55,7 +55,7 @@ test('two questions open: the key is asked for, listing them; an unknown key is 
   ).toEqual({
     code: 1,
     stdout: '',
-    stderr: `ce: key in_nope is not an open question of handoff ${handoffId}; open: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?")\n`,
+    stderr: `ce: --key in_nope is not an open question of handoff ${handoffId}; open: ${keys[0]} ("Which spelling?"), ${keys[1]} ("How long?")\n`,
   });
 });
 

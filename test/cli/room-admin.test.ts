@@ -215,6 +215,7 @@ describe.concurrent('usage errors and refusals', () => {
       limit,
       caps,
       expiresIn,
+      expiresNow,
       zed,
       noRoom,
       broken,
@@ -231,6 +232,7 @@ describe.concurrent('usage errors and refusals', () => {
       ce(['history', file, '--limit', 'abc', '--json']),
       ce(['session', 'create', file, '--participant', 'alice', '--caps', 'read,fly']),
       ce(['session', 'create', file, '--participant', 'alice', '--caps', 'read', '--expires-in', 'soon']),
+      ce(['session', 'create', file, '--participant', 'alice', '--caps', 'read', '--expires-in', '0']),
       ce(['session', 'create', second, '--participant', 'zed', '--caps', 'read']),
       ce(['participant', 'add', notARoom, 'alice']),
       ce(['participant', 'list', corrupt]),
@@ -256,6 +258,8 @@ describe.concurrent('usage errors and refusals', () => {
       2,
       /^ce: --expires-in must be a whole number of seconds, or N with s, m, h or d \(15m, 12h, 30d\) \(got "soon"\)$/m,
     );
+    // The room's refusal names the flag that gave the field (expires_in_seconds).
+    failedWith(expiresNow, 1, /^ce: --expires-in must be >= 1$/m);
     failedWith(zed, 1, /^ce: zed is not a participant of this room$/m);
     failedWith(noRoom, 1, /^ce: no room for .*; make it a room first: ce init /m);
     const notOurs = (why: string) =>

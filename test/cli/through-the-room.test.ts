@@ -88,8 +88,9 @@ test(
     failedWith(refused[0]!, 1, /^ce: alice is already a participant of this room$/m);
     failedWith(refused[1]!, 1, /nobody/);
     failedWith(refused[2]!, 1, /nobody/);
-    const invalid = failedWithJson(refused[3]!, 'invalid_input', /^capabilities must NOT have duplicate items/);
-    expect(invalid).toMatchObject({ details: { errors: [{ path: '/capabilities', keyword: 'uniqueItems' }] } });
+    const invalid = failedWithJson(refused[3]!, 'invalid_input', /^--caps must NOT have duplicate items/);
+    // Named by the flag given, in the message and in details.errors.
+    expect(invalid).toMatchObject({ details: { errors: [{ path: '/--caps', keyword: 'uniqueItems' }] } });
     failedWith(refused[4]!, 1, /^ce: unknown session se_nope$/m);
     failedWith(refused[5]!, 1, /^ce: unknown task$/m);
     failedWith(refused[6]!, 1, /^ce: unknown task$/m); // bob has not accepted: not his to see
