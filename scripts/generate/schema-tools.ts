@@ -94,7 +94,9 @@ export function compactSchema(defs: Record<string, Json>, schema: Json, depth = 
 
 /**
  * A tool's input schema, complete for validation and labels but without
- * what only documents: the definitions' own titles and long descriptions.
+ * what only documents: the definitions' own titles and long descriptions,
+ * and a pattern's meaning in words (x-pattern-name, which the room's
+ * refusals say).
  */
 export function leanInputSchema(schema: Json): Json {
   const lean = (node: unknown, inDefs: boolean): unknown => {
@@ -102,7 +104,7 @@ export function leanInputSchema(schema: Json): Json {
     if (node === null || typeof node !== 'object') return node;
     return Object.fromEntries(
       Object.entries(node as Json)
-        .filter(([key]) => key !== 'description' && !(inDefs && key === 'title'))
+        .filter(([key]) => key !== 'description' && key !== 'x-pattern-name' && !(inDefs && key === 'title'))
         .map(([key, value]) => {
           if (key === '$defs' || key === 'properties') {
             return [
