@@ -678,8 +678,16 @@ export const operations = {
           flags: '--answer <text>',
           field: 'input_responses',
           as: 'answer',
-          required: true,
-          description: 'the answer, accepted',
+          required: false,
+          description: 'the answer, accepted, for a request of the one-field answer form',
+        },
+        {
+          flags: '--content-file <file>',
+          field: 'input_responses',
+          as: 'answer',
+          required: false,
+          description:
+            "a JSON file of the form's fields, accepted, for a request with a form of its own (ce task lists its fields)",
         },
       ],
     },

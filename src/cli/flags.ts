@@ -133,9 +133,22 @@ export function fieldValue(option: CliOption, value: unknown, given: Record<stri
     case 'accepted_content':
       // --content-file F: the request accepted with the form's fields, as the file gives them.
       return { action: 'accept', content: readJsonFile(flag, value as string) };
-    case 'answer':
-      // --key K --answer A: the owner accepts the request K with the one-string form's answer.
-      return { [given.key as string]: { action: 'accept', content: { answer: given.answer } } };
+    case 'answer': {
+      // --key K --answer A: the owner accepts the request K with the one-string form's answer;
+      // --key K --content-file F, with the form's fields as the file gives them.
+      if ((given.answer === undefined) === (given.contentFile === undefined)) {
+        throw new InvalidArgumentError(
+          given.answer === undefined
+            ? 'missing --answer or --content-file'
+            : 'give one of --answer or --content-file, not both',
+        );
+      }
+      const content =
+        given.answer === undefined
+          ? readJsonFile('--content-file', given.contentFile as string)
+          : { answer: given.answer };
+      return { [given.key as string]: { action: 'accept', content } };
+    }
     default:
       return value; // already converted by its parser
   }

@@ -175,3 +175,44 @@ test('a question with a form of its own: ce handoff lists its fields, and --cont
     ].join('\n'),
   );
 });
+
+test("ce task lists a request's own fields, and ce task-answer --content-file fills them in; one of --answer or --content-file", async () => {
+  const formFile = path.join(tempDir(), 'notes.md');
+  writeFileSync(formFile, '# Notes\n');
+  const room = openRoom(formFile, { command: 'vitest' });
+  let id: string;
+  try {
+    syncArtifact(room);
+    for (const name of ['alice', 'bob']) addParticipant(room, LOCAL_OPERATOR, { name });
+    const bob = caller('bob', ['read', 'write']);
+    id = createHandoff(room, caller('alice', ['read', 'write']), { summary: 'Count', assignee: 'bob' }).handoff
+      .handoff_id;
+    acceptHandoff(room, bob, { handoff_id: id });
+    requestHandoffInput(room, bob, {
+      handoff_id: id,
+      key: 'count',
+      message: 'How many?',
+      requested_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    });
+  } finally {
+    room.close();
+  }
+  const shown = await ce(['handoff', formFile, id, '--participant', 'alice', '--json']);
+  const taskId = (JSON.parse(shown.stdout) as { task: { taskId: string } }).task.taskId;
+  expect((await ce(['task', formFile, taskId, '--participant', 'alice'])).stdout).toContain(
+    ['input requests: count: How many?', '                  field n (integer, required)'].join('\n'),
+  );
+  const answer = (...flags: string[]) =>
+    ce(['task-answer', formFile, taskId, '--participant', 'alice', '--key', 'count', ...flags]);
+  const file = path.join(tempDir(), 'answer.json');
+  writeFileSync(file, '{"n": 4}');
+  expect(result(await answer())).toEqual({ code: 2, stdout: '', stderr: 'ce: missing --answer or --content-file\n' });
+  expect(result(await answer('--answer', '4', '--content-file', file))).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: 'ce: give one of --answer or --content-file, not both\n',
+  });
+  const done = await answer('--content-file', file);
+  expect(done.code).toBe(0);
+  expect(done.stdout.split('\n')[0]).toBe(`answered count; task ${taskId} is working`);
+});

@@ -205,7 +205,10 @@ export function taskFields(task: DetailedTask): string {
     ['poll', `${task.pollIntervalMs / 1000} s`],
   ];
   if (task.status === 'input_required') {
-    const requests = Object.entries(task.inputRequests).map(([key, request]) => `${key}: ${request!.params.message}`);
+    // Each request, and the fields of a form of its own (ce task-answer --content-file fills them in).
+    const requests = Object.entries(task.inputRequests).map(([key, request]) =>
+      [`${key}: ${request!.params.message}`, ...(formFields(request!.params.requestedSchema) ?? [])].join('\n'),
+    );
     pairs.push(['input requests', requests.join('\n')]);
   }
   if (task.status === 'completed') pairs.push(['result', resultText(task.result)]);
