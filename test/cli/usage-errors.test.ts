@@ -37,8 +37,13 @@ describe('exit 2: a usage error names the flags as typed', () => {
     ['a required flag left out', ['handoff-create', '{file}', '--participant', 'bob'], 'ce: missing --summary\n'],
     [
       'two required flags left out',
-      ['task-answer', '{file}', 'tk_x', '--participant', 'bob'],
-      'ce: missing --key and --answer\n',
+      ['session', 'create', '{file}'],
+      'ce: missing --participant and --caps\n',
+    ],
+    [
+      'an answer given neither way',
+      ['task-answer', '{file}', 'tk_x', '--participant', 'bob', '--key', 'k'],
+      'ce: missing --answer or --content-file\n',
     ],
     [
       'none of the flags of which one is needed',
