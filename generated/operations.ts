@@ -660,6 +660,7 @@ export const operations = {
     cli: {
       command: 'task-answer',
       example: 'ce task-answer notes.md tk_Xy3... --participant alice --key in_Ab1 --answer British',
+      exactlyOne: ['input_responses'],
       arguments: [
         {
           field: 'task_id',

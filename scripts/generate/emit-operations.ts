@@ -34,17 +34,15 @@ const helpOf = (property: Json): string =>
 /**
  * The fields of which the command takes exactly one, each by one of its
  * flags, as `exactlyOne`: those of a top-level oneOf of one required field
- * each, or a required field that more than one flag gives (`--answer` or
- * `--content-file`).
+ * each, or a required field that more than one flag not required gives
+ * (`--answer` or `--content-file`; `--key`, required, goes with either).
  */
 function exactlyOneOf(input: Json, options: Operation['cli']['options']): { exactlyOne?: string[] } {
   const alternatives = input.oneOf as { required?: string[] }[] | undefined;
   if (!alternatives) {
-    // Flags the table marks required all go together (--key and --answer make one answer).
-    const flagsOf = (field: string) => Object.values(options).filter((option) => option.field === field);
-    const chosen = ((input.required ?? []) as string[]).filter(
-      (field) => flagsOf(field).length > 1 && !flagsOf(field).some((option) => option.required),
-    );
+    const choices = (field: string) =>
+      Object.values(options).filter((option) => option.field === field && !option.required).length;
+    const chosen = ((input.required ?? []) as string[]).filter((field) => choices(field) > 1);
     if (chosen.length > 1)
       throw new Error(`${String(input.title)}: one field at most may be given by one of its flags`);
     return chosen.length === 1 ? { exactlyOne: chosen } : {};

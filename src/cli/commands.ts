@@ -141,7 +141,10 @@ function checkFlags(operation: Operation, options: Record<string, unknown>): voi
   if (!('exactlyOne' in operation.cli)) return;
   const exclusive: readonly string[] = operation.cli.exactlyOne;
   // Only where every field of the choice is a flag: a field given as an argument makes the choice itself.
-  const flags = exclusive.map((field) => operation.cli.options.filter((o) => o.field === field).map(flagName));
+  // A required flag of the field (--key beside --answer) is no choice: it was checked above.
+  const flags = exclusive.map((field) =>
+    operation.cli.options.filter((o) => o.field === field && !o.required).map(flagName),
+  );
   if (flags.some((forField) => forField.length === 0)) return;
   const all = flags.flat();
   const chosen = all.filter(given);

@@ -135,14 +135,7 @@ export function fieldValue(option: CliOption, value: unknown, given: Record<stri
       return { action: 'accept', content: readJsonFile(flag, value as string) };
     case 'answer': {
       // --key K --answer A: the owner accepts the request K with the one-string form's answer;
-      // --key K --content-file F, with the form's fields as the file gives them.
-      if ((given.answer === undefined) === (given.contentFile === undefined)) {
-        throw new InvalidArgumentError(
-          given.answer === undefined
-            ? 'missing --answer or --content-file'
-            : 'give one of --answer or --content-file, not both',
-        );
-      }
+      // --key K --content-file F, with the form's fields as the file gives them (one of the two: checkFlags).
       const content =
         given.answer === undefined
           ? readJsonFile('--content-file', given.contentFile as string)
