@@ -13,6 +13,7 @@ import {
   requestHandoffInput,
   syncArtifact,
 } from '../helpers/engine.js';
+import type { InputOf } from '../../generated/operations.js';
 import { caller, tempDir } from '../helpers/room.js';
 import { ce, type CeRun } from '../helpers/run-ce.js';
 
@@ -103,34 +104,36 @@ test('ce task-answer with a key that is not open: nothing answered, said so, exi
   });
 });
 
-test('a question with a form of its own: ce handoff lists its fields, and --content-file answers it where --answer cannot', async () => {
+/** A room of its own where bob accepted alice's handoff and asked `question`: its file, the handoff and the key. */
+function askedInRoomOfItsOwn(question: Omit<InputOf<'requestHandoffInput'>, 'handoff_id'>) {
   const formFile = path.join(tempDir(), 'notes.md');
   writeFileSync(formFile, '# Notes\n');
   const room = openRoom(formFile, { command: 'vitest' });
-  let id: string;
-  let key: string;
   try {
     syncArtifact(room);
     for (const name of ['alice', 'bob']) addParticipant(room, LOCAL_OPERATOR, { name });
     const bob = caller('bob', ['read', 'write']);
-    id = createHandoff(room, caller('alice', ['read', 'write']), { summary: 'Count', assignee: 'bob' }).handoff
+    const id = createHandoff(room, caller('alice', ['read', 'write']), { summary: 'Count', assignee: 'bob' }).handoff
       .handoff_id;
     acceptHandoff(room, bob, { handoff_id: id });
-    key = requestHandoffInput(room, bob, {
-      handoff_id: id,
-      message: 'How many, and which parts?',
-      requested_schema: {
-        type: 'object',
-        properties: {
-          n: { type: 'integer', title: 'How many' },
-          parts: { type: 'array', items: { type: 'string', enum: ['intro', 'end'] } },
-        },
-        required: ['n'],
-      },
-    }).key;
+    return { formFile, id, key: requestHandoffInput(room, bob, { handoff_id: id, ...question }).key };
   } finally {
     room.close();
   }
+}
+
+test('a question with a form of its own: ce handoff lists its fields, and --content-file answers it where --answer cannot', async () => {
+  const { formFile, id, key } = askedInRoomOfItsOwn({
+    message: 'How many, and which parts?',
+    requested_schema: {
+      type: 'object',
+      properties: {
+        n: { type: 'integer', title: 'How many' },
+        parts: { type: 'array', items: { type: 'string', enum: ['intro', 'end'] } },
+      },
+      required: ['n'],
+    },
+  });
   const shown = await ce(['handoff', formFile, id]);
   expect(shown.stdout).toContain(
     [
@@ -177,26 +180,11 @@ test('a question with a form of its own: ce handoff lists its fields, and --cont
 });
 
 test("ce task lists a request's own fields, and ce task-answer --content-file fills them in; one of --answer or --content-file", async () => {
-  const formFile = path.join(tempDir(), 'notes.md');
-  writeFileSync(formFile, '# Notes\n');
-  const room = openRoom(formFile, { command: 'vitest' });
-  let id: string;
-  try {
-    syncArtifact(room);
-    for (const name of ['alice', 'bob']) addParticipant(room, LOCAL_OPERATOR, { name });
-    const bob = caller('bob', ['read', 'write']);
-    id = createHandoff(room, caller('alice', ['read', 'write']), { summary: 'Count', assignee: 'bob' }).handoff
-      .handoff_id;
-    acceptHandoff(room, bob, { handoff_id: id });
-    requestHandoffInput(room, bob, {
-      handoff_id: id,
-      key: 'count',
-      message: 'How many?',
-      requested_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
-    });
-  } finally {
-    room.close();
-  }
+  const { formFile, id } = askedInRoomOfItsOwn({
+    key: 'count',
+    message: 'How many?',
+    requested_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+  });
   const shown = await ce(['handoff', formFile, id, '--participant', 'alice', '--json']);
   const taskId = (JSON.parse(shown.stdout) as { task: { taskId: string } }).task.taskId;
   expect((await ce(['task', formFile, taskId, '--participant', 'alice'])).stdout).toContain(
