@@ -304,14 +304,14 @@ export const toolCatalog = [
           type: 'string',
           minLength: 1,
           maxLength: 100,
-          description: "The handoff's id (give this or task_id).",
+          description: "The handoff's id.",
         },
         task_id: {
           title: 'Task ID',
           type: 'string',
           minLength: 1,
           maxLength: 100,
-          description: "The task's id (give this or handoff_id).",
+          description: "The id of the handoff's task, in place of handoff_id.",
         },
       },
       oneOf: [

@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Read a handoff (its task only for owner and assignee)
-         * @description Names a handoff by its id or by its task's id: exactly one of the two.
+         * @description Names a handoff by its id, or over MCP by its task's id: exactly one of the two.
          */
         get: operations["getHandoff"];
         put?: never;
@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a handoff's question, by the handoff
-         * @description The owner answers a handoff's open question (an unknown key is refused, unlike tasks/update).
+         * @description The owner answers a handoff's open question (an unknown key is refused).
          */
         post: operations["answerHandoffInput"];
         delete?: never;
@@ -807,7 +807,7 @@ export interface components {
         };
         /**
          * HandoffAnswerInputBody
-         * @description The owner answers a handoff's open question (an unknown key is refused, unlike tasks/update). The handoff_id comes from the path.
+         * @description The owner answers a handoff's open question (an unknown key is refused). The handoff_id comes from the path.
          */
         HandoffAnswerInputBody: {
             /**
@@ -1435,7 +1435,7 @@ export interface components {
         TaskRefInput: {
             /**
              * Task ID
-             * @description The task's id (Mcp-Name of tasks/* requests).
+             * @description The task's id (over MCP, also the Mcp-Name header of tasks/* requests).
              */
             task_id: string;
         };
@@ -1446,7 +1446,7 @@ export interface components {
         TaskUpdateInput: {
             /**
              * Task ID
-             * @description The task's id (Mcp-Name of tasks/* requests).
+             * @description The task's id (over MCP, also the Mcp-Name header of tasks/* requests).
              */
             task_id: string;
             /** Input responses */
@@ -1557,7 +1557,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1568,6 +1568,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1619,7 +1637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1722,7 +1740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1733,6 +1751,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1780,7 +1816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1798,7 +1834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1809,6 +1845,15 @@ export interface operations {
             };
             /** @description The body or a value in it is too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1880,7 +1925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1898,7 +1943,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1987,7 +2032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2005,7 +2050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2094,7 +2139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2112,7 +2157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2201,7 +2246,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,7 +2264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2308,7 +2353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2326,7 +2371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2415,7 +2460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2433,7 +2478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2521,7 +2566,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2532,6 +2577,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2579,7 +2642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2590,6 +2653,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2639,7 +2720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2735,7 +2816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2831,7 +2912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2842,6 +2923,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2893,7 +2992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2904,6 +3003,15 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2987,7 +3095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2998,6 +3106,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3049,7 +3175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3067,7 +3193,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3156,7 +3282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3174,7 +3300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3263,7 +3389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3281,7 +3407,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3364,7 +3490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3375,6 +3501,33 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3423,7 +3576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3434,6 +3587,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3481,7 +3652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3492,6 +3663,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3543,7 +3732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3561,7 +3750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3646,7 +3835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3657,6 +3846,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3720,8 +3927,35 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3769,7 +4003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3780,6 +4014,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3831,7 +4083,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3925,7 +4177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3943,8 +4195,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The record is in the wrong state, or the base revision is stale */
+            /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4008,7 +4278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4019,6 +4289,24 @@ export interface operations {
             };
             /** @description No such record, or one the caller may not see */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The body or a value in it is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description A body is sent, and not as application/json (this route takes none) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4068,7 +4356,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The session lacks the capability, or the caller is the wrong participant */
+            /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
                     [name: string]: unknown;

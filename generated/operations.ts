@@ -172,7 +172,7 @@ export const operations = {
       arguments: [
         {
           field: 'handoff_id',
-          description: "The handoff's id (give this or task_id)",
+          description: "The handoff's id",
         },
       ],
       options: [],
@@ -631,7 +631,7 @@ export const operations = {
       arguments: [
         {
           field: 'task_id',
-          description: "The task's id (Mcp-Name of tasks/* requests)",
+          description: "The task's id (over MCP, also the Mcp-Name header of tasks/* requests)",
         },
       ],
       options: [],
@@ -664,7 +664,7 @@ export const operations = {
       arguments: [
         {
           field: 'task_id',
-          description: "The task's id (Mcp-Name of tasks/* requests)",
+          description: "The task's id (over MCP, also the Mcp-Name header of tasks/* requests)",
         },
       ],
       options: [
@@ -719,7 +719,7 @@ export const operations = {
       arguments: [
         {
           field: 'task_id',
-          description: "The task's id (Mcp-Name of tasks/* requests)",
+          description: "The task's id (over MCP, also the Mcp-Name header of tasks/* requests)",
         },
       ],
       options: [],
@@ -733,7 +733,7 @@ export const operations = {
     changes: true,
     actor: 'participant',
     capability: 'write',
-    errors: ['forbidden', 'not_found', 'too_large'],
+    errors: ['forbidden', 'not_found', 'conflict', 'too_large'],
     mcp: {
       tool: 'workspace_propose',
       title: 'Propose a change to the artifact',
@@ -1032,7 +1032,7 @@ export const operations = {
     changes: false,
     actor: 'either',
     capability: 'read',
-    errors: ['forbidden', 'not_found'],
+    errors: ['forbidden', 'not_found', 'conflict'],
     mcp: {
       tool: 'workspace_read',
       title: 'Read the artifact',

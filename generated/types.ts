@@ -233,7 +233,7 @@ export type HandoffCompleteInput1 = {
   [k: string]: unknown | undefined;
 };
 /**
- * Names a handoff by its id or by its task's id: exactly one of the two.
+ * Names a handoff by its id, or over MCP by its task's id: exactly one of the two.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "HandoffGetInput".
@@ -913,7 +913,7 @@ export interface ArtifactReadOutput {
   unrecorded_edit: boolean;
 }
 /**
- * The owner answers a handoff's open question (an unknown key is refused, unlike tasks/update).
+ * The owner answers a handoff's open question (an unknown key is refused).
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "HandoffAnswerInput".
@@ -1038,11 +1038,11 @@ export interface HandoffEventsOutput {
 }
 export interface HandoffGetInput2 {
   /**
-   * The handoff's id (give this or task_id).
+   * The handoff's id.
    */
   handoff_id?: string;
   /**
-   * The task's id (give this or handoff_id).
+   * The id of the handoff's task, in place of handoff_id.
    */
   task_id?: string;
 }
@@ -1425,7 +1425,7 @@ export interface TaskCancelOutput {
  */
 export interface TaskRefInput {
   /**
-   * The task's id (Mcp-Name of tasks/* requests).
+   * The task's id (over MCP, also the Mcp-Name header of tasks/* requests).
    */
   task_id: string;
 }
@@ -1437,7 +1437,7 @@ export interface TaskRefInput {
  */
 export interface TaskUpdateInput {
   /**
-   * The task's id (Mcp-Name of tasks/* requests).
+   * The task's id (over MCP, also the Mcp-Name header of tasks/* requests).
    */
   task_id: string;
   input_responses: {

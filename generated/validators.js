@@ -19877,7 +19877,7 @@ validate234.evaluated = { props: true, dynamicProps: false, dynamicItems: false 
 export const validateHandoffAnswerInput = validate236;
 const schema94 = {
   title: "HandoffAnswerInput",
-  description: "The owner answers a handoff's open question (an unknown key is refused, unlike tasks/update).",
+  description: "The owner answers a handoff's open question (an unknown key is refused).",
   type: "object",
   properties: {
     handoff_id: {
@@ -21928,22 +21928,16 @@ validate261.evaluated = { props: true, dynamicProps: false, dynamicItems: false 
 export const validateHandoffGetInput = validate263;
 const schema103 = {
   title: "HandoffGetInput",
-  description: "Names a handoff by its id or by its task's id: exactly one of the two.",
+  description: "Names a handoff by its id, or over MCP by its task's id: exactly one of the two.",
   type: "object",
   properties: {
-    handoff_id: {
-      title: "Handoff ID",
-      type: "string",
-      minLength: 1,
-      maxLength: 100,
-      description: "The handoff's id (give this or task_id).",
-    },
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
     task_id: {
       title: "Task ID",
       type: "string",
       minLength: 1,
       maxLength: 100,
-      description: "The task's id (give this or handoff_id).",
+      description: "The id of the handoff's task, in place of handoff_id.",
     },
   },
   oneOf: [{ required: ["handoff_id"] }, { required: ["task_id"] }],
@@ -27346,7 +27340,7 @@ const schema135 = {
       type: "string",
       minLength: 1,
       maxLength: 100,
-      description: "The task's id (Mcp-Name of tasks/* requests).",
+      description: "The task's id (over MCP, also the Mcp-Name header of tasks/* requests).",
     },
   },
   required: ["task_id"],
@@ -27498,7 +27492,7 @@ const schema136 = {
       type: "string",
       minLength: 1,
       maxLength: 100,
-      description: "The task's id (Mcp-Name of tasks/* requests).",
+      description: "The task's id (over MCP, also the Mcp-Name header of tasks/* requests).",
     },
     input_responses: {
       title: "Input responses",

@@ -3,7 +3,7 @@
 exports.validate = validate54;
 const schema21 = {
   title: "HandoffAnswerInput",
-  description: "The owner answers a handoff's open question (an unknown key is refused, unlike tasks/update).",
+  description: "The owner answers a handoff's open question (an unknown key is refused).",
   type: "object",
   properties: {
     handoff_id: {

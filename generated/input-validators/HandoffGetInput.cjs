@@ -3,22 +3,16 @@
 exports.validate = validate81;
 const schema37 = {
   title: "HandoffGetInput",
-  description: "Names a handoff by its id or by its task's id: exactly one of the two.",
+  description: "Names a handoff by its id, or over MCP by its task's id: exactly one of the two.",
   type: "object",
   properties: {
-    handoff_id: {
-      title: "Handoff ID",
-      type: "string",
-      minLength: 1,
-      maxLength: 100,
-      description: "The handoff's id (give this or task_id).",
-    },
+    handoff_id: { title: "Handoff ID", type: "string", minLength: 1, maxLength: 100, description: "The handoff's id." },
     task_id: {
       title: "Task ID",
       type: "string",
       minLength: 1,
       maxLength: 100,
-      description: "The task's id (give this or handoff_id).",
+      description: "The id of the handoff's task, in place of handoff_id.",
     },
   },
   oneOf: [{ required: ["handoff_id"] }, { required: ["task_id"] }],

@@ -11,7 +11,7 @@ const schema68 = {
       type: "string",
       minLength: 1,
       maxLength: 100,
-      description: "The task's id (Mcp-Name of tasks/* requests).",
+      description: "The task's id (over MCP, also the Mcp-Name header of tasks/* requests).",
     },
   },
   required: ["task_id"],

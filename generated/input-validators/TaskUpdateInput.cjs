@@ -12,7 +12,7 @@ const schema69 = {
       type: "string",
       minLength: 1,
       maxLength: 100,
-      description: "The task's id (Mcp-Name of tasks/* requests).",
+      description: "The task's id (over MCP, also the Mcp-Name header of tasks/* requests).",
     },
     input_responses: {
       title: "Input responses",

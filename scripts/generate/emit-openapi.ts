@@ -9,9 +9,11 @@ import type { Operation } from './table.js';
 const MEANING: Record<string, string> = {
   invalid_input: 'The input does not match its schema',
   unauthorized: 'No valid session',
-  forbidden: 'The session lacks the capability, or the caller is the wrong participant',
+  forbidden:
+    'The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers',
   not_found: 'No such record, or one the caller may not see',
-  conflict: 'The record is in the wrong state, or the base revision is stale',
+  conflict:
+    'The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit',
   locked: 'Another process writes the sidecar',
   too_large: 'The body or a value in it is too large',
   limit_reached: 'The room already has 32 active tasks',
@@ -21,16 +23,18 @@ const MEANING: Record<string, string> = {
 
 /**
  * The error codes a route can answer with: its operation's own (the
- * table's errors), and those of every route (unauthorized, invalid_input), of
- * a POST, whose body is read whatever the route takes (too_large), and of a
- * change (the disk's refusals).
+ * table's errors), those of every route (invalid_input; unauthorized;
+ * forbidden, for a Host or Origin the room does not answer; too_large, as
+ * every route reads the body it is sent, to refuse one it does not take),
+ * and those of a change (the disk's refusals).
  */
 function errorCodesOf(op: Operation): string[] {
   return [
     'invalid_input',
     'unauthorized',
+    'forbidden',
+    'too_large',
     ...op.errors,
-    ...(op.rest.method === 'post' ? ['too_large'] : []),
     ...(op.changes ? ['unavailable', 'disk_full'] : []),
   ];
 }
@@ -138,7 +142,12 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
       if (status === undefined) throw new Error(`operation ${op.id}: no HTTP status for the error ${code}`);
       byStatus.set(status, [...(byStatus.get(status) ?? []), MEANING[code]!]);
     }
-    if (route.in === 'body') byStatus.set(415, ['The body is not sent as application/json']);
+    // Every route reads a body it is sent, to refuse one it does not take.
+    byStatus.set(415, [
+      route.in === 'body'
+        ? 'The body is not sent as application/json'
+        : 'A body is sent, and not as application/json (this route takes none)',
+    ]);
     for (const [status, meanings] of [...byStatus].sort(([a], [b]) => a - b)) {
       responses[String(status)] = { description: meanings.join('; or: '), ...problem };
     }

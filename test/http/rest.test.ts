@@ -1,7 +1,7 @@
 // The REST API over real HTTP, through a client typed from the generated
 // OpenAPI types (openapi-fetch): for every route of the catalog its success
 // and each error it can give, as application/problem+json (RFC 9457).
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
 import { restRoutes } from '../../generated/operations.js';
@@ -12,6 +12,7 @@ import {
   expectOk,
   expectProblem,
   observed,
+  rawRoute,
   restClient,
   startRestWorld,
   type OperationId,
@@ -165,7 +166,9 @@ describe('every route', () => {
   });
 
   it.each(
-    restRoutes.filter((route) => route.in === 'body').map((route) => [`${route.method} ${route.path}`, route] as const),
+    restRoutes
+      .filter((route) => route.method === 'POST')
+      .map((route) => [`${route.method} ${route.path}`, route] as const),
   )(
     '%s: 415 for a body not sent as JSON (no content type, text/plain, a form), naming the one to send',
     async (_name, route) => {
@@ -205,6 +208,43 @@ describe('every route', () => {
       'the request body is larger than 1048576 bytes',
     );
   });
+
+  // fetch sends no body with a GET: these go by node:http, as curl would send them.
+  it.each(
+    restRoutes
+      .filter((route) => route.method !== 'POST')
+      .map((route) => [`${route.method} ${route.path}`, route] as const),
+  )('%s: a body it does not take is refused as on a POST: 415 when not JSON, 413 over 1 MiB', async (_name, route) => {
+    const token = w.s.tokens.alice;
+    expectProblem(
+      await rawRoute(w.baseUrl, route, { token, headers: { 'Content-Type': 'text/plain' }, body: 'x' }),
+      415,
+      'unsupported_media_type',
+      'the request body must be sent as Content-Type: application/json (it was text/plain)',
+    );
+    expectProblem(
+      await rawRoute(w.baseUrl, route, {
+        token,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ summary: 'x'.repeat(MiB) }),
+      }),
+      413,
+      'too_large',
+      'the request body is larger than 1048576 bytes',
+    );
+  });
+
+  it.each(restRoutes.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s: 403 for a Host header that names no name of the room',
+    async (_name, route) => {
+      expectProblem(
+        await rawRoute(w.baseUrl, route, { token: w.s.tokens.alice, headers: { Host: 'evil.example' } }),
+        403,
+        'forbidden',
+        /^the Host header names evil.example, which is not a name of this room/,
+      );
+    },
+  );
 });
 
 describe('201 Created', () => {
@@ -1393,6 +1433,22 @@ describe('GET /workspace/artifact (readArtifact)', () => {
 
   it('403 without read', async () => {
     expectProblem(await w.noRead.GET('/workspace/artifact'), 403, 'forbidden', lacks('read'));
+  });
+
+  it('409 once an outside edit left the file not UTF-8 text, and proposing against it is 409 too', async () => {
+    const text = readFileSync(w.s.artifact);
+    writeFileSync(w.s.artifact, Buffer.from('# Caf\xe9\n', 'latin1'));
+    try {
+      const why = /^the artifact room\.md is not UTF-8 text since an outside edit/;
+      expectProblem(await w.carol.GET('/workspace/artifact'), 409, 'conflict', why);
+      const proposed = await w.alice.POST('/workspace/proposals', {
+        body: { base_revision: 2, content: '# Fixed\n', summary: 'Fix the encoding' },
+      });
+      const problem = expectProblem(proposed, 409, 'conflict', /is not UTF-8 text \(an outside edit\)/);
+      expect(problem.current_revision).toBe(2);
+    } finally {
+      writeFileSync(w.s.artifact, text);
+    }
   });
 });
 
