@@ -161,6 +161,26 @@ export function checkInput<T>(validate: ValidateFunction<T>, input: unknown): T 
     throw new DomainError('too_large', `${formatValidationErrors([tooLarge])} (limit ${limit} bytes)`, { limit });
   }
   throw new DomainError('invalid_input', formatValidationErrors(errors, null, input), {
-    errors: errors.map((e) => ({ path: e.instancePath, keyword: e.keyword, message: e.message ?? '' })),
+    errors: errors.map(fieldError),
   });
+}
+
+const pointerPart = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/**
+ * An error of `details.errors`, at the JSON Pointer of the field it is
+ * about: a missing or an unknown property is named by its own path, where
+ * Ajv names the object that holds it.
+ */
+function fieldError(error: ErrorObject): { path: string; keyword: string; message: string } {
+  const { instancePath: path, keyword } = error;
+  if (keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    return { path: `${path}/${pointerPart(missing)}`, keyword, message: error.message ?? 'is required' };
+  }
+  if (keyword === 'additionalProperties') {
+    const unknown = (error.params as { additionalProperty: string }).additionalProperty;
+    return { path: `${path}/${pointerPart(unknown)}`, keyword, message: 'is not a property this object takes' };
+  }
+  return { path, keyword, message: error.message ?? '' };
 }

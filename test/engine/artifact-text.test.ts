@@ -175,7 +175,7 @@ describe('proposed text', () => {
       t.room,
       () => proposeChange(t!.room, alice, { base_revision: 1, content, summary: 'A change' }),
       'invalid_input',
-      `the proposed text is not UTF-8 text: ${problem}`,
+      `content is not UTF-8 text: ${problem}`,
     );
   });
 });

@@ -314,18 +314,25 @@ describe('POST /workspace/handoffs (createHandoff)', () => {
     expect(empty.errors).toEqual([
       { path: '/summary', keyword: 'minLength', message: 'must NOT have fewer than 1 characters' },
     ]);
-    expectProblem(
+    const missing = expectProblem(
       await w.alice.POST('/workspace/handoffs', { body: {} as never }),
       400,
       'invalid_input',
       "input must have required property 'summary'",
     );
-    expectProblem(
-      await w.alice.POST('/workspace/handoffs', { body: { summary: 'x', colour: 'red' } as never }),
+    // A missing or an unknown property is at its own JSON Pointer, not its object's.
+    expect(missing.errors).toEqual([
+      { path: '/summary', keyword: 'required', message: "must have required property 'summary'" },
+    ]);
+    const unknown = expectProblem(
+      await w.alice.POST('/workspace/handoffs', { body: { summary: 'x', 'col/our': 'red' } as never }),
       400,
       'invalid_input',
-      "input has unknown property 'colour'",
+      "input has unknown property 'col/our'",
     );
+    expect(unknown.errors).toEqual([
+      { path: '/col~1our', keyword: 'additionalProperties', message: 'is not a property this object takes' },
+    ]);
     expectProblem(
       await w.alice.POST('/workspace/handoffs', { body: { summary: 'x'.repeat(2001) } }),
       400,
@@ -902,7 +909,7 @@ describe('GET /workspace/task (getTask)', () => {
     expectProblem(missing, 400, 'invalid_input', "input must have required property 'id'");
     // The answer names the parameter one way throughout: its errors as its detail does.
     expect((missing.error as { errors: unknown }).errors).toEqual([
-      { path: '', keyword: 'required', message: "must have required property 'id'" },
+      { path: '/id', keyword: 'required', message: "must have required property 'id'" },
     ]);
     const empty = await w.alice.GET('/workspace/task', { params: { query: { id: '' } } });
     expectProblem(empty, 400, 'invalid_input', 'id must NOT have fewer than 1 characters');
@@ -1080,6 +1087,32 @@ describe('POST /workspace/task/cancel (cancelTask)', () => {
 
 describe('POST /workspace/proposals (proposeChange)', () => {
   const w = useWorld();
+
+  it('400 for a text that changes nothing or is not UTF-8 text, naming content in its errors', async () => {
+    const base_revision = await currentRevision(w);
+    const same = expectProblem(
+      await w.alice.POST('/workspace/proposals', {
+        body: { base_revision, content: readFileSync(w.s.artifact, 'utf8'), summary: 'No change' },
+      }),
+      400,
+      'invalid_input',
+      `content leaves revision ${base_revision} as it is: a proposal changes something`,
+    );
+    expect(same.errors).toEqual([
+      {
+        path: '/content',
+        keyword: 'x-room',
+        message: `leaves revision ${base_revision} as it is: a proposal changes something`,
+      },
+    ]);
+    const nul = expectProblem(
+      await w.alice.POST('/workspace/proposals', { body: { base_revision, content: 'a\u0000b\n', summary: 'NUL' } }),
+      400,
+      'invalid_input',
+      'content is not UTF-8 text: it holds a NUL character at index 1',
+    );
+    expect(nul.errors).toMatchObject([{ path: '/content', keyword: 'x-room' }]);
+  });
 
   it('201 for full content or a unified diff against the revision read', async () => {
     const base_revision = await currentRevision(w);

@@ -63,17 +63,12 @@ export function proposeChange(room: Room, caller: Caller, args: InputOf<'propose
     // A proposal that changes nothing would only add noise to the history.
     if (content === base.content) {
       const field = args.diff !== undefined ? 'diff' : 'content';
-      throw new DomainError(
-        'invalid_input',
-        `${field} leaves revision ${base.number} as it is: a proposal changes something`,
-        { field },
-      );
+      throw invalidField(field, `leaves revision ${base.number} as it is: a proposal changes something`);
     }
     const problem = textProblem(content);
     if (problem) {
-      throw new DomainError('invalid_input', `the proposed text is not UTF-8 text: ${problem}`, {
-        field: args.diff !== undefined ? 'diff' : 'content',
-      });
+      if (args.diff === undefined) throw invalidField('content', `is not UTF-8 text: ${problem}`);
+      throw invalidField('diff', `gives a text that is not UTF-8 text: ${problem}`);
     }
     const row = {
       id: newProposalId(),
