@@ -2,7 +2,9 @@
 // room while it runs (SQLite's online backup API), and putting one back
 // where no room process writes; ce restore --sidecar brings a room back
 // from its sidecar alone (a replica's), the file written from it.
+import path from 'node:path';
 import type { Command } from 'commander';
+import { DomainError } from '../errors.js';
 import { loadEngine, openForWriting } from './executor.js';
 import { command, FILE_ARGUMENT } from './options.js';
 import { answer, fields, type JsonOption } from './output.js';
@@ -41,6 +43,7 @@ export function backupCommands(program: Command): void {
       const engine = await loadEngine();
       const { existsSync } = await import('node:fs');
       const { sidecarPath } = await import('../store/sidecar.js');
+      await requireRestorable(options.sidecar === true ? backup : sidecarPath(backup), file);
       // The writer's lock proves no room process writes the target; it is released before the files move.
       if (existsSync(sidecarPath(file))) openForWriting(engine, file, 'ce restore', false).close();
       const { restoreRoom } = await import('../store/backup.js');
@@ -66,4 +69,32 @@ export function backupCommands(program: Command): void {
         ].join('\n'),
       );
     });
+}
+
+/**
+ * Refuses, before anything is copied, a restore that could not finish: a
+ * folder for FILE that does not exist, or a sidecar to restore that holds no
+ * room (an empty file, /dev/null, another program's database). A sidecar that
+ * does not exist is restoreRoom's to name, with what a backup is.
+ */
+async function requireRestorable(sidecar: string, file: string): Promise<void> {
+  const { statSync } = await import('node:fs');
+  const folder = path.dirname(file);
+  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new DomainError('not_found', `the directory ${folder} does not exist`);
+  }
+  const stat = statSync(sidecar, { throwIfNoEntry: false });
+  if (!stat) return;
+  if (stat.isDirectory()) throw new DomainError('invalid_input', `${sidecar} is a directory; nothing was restored`);
+  const { sidecarContents } = await import('../store/sidecar.js');
+  const holds = sidecarContents(sidecar);
+  if (holds === 'not_sqlite') {
+    throw new DomainError('invalid_input', `${sidecar} is not a SQLite database; nothing was restored`);
+  }
+  if (holds === 'no_room') {
+    throw new DomainError(
+      'invalid_input',
+      `${sidecar} is not a Common Room sidecar: it holds no room (it is empty, or another program's database); nothing was restored`,
+    );
+  }
 }

@@ -35,7 +35,8 @@ export function bridgeCommand(program: Command): void {
 
 async function bridgeTarget(file: string | undefined, options: BridgeOptions): Promise<() => BridgeTarget> {
   if ((file === undefined) === (options.url === undefined)) {
-    throw new InvalidArgumentError('give either FILE (a room on this machine) or --url (a room anywhere), not both');
+    const which = file === undefined ? 'neither was given' : 'not both';
+    throw new InvalidArgumentError(`give either FILE (a room on this machine) or --url (a room anywhere), ${which}`);
   }
   if (options.url !== undefined) {
     if (options.participant !== undefined) {

@@ -10,6 +10,7 @@ import type { TaskUpdateOutput } from '../../generated/types.js';
 import { caFile, restBaseOf, sessionToken } from './connect.js';
 import { execute, type RoomTarget } from './executor.js';
 import { inDoorTerms, isDomainError } from '../errors.js';
+import { camel, flagPlaces, inFlagTerms } from './flag-places.js';
 import { fieldValue, flagName, flagTerms, parserOf } from './flags.js';
 import { FILE_ARGUMENT } from './options.js';
 import { answer, CommandFailure } from './output.js';
@@ -24,6 +25,9 @@ function parentOf(program: Command, words: string[]): Command {
     program.commands.find((c) => c.name() === name) ?? program.command(name) // described once its commands are known
   );
 }
+
+/** Said by every command that acts as a participant on a room here (ce edit and ce open too) when none is named. */
+export const MISSING_PARTICIPANT = 'missing --participant (who acts, with FILE)';
 
 const PARTICIPANT_HELP: Record<Operation['actor'], string | null> = {
   participant: 'act as this participant (with read, write and approve)',
@@ -86,10 +90,12 @@ function addOperationCommand(program: Command, operation: Operation): void {
       );
     }
     if (participant === null && 'file' in target && operation.actor === 'participant') {
-      throw new InvalidArgumentError('missing --participant (who acts, with FILE)');
+      throw new InvalidArgumentError(MISSING_PARTICIPANT);
     }
     const output = await execute(target, operation, input, participant).catch((error: unknown) => {
-      throw isDomainError(error) ? inDoorTerms(error, flagTerms(operation)) : error;
+      throw isDomainError(error)
+        ? inFlagTerms(inDoorTerms(error, flagTerms(operation)), flagPlaces(operation, options))
+        : error;
     });
     nothingDone(operation.id as OperationId, output, room);
     const context: RenderContext = {
@@ -138,6 +144,11 @@ function checkFlags(operation: Operation, options: Record<string, unknown>): voi
   const given = (flag: string) => options[camel(flag)] !== undefined;
   const missing = operation.cli.options.filter((o) => o.required && !given(flagName(o))).map(flagName);
   if (missing.length > 0) throw new InvalidArgumentError(`missing ${missing.join(' and ')}`);
+  // A change that takes no argument and no required flag (ce settings-update) is told what to change by its flags.
+  const every = operation.cli.options.map(flagName);
+  if (operation.changes && operation.cli.arguments.length === 0 && every.length > 0 && !every.some(given)) {
+    throw new InvalidArgumentError(`missing ${either(every)}: give at least one, what to change`);
+  }
   if (!('exactlyOne' in operation.cli)) return;
   const exclusive: readonly string[] = operation.cli.exactlyOne;
   // Only where every field of the choice is a flag: a field given as an argument makes the choice itself.
@@ -206,9 +217,6 @@ const caOption = (file: string | undefined): { ca?: Buffer } => {
   const ca = caFile(file);
   return ca ? { ca } : {};
 };
-
-/** `--idempotency-key` → `idempotencyKey`, as commander names option values. */
-const camel = (flag: string): string => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** --url, --token-file and --ca: the room anywhere, in place of FILE, as a session (whichRoom reads them). */
 export const remoteRoomOptions = (command: Command): Command =>

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { operations } from '../../generated/operations.js';
 import type { ArtifactReadOutput, ProposalOutput } from '../../generated/types.js';
-import { remoteRoomOptions, whichRoom } from './commands.js';
+import { MISSING_PARTICIPANT, remoteRoomOptions, whichRoom } from './commands.js';
 import { execute } from './executor.js';
 import { command } from './options.js';
 import { answer, CommandFailure } from './output.js';
@@ -52,6 +52,19 @@ function runEditor(editor: string, file: string, env: NodeJS.ProcessEnv): void {
   }
 }
 
+/** What the editor left in `draft`; a draft it removed or moved away is said so, and nothing is proposed. */
+function savedText(draft: string, editor: string): string {
+  try {
+    return readFileSync(draft, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    throw new CommandFailure(
+      'edit_gone',
+      `the edited file ${draft} is gone (the editor, ${editor}, removed or moved it); nothing was proposed`,
+    );
+  }
+}
+
 /** The summary given, or asked for on the terminal (there is one: the command checked before the editor ran). */
 async function summaryOf(given: string | undefined): Promise<string> {
   if (given !== undefined) return given;
@@ -76,7 +89,7 @@ export function editCommand(program: Command): void {
       const { target } = whichRoom(propose, file === undefined ? [] : [file], { ...options });
       const participant = options.participant ?? null;
       if ('file' in target && participant === null) {
-        throw new InvalidArgumentError("required option '--participant <name>' not specified");
+        throw new InvalidArgumentError(MISSING_PARTICIPANT);
       }
       if ('url' in target && participant !== null) {
         throw new InvalidArgumentError(
@@ -95,7 +108,7 @@ export function editCommand(program: Command): void {
         const draft = path.join(dir, read.name);
         writeFileSync(draft, read.content, { mode: 0o600 });
         runEditor(editor, draft, env);
-        const saved = readFileSync(draft, 'utf8');
+        const saved = savedText(draft, editor);
         let output: EditOutput;
         if (saved === read.content) output = { proposed: false, revision: read.revision.number };
         else {

@@ -27,7 +27,7 @@ export const HELP_TOPICS: Record<string, string> = {
   A proposal made against an older revision is merged onto the current one,
   line by line; changes to the same lines are a conflict, named by its lines,
   and nothing is written. ce proposals lists the open ones with whether each
-  merges (MERGES: up_to_date, clean, conflicts, or already_applied when the
+  merges (MERGES: up to date, clean, conflicts, or already applied when the
   file already holds its changes). An edit made outside the
   room is recorded as a revision like any other. ce history shows them all.`,
   sessions: `Sessions: who may do what.
@@ -42,19 +42,26 @@ export const HELP_TOPICS: Record<string, string> = {
   --participant NAME, as that participant with read, write and approve.`,
 };
 
-/** `ce help [topic]`: a topic, a command's help, or the list of both. */
+/** `ce help [topic]`: a topic, a command's help (`ce help session create` as `ce session create --help`), or the list of both. */
 export function helpCommand(program: Command): void {
   program.helpCommand(false);
   program
     .command('help')
     .description(`a topic (${Object.keys(HELP_TOPICS).join(', ')}) or a command's help`)
-    .argument('[topic]', `${Object.keys(HELP_TOPICS).join(', ')}, or a command`)
-    .addHelpText('after', '\nExample:\n  $ ce help proposals')
-    .action((topic: string | undefined) => {
-      if (topic === undefined) return void program.outputHelp();
+    .argument(
+      '[topic...]',
+      `${Object.keys(HELP_TOPICS).join(', ')}, or a command (its words, as typed: session create)`,
+    )
+    .addHelpText('after', '\nExamples:\n  $ ce help proposals\n  $ ce help session create')
+    .action((words: string[]) => {
+      if (words.length === 0) return void program.outputHelp();
+      const topic = words.join(' ');
       const text = Object.hasOwn(HELP_TOPICS, topic) ? HELP_TOPICS[topic] : undefined;
       if (text !== undefined) return void terminal().out(`${text}\n`);
-      const command = program.commands.find((c) => c.name() === topic);
+      const command = words.reduce<Command | undefined>(
+        (parent, word) => parent?.commands.find((c) => c.name() === word),
+        program,
+      );
       if (command) return void command.outputHelp();
       throw new InvalidArgumentError(
         `no help topic or command ${JSON.stringify(topic)}; topics: ${Object.keys(HELP_TOPICS).join(', ')} (and every command: ce --help)`,

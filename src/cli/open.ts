@@ -4,10 +4,11 @@
 // the token in the fragment, which a browser never sends to the server. With
 // a desktop (DISPLAY or WAYLAND_DISPLAY) it opens the address too.
 import { spawn } from 'node:child_process';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import capability from '../../schemas/domain/capability.json' with { type: 'json' };
 import { operations, type Operation } from '../../generated/operations.js';
 import type { Session, SessionCreateOutput } from '../../generated/types.js';
+import { MISSING_PARTICIPANT } from './commands.js';
 import { command, capabilityList, durationSeconds, FILE_ARGUMENT } from './options.js';
 import { answer, CommandFailure, fields } from './output.js';
 import { requireFile } from './init.js';
@@ -21,7 +22,7 @@ export interface OpenOutput {
 }
 
 interface OpenOptions {
-  participant: string;
+  participant?: string;
   caps: string[];
   expiresIn: number;
   json?: boolean;
@@ -34,7 +35,7 @@ export const pageAddress = (baseUrl: string, token: string): string =>
 export function openCommand(program: Command): void {
   command(program, 'open', "sign a participant in to the room's page: a new session and the page's address")
     .argument(...FILE_ARGUMENT)
-    .requiredOption('--participant <name>', 'the participant the page acts as')
+    .option('--participant <name>', 'the participant the page acts as (required)')
     .option(
       '--caps <capabilities>',
       `comma-separated: ${capability.enum.join(', ')}`,
@@ -52,6 +53,7 @@ export function openCommand(program: Command): void {
       '\nThe room process must be running (ce serve FILE). The address holds the token: give it only to that participant.\n\nExample:\n  $ ce open notes.md --participant alice',
     )
     .action(async (file: string, options: OpenOptions) => {
+      if (options.participant === undefined) throw new InvalidArgumentError(MISSING_PARTICIPANT);
       requireFile(file);
       const running = await findRoomProcess(file);
       if (!running) {

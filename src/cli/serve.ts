@@ -1,6 +1,7 @@
 // ce serve FILE: the room process. It is the sidecar's one writer, serves
 // MCP on /mcp, runs the expiry sweep and watches the file, and stops
 // cleanly on SIGINT/SIGTERM: every stream gets its last word, then exit 0.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { DEFAULT_MAX_STREAMS } from '../http/mcp/stream-kinds.js';
@@ -44,16 +45,13 @@ export interface Serving {
   stop(): Promise<void>;
 }
 
-/**
- * The engine's modules and the HTTP server's, loaded at once: while one
- * waits for its files, the other compiles.
- */
-const loadServing = () => Promise.all([loadEngine(), import('../http/server.js')]);
+/** The engine, the HTTP server and the sidecar's files, loaded at once: one compiles while another is read. */
+const loadServing = () => Promise.all([loadEngine(), import('../http/server.js'), import('../store/sidecar-files.js')]);
 
 /** Opens the room for writing and serves it until stop(). */
 export async function startServing(file: string, settings: ServeSettings): Promise<Serving> {
   requireFile(file);
-  const [engine, { serveRoom }] = await loadServing();
+  const [engine, { serveRoom }, sidecarFiles] = await loadServing();
   // Checked here, where the validators are loaded (ce's other commands start without them), before the sidecar opens.
   const origin = settings.allowOrigin.find((given) => !engine.isAllowableOrigin(given));
   if (origin !== undefined) {
@@ -62,6 +60,8 @@ export async function startServing(file: string, settings: ServeSettings): Promi
     );
   }
   const logger = settings.log ?? PLAIN_LOG;
+  // A room that cannot start (its port taken, say) leaves the folder as it was: a sidecar made here goes with it.
+  const making = !existsSync(sidecarFiles.sidecarPath(file));
   const room = openForWriting(engine, file, `ce serve ${file}`, true, settings.fourEyes === true);
   try {
     const recorded = engine.syncArtifact(room); // the initial revision, or an edit made while no room ran
@@ -105,6 +105,7 @@ export async function startServing(file: string, settings: ServeSettings): Promi
     };
   } catch (error) {
     room.close();
+    if (making) sidecarFiles.removeMadeSidecar(file);
     throw error;
   }
 }

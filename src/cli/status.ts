@@ -2,7 +2,7 @@
 // how long it has run, its addresses and whether it is ready (its /readyz,
 // asked over HTTP); for any room, what the sidecar says (read-only, as every
 // reading command): revision, handoffs by status, open proposals, live
-// sessions, the newest event, the sidecar's size.
+// sessions, the newest event, the event ring, the sidecar's size.
 import type { Command } from 'commander';
 import type { Readiness, RoomStatus } from '../engine/index.js';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -110,6 +110,7 @@ function plain(s: StatusOutput): string {
     ['proposals', `${s.room.open_proposals} open (${s.room.conflicted_proposals} in conflict)`],
     ['sessions', `${s.room.live_sessions} live`],
     ['last event', s.room.last_event_at],
+    ['event ring', `${s.room.events.in_ring} events kept, the newest #${s.room.events.last_id}`],
     ['sidecar', `${s.room.sidecar.path} (${s.room.sidecar.bytes} bytes with its write-ahead log)`],
   ]);
 }

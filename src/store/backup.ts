@@ -11,7 +11,7 @@ import { hashBytes } from './artifact-file.js';
 import { fsyncDirectory, fsyncFile, writeFileDurably } from './durable-file.js';
 import { forgetLitestream } from './litestream.js';
 import { migrate } from './migrate.js';
-import { sidecarPath } from './sidecar.js';
+import { artifactBits, sidecarPath } from './sidecar-files.js';
 
 /** Enough pages for any sidecar: the whole copy is one step, one consistent snapshot. */
 const ALL_PAGES = 0x7fffffff;
@@ -46,8 +46,7 @@ interface LatestRevision {
 
 function latestRevision(db: Database.Database): LatestRevision | undefined {
   const row = db.prepare('SELECT number, hash, content FROM revisions ORDER BY number DESC LIMIT 1').get() as
-    | { number: number; hash: string; content: string | Buffer }
-    | undefined;
+    { number: number; hash: string; content: string | Buffer } | undefined;
   if (!row) return undefined;
   return {
     number: row.number,
@@ -101,7 +100,7 @@ export async function backupRoom(artifactPath: string, dest: string): Promise<Ba
       copy.close();
     }
     if (!revision) throw new DomainError('conflict', 'the room has no revision yet; there is nothing to back up');
-    fsyncFile(partial, mode);
+    fsyncFile(partial, artifactBits(artifactPath)); // a sidecar keeps its owner's read and write
     // The sidecar first: a crash before the file leaves a sidecar whose name says the backup is not whole.
     writeFileDurably(artifact, revision.bytes, {
       temp: `${artifact}.partial`,
@@ -198,8 +197,9 @@ export async function restoreRoom(
   } finally {
     check.close();
   }
-  // Permissions belong to where the room lives: the restored sidecar gets the bits of the file it comes back to.
-  const mode = dataBits(existsSync(artifactPath) ? artifactPath : source);
+  // Permissions belong to where the room lives: the restored sidecar gets the bits of the file it comes back to
+  // (its owner's read and write kept, artifactBits).
+  const mode = artifactBits(existsSync(artifactPath) ? artifactPath : source);
   try {
     const copy = new Database(restoring);
     try {

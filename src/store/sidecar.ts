@@ -1,14 +1,21 @@
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, constants, existsSync, openSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DomainError, storageErrorOf } from '../errors.js';
-import { fsyncDirectory } from './durable-file.js';
 import { leaveCheckpointsToLitestream } from './litestream.js';
 import { migrate } from './migrate.js';
+import {
+  artifactBits,
+  createOwnerOnly,
+  keepWithinArtifactBits,
+  notWritableHere,
+  removeMadeSidecar,
+  sidecarPath,
+} from './sidecar-files.js';
 import { acquireWriterLock, releaseWriterLock } from './writer-lock.js';
 
-export const sidecarPath = (artifactPath: string): string => `${path.resolve(artifactPath)}.commonroom.db`;
+export { sidecarPath } from './sidecar-files.js';
 
 export interface Sidecar {
   readonly db: Database.Database;
@@ -32,42 +39,6 @@ export interface OpenSidecarOptions {
   /** Named in the lock so a refused writer can tell who holds it. */
   command?: string;
   now: number;
-}
-
-/** The artifact's permission bits, as a data file may have them (no execute bits); owner-only without one. */
-function artifactBits(artifactPath: string): number {
-  try {
-    return statSync(artifactPath).mode & 0o666;
-  } catch {
-    return 0o600;
-  }
-}
-
-/** A new, empty sidecar file with `mode` (SQLite reads an empty file as a new database). */
-function createOwnerOnly(file: string, mode: number): void {
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-  closeSync(fd);
-  chmodSync(file, mode); // the umask may have taken bits the file's own have
-  fsyncDirectory(path.dirname(file)); // its name survives a power cut before SQLite's first sync of it
-}
-
-/**
- * The sidecar holds everything the room knows, token hashes included: it and
- * its -wal and -shm never have permission bits the artifact lacks. SQLite
- * gives -wal and -shm the database file's mode; bits are only ever taken
- * away here, never added.
- */
-function keepWithinArtifactBits(file: string, artifactPath: string): void {
-  const allowed = artifactBits(artifactPath);
-  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
-    let mode: number;
-    try {
-      mode = statSync(path).mode & 0o777;
-    } catch {
-      continue;
-    }
-    if ((mode & ~allowed) !== 0) chmodSync(path, mode & allowed);
-  }
 }
 
 let addon: { nativeBinding?: string } | undefined;
@@ -100,19 +71,39 @@ function sqliteAddon(): { nativeBinding?: string } {
  * a writer goes on with either, a reader finds no room in them.
  */
 function refuseOtherFiles(db: Database.Database, file: string, artifactPath: string, writing: boolean): void {
-  let tables: string[];
-  try {
-    tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'SQLITE_NOTADB') throw error;
-    throw notASidecar(file, 'it is not a SQLite database');
-  }
+  const tables = tablesOf(db);
+  if (tables === null) throw notASidecar(file, 'it is not a SQLite database');
   if (tables.includes('schema_migrations')) return;
   const others = tables.filter((name) => name !== 'writer_lock');
   if (others.length > 0) {
     throw notASidecar(file, `it is a SQLite database with tables of its own (${others.slice(0, 3).join(', ')})`);
   }
   if (!writing) throw new DomainError('not_found', `no room for ${artifactPath}: ${file} holds none yet`);
+}
+
+/** The database's tables; null when the file is no SQLite database. */
+function tablesOf(db: Database.Database): string[] | null {
+  try {
+    return db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'SQLITE_NOTADB') return null;
+    throw error;
+  }
+}
+
+/**
+ * What a file holds, read without changing it (ce restore asks before it
+ * copies one in): a room (its migrations' table), no room (an empty file, or
+ * another program's database), or no SQLite database at all.
+ */
+export function sidecarContents(file: string): 'room' | 'no_room' | 'not_sqlite' {
+  const db = new Database(file, { readonly: true, fileMustExist: true, ...sqliteAddon() });
+  try {
+    const tables = tablesOf(db);
+    return tables === null ? 'not_sqlite' : tables.includes('schema_migrations') ? 'room' : 'no_room';
+  } finally {
+    db.close();
+  }
 }
 
 const notASidecar = (file: string, why: string): DomainError =>
@@ -139,8 +130,15 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     return { db, path: file, writable: false, migrated: [], litestream: false, close: () => db.close() };
   }
 
-  if (!existsSync(file)) createOwnerOnly(file, artifactBits(artifactPath));
-  const db = new Database(file, sqliteAddon());
+  const making = !existsSync(file);
+  if (making) createOwnerOnly(file, artifactBits(artifactPath));
+  let db: Database.Database;
+  try {
+    db = new Database(file, sqliteAddon());
+  } catch (error) {
+    if (making) removeMadeSidecar(artifactPath);
+    throw notWritableHere(file, error) ?? storageErrorOf(error, `opening ${path.basename(file)} for writing`);
+  }
   // The real path: the same sidecar reached through a symlink is the same sidecar.
   const identity = realpathSync(file);
   let migrated: number[] = [];
@@ -172,8 +170,10 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     litestream = leaveCheckpointsToLitestream(db);
   } catch (error) {
     db.close();
+    // Made here and refused: taken away, unless another writer holds it (it opened what this one made).
+    if (making && !(error instanceof DomainError && error.code === 'locked')) removeMadeSidecar(artifactPath);
     // The disk refused the lock or a migration: said as the room's storage failing, not as a bug.
-    throw storageErrorOf(error, `opening ${path.basename(file)} for writing`);
+    throw notWritableHere(file, error) ?? storageErrorOf(error, `opening ${path.basename(file)} for writing`);
   }
   heldHere.add(identity);
   let open = true;

@@ -3,7 +3,7 @@
 // write acknowledged before it began, and its file is its latest revision; a
 // restore never replaces a sidecar a room process writes, and keeps what it
 // replaces.
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { onTestFinished, expect, test } from 'vitest';
@@ -183,3 +183,54 @@ test(
     expect(readFileSync(dest)).toEqual(latest);
   },
 );
+
+test(
+  'a restore that could not finish is refused before anything is copied: a sidecar of no room, a folder that is not there',
+  SLOW,
+  async () => {
+    const { file } = prepareRoom();
+    const dir = tempDir();
+    const empty = path.join(dir, 'empty.db');
+    writeFileSync(empty, '');
+    const other = path.join(dir, 'other.db');
+    const otherDb = new Database(other);
+    otherDb.exec('CREATE TABLE notes (text TEXT)');
+    otherDb.close();
+    const before = readdirSync(path.dirname(file)).sort();
+    for (const [source, name] of [
+      [empty, 'empty\\.db'],
+      ['/dev/null', '/dev/null'],
+      [other, 'other\\.db'],
+    ] as const) {
+      failedWith(
+        await ce(['restore', '--sidecar', source, file]),
+        1,
+        new RegExp(`^ce: (.*/)?${name} is not a Common Room sidecar: it holds no room .*; nothing was restored\\n$`),
+      );
+    }
+    expect(readdirSync(path.dirname(file)).sort()).toEqual(before);
+
+    const backup = path.join(dir, 'b1.md');
+    okJson(await ce(['backup', file, backup, '--json']));
+    failedWith(
+      await ce(['restore', backup, '/nonexistent-dir/n.md']),
+      1,
+      /^ce: the directory \/nonexistent-dir does not exist\n$/,
+    );
+    expect(existsSync('/nonexistent-dir')).toBe(false);
+  },
+);
+
+test('a backup of a read-only file, and a restore onto it, give the sidecar its owner’s read and write', async () => {
+  const { file } = prepareRoom();
+  chmodSync(file, 0o444);
+  const dest = path.join(tempDir(), 'copy.md');
+  okJson(await ce(['backup', file, dest, '--json']));
+  expect(statSync(dest).mode & 0o777).toBe(0o444); // the file keeps its own bits
+  expect(statSync(sidecarPath(dest)).mode & 0o777).toBe(0o644);
+  rmSync(sidecarPath(file));
+  okJson(await ce(['restore', dest, file, '--json']));
+  expect(statSync(sidecarPath(file)).mode & 0o777).toBe(0o644);
+  // A room again: a change is written to its sidecar.
+  okJson(await ce(['participant', 'add', file, 'bob', '--json']));
+});

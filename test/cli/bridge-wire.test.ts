@@ -272,8 +272,8 @@ test('options that cannot work are refused at once: exit 2, a message on stderr,
     ce(['bridge', room.file, '--participant', '']),
   ]);
   const messages = [
-    /give either FILE .* or --url/,
-    /give either FILE .* or --url/,
+    /give either FILE .* or --url .*, neither was given$/m,
+    /give either FILE .* or --url .*, not both$/m,
     /with FILE, --participant names who acts/,
     /--participant goes with FILE/,
     /a session token is needed: set CE_TOKEN, or give --token-file FILE/,

@@ -84,3 +84,13 @@ test('on a room reached by --url, as the session whose token is given', async ()
   expect(made.proposal).toMatchObject({ author: 'alice', content: '# Notes\n\nFirst line.\nAdded in the editor.\n' });
   expect(await served.stop()).toBe(0);
 });
+
+test('an editor that removes the file it was given: said so, and nothing proposed', async () => {
+  const { file } = await setUp();
+  failedWith(
+    await ce(['edit', file, '--participant', 'alice', '--summary', 'Gone'], { env: { EDITOR: 'rm', VISUAL: '' } }),
+    1,
+    /^ce: the edited file .*notes\.md is gone \(the editor, rm, removed or moved it\); nothing was proposed\n$/,
+  );
+  expect(okJson<{ proposals: unknown[] }>(await ce(['proposals', file, '--json'])).proposals).toEqual([]);
+});

@@ -158,14 +158,13 @@ test('a question with a form of its own: ce handoff lists its fields, and --cont
   expect(result(await answer('--answer', '3'))).toEqual({
     code: 1,
     stdout: '',
-    stderr:
-      'ce: response.content.answer is not a field of the form (it asks for n, parts); response.content.n is required\n',
+    stderr: 'ce: --answer is not a field of the form (it asks for n, parts); response.content.n is required\n',
   });
   expect(result(await answer('--content-file', json({ n: '3', parts: ['middle'] })))).toEqual({
     code: 1,
     stdout: '',
     stderr:
-      'ce: response.content.n must be a number; response.content.parts holds "middle", which is not one of "intro", "end"\n',
+      'ce: --content-file: the file\'s "n" must be a number; --content-file: the file\'s "parts" holds "middle", which is not one of "intro", "end"\n',
   });
   const done = await answer('--content-file', json({ n: 3, parts: ['end'] }));
   expect(done.code).toBe(0);

@@ -3,7 +3,9 @@
 // that says what it holds, and completion scripts that complete.
 import { execFileSync } from 'node:child_process';
 import { expect, test } from 'vitest';
+import type { ProposalListOutput } from '../../generated/types.js';
 import { HELP_TOPICS } from '../../src/cli/help-topics.js';
+import { proposalList } from '../../src/cli/render/room.js';
 import { ce, CE_BIN, okPlain } from '../helpers/run-ce.js';
 
 test.each(Object.keys(HELP_TOPICS))('ce help %s prints the topic, exit 0', async (topic) => {
@@ -11,17 +13,50 @@ test.each(Object.keys(HELP_TOPICS))('ce help %s prints the topic, exit 0', async
 });
 
 test('ce help COMMAND is the command’s help; an unknown topic is a usage error listing the topics', async () => {
-  const [help, flag, unknown] = await Promise.all([
+  const [help, flag, unknown, inGroup, inGroupFlag, group] = await Promise.all([
     ce(['help', 'propose']),
     ce(['propose', '--help']),
     ce(['help', 'handoff-stuff']),
+    ce(['help', 'session', 'create']),
+    ce(['session', 'create', '--help']),
+    ce(['help', 'session']),
   ]);
   expect(okPlain(help)).toBe(okPlain(flag));
+  // A command of a group by its words, as typed: ce help session create is ce session create --help.
+  expect(okPlain(inGroup)).toBe(okPlain(inGroupFlag));
+  expect(okPlain(group)).toMatch(/^the room's sessions: list, create, revoke$/m);
   expect({ code: unknown.code, stderr: unknown.stderr }).toEqual({
     code: 2,
     stderr:
       'ce: no help topic or command "handoff-stuff"; topics: handoffs, proposals, sessions (and every command: ce --help)\n',
   });
+});
+
+test('ce help proposals names the MERGES column’s values as ce proposals prints them', async () => {
+  const said = okPlain(await ce(['help', 'proposals'])).replace(/\s+/g, ' ');
+  expect(said).toContain(
+    'MERGES: up to date, clean, conflicts, or already applied when the file already holds its changes',
+  );
+  // What ce proposals prints in that column.
+  const listed = proposalList(
+    {
+      proposals: (['up_to_date', 'already_applied'] as const).map((status) => ({
+        proposal_id: `pr_${status}`,
+        status: 'open',
+        mergeable: { status, revision: 1 },
+        author: 'bob',
+        base_revision: 1,
+        revision: null,
+        decided_by: null,
+        created_at: '2026-12-04T09:47:33.337Z',
+        summary: 'A change',
+      })),
+      next_cursor: null,
+    } as unknown as ProposalListOutput,
+    { room: 'notes.md', input: {}, more: () => '' },
+  );
+  expect(listed).toMatch(/^pr_up_to_date +open +up to date +bob /m);
+  expect(listed).toMatch(/^pr_already_applied +open +already applied +bob /m);
 });
 
 test('required flags are marked; a group says what it holds; each command has an example', async () => {

@@ -101,7 +101,7 @@ describe('ce open', () => {
     failedWithJson(json, 'not_served', /^no room process serves .*other\.md/);
     failedWith(stranger, 1, /mallory is not a participant of this room/);
     failedWith(caps, 2, /--caps: unknown capability "fly"/);
-    failedWith(missing, 2, /required option '--participant <name>' not specified/);
+    failedWith(missing, 2, /^ce: missing --participant \(who acts, with FILE\)\n$/);
   });
 });
 

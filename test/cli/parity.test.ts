@@ -384,7 +384,7 @@ describe('the same answer with and without ce serve', () => {
         'settings-update {file} --allow-host rooms.example.net,proxy.internal:8443 --allow-origin https://app.example',
       ),
       refused('invalid_input', 'settings-update {file} --allow-host https://rooms.example.net/'),
-      refused('invalid_input', 'settings-update {file}'),
+      usage('settings-update {file}'),
       ok('settings-update {file} --allow-host ""'),
     );
 

@@ -2,7 +2,7 @@
 // real signals.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -206,6 +206,8 @@ test('a port that is taken is said so, with what to do; PORT=abc npm start names
     expect(JSON.parse(json.stderr)).toEqual({
       error: { code: 'port_in_use', message: expect.stringMatching(/^port \d+ on 127\.0\.0\.1 is taken/) },
     });
+    // A start refused leaves the folder as it was: the sidecar it made is gone with it.
+    expect(readdirSync(dir)).toEqual(['notes.md']);
   } finally {
     taken.close();
   }

@@ -35,7 +35,9 @@ test('a room no process serves: what its sidecar holds, and that nothing serves 
     'sessions:   1 live',
     expect.stringMatching(/^last event: \d{4}-/),
   ]);
-  expect(shown[7]).toMatch(
+  // The event ring: every event the room has recorded so far, none pruned yet.
+  expect(shown[7]).toBe('event ring: 3 events kept, the newest #3');
+  expect(shown[8]).toMatch(
     new RegExp(
       `^sidecar: {4}${file.replaceAll('.', '\\.')}\\.commonroom\\.db \\(\\d+ bytes with its write-ahead log\\)$`,
     ),

@@ -35,11 +35,7 @@ describe('exit 2: a usage error names the flags as typed', () => {
       "ce: unknown option '--summery' (Did you mean --summary?)\n",
     ],
     ['a required flag left out', ['handoff-create', '{file}', '--participant', 'bob'], 'ce: missing --summary\n'],
-    [
-      'two required flags left out',
-      ['session', 'create', '{file}'],
-      'ce: missing --participant and --caps\n',
-    ],
+    ['two required flags left out', ['session', 'create', '{file}'], 'ce: missing --participant and --caps\n'],
     [
       'an answer given neither way',
       ['task-answer', '{file}', 'tk_x', '--participant', 'bob', '--key', 'k'],
@@ -92,6 +88,21 @@ describe('exit 2: a usage error names the flags as typed', () => {
       '--participant left out where FILE names the room',
       ['handoff-create', '{file}', '--summary', 'x'],
       'ce: missing --participant (who acts, with FILE)\n',
+    ],
+    [
+      '--participant left out of ce edit, said as every command says it',
+      ['edit', '{file}', '--summary', 'x'],
+      'ce: missing --participant (who acts, with FILE)\n',
+    ],
+    [
+      '--participant left out of ce open, the same',
+      ['open', '{file}'],
+      'ce: missing --participant (who acts, with FILE)\n',
+    ],
+    [
+      'a change given nothing to change',
+      ['settings-update', '{file}'],
+      'ce: missing --allow-host, --allow-origin or --four-eyes: give at least one, what to change\n',
     ],
   ])('%s', async (_case, args, stderr) => {
     said(await ce(args.map((a) => a.replace('{file}', file).replace('{draft}', draft))), 2, stderr);

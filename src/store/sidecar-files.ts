@@ -1,0 +1,104 @@
+// The sidecar's files as files: where the sidecar is, the permission bits
+// it and the files SQLite keeps beside it may have, making it, taking away
+// one this process made and could not make a room of, and a refusal that
+// says this user may not write there. No SQLite here: ce loads this module
+// without the store (ce serve, before the room opens).
+import { accessSync, chmodSync, closeSync, constants, lstatSync, openSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { DomainError } from '../errors.js';
+import { fsyncDirectory } from './durable-file.js';
+
+export const sidecarPath = (artifactPath: string): string => `${path.resolve(artifactPath)}.commonroom.db`;
+
+/**
+ * The bits a sidecar may have: the artifact's, as a data file may have them
+ * (no execute bits), and always its owner's read and write, since the room
+ * writes its sidecar at every change (a read-only artifact is still written
+ * by a rename of a new file onto it, artifact-file.ts); owner-only without one.
+ */
+export function artifactBits(artifactPath: string): number {
+  try {
+    return (statSync(artifactPath).mode & 0o666) | 0o600;
+  } catch {
+    return 0o600;
+  }
+}
+
+/** A new, empty sidecar file with `mode` (SQLite reads an empty file as a new database). */
+export function createOwnerOnly(file: string, mode: number): void {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') throw error;
+    throw new DomainError(
+      'forbidden',
+      `cannot make the sidecar ${file}: this user may not write in ${path.dirname(file)} (${code}), where a room keeps its sidecar and writes its file; nothing was made`,
+      { sidecar: file, reason: code },
+    );
+  }
+  closeSync(fd);
+  chmodSync(file, mode); // the umask may have taken bits the file's own have
+  fsyncDirectory(path.dirname(file)); // its name survives a power cut before SQLite's first sync of it
+}
+
+/** The sidecar and the files SQLite keeps beside it. */
+const sidecarFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
+
+/**
+ * Takes away a sidecar this process made and could not make a room of: a
+ * failed start leaves the folder as it was, never a half-made sidecar that
+ * every later command would take for a room. Only regular files go (a
+ * directory at a -wal's path is someone else's).
+ */
+export function removeMadeSidecar(artifactPath: string): void {
+  for (const part of sidecarFiles(sidecarPath(artifactPath))) {
+    if (lstatSync(part, { throwIfNoEntry: false })?.isFile()) rmSync(part, { force: true });
+  }
+}
+
+/**
+ * SQLite refused to write a sidecar this user may not write (its mode, its
+ * owner, or its folder's): said so, with what to do, not as the disk failing.
+ * Null when this user may write both, and the refusal was the disk's.
+ */
+export function notWritableHere(file: string, error: unknown): DomainError | null {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^SQLITE_(READONLY|CANTOPEN)/.test(code)) return null;
+  for (const [what, target] of [
+    ['the sidecar', file],
+    ['its folder', path.dirname(file)],
+  ] as const) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch {
+      const mode = (statSync(target).mode & 0o777).toString(8);
+      return new DomainError(
+        'forbidden',
+        `${what} ${target} is not writable by this user (mode ${mode}), and the room writes there at every change; give this user write access (e.g. chmod u+w ${target}) and try again; nothing was written`,
+        { sidecar: file, reason: code },
+      );
+    }
+  }
+  return null;
+}
+
+/**
+ * The sidecar holds everything the room knows, token hashes included: it and
+ * its -wal and -shm never have permission bits the artifact lacks (its
+ * owner's read and write aside: artifactBits). SQLite gives -wal and -shm
+ * the database file's mode; bits are only ever taken away here, never added.
+ */
+export function keepWithinArtifactBits(file: string, artifactPath: string): void {
+  const allowed = artifactBits(artifactPath);
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    let mode: number;
+    try {
+      mode = statSync(path).mode & 0o777;
+    } catch {
+      continue;
+    }
+    if ((mode & ~allowed) !== 0) chmodSync(path, mode & allowed);
+  }
+}

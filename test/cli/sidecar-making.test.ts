@@ -1,0 +1,131 @@
+// Making a room's sidecar, over the built binary: a sidecar always keeps its
+// owner's read and write, whatever the file's bits (a read-only file is
+// still a room: an approval writes it by a rename, keeping its bits); a
+// sidecar whose making fails is taken away again, never left half made for
+// every later command to take for a room; and, run as a user who may not
+// write there (when the tests run as root, as `nobody`), ce init says so
+// and changes nothing.
+import { execFile } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import { sidecarPath } from '../../src/store/sidecar.js';
+import { tempDir } from '../helpers/room.js';
+import { ce, CE_BIN, failedWith, okJson, okPlain, type CeRun } from '../helpers/run-ce.js';
+
+const SLOW = { timeout: 60_000 };
+const bits = (file: string): string => (statSync(file).mode & 0o777).toString(8);
+
+/** `notes.md` in a fresh folder, with `mode`. */
+function markdownFile(mode = 0o644): string {
+  const file = path.join(tempDir(), 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  chmodSync(file, mode);
+  return file;
+}
+
+test(
+  'a read-only file is a room: its sidecar keeps its owner’s read and write, and an approval writes the file, keeping its bits',
+  SLOW,
+  async () => {
+    const file = markdownFile(0o444);
+    okPlain(await ce(['init', file]));
+    expect(bits(sidecarPath(file))).toBe('644');
+    okPlain(await ce(['participant', 'add', file, 'alice']));
+    const draft = path.join(path.dirname(file), 'draft.md');
+    writeFileSync(draft, '# Notes, approved\n');
+    const made = okJson<{ proposal: { proposal_id: string } }>(
+      await ce([
+        'propose',
+        file,
+        '--participant',
+        'alice',
+        '--base',
+        '1',
+        '--content-file',
+        draft,
+        '--summary',
+        'A title',
+        '--json',
+      ]),
+    );
+    okPlain(await ce(['proposal-approve', file, made.proposal.proposal_id, '--participant', 'alice']));
+    expect(readFileSync(file, 'utf8')).toBe('# Notes, approved\n');
+    expect(bits(file)).toBe('444');
+    expect(bits(sidecarPath(file))).toBe('644');
+  },
+);
+
+test(
+  'a sidecar whose making fails is taken away: nothing is left that a later command would take for a room',
+  SLOW,
+  async () => {
+    const file = markdownFile();
+    // SQLite cannot make the sidecar's write-ahead log where a folder stands: the making fails after the sidecar exists.
+    const wal = `${sidecarPath(file)}-wal`;
+    mkdirSync(wal);
+    failedWith(await ce(['init', file]), 1, /the disk failed to write the sidecar/);
+    expect(readdirSync(path.dirname(file)).sort()).toEqual(['notes.md', 'notes.md.commonroom.db-wal']);
+    failedWith(await ce(['status', file]), 1, /does not exist; make it a room first: ce init /);
+    // The folder in the way taken away, ce init makes the room: nothing half made stood in its way.
+    rmdirSync(wal);
+    expect(okPlain(await ce(['init', file]))).toMatch(/^notes\.md is now a room\n/);
+  },
+);
+
+/** `ce` run as the user `uid` (and its group), as a person without root would run it. */
+const ceAs = (uid: number, args: string[]): Promise<CeRun> =>
+  new Promise((resolve) => {
+    execFile(process.execPath, [CE_BIN, ...args], { uid, gid: uid, timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+
+const NOBODY = 65_534;
+
+test.runIf(process.getuid?.() === 0)(
+  'as a user who may not write there: ce init says what is not writable, and changes nothing',
+  SLOW,
+  async () => {
+    // A read-only file of nobody's, in nobody's folder: a room, as for root.
+    const own = markdownFile(0o444);
+    chownSync(path.dirname(own), NOBODY, NOBODY);
+    chownSync(own, NOBODY, NOBODY);
+    expect(okPlain(await ceAs(NOBODY, ['init', own]))).toMatch(/^notes\.md is now a room\n/);
+    expect(bits(sidecarPath(own))).toBe('644');
+
+    // A folder nobody may not write in: nothing is made.
+    const elsewhere = markdownFile(0o644);
+    chmodSync(path.dirname(elsewhere), 0o755);
+    failedWith(
+      await ceAs(NOBODY, ['init', elsewhere]),
+      1,
+      /^ce: cannot make the sidecar .*notes\.md\.commonroom\.db: this user may not write in .* \(EACCES\), where a room keeps its sidecar and writes its file; nothing was made\n$/,
+    );
+    expect(readdirSync(path.dirname(elsewhere))).toEqual(['notes.md']);
+
+    // A sidecar left read-only (as an older ce left one): named, with what to do; it stays as it was.
+    const stuck = markdownFile(0o644);
+    chownSync(path.dirname(stuck), NOBODY, NOBODY);
+    chownSync(stuck, NOBODY, NOBODY);
+    writeFileSync(sidecarPath(stuck), '');
+    chownSync(sidecarPath(stuck), NOBODY, NOBODY);
+    chmodSync(sidecarPath(stuck), 0o444);
+    failedWith(
+      await ceAs(NOBODY, ['init', stuck]),
+      1,
+      /^ce: the sidecar .*notes\.md\.commonroom\.db is not writable by this user \(mode 444\), and the room writes there at every change; give this user write access \(e\.g\. chmod u\+w .*\) and try again; nothing was written\n$/,
+    );
+    expect(readdirSync(path.dirname(stuck)).sort()).toEqual(['notes.md', 'notes.md.commonroom.db']);
+    expect(statSync(sidecarPath(stuck)).size).toBe(0);
+  },
+);
