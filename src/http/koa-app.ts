@@ -67,6 +67,8 @@ export async function koaApp(parts: RoomParts): Promise<Koa> {
     ctx.state.caller = caller(ctx);
     await next();
   };
+  // Before GET, which the router also answers HEAD with: a HEAD would open the legacy stream.
+  mcp.head('/mcp', asJsonRpc, mcpMethodNotAllowed);
   mcp.get('/mcp', asJsonRpc, origin, mcpAuthenticated, legacyResourceStream(room, streams, server.legacySubscriptions));
   mcp.all('/mcp', asJsonRpc, mcpMethodNotAllowed);
 

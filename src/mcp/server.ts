@@ -129,7 +129,12 @@ export class McpServer {
     checkVersion(carried('mcp-protocol-version'));
 
     if (message.id === undefined) {
-      // A notification: only cancelling a listen means anything here.
+      // A notification: only cancelling a listen means anything here. Its Mcp-Method may be left out (the
+      // official client sends none with notifications/cancelled), but one that names another method is refused.
+      const mcpMethod = carried('mcp-method');
+      if (mcpMethod !== undefined && mcpMethod !== message.method) {
+        throw mismatch(`the Mcp-Method header (${mcpMethod}) does not match the body's method (${message.method})`);
+      }
       const requestId = params.requestId;
       const cancels =
         message.method === 'notifications/cancelled' &&

@@ -260,6 +260,16 @@ describe('paths and methods', () => {
       error: { code: -32600, message: 'method not allowed: /mcp takes POST (and GET for the legacy stream)' },
     });
   });
+
+  it('HEAD /mcp: 405 with Allow, where it opened the legacy stream', async () => {
+    const response = await fetch(s.http.mcpUrl, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${s.tokens.alice}` },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, POST');
+    expect(response.headers.get('content-type')).not.toMatch(/event-stream/);
+  });
 });
 
 describe('a file an outside edit left not UTF-8', () => {

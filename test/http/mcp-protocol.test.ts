@@ -765,10 +765,21 @@ describe('subscriptions/listen', () => {
     const stream = await listen(s, 'alice', { resourceSubscriptions: [HANDOFFS_URI] }, { id: 'cancel-me' });
     await nextFrame(stream, isMethod('notifications/subscriptions/acknowledged'), 'the acknowledgement');
     expect(s.room.bus.size).toBe(before + 1);
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'cancel-me' } };
+    // An Mcp-Method that names another method is refused, and the stream goes on.
+    const misrouted = await post(url, cancel, mcpHeaders('tools/list', s.tokens.alice));
+    expect(misrouted.status).toBe(400);
+    expect(misrouted.body.error).toMatchObject({
+      code: -32020,
+      message: "the Mcp-Method header (tools/list) does not match the body's method (notifications/cancelled)",
+    });
+    expect(s.room.bus.size).toBe(before + 1);
+    expect(stream.done).toBe(false);
+    // Without Mcp-Method, as the official client sends it, the listen ends.
     const cancelled = await post(
       url,
-      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'cancel-me', _meta: requestMeta() } },
-      mcpHeaders('notifications/cancelled', s.tokens.alice),
+      cancel,
+      mcpHeaders('notifications/cancelled', s.tokens.alice, { 'mcp-method': null }),
     );
     expect(cancelled.status).toBe(202);
     await expect.poll(() => s.room.bus.size, { timeout: 15_000 }).toBe(before);
