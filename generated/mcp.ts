@@ -155,6 +155,7 @@ export const toolCatalog = [
                 minLength: 1,
                 maxLength: 2048,
                 format: 'uri-reference',
+                pattern: "^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$",
               },
               title: {
                 title: 'Title',
@@ -166,6 +167,7 @@ export const toolCatalog = [
                 title: 'Revision',
                 type: 'integer',
                 minimum: 0,
+                maximum: 9007199254740991,
               },
             },
             required: ['uri'],

@@ -8,7 +8,16 @@ const schema20 = {
   description: "A reference to something the work is about. Stored as given; the room never fetches it.",
   type: "object",
   properties: {
-    uri: { title: "URI", type: "string", minLength: 1, maxLength: 2048, format: "uri-reference" },
+    uri: {
+      title: "URI",
+      type: "string",
+      minLength: 1,
+      maxLength: 2048,
+      format: "uri-reference",
+      pattern: "^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$",
+      "x-pattern-name":
+        "a URI reference (RFC 3986): ASCII letters, digits and - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; =, anything else written as %XX",
+    },
     title: {
       title: "Title",
       description: "One line naming what the reference is: no control, bidi-control or invisible characters.",
@@ -16,13 +25,14 @@ const schema20 = {
       maxLength: 500,
       "x-plain-text": "line",
     },
-    revision: { title: "Revision", type: "integer", minimum: 0 },
+    revision: { title: "Revision", type: "integer", minimum: 0, maximum: 9007199254740991 },
   },
   required: ["uri"],
   additionalProperties: false,
 };
 const func1 = require("ajv/dist/runtime/ucs2length").default;
-const pattern3 = new RegExp(
+const pattern3 = new RegExp("^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$", "u");
+const pattern4 = new RegExp(
   "[\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]",
   "u",
 );
@@ -118,8 +128,26 @@ function validate53(
           }
           errors++;
         }
+        if (!pattern3.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/pattern",
+            keyword: "pattern",
+            params: { pattern: "^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$" },
+            message: 'must match pattern "' + "^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$" + '"',
+            schema: "^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$",
+            parentSchema: schema20.properties.uri,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
       } else {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + "/uri",
           schemaPath: "#/properties/uri/type",
           keyword: "type",
@@ -130,9 +158,9 @@ function validate53(
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -141,7 +169,7 @@ function validate53(
       let data1 = data.title;
       if (typeof data1 === "string") {
         if (func1(data1) > 500) {
-          const err5 = {
+          const err6 = {
             instancePath: instancePath + "/title",
             schemaPath: "#/properties/title/maxLength",
             keyword: "maxLength",
@@ -152,32 +180,32 @@ function validate53(
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
-        if (pattern3.test(data1)) {
-          const err6 = {
-            instancePath: instancePath + "/title",
-            schemaPath: "#/properties/title/x-plain-text",
-            keyword: "x-plain-text",
-            params: { kind: "line", at: pattern3.exec(data1).index },
-            message: "must not contain control, bidi-control or invisible characters",
-            schema: "line",
-            parentSchema: schema20.properties.title,
-            data: data1,
-          };
-          if (vErrors === null) {
             vErrors = [err6];
           } else {
             vErrors.push(err6);
           }
           errors++;
         }
+        if (pattern4.test(data1)) {
+          const err7 = {
+            instancePath: instancePath + "/title",
+            schemaPath: "#/properties/title/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "line", at: pattern4.exec(data1).index },
+            message: "must not contain control, bidi-control or invisible characters",
+            schema: "line",
+            parentSchema: schema20.properties.title,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
       } else {
-        const err7 = {
+        const err8 = {
           instancePath: instancePath + "/title",
           schemaPath: "#/properties/title/type",
           keyword: "type",
@@ -188,9 +216,9 @@ function validate53(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -198,7 +226,7 @@ function validate53(
     if (data.revision !== undefined) {
       let data2 = data.revision;
       if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/properties/revision/type",
           keyword: "type",
@@ -209,15 +237,33 @@ function validate53(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
       if (typeof data2 == "number" && isFinite(data2)) {
+        if (data2 > 9007199254740991 || isNaN(data2)) {
+          const err10 = {
+            instancePath: instancePath + "/revision",
+            schemaPath: "#/properties/revision/maximum",
+            keyword: "maximum",
+            params: { comparison: "<=", limit: 9007199254740991 },
+            message: "must be <= 9007199254740991",
+            schema: 9007199254740991,
+            parentSchema: schema20.properties.revision,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
         if (data2 < 0 || isNaN(data2)) {
-          const err9 = {
+          const err11 = {
             instancePath: instancePath + "/revision",
             schemaPath: "#/properties/revision/minimum",
             keyword: "minimum",
@@ -228,16 +274,16 @@ function validate53(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err11];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err11);
           }
           errors++;
         }
       }
     }
   } else {
-    const err10 = {
+    const err12 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -248,9 +294,9 @@ function validate53(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err12];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err12);
     }
     errors++;
   }
@@ -1834,7 +1880,7 @@ const schema25 = {
   pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$",
   "x-pattern-name": "a name of letters, digits, '.', '_' or '-', with a letter or digit first",
 };
-const pattern5 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");
+const pattern6 = new RegExp("^[A-Za-z0-9][A-Za-z0-9._-]*$", "u");
 
 function validate59(
   data,
@@ -1886,7 +1932,7 @@ function validate59(
       }
       errors++;
     }
-    if (!pattern5.test(data)) {
+    if (!pattern6.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -7608,7 +7654,7 @@ const schema42 = {
   pattern: "^[A-Za-z0-9._:-]+$",
   "x-pattern-name": "a key of letters, digits, '.', '_', ':' or '-'",
 };
-const pattern6 = new RegExp("^[A-Za-z0-9._:-]+$", "u");
+const pattern7 = new RegExp("^[A-Za-z0-9._:-]+$", "u");
 
 function validate99(
   data,
@@ -7660,7 +7706,7 @@ function validate99(
       }
       errors++;
     }
-    if (!pattern6.test(data)) {
+    if (!pattern7.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -8552,8 +8598,8 @@ const schema46 = {
   "x-pattern-name": "some text, not only spaces",
   "x-plain-text": "lines",
 };
-const pattern7 = new RegExp("^$|\\S", "u");
-const pattern8 = new RegExp(
+const pattern8 = new RegExp("^$|\\S", "u");
+const pattern9 = new RegExp(
   "[\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]",
   "u",
 );
@@ -8608,7 +8654,7 @@ function validate111(
       }
       errors++;
     }
-    if (!pattern7.test(data)) {
+    if (!pattern8.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -8626,12 +8672,12 @@ function validate111(
       }
       errors++;
     }
-    if (pattern8.test(data)) {
+    if (pattern9.test(data)) {
       const err3 = {
         instancePath,
         schemaPath: "#/x-plain-text",
         keyword: "x-plain-text",
-        params: { kind: "lines", at: pattern8.exec(data).index },
+        params: { kind: "lines", at: pattern9.exec(data).index },
         message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
         schema: "lines",
         parentSchema: schema46,
@@ -10502,7 +10548,7 @@ function validate136(
 }
 validate136.evaluated = { dynamicProps: false, dynamicItems: false };
 
-const pattern10 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
+const pattern11 = new RegExp("^sha256:[0-9a-f]{64}$", "u");
 
 function validate135(
   data,
@@ -10717,7 +10763,7 @@ function validate135(
     if (data.hash !== undefined) {
       let data1 = data.hash;
       if (typeof data1 === "string") {
-        if (!pattern10.test(data1)) {
+        if (!pattern11.test(data1)) {
           const err10 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
@@ -11754,7 +11800,7 @@ const schema52 = {
     "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
   "x-pattern-name": "a host name: NAME or NAME:PORT, with no scheme, path or wildcard",
 };
-const pattern11 = new RegExp(
+const pattern12 = new RegExp(
   "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
   "u",
 );
@@ -11809,7 +11855,7 @@ function validate144(
       }
       errors++;
     }
-    if (!pattern11.test(data)) {
+    if (!pattern12.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -11984,7 +12030,7 @@ function validate146(
       }
       errors++;
     }
-    if (!pattern6.test(data)) {
+    if (!pattern7.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -13377,7 +13423,7 @@ function validate160(
       }
       errors++;
     }
-    if (!pattern5.test(data)) {
+    if (!pattern6.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -15413,7 +15459,7 @@ function validate182(
     if (data.hash !== undefined) {
       let data1 = data.hash;
       if (typeof data1 === "string") {
-        if (!pattern10.test(data1)) {
+        if (!pattern11.test(data1)) {
           const err10 = {
             instancePath: instancePath + "/hash",
             schemaPath: "#/properties/hash/pattern",
@@ -15839,7 +15885,7 @@ const schema71 = {
     "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
   "x-pattern-name": "an origin: http:// or https://, a host name and perhaps a port, with no path",
 };
-const pattern15 = new RegExp(
+const pattern16 = new RegExp(
   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
   "u",
 );
@@ -15894,7 +15940,7 @@ function validate190(
       }
       errors++;
     }
-    if (!pattern15.test(data)) {
+    if (!pattern16.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -16748,7 +16794,7 @@ function validate198(
       }
       errors++;
     }
-    if (!pattern7.test(data)) {
+    if (!pattern8.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -16766,12 +16812,12 @@ function validate198(
       }
       errors++;
     }
-    if (pattern8.test(data)) {
+    if (pattern9.test(data)) {
       const err3 = {
         instancePath,
         schemaPath: "#/x-plain-text",
         keyword: "x-plain-text",
-        params: { kind: "lines", at: pattern8.exec(data).index },
+        params: { kind: "lines", at: pattern9.exec(data).index },
         message: "must not contain control (but tab and line feed), bidi-control or invisible characters",
         schema: "lines",
         parentSchema: schema46,
@@ -17342,7 +17388,7 @@ function validate205(
       }
       errors++;
     }
-    if (!pattern15.test(data)) {
+    if (!pattern16.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",

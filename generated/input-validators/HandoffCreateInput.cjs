@@ -335,7 +335,16 @@ const schema32 = {
   description: "A reference to something the work is about. Stored as given; the room never fetches it.",
   type: "object",
   properties: {
-    uri: { title: "URI", type: "string", minLength: 1, maxLength: 2048, format: "uri-reference" },
+    uri: {
+      title: "URI",
+      type: "string",
+      minLength: 1,
+      maxLength: 2048,
+      format: "uri-reference",
+      pattern: "^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$",
+      "x-pattern-name":
+        "a URI reference (RFC 3986): ASCII letters, digits and - . _ ~ : / ? # [ ] @ ! $ & ' ( ) * + , ; =, anything else written as %XX",
+    },
     title: {
       title: "Title",
       description: "One line naming what the reference is: no control, bidi-control or invisible characters.",
@@ -343,12 +352,13 @@ const schema32 = {
       maxLength: 500,
       "x-plain-text": "line",
     },
-    revision: { title: "Revision", type: "integer", minimum: 0 },
+    revision: { title: "Revision", type: "integer", minimum: 0, maximum: 9007199254740991 },
   },
   required: ["uri"],
   additionalProperties: false,
 };
-const pattern8 = new RegExp(
+const pattern8 = new RegExp("^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$", "u");
+const pattern9 = new RegExp(
   "[\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u180E\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]",
   "u",
 );
@@ -444,8 +454,26 @@ function validate73(
           }
           errors++;
         }
+        if (!pattern8.test(data0)) {
+          const err4 = {
+            instancePath: instancePath + "/uri",
+            schemaPath: "#/properties/uri/pattern",
+            keyword: "pattern",
+            params: { pattern: "^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$" },
+            message: 'must match pattern "' + "^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$" + '"',
+            schema: "^(?:[A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*$",
+            parentSchema: schema32.properties.uri,
+            data: data0,
+          };
+          if (vErrors === null) {
+            vErrors = [err4];
+          } else {
+            vErrors.push(err4);
+          }
+          errors++;
+        }
       } else {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + "/uri",
           schemaPath: "#/properties/uri/type",
           keyword: "type",
@@ -456,9 +484,9 @@ function validate73(
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
@@ -467,7 +495,7 @@ function validate73(
       let data1 = data.title;
       if (typeof data1 === "string") {
         if (func1(data1) > 500) {
-          const err5 = {
+          const err6 = {
             instancePath: instancePath + "/title",
             schemaPath: "#/properties/title/maxLength",
             keyword: "maxLength",
@@ -478,32 +506,32 @@ function validate73(
             data: data1,
           };
           if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
-        if (pattern8.test(data1)) {
-          const err6 = {
-            instancePath: instancePath + "/title",
-            schemaPath: "#/properties/title/x-plain-text",
-            keyword: "x-plain-text",
-            params: { kind: "line", at: pattern8.exec(data1).index },
-            message: "must not contain control, bidi-control or invisible characters",
-            schema: "line",
-            parentSchema: schema32.properties.title,
-            data: data1,
-          };
-          if (vErrors === null) {
             vErrors = [err6];
           } else {
             vErrors.push(err6);
           }
           errors++;
         }
+        if (pattern9.test(data1)) {
+          const err7 = {
+            instancePath: instancePath + "/title",
+            schemaPath: "#/properties/title/x-plain-text",
+            keyword: "x-plain-text",
+            params: { kind: "line", at: pattern9.exec(data1).index },
+            message: "must not contain control, bidi-control or invisible characters",
+            schema: "line",
+            parentSchema: schema32.properties.title,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err7];
+          } else {
+            vErrors.push(err7);
+          }
+          errors++;
+        }
       } else {
-        const err7 = {
+        const err8 = {
           instancePath: instancePath + "/title",
           schemaPath: "#/properties/title/type",
           keyword: "type",
@@ -514,9 +542,9 @@ function validate73(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -524,7 +552,7 @@ function validate73(
     if (data.revision !== undefined) {
       let data2 = data.revision;
       if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + "/revision",
           schemaPath: "#/properties/revision/type",
           keyword: "type",
@@ -535,15 +563,33 @@ function validate73(
           data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
       if (typeof data2 == "number" && isFinite(data2)) {
+        if (data2 > 9007199254740991 || isNaN(data2)) {
+          const err10 = {
+            instancePath: instancePath + "/revision",
+            schemaPath: "#/properties/revision/maximum",
+            keyword: "maximum",
+            params: { comparison: "<=", limit: 9007199254740991 },
+            message: "must be <= 9007199254740991",
+            schema: 9007199254740991,
+            parentSchema: schema32.properties.revision,
+            data: data2,
+          };
+          if (vErrors === null) {
+            vErrors = [err10];
+          } else {
+            vErrors.push(err10);
+          }
+          errors++;
+        }
         if (data2 < 0 || isNaN(data2)) {
-          const err9 = {
+          const err11 = {
             instancePath: instancePath + "/revision",
             schemaPath: "#/properties/revision/minimum",
             keyword: "minimum",
@@ -554,16 +600,16 @@ function validate73(
             data: data2,
           };
           if (vErrors === null) {
-            vErrors = [err9];
+            vErrors = [err11];
           } else {
-            vErrors.push(err9);
+            vErrors.push(err11);
           }
           errors++;
         }
       }
     }
   } else {
-    const err10 = {
+    const err12 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -574,9 +620,9 @@ function validate73(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err12];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err12);
     }
     errors++;
   }

@@ -45,7 +45,7 @@ const schema65 = {
   "x-pattern-name": "a host name: NAME or NAME:PORT, with no scheme, path or wildcard",
 };
 const func1 = require("ajv/dist/runtime/ucs2length").default;
-const pattern10 = new RegExp(
+const pattern11 = new RegExp(
   "^(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?$",
   "u",
 );
@@ -100,7 +100,7 @@ function validate125(
       }
       errors++;
     }
-    if (!pattern10.test(data)) {
+    if (!pattern11.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",
@@ -159,7 +159,7 @@ const schema66 = {
     "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
   "x-pattern-name": "an origin: http:// or https://, a host name and perhaps a port, with no path",
 };
-const pattern11 = new RegExp(
+const pattern12 = new RegExp(
   "^https?://(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?$",
   "u",
 );
@@ -214,7 +214,7 @@ function validate127(
       }
       errors++;
     }
-    if (!pattern11.test(data)) {
+    if (!pattern12.test(data)) {
       const err2 = {
         instancePath,
         schemaPath: "#/pattern",

@@ -339,6 +339,22 @@ describe('POST /workspace/handoffs (createHandoff)', () => {
       'invalid_input',
       'summary must NOT have more than 2000 characters',
     );
+    // An artifact's uri is the URI reference the document's format says, and its revision a number JSON keeps.
+    const notUri = expectProblem(
+      await w.alice.POST('/workspace/handoffs', { body: { summary: 'x', artifacts: [{ uri: 'not a uri' }] } }),
+      400,
+      'invalid_input',
+      /^artifacts\.0\.uri must be a URI reference \(RFC 3986\): .*anything else written as %XX \(got "not a uri"\)$/,
+    );
+    expect(notUri.errors).toMatchObject([{ path: '/artifacts/0/uri', keyword: 'pattern' }]);
+    expectProblem(
+      await w.alice.POST('/workspace/handoffs', {
+        body: { summary: 'x', artifacts: [{ uri: 'https://x.example/a%20b?c=d#e', revision: 1e300 }] },
+      }),
+      400,
+      'invalid_input',
+      'artifacts.0.revision must be <= 9007199254740991',
+    );
     const stranger = expectProblem(
       await w.alice.POST('/workspace/handoffs', { body: { summary: 'x', assignee: 'zed' } }),
       400,
