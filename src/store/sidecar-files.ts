@@ -24,13 +24,18 @@ export function artifactBits(artifactPath: string): number {
   }
 }
 
-/** A new, empty sidecar file with `mode` (SQLite reads an empty file as a new database). */
-export function createOwnerOnly(file: string, mode: number): void {
+/**
+ * A new, empty sidecar file with `mode` (SQLite reads an empty file as a new
+ * database). False when another process made it first: the two then open
+ * the same one, and the writer's lock decides.
+ */
+export function createOwnerOnly(file: string, mode: number): boolean {
   let fd: number;
   try {
     fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
     if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') throw error;
     throw new DomainError(
       'forbidden',
@@ -41,6 +46,7 @@ export function createOwnerOnly(file: string, mode: number): void {
   closeSync(fd);
   chmodSync(file, mode); // the umask may have taken bits the file's own have
   fsyncDirectory(path.dirname(file)); // its name survives a power cut before SQLite's first sync of it
+  return true;
 }
 
 /** The sidecar and the files SQLite keeps beside it. */

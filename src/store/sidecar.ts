@@ -106,6 +106,11 @@ export function sidecarContents(file: string): 'room' | 'no_room' | 'not_sqlite'
   }
 }
 
+/** Another process writes the sidecar: its writer's lock (locked), or SQLite's lock past the busy timeout. */
+const heldElsewhere = (error: unknown): boolean =>
+  (error instanceof DomainError && error.code === 'locked') ||
+  /^SQLITE_BUSY/.test(String((error as { code?: unknown }).code));
+
 const notASidecar = (file: string, why: string): DomainError =>
   new DomainError(
     'conflict',
@@ -130,8 +135,7 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     return { db, path: file, writable: false, migrated: [], litestream: false, close: () => db.close() };
   }
 
-  const making = !existsSync(file);
-  if (making) createOwnerOnly(file, artifactBits(artifactPath));
+  const making = !existsSync(file) && createOwnerOnly(file, artifactBits(artifactPath));
   let db: Database.Database;
   try {
     db = new Database(file, sqliteAddon());
@@ -170,8 +174,8 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     litestream = leaveCheckpointsToLitestream(db);
   } catch (error) {
     db.close();
-    // Made here and refused: taken away, unless another writer holds it (it opened what this one made).
-    if (making && !(error instanceof DomainError && error.code === 'locked')) removeMadeSidecar(artifactPath);
+    // Made here and refused: taken away, unless another process holds it (it opened what this one made).
+    if (making && !heldElsewhere(error)) removeMadeSidecar(artifactPath);
     // The disk refused the lock or a migration: said as the room's storage failing, not as a bug.
     throw notWritableHere(file, error) ?? storageErrorOf(error, `opening ${path.basename(file)} for writing`);
   }

@@ -129,3 +129,23 @@ test.runIf(process.getuid?.() === 0)(
     expect(statSync(sidecarPath(stuck)).size).toBe(0);
   },
 );
+
+test(
+  'ce init run several times at once on a new file: one makes the room; the others find it, or are told another ce writes it',
+  SLOW,
+  async () => {
+    for (let round = 0; round < 3; round++) {
+      const file = markdownFile();
+      const runs = await Promise.all(Array.from({ length: 4 }, () => ce(['init', file, '--json'])));
+      const made = runs.filter((run) => run.code === 0 && JSON.parse(run.stdout).already_room === false);
+      expect(made).toHaveLength(1);
+      for (const run of runs) {
+        if (run.code === 0) continue;
+        expect(run.code, run.stderr).toBe(1);
+        expect(JSON.parse(run.stderr).error).toMatchObject({ code: 'locked', details: { command: 'ce init' } });
+      }
+      const status = okJson<{ room: { revision: { number: number } } }>(await ce(['status', file, '--json']));
+      expect(status.room.revision.number).toBe(1);
+    }
+  },
+);
