@@ -58,6 +58,7 @@ export function reconcile(container: HTMLElement, items: Keyed[]): void {
   for (const child of Array.from(container.children) as HTMLElement[]) {
     if (child.dataset.key !== undefined) existing.set(child.dataset.key, child);
   }
+  let focus: (() => void) | null = null;
   const wanted = items.map((item) => {
     const old = existing.get(item.key);
     if (old && old.dataset.signature === item.signature) return old;
@@ -69,6 +70,7 @@ export function reconcile(container: HTMLElement, items: Keyed[]): void {
     const fresh = item.build();
     fresh.dataset.key = item.key;
     fresh.dataset.signature = item.signature;
+    if (old) focus = carryOver(old, fresh) ?? focus;
     return fresh;
   });
   const keep = new Set(wanted);
@@ -77,6 +79,36 @@ export function reconcile(container: HTMLElement, items: Keyed[]): void {
     const at = container.children[index] ?? null;
     if (at !== element) container.insertBefore(element, at);
   });
+  (focus as (() => void) | null)?.();
+}
+
+type Typed = HTMLInputElement | HTMLTextAreaElement;
+
+/**
+ * An item rebuilt because what it shows changed (a proposal's card when a
+ * revision lands) keeps what the person typed: each field they changed is
+ * given the same value in the new element, matched by id, and the focus
+ * moves there once the new element is in place (the function returned).
+ */
+function carryOver(old: HTMLElement, fresh: HTMLElement): (() => void) | null {
+  const twin = (field: Element): Typed | null => {
+    if (!field.id) return null;
+    const match = fresh.querySelector(`#${CSS.escape(field.id)}`);
+    return match && match.tagName === field.tagName ? (match as Typed) : null;
+  };
+  for (const field of Array.from(old.querySelectorAll<Typed>('input, textarea'))) {
+    const other = twin(field);
+    if (!other || other.type !== field.type) continue;
+    if (field.type === 'checkbox' || field.type === 'radio') {
+      if (field instanceof HTMLInputElement && field.checked !== field.defaultChecked) {
+        (other as HTMLInputElement).checked = field.checked;
+      }
+    } else if (field.value !== field.defaultValue) other.value = field.value;
+  }
+  const focused = document.activeElement;
+  if (!(focused instanceof HTMLElement) || !old.contains(focused)) return null;
+  const target = focused.id ? fresh.querySelector<HTMLElement>(`#${CSS.escape(focused.id)}`) : null;
+  return target ? () => target.focus() : null;
 }
 
 /** A short local time for a timestamp. */

@@ -6,7 +6,6 @@
 import type {
   ArtifactReadOutput,
   Capability,
-  HandoffListOutput,
   ProposalListOutput,
   SessionGetOutput,
   WorkspaceHistoryOutput,
@@ -20,6 +19,7 @@ import { createHandoffForm } from './panels/handoffs/create.js';
 import { GROUPS, type Group } from './panels/handoffs/groups.js';
 import { renderHandoffs } from './panels/handoffs/list.js';
 import { HISTORY_PAGE, HistoryPager } from './panels/history.js';
+import { readHandoffs, readOpenProposals } from './lists.js';
 import { renderProposals } from './panels/proposals.js';
 
 const TOKEN_KEY = 'commonroom.token';
@@ -162,16 +162,10 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
       renderProposals(proposalList, noProposals, context, proposals, artifact);
     },
     proposals: async () => {
-      proposals = (await api.rest((room) => room.GET('/workspace/proposals', { params: { query: { limit: 100 } } })))
-        .proposals;
+      proposals = await readOpenProposals(api);
       if (artifact) renderProposals(proposalList, noProposals, context, proposals, artifact);
     },
-    handoffs: async () => {
-      const { handoffs } = await api.rest((room) =>
-        room.GET('/workspace/handoffs', { params: { query: { limit: 100 } } }),
-      );
-      renderHandoffs(groups, context, handoffs);
-    },
+    handoffs: async () => renderHandoffs(groups, context, await readHandoffs(api)),
     history: () => history.refresh(),
   };
 

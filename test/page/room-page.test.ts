@@ -302,6 +302,39 @@ describe('live, with another participant over MCP', () => {
       note: 'Say it in the intro instead',
     });
   });
+
+  it('a note half typed keeps its text and the focus when a revision lands and the card is drawn again', async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const base = await revision();
+    const before = fileText();
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: base,
+      content: `${before}\nBob's line.\n`,
+      summary: 'Half-typed note',
+    });
+    const card = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`);
+    const note = card.getByLabel('Note (optional)');
+    await note.fill('half typed');
+    const other = await tool('carol', 'workspace_propose', {
+      base_revision: base,
+      content: `Carol's first line.\n${before}`,
+      summary: 'Lands first',
+    });
+    await tool('alice', 'proposal_approve', { proposal_id: other.proposal.proposal_id });
+    // The card is drawn again: it now says bob's change merges onto the new revision.
+    await card.getByText('It merges cleanly').waitFor({ timeout: 5_000 });
+    expect(await note.inputValue()).toBe('half typed');
+    expect(await page.evaluate('document.activeElement?.id')).toBe(`proposal-note-${proposal.proposal_id}`);
+    await tool('bob', 'proposal_withdraw', { proposal_id: proposal.proposal_id });
+    // The file as it was, for the tests after this one.
+    const back = await tool('carol', 'workspace_propose', {
+      base_revision: await revision(),
+      content: before,
+      summary: 'As it was',
+    });
+    await tool('alice', 'proposal_approve', { proposal_id: back.proposal.proposal_id });
+  });
 });
 
 describe('editing the file on the page', () => {
@@ -540,9 +573,55 @@ describe('handoffs on the page', () => {
 
     const other = (await tool('alice', 'handoff_create', { summary: 'Never mind' })).handoff;
     const open_ = page.locator('#handoffs-open').locator(`[data-handoff-id="${other.handoff_id}"]`);
-    await open_.getByRole('button', { name: 'Cancel' }).click();
+    await open_.getByRole('button', { name: 'Cancel handoff' }).click();
     await page.locator('#handoffs-decided').locator(`[data-handoff-id="${other.handoff_id}"]`).waitFor();
     expect((await tool('alice', 'handoff_get', { handoff_id: other.handoff_id })).task.status).toBe('cancelled');
+  });
+
+  it('work waiting beyond the newest hundred handoffs is still shown: every undecided handoff is read, page by page', async () => {
+    const { handoff: waiting } = await tool('bob', 'handoff_create', {
+      summary: 'Older, still open',
+      assignee: 'alice',
+    });
+    for (let i = 0; i < 101; i++) {
+      const { handoff } = await tool('carol', 'handoff_create', { summary: `Newer ${i}` });
+      await rpc(room.mcpUrl, 'tasks/cancel', { taskId: handoff.task_id }, { token: tokens.carol!, tasks: true });
+    }
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    await page
+      .locator('#handoffs-open')
+      .locator(`[data-handoff-id="${waiting.handoff_id}"]`)
+      .waitFor({ timeout: 5_000 });
+    await rpc(room.mcpUrl, 'tasks/cancel', { taskId: waiting.task_id }, { token: tokens.bob!, tasks: true });
+  });
+
+  it('two questions under the same key, on two handoffs: each answer field is its own, and its label fills it', async () => {
+    const asked = [];
+    for (const summary of ['First of two', 'Second of two']) {
+      const { handoff } = await tool('alice', 'handoff_create', { summary, assignee: 'bob' });
+      await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
+      await tool('bob', 'handoff_request_input', { handoff_id: handoff.handoff_id, key: 'q1', message: 'Which?' });
+      asked.push(handoff);
+    }
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const [first, second] = asked.map((handoff) =>
+      page.locator('#handoffs-input_required').locator(`[data-handoff-id="${handoff.handoff_id}"]`),
+    );
+    await first!.waitFor({ timeout: 5_000 });
+    await second!.waitFor({ timeout: 5_000 });
+    await first!
+      .locator('label')
+      .filter({ hasText: /^answer/i })
+      .first()
+      .click();
+    await page.keyboard.type('meant for the first');
+    expect(await first!.locator('input[type="text"], textarea').first().inputValue()).toBe('meant for the first');
+    expect(await second!.locator('input[type="text"], textarea').first().inputValue()).toBe('');
+    for (const handoff of asked) {
+      await rpc(room.mcpUrl, 'tasks/cancel', { taskId: handoff.task_id }, { token: tokens.alice!, tasks: true });
+    }
   });
 
   it('a half-filled form survives an update of the handoffs around it', async () => {

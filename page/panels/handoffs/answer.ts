@@ -91,7 +91,8 @@ type InputResponse = components['schemas']['InputResponse'];
 function answerForm(context: PageContext, handoff: Handoff, input: HandoffInput): HTMLElement {
   const schema = input.request.params.requestedSchema;
   const required = new Set(schema.required ?? []);
-  const idBase = `answer-${input.key}`;
+  // The handoff's id too: two handoffs may each ask under the same key, and a label must name its own field.
+  const idBase = `answer-${handoff.handoff_id}-${input.key}`;
   const fields = Object.entries(schema.properties).map(([name, field]) => ({
     name,
     ...fieldControl(name, field as Field, required.has(name), idBase),

@@ -62,7 +62,7 @@ export function handoffActions(context: PageContext, handoff: Handoff): HTMLElem
   }
   if (handoffAllows('cancel', handoff.status) && handoff.owner === me && context.can('write')) {
     actions.push(
-      button('Cancel', '', () =>
+      button('Cancel handoff', '', () =>
         context.api.rest((room) => room.POST('/workspace/task/cancel', { body: { task_id: handoff.task_id } })),
       ),
     );

@@ -6,7 +6,7 @@ export const GROUPS = [
   { id: 'accepted', title: 'Accepted' },
   { id: 'input_required', title: 'Input required' },
   { id: 'result_ready', title: 'Result ready' },
-  { id: 'decided', title: 'Decided' },
+  { id: 'decided', title: 'Decided (among the newest hundred)' },
 ] as const;
 export type Group = (typeof GROUPS)[number]['id'];
 
