@@ -1602,8 +1602,11 @@ export const toolCatalog = [
             session: {
               type: ['object', 'null'],
             },
+            four_eyes: {
+              type: 'boolean',
+            },
           },
-          required: ['participant', 'capabilities', 'session'],
+          required: ['participant', 'capabilities', 'session', 'four_eyes'],
         },
         {
           type: 'object',

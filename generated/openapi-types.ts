@@ -1366,12 +1366,13 @@ export interface components {
         };
         /**
          * SessionGetOutput
-         * @description The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session.
+         * @description The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session. four_eyes: a second person decides, so nobody approves or rejects their own proposal or result.
          */
         SessionGetOutput: {
             participant: components["schemas"]["ParticipantName"] | null;
             capabilities: components["schemas"]["Capability"][];
             session: components["schemas"]["Session"] | null;
+            four_eyes: boolean;
         };
         /**
          * SessionListOutput

@@ -1318,7 +1318,7 @@ export interface SessionCreateOutput {
  */
 export interface SessionGetInput {}
 /**
- * The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session.
+ * The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session. four_eyes: a second person decides, so nobody approves or rejects their own proposal or result.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "SessionGetOutput".
@@ -1327,6 +1327,7 @@ export interface SessionGetOutput {
   participant: ParticipantName | null;
   capabilities: Capability[];
   session: Session | null;
+  four_eyes: boolean;
 }
 /**
  * Lists sessions, optionally of one participant.

@@ -26004,14 +26004,15 @@ export const validateSessionGetOutput = validate310;
 const schema126 = {
   title: "SessionGetOutput",
   description:
-    "The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session.",
+    "The caller: its participant and capabilities, and its session. The local operator has no participant and every capability; acting as a participant it has read, write and approve. Neither has a session. four_eyes: a second person decides, so nobody approves or rejects their own proposal or result.",
   type: "object",
   properties: {
     participant: { anyOf: [{ $ref: "#/$defs/ParticipantName" }, { type: "null" }] },
     capabilities: { type: "array", items: { $ref: "#/$defs/Capability" }, uniqueItems: true },
     session: { anyOf: [{ $ref: "#/$defs/Session" }, { type: "null" }] },
+    four_eyes: { type: "boolean" },
   },
-  required: ["participant", "capabilities", "session"],
+  required: ["participant", "capabilities", "session", "four_eyes"],
   additionalProperties: false,
 };
 
@@ -26083,9 +26084,27 @@ function validate310(
       }
       errors++;
     }
+    if (data.four_eyes === undefined) {
+      const err3 = {
+        instancePath,
+        schemaPath: "#/required",
+        keyword: "required",
+        params: { missingProperty: "four_eyes" },
+        message: "must have required property '" + "four_eyes" + "'",
+        schema: schema126.required,
+        parentSchema: schema126,
+        data,
+      };
+      if (vErrors === null) {
+        vErrors = [err3];
+      } else {
+        vErrors.push(err3);
+      }
+      errors++;
+    }
     for (const key0 in data) {
-      if (!(key0 === "participant" || key0 === "capabilities" || key0 === "session")) {
-        const err3 = {
+      if (!(key0 === "participant" || key0 === "capabilities" || key0 === "session" || key0 === "four_eyes")) {
+        const err4 = {
           instancePath,
           schemaPath: "#/additionalProperties",
           keyword: "additionalProperties",
@@ -26096,9 +26115,9 @@ function validate310(
           data,
         };
         if (vErrors === null) {
-          vErrors = [err3];
+          vErrors = [err4];
         } else {
-          vErrors.push(err3);
+          vErrors.push(err4);
         }
         errors++;
       }
@@ -26124,7 +26143,7 @@ function validate310(
       valid1 = valid1 || _valid0;
       const _errs5 = errors;
       if (data0 !== null) {
-        const err4 = {
+        const err5 = {
           instancePath: instancePath + "/participant",
           schemaPath: "#/properties/participant/anyOf/1/type",
           keyword: "type",
@@ -26135,16 +26154,16 @@ function validate310(
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err4];
+          vErrors = [err5];
         } else {
-          vErrors.push(err4);
+          vErrors.push(err5);
         }
         errors++;
       }
       var _valid0 = _errs5 === errors;
       valid1 = valid1 || _valid0;
       if (!valid1) {
-        const err5 = {
+        const err6 = {
           instancePath: instancePath + "/participant",
           schemaPath: "#/properties/participant/anyOf",
           keyword: "anyOf",
@@ -26155,9 +26174,9 @@ function validate310(
           data: data0,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err6];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err6);
         }
         errors++;
       } else {
@@ -26195,7 +26214,7 @@ function validate310(
           outer0: for (; i1--;) {
             for (j0 = i1; j0--;) {
               if (func0(data1[i1], data1[j0])) {
-                const err6 = {
+                const err7 = {
                   instancePath: instancePath + "/capabilities",
                   schemaPath: "#/properties/capabilities/uniqueItems",
                   keyword: "uniqueItems",
@@ -26206,9 +26225,9 @@ function validate310(
                   data: data1,
                 };
                 if (vErrors === null) {
-                  vErrors = [err6];
+                  vErrors = [err7];
                 } else {
-                  vErrors.push(err6);
+                  vErrors.push(err7);
                 }
                 errors++;
                 break outer0;
@@ -26217,7 +26236,7 @@ function validate310(
           }
         }
       } else {
-        const err7 = {
+        const err8 = {
           instancePath: instancePath + "/capabilities",
           schemaPath: "#/properties/capabilities/type",
           keyword: "type",
@@ -26228,9 +26247,9 @@ function validate310(
           data: data1,
         };
         if (vErrors === null) {
-          vErrors = [err7];
+          vErrors = [err8];
         } else {
-          vErrors.push(err7);
+          vErrors.push(err8);
         }
         errors++;
       }
@@ -26256,7 +26275,7 @@ function validate310(
       valid5 = valid5 || _valid1;
       const _errs13 = errors;
       if (data3 !== null) {
-        const err8 = {
+        const err9 = {
           instancePath: instancePath + "/session",
           schemaPath: "#/properties/session/anyOf/1/type",
           keyword: "type",
@@ -26267,16 +26286,16 @@ function validate310(
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err8];
+          vErrors = [err9];
         } else {
-          vErrors.push(err8);
+          vErrors.push(err9);
         }
         errors++;
       }
       var _valid1 = _errs13 === errors;
       valid5 = valid5 || _valid1;
       if (!valid5) {
-        const err9 = {
+        const err10 = {
           instancePath: instancePath + "/session",
           schemaPath: "#/properties/session/anyOf",
           keyword: "anyOf",
@@ -26287,9 +26306,9 @@ function validate310(
           data: data3,
         };
         if (vErrors === null) {
-          vErrors = [err9];
+          vErrors = [err10];
         } else {
-          vErrors.push(err9);
+          vErrors.push(err10);
         }
         errors++;
       } else {
@@ -26303,8 +26322,29 @@ function validate310(
         }
       }
     }
+    if (data.four_eyes !== undefined) {
+      let data4 = data.four_eyes;
+      if (typeof data4 !== "boolean") {
+        const err11 = {
+          instancePath: instancePath + "/four_eyes",
+          schemaPath: "#/properties/four_eyes/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+          schema: schema126.properties.four_eyes.type,
+          parentSchema: schema126.properties.four_eyes,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err11];
+        } else {
+          vErrors.push(err11);
+        }
+        errors++;
+      }
+    }
   } else {
-    const err10 = {
+    const err12 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -26315,9 +26355,9 @@ function validate310(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err10];
+      vErrors = [err12];
     } else {
-      vErrors.push(err10);
+      vErrors.push(err12);
     }
     errors++;
   }

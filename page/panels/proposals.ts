@@ -82,9 +82,11 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
     proposal.mergeable?.status === 'conflicts' || proposal.mergeable?.status === 'already_applied';
   const status = h('p', { class: 'status', role: 'status' });
   const mine = proposal.author === context.me.participant;
+  // With four eyes another approver decides one's own proposal: the room would refuse it.
+  const decides = context.can('approve') && !(context.me.four_eyes && mine);
   // An approver's note, recorded with the decision (Approve or Reject).
   const noteId = `proposal-note-${proposal.proposal_id}`;
-  const noteField = context.can('approve')
+  const noteField = decides
     ? h('input', {
         id: noteId,
         name: 'note',
@@ -112,8 +114,8 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
     return button;
   };
   const actions = [
-    context.can('approve') && !refusedIfApproved ? decide('Approve', 'approve', 'primary') : null,
-    context.can('approve') ? decide('Reject', 'reject', 'danger') : null,
+    decides && !refusedIfApproved ? decide('Approve', 'approve', 'primary') : null,
+    decides ? decide('Reject', 'reject', 'danger') : null,
     mine && context.can('write') ? decide('Withdraw', 'withdraw', '') : null,
   ].filter((button) => button !== null);
   return h(

@@ -18,6 +18,7 @@ import { DomainError } from '../errors.js';
 import { isParticipant } from './participants.js';
 import { change, type Room } from './room.js';
 import { cachedSession, cacheSession, forgetSession } from './session-cache.js';
+import { asksFourEyes } from './settings.js';
 
 /** 256 random bits. Only its SHA-256 is stored: a high-entropy token needs no slow hash. */
 const newToken = (): string => `cr_${crypto.randomBytes(32).toString('base64url')}`;
@@ -95,13 +96,15 @@ const EVERY_CAPABILITY = capability.enum as Capability[];
  * participant (no session row) it is that participant with what actAs gives.
  */
 export function getSession(room: Room, actor: Actor, _args: InputOf<'getSession'>): SessionGetOutput {
-  if (actor === LOCAL_OPERATOR) return { participant: null, capabilities: EVERY_CAPABILITY, session: null };
+  const four_eyes = asksFourEyes(room);
+  if (actor === LOCAL_OPERATOR) return { participant: null, capabilities: EVERY_CAPABILITY, session: null, four_eyes };
   const sessionId = (actor as { session_id?: unknown }).session_id;
   const row = typeof sessionId === 'string' ? room.workspace.getSession(sessionId) : undefined;
   return {
     participant: actor.participant,
     capabilities: [...actor.capabilities],
     session: row ? toSession(row) : null,
+    four_eyes,
   };
 }
 

@@ -41,13 +41,16 @@ export function getSettings(room: Room, actor: Actor, _args: InputOf<'getSetting
   return { settings: roomSettings(room) };
 }
 
+/** A second person decides, by `ce serve --four-eyes` or the room's setting. */
+export const asksFourEyes = (room: Room): boolean => room.fourEyes || roomSettings(room).four_eyes;
+
 /**
- * Whether a second person must decide (`ce serve --four-eyes`, or the room's
- * setting): then nobody approves or rejects their own proposal, or the
- * result of a handoff they did. `maker` names the one who made it.
+ * Whether a second person must decide (asksFourEyes): then nobody approves
+ * or rejects their own proposal, or the result of a handoff they did.
+ * `maker` names the one who made it.
  */
 export function requireSecondPerson(room: Room, caller: Caller, maker: string, what: string): void {
-  if (caller.participant !== maker || !(room.fourEyes || roomSettings(room).four_eyes)) return;
+  if (caller.participant !== maker || !asksFourEyes(room)) return;
   throw new DomainError(
     'forbidden',
     `the room asks for four eyes: ${what} is ${maker}'s own work, so another approver decides it`,

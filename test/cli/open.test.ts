@@ -117,8 +117,11 @@ describe('ce whoami', () => {
       participant: null,
       capabilities: ['read', 'write', 'approve', 'admin'],
       session: null,
+      four_eyes: false,
     });
-    expect(okPlain(asAlice)).toBe('participant:  alice\ncapabilities: read,write,approve\nsession:      none\n');
+    expect(okPlain(asAlice)).toBe(
+      'participant:  alice\ncapabilities: read,write,approve\nsession:      none\nfour eyes:    no\n',
+    );
     expect(okJson(remote)).toMatchObject({
       participant: 'alice',
       capabilities: ['read'],

@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { actAs, authenticate, createSession, getSession, LOCAL_OPERATOR, type Room } from '../helpers/engine.js';
+import {
+  actAs,
+  authenticate,
+  createSession,
+  getSession,
+  LOCAL_OPERATOR,
+  updateSettings,
+  type Room,
+} from '../helpers/engine.js';
 import { expectRefused } from '../helpers/expect-refused.js';
 import { makeRoom, type TestRoom } from '../helpers/room.js';
 
@@ -18,7 +26,7 @@ test('a session sees its participant, its capabilities and its own session row, 
     expires_in_seconds: 3600,
   });
   const answer = getSession(room, authenticate(room, token), {});
-  expect(answer).toEqual({ participant: 'alice', capabilities: ['approve'], session });
+  expect(answer).toEqual({ participant: 'alice', capabilities: ['approve'], session, four_eyes: false });
   expect(answer.session!.expires_at).not.toBeNull();
 });
 
@@ -27,6 +35,7 @@ test('the local operator has no participant, every capability and no session', (
     participant: null,
     capabilities: ['read', 'write', 'approve', 'admin'],
     session: null,
+    four_eyes: false,
   });
 });
 
@@ -35,7 +44,16 @@ test('the operator acting as a participant is that participant with read, write 
     participant: 'bob',
     capabilities: ['read', 'write', 'approve'],
     session: null,
+    four_eyes: false,
   });
+});
+
+test("four_eyes says whether a second person decides: the room's setting, or the room opened with it", () => {
+  updateSettings(room, LOCAL_OPERATOR, { four_eyes: true });
+  expect(getSession(room, actAs(room, 'bob'), {}).four_eyes).toBe(true);
+  updateSettings(room, LOCAL_OPERATOR, { four_eyes: false });
+  expect(getSession(room, LOCAL_OPERATOR, {}).four_eyes).toBe(false);
+  expect(getSession({ ...room, fourEyes: true }, LOCAL_OPERATOR, {}).four_eyes).toBe(true);
 });
 
 test('it takes no input', () => {

@@ -1517,11 +1517,13 @@ describe('GET /workspace/session (getSession)', () => {
       participant: null,
       capabilities: ['read', 'write', 'approve', 'admin'],
       session: null,
+      four_eyes: false,
     });
     expect(expectOk(await w.operatorAs('alice').GET('/workspace/session'), 'getSession')).toEqual({
       participant: 'alice',
       capabilities: ['read', 'write', 'approve'],
       session: null,
+      four_eyes: false,
     });
   });
 });

@@ -866,6 +866,53 @@ describe('a session without approve', () => {
   });
 });
 
+describe('four eyes', () => {
+  it('no Approve or Reject on one’s own proposal or on the result of one’s own work; on another’s, as before', async () => {
+    const fourEyes = (on: boolean) => room.rest('POST', '/workspace/settings', { four_eyes: on });
+    expect((await fourEyes(true)).status).toBe(200);
+    try {
+      const approver = await room.session('bob', ['read', 'write', 'approve']);
+      const { page } = await open(approver);
+      await live(page);
+      const base = await revision();
+      const own = (
+        await tool('bob', 'workspace_propose', {
+          base_revision: base,
+          content: `${fileText()}\nBob's.\n`,
+          summary: 'His own',
+        })
+      ).proposal;
+      const other = (
+        await tool('carol', 'workspace_propose', {
+          base_revision: base,
+          content: `${fileText()}\nCarol's.\n`,
+          summary: 'Carol’s',
+        })
+      ).proposal;
+      const ownCard = page.locator(`[data-proposal-id="${own.proposal_id}"]`);
+      const otherCard = page.locator(`[data-proposal-id="${other.proposal_id}"]`);
+      await otherCard.getByRole('button', { name: 'Approve' }).waitFor({ timeout: 5_000 });
+      expect(await ownCard.getByRole('button').allTextContents()).toEqual(['Withdraw']);
+      expect(await ownCard.getByLabel('Note (optional)').count()).toBe(0);
+
+      const { handoff } = await tool('carol', 'handoff_create', { summary: 'Bob does it', assignee: 'bob' });
+      await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
+      await tool('bob', 'handoff_complete', {
+        handoff_id: handoff.handoff_id,
+        result: { content: [{ type: 'text', text: 'Done.' }] },
+      });
+      const ready = page.locator('#handoffs-result_ready').locator(`[data-handoff-id="${handoff.handoff_id}"]`);
+      await ready.waitFor({ timeout: 5_000 });
+      expect(await ready.getByRole('button', { name: /result/ }).count()).toBe(0);
+      for (const proposal of [own, other])
+        await tool(proposal === own ? 'bob' : 'carol', 'proposal_withdraw', { proposal_id: proposal.proposal_id });
+      await tool('alice', 'handoff_approve', { handoff_id: handoff.handoff_id });
+    } finally {
+      await fourEyes(false);
+    }
+  });
+});
+
 describe('a session that only reads', () => {
   it('sees the room and no action at all: no form to ask for work, no Accept, Cancel, Withdraw or decision', async () => {
     await room.addParticipant('dana');

@@ -31,7 +31,9 @@ export function handoffActions(context: PageContext, handoff: Handoff): HTMLElem
       ),
     );
   }
-  if (handoffAllows('decide', handoff.status) && context.can('approve')) {
+  // With four eyes another approver decides the result of one's own work: the room would refuse it.
+  const ownResult = context.me.four_eyes && handoff.assignee === me;
+  if (handoffAllows('decide', handoff.status) && context.can('approve') && !ownResult) {
     const noteId = `decision-note-${handoff.handoff_id}`;
     const noteField = h('input', {
       id: noteId,

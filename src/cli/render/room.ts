@@ -142,12 +142,13 @@ export function sessionCreated({ session, token }: SessionCreateOutput): string 
   ].join('\n');
 }
 
-export function whoAmI({ participant, capabilities, session }: SessionGetOutput): string {
+export function whoAmI({ participant, capabilities, session, four_eyes }: SessionGetOutput): string {
   return fields([
     ['participant', participant ?? 'none: the local operator'],
     ['capabilities', capabilities.join(',')],
     ['session', session?.session_id ?? 'none'],
     ...(session ? ([['expires', session.expires_at ?? 'never (until revoked)']] as [string, string][]) : []),
+    ['four eyes', four_eyes ? 'yes: another approver decides your own work' : 'no'],
   ]);
 }
 
