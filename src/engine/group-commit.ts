@@ -87,7 +87,12 @@ export class GroupCommit<C> {
       this.publish(outcome.changes);
       return outcome.result;
     }
-    const batch = this.open();
+    let batch: Batch<C>;
+    try {
+      batch = this.open();
+    } catch (error) {
+      throw this.verdicts.judged(error); // BEGIN refused: the sidecar busy past its timeout, or the disk
+    }
     batch.ran += 1;
     let outcome: { result: T; changes: C[] };
     try {

@@ -234,3 +234,26 @@ test('when the artifact’s temp file cannot be written for a full disk: 507 on 
   expect(readFileSync(s.artifact, 'utf8')).toBe('# Test room\n');
   expect(handoffCount(s)).toBe(0);
 });
+
+test(
+  'a sidecar another connection holds past the busy timeout: 503 busy, nothing kept, and the next change goes through',
+  { timeout: 30_000 },
+  async () => {
+    s = await startTestServer();
+    await s.room.commits.idle(); // the room's own batch committed: the lock is the other connection's alone
+    const other = new Database(s.room.sidecar.path);
+    other.exec('BEGIN EXCLUSIVE');
+    let busy: Awaited<ReturnType<typeof restCreate>>;
+    try {
+      busy = await restCreate(s, 'while held');
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(busy.status).toBe(503);
+    expect(busy.body).toMatchObject({ code: 'unavailable', details: { reason: 'busy', cause: 'SQLITE_BUSY' } });
+    expect(busy.headers.get('retry-after')).not.toBeNull();
+    expect(handoffCount(s)).toBe(0);
+    expect((await restCreate(s, 'again')).status).toBe(201);
+  },
+);
