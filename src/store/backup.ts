@@ -11,7 +11,7 @@ import { hashBytes } from './artifact-file.js';
 import { fsyncDirectory, fsyncFile, writeFileDurably } from './durable-file.js';
 import { forgetLitestream } from './litestream.js';
 import { migrate } from './migrate.js';
-import { artifactBits, sidecarPath } from './sidecar-files.js';
+import { artifactBits, copyBits, sidecarPath } from './sidecar-files.js';
 
 /** Enough pages for any sidecar: the whole copy is one step, one consistent snapshot. */
 const ALL_PAGES = 0x7fffffff;
@@ -100,11 +100,13 @@ export async function backupRoom(artifactPath: string, dest: string): Promise<Ba
       copy.close();
     }
     if (!revision) throw new DomainError('conflict', 'the room has no revision yet; there is nothing to back up');
-    fsyncFile(partial, artifactBits(artifactPath)); // a sidecar keeps its owner's read and write
+    // No bits the room's own files lack, nor any the umask took (a backup service's UMask=0077).
+    const sidecarMode = copyBits(partial, artifactBits(artifactPath));
+    fsyncFile(partial, sidecarMode);
     // The sidecar first: a crash before the file leaves a sidecar whose name says the backup is not whole.
     writeFileDurably(artifact, revision.bytes, {
       temp: `${artifact}.partial`,
-      mode,
+      mode: mode & (sidecarMode | 0o700), // its owner's bits its own, the others' no more than the sidecar's
       as: 'new',
     });
     renameIntoFreeName(partial, sidecar);
@@ -199,7 +201,7 @@ export async function restoreRoom(
   }
   // Permissions belong to where the room lives: the restored sidecar gets the bits of the file it comes back to
   // (its owner's read and write kept, artifactBits).
-  const mode = artifactBits(existsSync(artifactPath) ? artifactPath : source);
+  const mode = copyBits(restoring, artifactBits(existsSync(artifactPath) ? artifactPath : source));
   try {
     const copy = new Database(restoring);
     try {

@@ -3,7 +3,18 @@
 // one this process made and could not make a room of, and a refusal that
 // says this user may not write there. No SQLite here: ce loads this module
 // without the store (ce serve, before the room opens).
-import { accessSync, chmodSync, closeSync, constants, lstatSync, openSync, rmSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import { DomainError } from '../errors.js';
 import { fsyncDirectory } from './durable-file.js';
@@ -43,10 +54,27 @@ export function createOwnerOnly(file: string, mode: number): boolean {
       { sidecar: file, reason: code },
     );
   }
-  closeSync(fd);
-  chmodSync(file, mode); // the umask may have taken bits the file's own have
+  try {
+    // The umask took what it takes (a service's UMask=0077 keeps the sidecar its owner's); the owner's read
+    // and write stay, which the room needs at every change.
+    fchmodSync(fd, keptByUmask(fd, mode));
+  } finally {
+    closeSync(fd);
+  }
   fsyncDirectory(path.dirname(file)); // its name survives a power cut before SQLite's first sync of it
   return true;
+}
+
+/** A file just made with `mode`: the bits the umask left it, its owner's read and write kept. */
+const keptByUmask = (fd: number, mode: number): number => (fstatSync(fd).mode & mode & 0o777) | 0o600;
+
+/**
+ * The bits a copy of a room (a backup, a restore) is given: the file's own
+ * (`wanted`), less what the umask took from the copy SQLite just made, its
+ * owner's read and write kept.
+ */
+export function copyBits(madeBySqlite: string, wanted: number): number {
+  return (statSync(madeBySqlite).mode & wanted & 0o777) | 0o600;
 }
 
 /** The sidecar and the files SQLite keeps beside it. */

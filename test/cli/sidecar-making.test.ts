@@ -149,3 +149,27 @@ test(
     }
   },
 );
+
+/** `ce ARGS` run by a shell with `umask 077`, as a service with UMask=0077 runs it. */
+const underUmask077 = (args: string[]): Promise<CeRun> =>
+  new Promise((resolve) => {
+    const command = `umask 077 && exec "${process.execPath}" "${CE_BIN}" ${args.map((a) => `'${a}'`).join(' ')}`;
+    execFile('sh', ['-c', command], { timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+
+test('under UMask=0077 the sidecar and a backup stay their owner’s, whatever the file’s bits', SLOW, async () => {
+  const file = markdownFile(0o644);
+  okJson(await underUmask077(['init', file, '--json']));
+  expect(bits(file)).toBe('644');
+  expect(bits(sidecarPath(file))).toBe('600');
+  const dest = path.join(tempDir(), 'copy.md');
+  okJson(await underUmask077(['backup', file, dest, '--json']));
+  expect(bits(dest)).toBe('600');
+  expect(bits(sidecarPath(dest))).toBe('600');
+  // Without it, the file's own bits, as before.
+  const open = markdownFile(0o644);
+  okJson(await ce(['init', open, '--json']));
+  expect(bits(sidecarPath(open))).toBe('644');
+});
