@@ -90,6 +90,12 @@ export async function koaApp(parts: RoomParts): Promise<Koa> {
   });
   let docs: Promise<{ html: string; policy: string }> | undefined;
   routes.get('/docs', asProblems, origin, async (ctx) => {
+    if (ctx.path.endsWith('/')) {
+      // Its links are relative to /docs: at /docs/ they would point into a folder that is not there.
+      const [pathname, query] = ctx.originalUrl.split('?', 2) as [string, string | undefined];
+      ctx.status = 308;
+      return ctx.redirect(`${pathname.replace(/\/+$/, '')}${query === undefined ? '' : `?${query}`}`);
+    }
     docs ??= Promise.all([import('./docs.js'), openapiDocument()]).then(([{ renderDocs }, document]) =>
       renderDocs(document),
     );

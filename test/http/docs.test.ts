@@ -61,6 +61,17 @@ describe('GET /docs', () => {
       Object.entries(methods).map(([method, op]) => ({ route, method, op })),
     );
 
+  it('at /docs/ is a 308 to /docs, where its relative links lead somewhere', async () => {
+    for (const [asked, target] of [
+      ['/docs/', '/docs'],
+      ['/docs/?x=1', '/docs?x=1'],
+    ]) {
+      const answer = await fetch(`${s.http.baseUrl}${asked}`, { redirect: 'manual' });
+      expect(answer.status).toBe(308);
+      expect(answer.headers.get('location')).toBe(target);
+    }
+  });
+
   it('is an HTML page, served without a session', () => {
     expect(docsResponse.status).toBe(200);
     expect(docsResponse.headers.get('content-type')).toBe('text/html; charset=utf-8');
