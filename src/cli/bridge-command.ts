@@ -67,6 +67,7 @@ async function bridgeTarget(file: string | undefined, options: BridgeOptions): P
     return {
       url: new URL(running.mcp_url),
       headers: { Authorization: `Bearer ${running.operator_token}`, 'Commonroom-Participant': participant },
+      ...(running.tls_fingerprint256 ? { pin: running.tls_fingerprint256 } : {}),
     };
   };
 }

@@ -13,6 +13,7 @@ export interface BridgeTarget {
   url: URL;
   headers: Record<string, string>;
   ca?: Buffer;
+  pin?: string; // a room on this machine served with TLS: its certificate, as its runtime file names it
 }
 
 type RequestId = string | number;
@@ -99,8 +100,7 @@ export class Bridge {
     }
     if (message.id === undefined) {
       if (message.method === 'notifications/cancelled') return this.cancelled(message);
-      this.track(this.forward(message, line, null));
-      return;
+      return this.track(this.forward(message, line, null));
     }
     if (!isId(message.id)) return this.error(null, -32600, ID_RULE);
     this.track(this.forward(message, line, message.id));
@@ -145,6 +145,7 @@ export class Bridge {
         },
         body: line,
         ...(target.ca ? { ca: target.ca } : {}),
+        ...(target.pin ? { pin: target.pin } : {}),
         signal: abort.signal,
       });
       if (id === null) {

@@ -165,4 +165,20 @@ describe('ce bridge over HTTPS from a private CA', () => {
       }
     },
   );
+
+  test(
+    'with FILE on the room’s own machine it trusts the certificate the room started with, as ce does',
+    SLOW,
+    async () => {
+      const local = spawnBridge({ args: ['bridge', room.file, '--participant', 'alice'], env: {} });
+      try {
+        local.send(request(1, 'tools/list'));
+        const listed = await local.answer(1);
+        expect(listed.result.tools.map((tool: { name: string }) => tool.name)).toContain('handoff_create');
+        expect(await local.end()).toBe(0);
+      } finally {
+        local.kill();
+      }
+    },
+  );
 });
