@@ -10,9 +10,9 @@ import type { RoomServer } from '../http/server.js';
 import type { RoomLogger } from '../http/observe/request-log.js';
 import { loadEngine, openForWriting } from './executor.js';
 import { command, FILE_ARGUMENT, portNumber } from './options.js';
-import { CommandFailure } from './output.js';
 import { notTextNote, requireFile } from './init.js';
 import { exposureWarnings } from './serve-exposure.js';
+import { cannotListen } from './serve-refusals.js';
 import { basePath, collect, collectHosts, positive, tlsOf, type ServeOptions } from './serve-flags.js';
 import { logFlags, PLAIN_LOG, serveLog, type LogOptions } from './serve-log.js';
 import { LITESTREAM_CHECKPOINT_PAGES } from '../store/litestream.js';
@@ -137,27 +137,6 @@ function stopOnFatalDiskError(room: Room, http: RoomServer, logger: RoomLogger):
       setTimeout(exit, LAST_WORDS_MS * 4).unref();
     }, LAST_WORDS_MS);
   });
-}
-
-/** Why the room cannot listen where it was asked to, in the terms of the flags given. */
-function cannotListen(error: unknown, { host, port }: ServeSettings): unknown {
-  switch ((error as NodeJS.ErrnoException).code) {
-    case 'EADDRINUSE':
-      return new CommandFailure(
-        'port_in_use',
-        `port ${port} on ${host} is taken by another program; choose another with --port, or --port 0 for any free one`,
-      );
-    case 'EACCES':
-      return new CommandFailure(
-        'port_not_permitted',
-        `port ${port} needs privileges this user lacks; choose one above 1023 with --port, or --port 0 for any free one`,
-      );
-    case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND':
-      return new CommandFailure('host_not_available', `--host ${host} is not an address of this machine`);
-    default:
-      return error;
-  }
 }
 
 /** Stops on SIGINT or SIGTERM and resolves when the room is closed. */

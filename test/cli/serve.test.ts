@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { isMethod, nextFrame, openSse, type Wire } from '../helpers/mcp-wire.js';
+import { makePrivateCa } from '../helpers/private-ca.js';
 import { tempDir } from '../helpers/room.js';
 import { CE_BIN, ce, failedWith, okJson } from '../helpers/run-ce.js';
 import { rpc, rpcRequest } from '../helpers/server.js';
@@ -214,6 +215,30 @@ test('a port that is taken is said so, with what to do; PORT=abc npm start names
   const start = run(process.execPath, ['dist/start-example.js'], { ROOM_DIR: dir, PORT: 'abc' });
   expect(await start.exited).toBe(2);
   expect(start.lines).toEqual(['stderr: npm start: PORT must be a port number from 0 to 65535 (got "abc")\n']);
+});
+
+test('a TLS key that is not the certificate’s, or files that are not PEM, are named by their flags; nothing is made', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  const ca = makePrivateCa('Serve test CA');
+  const [one, two] = [ca.serverCertificate('127.0.0.1'), ca.serverCertificate('127.0.0.1')];
+  const write = (name: string, text: string) => {
+    writeFileSync(path.join(dir, name), text);
+    return path.join(dir, name);
+  };
+  const [cert, otherKey] = [write('room.crt', one.certPem), write('other.key', two.keyPem)];
+  failedWith(
+    await ce(['serve', file, '--port', '0', '--tls-cert', cert, '--tls-key', otherKey]),
+    2,
+    /^ce: --tls-key is not the key of the certificate in --tls-cert$/m,
+  );
+  failedWith(
+    await ce(['serve', file, '--port', '0', '--tls-cert', otherKey, '--tls-key', cert]),
+    2,
+    /^ce: --tls-cert and --tls-key must be a PEM certificate and its PEM private key \(OpenSSL said: .+\)$/m,
+  );
+  expect(readdirSync(dir).sort()).toEqual(['notes.md', 'other.key', 'room.crt']);
 });
 
 test('npm start: a room on the bundled example, with a token that reads, writes and approves', async () => {
