@@ -103,7 +103,8 @@ function addOperationCommand(program: Command, operation: Operation): void {
       input,
       more: (flags) => {
         const line = ['ce', ...words, ...room.split(' '), ...values];
-        for (const option of [...operation.cli.options.map((o) => flagName(o)), '--participant']) {
+        // The room's own flags too: the next page of a room reached by --url needs its --ca and --token-file.
+        for (const option of [...operation.cli.options.map(flagName), '--participant', '--token-file', '--ca']) {
           const value = options[camel(option)];
           if (value !== undefined && !(option in flags)) line.push(option, String(value));
         }

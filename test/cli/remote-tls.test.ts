@@ -87,6 +87,18 @@ describe('remote ce over HTTPS from a private CA', () => {
     },
   );
 
+  test('a list with more pages names the next one with the room’s own flags kept: --url and --ca', SLOW, async () => {
+    for (const summary of ['Page one', 'Page two']) {
+      okJson(await remote('alice', ['handoff-create', '--summary', summary, '--json']));
+    }
+    const first = okPlain(await remote('alice', ['handoffs', '--limit', '1']));
+    const more = /^more: ce (.+)$/m.exec(first)?.[1];
+    expect(more).toContain(`--ca ${ca}`);
+    const next = more!.split(' ').slice(1); // the words after `handoffs`, as printed (no word needs quoting here)
+    const second = okPlain(await ce(['handoffs', ...next], { env: { CE_TOKEN: room.tokens.alice! } }));
+    expect(second).not.toBe(first);
+  });
+
   test('a wrong CA, no CA, or a file that is no certificate: refused before anything is sent', SLOW, async () => {
     const before = await handoffCount();
     const create = ['handoff-create', '--summary', 'Should not exist', '--assignee', 'bob', '--url', url];
