@@ -80,6 +80,18 @@ function checkVersion(version: string | undefined): void {
   }
 }
 
+/** Mcp-Method names the message's method; a request must carry it (a notification may leave it out). */
+function checkMethodHeader(carried: Carried, method: string, required: boolean): void {
+  const mcpMethod = carried('mcp-method');
+  if (mcpMethod === undefined) {
+    if (required) throw mismatch('the Mcp-Method header is required');
+    return;
+  }
+  if (mcpMethod !== method) {
+    throw mismatch(`the Mcp-Method header (${mcpMethod}) does not match the body's method (${method})`);
+  }
+}
+
 /** Mcp-Method must name the message's method; Mcp-Name the param the method names itself by. */
 function checkRouting(
   carried: Carried,
@@ -87,10 +99,7 @@ function checkRouting(
   nameParam: string | null,
   params: Record<string, unknown>,
 ): void {
-  const mcpMethod = carried('mcp-method');
-  if (mcpMethod === undefined) throw mismatch('the Mcp-Method header is required');
-  if (mcpMethod !== method)
-    throw mismatch(`the Mcp-Method header (${mcpMethod}) does not match the body's method (${method})`);
+  checkMethodHeader(carried, method, true);
   if (nameParam === null) return;
   const mcpName = carried('mcp-name');
   if (mcpName === undefined) throw mismatch(`the Mcp-Name header is required for ${method}`);
@@ -131,10 +140,7 @@ export class McpServer {
     if (message.id === undefined) {
       // A notification: only cancelling a listen means anything here. Its Mcp-Method may be left out (the
       // official client sends none with notifications/cancelled), but one that names another method is refused.
-      const mcpMethod = carried('mcp-method');
-      if (mcpMethod !== undefined && mcpMethod !== message.method) {
-        throw mismatch(`the Mcp-Method header (${mcpMethod}) does not match the body's method (${message.method})`);
-      }
+      checkMethodHeader(carried, message.method, false);
       const requestId = params.requestId;
       const cancels =
         message.method === 'notifications/cancelled' &&
