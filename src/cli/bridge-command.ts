@@ -45,7 +45,7 @@ async function bridgeTarget(file: string | undefined, options: BridgeOptions): P
     const url = mcpEndpointOf(options.url);
     const token = sessionToken(options.tokenFile);
     const ca = caFile(options.ca);
-    return () => ({ url, headers: { Authorization: `Bearer ${token}` }, ...(ca ? { ca } : {}) });
+    return () => ({ url, headers: { Authorization: `Bearer ${token}` }, ...(ca ? { trust: { ca } } : {}) });
   }
   if (options.participant === undefined) {
     throw new InvalidArgumentError('with FILE, --participant names who acts (the room runs on this machine)');
@@ -67,7 +67,7 @@ async function bridgeTarget(file: string | undefined, options: BridgeOptions): P
     return {
       url: new URL(running.mcp_url),
       headers: { Authorization: `Bearer ${running.operator_token}`, 'Commonroom-Participant': participant },
-      ...(running.tls_fingerprint256 ? { pin: running.tls_fingerprint256 } : {}),
+      ...(running.tls_fingerprint256 ? { trust: { pin: running.tls_fingerprint256 } } : {}),
     };
   };
 }

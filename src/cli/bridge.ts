@@ -7,13 +7,13 @@ import { createInterface } from 'node:readline';
 import { createParser } from 'eventsource-parser';
 import { OutsideJsonError, parseOutsideJson } from '../outside-json.js';
 import { bodyText, certificateTrouble, failureCode, RoomNotReached, sendToRoom } from './room-http.js';
+import type { RoomRequest } from './room-http.js';
 
 /** Where to send, and as whom: worked out again for every request (a local room may have restarted elsewhere). */
 export interface BridgeTarget {
   url: URL;
   headers: Record<string, string>;
-  ca?: Buffer;
-  pin?: string; // a room on this machine served with TLS: its certificate, as its runtime file names it
+  trust?: Pick<RoomRequest, 'ca' | 'pin'>; // --ca, or the certificate a room on this machine serves with TLS
 }
 
 type RequestId = string | number;
@@ -144,8 +144,7 @@ export class Bridge {
           Accept: 'application/json, text/event-stream',
         },
         body: line,
-        ...(target.ca ? { ca: target.ca } : {}),
-        ...(target.pin ? { pin: target.pin } : {}),
+        ...target.trust,
         signal: abort.signal,
       });
       if (id === null) {

@@ -2,6 +2,7 @@
 // two turns of the event loop, committed and synced together, and the promise
 // their answers wait on; and the transaction each change runs in.
 import type { Database } from 'better-sqlite3';
+import type { DiskVerdicts } from './disk-verdicts.js';
 
 /** Changes one batch takes at most; the next change commits it at once. */
 export const MAX_BATCH = 256;
@@ -56,3 +57,12 @@ export function afterNextTurn(close: () => void): void {
  */
 export const changeTransaction = (db: Database): (<T>(body: () => T) => T) =>
   db.transaction((body: () => unknown) => body()).immediate as <T>(body: () => T) => T;
+
+/** A batch's `BEGIN IMMEDIATE`; refused (the sidecar held past its busy timeout, the disk), judged as the disk's. */
+export function beginBatch(db: Database, verdicts: DiskVerdicts): void {
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    throw verdicts.judged(error);
+  }
+}

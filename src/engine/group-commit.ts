@@ -18,7 +18,7 @@
 import type { Database } from 'better-sqlite3';
 import { storageErrorOf } from '../errors.js';
 import { WalSync, type LogSync } from '../store/wal-sync.js';
-import { afterNextTurn, changeTransaction, MAX_BATCH, openedBatch, type Batch } from './commit-batch.js';
+import { afterNextTurn, beginBatch, changeTransaction, MAX_BATCH, openedBatch, type Batch } from './commit-batch.js';
 import { DiskVerdicts } from './disk-verdicts.js';
 
 export class GroupCommit<C> {
@@ -87,12 +87,7 @@ export class GroupCommit<C> {
       this.publish(outcome.changes);
       return outcome.result;
     }
-    let batch: Batch<C>;
-    try {
-      batch = this.open();
-    } catch (error) {
-      throw this.verdicts.judged(error); // BEGIN refused: the sidecar busy past its timeout, or the disk
-    }
+    const batch = this.open();
     batch.ran += 1;
     let outcome: { result: T; changes: C[] };
     try {
@@ -209,7 +204,7 @@ export class GroupCommit<C> {
 
   private open(): Batch<C> {
     if (this.batch) return this.batch;
-    this.db.exec('BEGIN IMMEDIATE');
+    beginBatch(this.db, this.verdicts);
     const batch = openedBatch<C>(++this.opened);
     this.batch = batch;
     this.newest = batch;

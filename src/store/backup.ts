@@ -100,8 +100,7 @@ export async function backupRoom(artifactPath: string, dest: string): Promise<Ba
       copy.close();
     }
     if (!revision) throw new DomainError('conflict', 'the room has no revision yet; there is nothing to back up');
-    // No bits the room's own files lack, nor any the umask took (a backup service's UMask=0077).
-    const sidecarMode = copyBits(partial, artifactBits(artifactPath));
+    const sidecarMode = copyBits(partial, artifactBits(artifactPath)); // no bits the room's lack, nor the umask's
     fsyncFile(partial, sidecarMode);
     // The sidecar first: a crash before the file leaves a sidecar whose name says the backup is not whole.
     writeFileDurably(artifact, revision.bytes, {
@@ -199,8 +198,7 @@ export async function restoreRoom(
   } finally {
     check.close();
   }
-  // Permissions belong to where the room lives: the restored sidecar gets the bits of the file it comes back to
-  // (its owner's read and write kept, artifactBits).
+  // Permissions belong to where the room lives: the bits of the file it comes back to, less the umask's (copyBits).
   const mode = copyBits(restoring, artifactBits(existsSync(artifactPath) ? artifactPath : source));
   try {
     const copy = new Database(restoring);
