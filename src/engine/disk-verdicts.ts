@@ -9,7 +9,7 @@ const DOING = 'committing this change';
 
 export class DiskVerdicts {
   /** How the last commit of a batch went (null before the first): what a readiness check reports. */
-  lastCommit: { at: number; failure: string | null } | null = null;
+  lastCommit: { at: number; failure: string | null; diskFull: boolean } | null = null;
   /** The newest batch that failed, and the error its changes were answered with. */
   private lastFailure: { batch: number; error: unknown } | null = null;
   /** Set once a commit failed fatally: every write is refused with it. */
@@ -42,11 +42,15 @@ export class DiskVerdicts {
   }
 
   committed(): void {
-    this.lastCommit = { at: Date.now(), failure: null };
+    this.lastCommit = { at: Date.now(), failure: null, diskFull: false };
   }
 
   failed(batch: number, error: unknown): void {
-    this.lastCommit = { at: Date.now(), failure: error instanceof Error ? error.message : String(error) };
+    this.lastCommit = {
+      at: Date.now(),
+      failure: error instanceof Error ? error.message : String(error),
+      diskFull: error instanceof StorageError && error.reason === 'disk full',
+    };
     if ((this.lastFailure?.batch ?? 0) < batch) this.lastFailure = { batch, error };
   }
 

@@ -2,7 +2,7 @@
 // sidecar open for writing, the writer's lock still this process's, the last
 // commit through, the file there to read. Each check says "ok" or what is
 // wrong, in words that name no room content.
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { isThisProcess } from '../store/process-identity.js';
@@ -13,6 +13,15 @@ export interface Readiness {
   ready: boolean;
   checks: { sidecar: string; writer_lock: string; last_commit: string; file: string };
 }
+
+/** Free space past which a disk that was full counts as having room again: a few batches' log. */
+const ROOM_AGAIN_BYTES = 4 * 1024 * 1024;
+
+/** Bytes this user may still write in `dir`'s file system. */
+const freeBytes = (dir: string): number => {
+  const { bavail, bsize } = statfsSync(dir);
+  return bavail * bsize;
+};
 
 /** Runs `check`: "ok", or the reason it gave (an exception's message counts as one). */
 function checked(check: () => string | null): string {
@@ -41,7 +50,11 @@ export function roomReadiness(room: Room): Readiness {
     }),
     last_commit: checked(() => {
       const last = room.commits.verdicts.lastCommit;
-      return last === null || last.failure === null ? null : `failed: ${last.failure}`;
+      if (last === null || last.failure === null) return null;
+      // A full disk refuses writes only while it is full: with room again, the next write is taken. Waiting
+      // for one to say ready would keep a room a balancer took out of its rotation out for good.
+      if (last.diskFull && freeBytes(path.dirname(room.sidecar.path)) >= ROOM_AGAIN_BYTES) return null;
+      return `failed: ${last.failure}`;
     }),
     file: checked(() => {
       try {

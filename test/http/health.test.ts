@@ -75,6 +75,27 @@ test('/readyz is 503 once a commit failed because the disk refused it, naming th
   expect((await get('/healthz')).status).toBe(200);
 });
 
+test('/readyz after a commit the full disk refused: ready again as soon as the disk has room, before any write', async () => {
+  s = await startTestServer();
+  await s.room.commits.idle(); // the start's own batch committed: the next one is the create's
+  // The disk says it is full once; the test's disk has room again at once, as after a clean-up.
+  s.room.commits.beforeCommit = () => {
+    s!.room.commits.beforeCommit = null;
+    throw new Database.SqliteError('database or disk is full', 'SQLITE_FULL');
+  };
+  const refused = await rpc(
+    s.http.mcpUrl,
+    'tools/call',
+    { name: 'handoff_create', arguments: { summary: 'Refused' } },
+    { token: s.tokens.alice },
+  );
+  expect(refused.status).toBe(507);
+  expect(s.room.commits.verdicts.lastCommit).toMatchObject({ diskFull: true });
+  const ready = await get('/readyz');
+  expect(ready.status).toBe(200);
+  expect(ready.body).toEqual({ status: 'ready', checks: ALL_OK });
+});
+
 test('/readyz is 503 when the writer’s lock is not this process’s any more', async () => {
   s = await startTestServer();
   // Another live process (this one's parent) named as the holder.
