@@ -11,7 +11,7 @@ import { hashBytes } from './artifact-file.js';
 import { fsyncDirectory, fsyncFile, writeFileDurably } from './durable-file.js';
 import { forgetLitestream } from './litestream.js';
 import { migrate } from './migrate.js';
-import { artifactBits, copyBits, sidecarPath } from './sidecar-files.js';
+import { artifactBits, copyBits, dataBits, sidecarPath } from './sidecar-files.js';
 
 /** Enough pages for any sidecar: the whole copy is one step, one consistent snapshot. */
 const ALL_PAGES = 0x7fffffff;
@@ -28,15 +28,6 @@ export function backupTarget(artifactPath: string, dest: string): string {
   const isDirectory = existsSync(dest) && statSync(dest).isDirectory();
   return path.resolve(isDirectory ? path.join(dest, path.basename(artifactPath)) : dest);
 }
-
-/** A file's permission bits as a data file has them (no execute bits); owner-only when it is not there. */
-const dataBits = (file: string): number => {
-  try {
-    return statSync(file).mode & 0o666;
-  } catch {
-    return 0o600;
-  }
-};
 
 interface LatestRevision {
   number: number;

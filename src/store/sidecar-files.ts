@@ -21,19 +21,25 @@ import { fsyncDirectory } from './durable-file.js';
 
 export const sidecarPath = (artifactPath: string): string => `${path.resolve(artifactPath)}.commonroom.db`;
 
-/**
- * The bits a sidecar may have: the artifact's, as a data file may have them
- * (no execute bits), and always its owner's read and write, since the room
- * writes its sidecar at every change (a read-only artifact is still written
- * by a rename of a new file onto it, artifact-file.ts); owner-only without one.
- */
-export function artifactBits(artifactPath: string): number {
+/** A file's permission bits as a data file has them (no execute bits); owner-only when it is not there. */
+export function dataBits(file: string): number {
   try {
-    return (statSync(artifactPath).mode & 0o666) | 0o600;
+    return statSync(file).mode & 0o666;
   } catch {
     return 0o600;
   }
 }
+
+/**
+ * The bits a sidecar may have: the artifact's data bits, and always its
+ * owner's read and write, since the room writes its sidecar at every change
+ * (a read-only artifact is still written by a rename of a new file onto it,
+ * artifact-file.ts).
+ */
+export const artifactBits = (artifactPath: string): number => dataBits(artifactPath) | 0o600;
+
+/** What a file just made may keep of `wanted`: the bits the umask left it (`made`), its owner's read and write kept. */
+const narrowed = (made: number, wanted: number): number => (made & wanted & 0o777) | 0o600;
 
 /**
  * A new, empty sidecar file with `mode` (SQLite reads an empty file as a new
@@ -57,7 +63,7 @@ export function createOwnerOnly(file: string, mode: number): boolean {
   try {
     // The umask took what it takes (a service's UMask=0077 keeps the sidecar its owner's); the owner's read
     // and write stay, which the room needs at every change.
-    fchmodSync(fd, keptByUmask(fd, mode));
+    fchmodSync(fd, narrowed(fstatSync(fd).mode, mode));
   } finally {
     closeSync(fd);
   }
@@ -65,17 +71,12 @@ export function createOwnerOnly(file: string, mode: number): boolean {
   return true;
 }
 
-/** A file just made with `mode`: the bits the umask left it, its owner's read and write kept. */
-const keptByUmask = (fd: number, mode: number): number => (fstatSync(fd).mode & mode & 0o777) | 0o600;
-
 /**
  * The bits a copy of a room (a backup, a restore) is given: the file's own
  * (`wanted`), less what the umask took from the copy SQLite just made, its
  * owner's read and write kept.
  */
-export function copyBits(madeBySqlite: string, wanted: number): number {
-  return (statSync(madeBySqlite).mode & wanted & 0o777) | 0o600;
-}
+export const copyBits = (madeBySqlite: string, wanted: number): number => narrowed(statSync(madeBySqlite).mode, wanted);
 
 /** The sidecar and the files SQLite keeps beside it. */
 const sidecarFiles = (file: string): string[] => [file, `${file}-wal`, `${file}-shm`, `${file}-journal`];
