@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DomainError, storageErrorOf } from '../errors.js';
+import { DomainError, isStorageError, storageErrorOf } from '../errors.js';
 import { leaveCheckpointsToLitestream } from './litestream.js';
 import { migrate } from './migrate.js';
 import {
@@ -106,10 +106,9 @@ export function sidecarContents(file: string): 'room' | 'no_room' | 'not_sqlite'
   }
 }
 
-/** Another process writes the sidecar: its writer's lock (locked), or SQLite's lock past the busy timeout. */
-const heldElsewhere = (error: unknown): boolean =>
-  (error instanceof DomainError && error.code === 'locked') ||
-  /^SQLITE_BUSY/.test(String((error as { code?: unknown }).code));
+/** Another process writes the sidecar: its writer's lock (locked), or SQLite's lock past the busy timeout (busy). */
+const heldElsewhere = (judged: unknown): boolean =>
+  (judged instanceof DomainError && judged.code === 'locked') || (isStorageError(judged) && judged.reason === 'busy');
 
 const notASidecar = (file: string, why: string): DomainError =>
   new DomainError(
@@ -174,10 +173,11 @@ export function openSidecar(artifactPath: string, options: OpenSidecarOptions): 
     litestream = leaveCheckpointsToLitestream(db);
   } catch (error) {
     db.close();
-    // Made here and refused: taken away, unless another process holds it (it opened what this one made).
-    if (making && !heldElsewhere(error)) removeMadeSidecar(artifactPath);
     // The disk refused the lock or a migration: said as the room's storage failing, not as a bug.
-    throw notWritableHere(file, error) ?? storageErrorOf(error, `opening ${path.basename(file)} for writing`);
+    const judged = notWritableHere(file, error) ?? storageErrorOf(error, `opening ${path.basename(file)} for writing`);
+    // Made here and refused: taken away, unless another process holds it (it opened what this one made).
+    if (making && !heldElsewhere(judged)) removeMadeSidecar(artifactPath);
+    throw judged;
   }
   heldHere.add(identity);
   let open = true;
