@@ -13,6 +13,7 @@ import type {
 import { isSignedOut, RoomApi } from './api.js';
 import type { PageContext } from './context.js';
 import { h } from './dom.js';
+import { focusKeeper } from './focus.js';
 import { startLive, type View } from './live.js';
 import { ArtifactPanel } from './panels/artifact.js';
 import { createHandoffForm } from './panels/handoffs/create.js';
@@ -84,20 +85,23 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
     me,
     can,
     async act({ control, status, run, changes, done }) {
+      const refocus = focusKeeper(control);
       (control as HTMLButtonElement).disabled = true;
       status.textContent = '';
       status.classList.remove('error');
       try {
         await run();
-        done?.();
-        for (const view of changes) refresh(view);
       } catch (error) {
+        (control as HTMLButtonElement).disabled = false;
         if (refused(error)) return;
         status.textContent = (error as Error).message;
         status.classList.add('error');
-      } finally {
-        (control as HTMLButtonElement).disabled = false;
+        return refocus();
       }
+      (control as HTMLButtonElement).disabled = false;
+      done?.();
+      await Promise.all(changes.map(refresh));
+      refocus();
     },
   };
 
@@ -172,11 +176,12 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
   // One read of a view at a time; a change during a read reads it once more after.
   const reading = new Map<View, Promise<void>>();
   const again = new Set<View>();
-  function refresh(view: View): void {
-    if (stopped || !can('read')) return;
+  /** Reads the view again; resolves once it is drawn from a read begun after the call. */
+  function refresh(view: View): Promise<void> {
+    if (stopped || !can('read')) return Promise.resolve();
     if (reading.has(view)) {
       again.add(view);
-      return;
+      return drawn(view);
     }
     const read = readers[view]()
       .catch((error: unknown) => {
@@ -188,6 +193,11 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
         if (again.delete(view)) refresh(view);
       });
     reading.set(view, read);
+    return drawn(view);
+  }
+  /** Resolves once no read of the view runs (a read asked for meanwhile follows the one running). */
+  async function drawn(view: View): Promise<void> {
+    for (let read = reading.get(view); read; read = reading.get(view)) await read;
   }
   const refreshAll = () => (['artifact', 'proposals', 'handoffs', 'history'] as const).forEach(refresh);
 

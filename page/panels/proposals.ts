@@ -120,7 +120,7 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
   ].filter((button) => button !== null);
   return h(
     'li',
-    { class: 'card proposal', 'data-proposal-id': proposal.proposal_id },
+    { class: 'card proposal', id: `proposal-card-${proposal.proposal_id}`, 'data-proposal-id': proposal.proposal_id },
     h('p', { class: 'summary' }, proposal.summary || '(no summary)'),
     h(
       'p',

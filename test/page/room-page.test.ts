@@ -1047,6 +1047,68 @@ describe('reading', () => {
   });
 });
 
+describe('the keyboard after an action', () => {
+  /** The id of the focused element, or its tag when it has none. */
+  const focused = (page: Page) => page.evaluate('document.activeElement?.id || document.activeElement?.tagName');
+
+  it('creating a handoff says so, and the focus stays on the button that sent it', async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    await page.locator('#new-summary').fill('Said when created');
+    await page.getByRole('button', { name: 'Create handoff' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#create-handoff [role="status"]').textContent()).toBe('Handoff created.');
+    expect(await page.locator('#new-summary').inputValue()).toBe('');
+    await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Create handoff');
+    expect(await page.locator('#create-handoff [role="status"]').getAttribute('class')).not.toContain('error');
+  });
+
+  it('a refused action leaves the focus on its button, its refusal beside it', async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    await page.locator('#new-summary').fill('Nobody by that name');
+    await page.locator('#new-assignee').fill('nobody');
+    await page.getByRole('button', { name: 'Create handoff' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#create-handoff [role="status"]').textContent()).toMatch(/nobody/);
+    await expect.poll(() => page.evaluate('document.activeElement?.textContent')).toBe('Create handoff');
+    // The browser logs the refused POST itself; the page logs nothing.
+    expectedErrors = /status of 400/;
+  });
+
+  it('accepting a handoff: its card is drawn in its new group and takes the focus there', async () => {
+    const { handoff } = await tool('alice', 'handoff_create', { summary: 'Follow me', assignee: 'bob' });
+    const { page, screenshot } = await open(tokens.bob!);
+    await live(page);
+    const card = page.locator(`#handoffs-open [data-handoff-id="${handoff.handoff_id}"]`);
+    await card.getByRole('button', { name: 'Accept' }).focus();
+    await page.keyboard.press('Enter');
+    await page.locator(`#handoffs-accepted [data-handoff-id="${handoff.handoff_id}"]`).waitFor({ timeout: 5_000 });
+    await expect.poll(() => focused(page)).toBe(`handoff-card-${handoff.handoff_id}`);
+    await screenshot('card-focused-after-accept');
+    // Tab goes on from the card: to the first control in it.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.closest(".card")?.id')).toBe(
+      `handoff-card-${handoff.handoff_id}`,
+    );
+  });
+
+  it('deciding a proposal: its card is gone, and the focus is on the Proposals heading', async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: await revision(),
+      content: `${fileText()}\nRejected by keyboard.\n`,
+      summary: 'Reject me',
+    });
+    const card = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`);
+    await card.getByRole('button', { name: 'Reject' }).focus();
+    await page.keyboard.press('Enter');
+    await card.waitFor({ state: 'detached' });
+    await expect.poll(() => focused(page)).toBe('proposals-heading');
+  });
+});
+
 describe('the room restarts', () => {
   it('the page reconnects to the room on the same port, reads everything again and stays live', async () => {
     const { page, screenshot } = await open(tokens.alice!);

@@ -50,7 +50,10 @@ export function createHandoffForm(context: PageContext): HTMLElement {
       status,
       run: () => context.api.rest((room) => room.POST('/workspace/handoffs', { body })),
       changes: ['handoffs'],
-      done: () => form.reset(),
+      done: () => {
+        form.reset();
+        status.textContent = 'Handoff created.';
+      },
     });
   });
   return form;

@@ -74,7 +74,11 @@ export function renderHandoffs(
         key: handoff.handoff_id,
         signature: `${JSON.stringify(handoff)}|${who}`,
         build: () => {
-          const card = h('li', { class: 'card handoff', 'data-handoff-id': handoff.handoff_id });
+          const card = h('li', {
+            class: 'card handoff',
+            id: `handoff-card-${handoff.handoff_id}`,
+            'data-handoff-id': handoff.handoff_id,
+          });
           updateCard(context, card, handoff);
           return card;
         },
