@@ -1,12 +1,12 @@
 import { X509Certificate } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
 import { createApp } from './app.js';
 import type { AppOptions } from './app-options.js';
 import { logChanges } from './observe/change-log.js';
-import { answerUnparsableRequest } from './client-error.js';
+import { answerPlainHttp, answerUnparsableRequest } from './client-error.js';
 import { newOperatorToken, removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
 
 export interface RoomServer {
@@ -41,6 +41,13 @@ function ownAddresses(host: string): string[] {
     .map((net) => net!.address);
 }
 
+/** An HTTPS server that answers plain HTTP with a 400 saying to use https (client-error.ts). */
+async function httpsServer(tls: { cert: Buffer; key: Buffer }, handler: RequestListener): Promise<Server> {
+  const server = (await import('node:https')).createServer({ cert: tls.cert, key: tls.key }, handler);
+  answerPlainHttp(server);
+  return server;
+}
+
 /**
  * Serves a room opened for writing: the HTTP app, the expiry sweep and the
  * artifact watcher; changes share commits while it serves (group-commit.ts). close() ends every stream gracefully (a listen gets its
@@ -58,9 +65,7 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     operatorToken,
   });
   // node's TLS stack is loaded only for a room that serves HTTPS: a start without it answers sooner.
-  const server = options.tls
-    ? (await import('node:https')).createServer({ cert: options.tls.cert, key: options.tls.key }, handler)
-    : createServer(handler);
+  const server = options.tls ? await httpsServer(options.tls, handler) : createServer(handler);
   server.on('clientError', answerUnparsableRequest);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -5,6 +5,7 @@
 // that is not a certificate, a revoked token and a missing capability are
 // refused, and nothing changes.
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { HandoffCreateOutput, HandoffListOutput, SessionListOutput } from '../../generated/types.js';
@@ -122,6 +123,41 @@ describe('remote ce over HTTPS from a private CA', () => {
     failedWith(key, 2, /^ce: --ca: .*room\.key holds no PEM certificate/m);
     expect(await handoffCount()).toBe(before);
   });
+
+  test(
+    'plain HTTP to the HTTPS room: a 400 saying to use https, as ce shows it; the room serves HTTPS on',
+    SLOW,
+    async () => {
+      const before = await handoffCount();
+      const plain = url.replace(/^https:/, 'http:');
+      const answer = await fetch(`${plain}/workspace/handoffs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${room.tokens.alice}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ summary: 'Sent in clear', padding: 'x'.repeat(200_000) }),
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('content-type')).toBe('application/problem+json');
+      expect(await answer.json()).toMatchObject({
+        status: 400,
+        code: 'invalid_input',
+        detail: 'this room serves HTTPS: the request came as plain HTTP; use an https:// address',
+      });
+      failedWith(
+        await ce(['handoffs', '--url', plain, '--ca', ca], { env: { CE_TOKEN: room.tokens.alice! } }),
+        1,
+        /^ce: this room serves HTTPS: the request came as plain HTTP; use an https:\/\/ address$/m,
+      );
+      // A connection that says nothing and goes, or is reset, costs the room nothing.
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(new URL(url).port), HOST, () => {
+          socket.resetAndDestroy();
+          resolve();
+        });
+      });
+      expect(await handoffCount()).toBe(before);
+      okJson(await remote('alice', ['handoffs', '--json']));
+    },
+  );
 
   test('a revoked token and a capability the session lacks are refused, and change nothing', SLOW, async () => {
     const before = await handoffCount();
