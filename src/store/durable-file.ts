@@ -40,6 +40,8 @@ export interface DurableWrite {
   owner?: { uid: number; gid: number };
   /** 'replace': rename over whatever is there. 'new': the target must not exist (nor a link at its path). */
   as: 'replace' | 'new';
+  /** A last look at the target once the new bytes are on disk, right before they take its place: what it throws, the write throws, the target untouched. */
+  beforeRename?: () => void;
 }
 
 const CREATE_EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -64,7 +66,7 @@ function putFile(target: string, bytes: Uint8Array, how: DurableWrite, sync: boo
   rmSync(how.temp, { force: true });
   const fd = openSync(how.temp, CREATE_EXCLUSIVE, 0o600);
   try {
-    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
+    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written);
     if (how.owner) {
       try {
         fchownSync(fd, how.owner.uid, how.owner.gid);
@@ -82,6 +84,7 @@ function putFile(target: string, bytes: Uint8Array, how: DurableWrite, sync: boo
   }
   closeSync(fd);
   try {
+    how.beforeRename?.();
     if (how.as === 'replace') renameSync(how.temp, target);
     else {
       linkSync(how.temp, target);

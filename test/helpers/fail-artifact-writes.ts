@@ -54,3 +54,31 @@ export function failArtifactWrites(dir: string, fault: ArtifactFault, failing: (
     syncBuiltinESMExports();
   };
 }
+
+/**
+ * From now on, `edit()` runs each time an artifact temp file in `dir` has
+ * been fsynced, before the room's last look and its rename: an edit made
+ * outside the room while an approval writes the file, as an editor saving
+ * at that moment would. Returns a function that puts the real fs back.
+ */
+export function editWhileWriting(dir: string, edit: () => void): () => void {
+  const real = { openSync: fs.openSync, fsyncSync: fs.fsyncSync };
+  const temps = new Set<number>();
+  fs.openSync = ((file: fs.PathLike, ...rest: unknown[]) => {
+    const fd = (real.openSync as (...args: unknown[]) => number)(file, ...rest);
+    if (path.dirname(path.resolve(String(file))) === path.resolve(dir) && /\.\d+\.\d+\.tmp$/.test(String(file))) {
+      temps.add(fd);
+    }
+    return fd;
+  }) as typeof fs.openSync;
+  fs.fsyncSync = ((fd: number) => {
+    real.fsyncSync(fd);
+    if (temps.delete(fd)) edit();
+  }) as typeof fs.fsyncSync;
+  syncBuiltinESMExports();
+  return () => {
+    fs.openSync = real.openSync;
+    fs.fsyncSync = real.fsyncSync;
+    syncBuiltinESMExports();
+  };
+}

@@ -2,7 +2,7 @@ import type { InputOf } from '../../../generated/operations.js';
 import { watch } from 'node:fs';
 import path from 'node:path';
 import type { ArtifactReadOutput, Revision } from '../../../generated/types.js';
-import { hashBytes, readArtifactBytes, writeArtifactFileAtomically } from '../../store/artifact-file.js';
+import { hashBytes, readArtifactBytes, realTarget, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { RevisionRow } from '../../store/rows.js';
 import { type Actor } from '../access.js';
 import { DomainError } from '../../errors.js';
@@ -144,12 +144,14 @@ export const notTextNow = (room: Room, problem: string): DomainError =>
 
 /**
  * Watches the artifact's directory (editors often replace a file by
- * renaming) and records outside edits as they happen. Returns a stop function.
+ * renaming) and records outside edits as they happen; for a symbolic link,
+ * the directory of the file it leads to. Returns a stop function.
  */
 export function watchArtifact(room: Room, onError: (error: unknown) => void = () => {}): () => void {
-  const file = path.basename(room.artifactPath);
+  const target = realTarget(room.artifactPath);
+  const file = path.basename(target);
   let timer: NodeJS.Timeout | null = null;
-  const watcher = watch(path.dirname(room.artifactPath), (_event, name) => {
+  const watcher = watch(path.dirname(target), (_event, name) => {
     if (name !== null && name !== file) return;
     if (timer) clearTimeout(timer);
     // Let a burst of writes settle before hashing.

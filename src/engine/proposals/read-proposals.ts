@@ -75,3 +75,10 @@ export function listProposals(room: Room, actor: Actor, args: InputOf<'listPropo
     next_cursor: rows.length > args.limit ? encodeCursor(page[page.length - 1]!) : null,
   };
 }
+
+/** A decision is taken on an open proposal only. */
+export function requireOpen(row: ProposalRow): void {
+  if (row.status !== 'open') {
+    throw new DomainError('conflict', `proposal ${row.id} is ${row.status}, not open`, { status: row.status });
+  }
+}
