@@ -10,6 +10,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -22,9 +23,11 @@ import {
   listHistory,
   openRoom,
   proposeChange,
+  readArtifact,
   syncArtifact,
   watchArtifact,
 } from '../helpers/engine.js';
+import { expectRefused } from '../helpers/expect-refused.js';
 import { editWhileWriting } from '../helpers/fail-artifact-writes.js';
 import { caller, makeRoom, type TestRoom } from '../helpers/room.js';
 import { APPROVE_ATTEMPTS } from '../../src/engine/proposals/approve.js';
@@ -127,4 +130,23 @@ test('a symbolic link at the artifact’s path is written through, stays a link,
   } finally {
     stop();
   }
+});
+
+test('the file taken away: reading and approving are a conflict that says so (not a 404), and nothing changes', () => {
+  const proposalId = roomWithProposal();
+  rmSync(t.artifact);
+  for (const operation of [
+    () => approveProposal(t.room, approver, { proposal_id: proposalId }),
+    () => readArtifact(t.room, alice),
+  ]) {
+    const refusal = expectRefused(
+      t.room,
+      operation,
+      'conflict',
+      'the artifact room.md is missing on disk; the room reads and changes nothing of it until the file is back',
+    );
+    expect(refusal.details).toEqual({ reason: 'artifact_missing' });
+  }
+  writeFileSync(t.artifact, ORIGINAL);
+  expect(approveProposal(t.room, approver, { proposal_id: proposalId }).proposal.status).toBe('accepted');
 });

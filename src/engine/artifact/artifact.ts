@@ -17,7 +17,12 @@ function readDisk(room: Room): Buffer {
     return readArtifactBytes(room.artifactPath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new DomainError('not_found', `the artifact ${path.basename(room.artifactPath)} is missing on disk`);
+      // Not a 404: the record asked for exists; the file was taken away outside the room.
+      throw new DomainError(
+        'conflict',
+        `the artifact ${path.basename(room.artifactPath)} is missing on disk; the room reads and changes nothing of it until the file is back`,
+        { reason: 'artifact_missing' },
+      );
     }
     throw error;
   }
