@@ -34,7 +34,11 @@ export const INPUT_LIMITS = {
     progress: { minimum: 0 },
     total: { exclusiveMinimum: 0 },
   },
-  completeHandoff: { handoff_id: { maxLength: 100 }, 'error.message': { maxLength: 8000 } },
+  completeHandoff: {
+    handoff_id: { maxLength: 100 },
+    result: { 'x-max-bytes': 262144 },
+    'error.message': { maxLength: 8000 },
+  },
   approveHandoff: { handoff_id: { maxLength: 100 }, note: { maxLength: 2000 } },
   rejectHandoff: { handoff_id: { maxLength: 100 }, note: { maxLength: 2000 } },
   listHandoffEvents: {
@@ -45,7 +49,12 @@ export const INPUT_LIMITS = {
   getTask: { task_id: { maxLength: 100 } },
   answerTaskInput: { task_id: { maxLength: 100 } },
   cancelTask: { task_id: { maxLength: 100 } },
-  proposeChange: { base_revision: { minimum: 1 }, summary: { maxLength: 2000 } },
+  proposeChange: {
+    base_revision: { minimum: 1 },
+    content: { 'x-max-bytes': 524288 },
+    diff: { 'x-max-bytes': 524288 },
+    summary: { maxLength: 2000 },
+  },
   listProposals: { cursor: { maxLength: 200 }, limit: { minimum: 1, maximum: 500 } },
   getProposal: { proposal_id: { maxLength: 100 } },
   approveProposal: { proposal_id: { maxLength: 100 }, note: { maxLength: 2000 } },

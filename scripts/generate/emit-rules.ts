@@ -1,13 +1,13 @@
 // generated/rules.ts: the rules a client needs besides the types, worked out
 // from the schemas once, so that no client restates them: which handoff
 // statuses allow what (x-allows of HandoffStatus), and the limits of each
-// operation's input fields (maxLength, minimum, exclusiveMinimum). The page
+// operation's input fields (maxLength, minimum, exclusiveMinimum, x-max-bytes). The page
 // imports them; the engine checks handoff statuses with them.
 import prettier from 'prettier';
 import { HEADER, resolveRef, type Json } from './schema-tools.js';
 import type { Operation } from './table.js';
 
-const LIMIT_KEYWORDS = ['maxLength', 'minimum', 'exclusiveMinimum', 'maximum', 'maxItems'] as const;
+const LIMIT_KEYWORDS = ['maxLength', 'minimum', 'exclusiveMinimum', 'maximum', 'maxItems', 'x-max-bytes'] as const;
 
 /** The limits of each field of an input schema and of its objects' fields (`error.message`), references followed. */
 function fieldLimits(defs: Record<string, Json>, schema: Json, prefix = '', limits: Json = {}): Json {

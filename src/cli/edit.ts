@@ -9,11 +9,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { InvalidArgumentError, type Command } from 'commander';
+import { createPatch } from 'diff';
 import { operations } from '../../generated/operations.js';
+import { INPUT_LIMITS } from '../../generated/rules.js';
 import type { ArtifactReadOutput, ProposalOutput } from '../../generated/types.js';
 import { MISSING_PARTICIPANT, remoteRoomOptions, whichRoom } from './commands.js';
 import { execute } from './executor.js';
 import { command } from './options.js';
+import { DomainError, isDomainError } from '../errors.js';
 import { answer, CommandFailure } from './output.js';
 import { terminal } from './terminal.js';
 
@@ -76,6 +79,35 @@ async function summaryOf(given: string | undefined): Promise<string> {
   }
 }
 
+/** The summary given, checked as the room checks it, before the editor opens. */
+async function checkSummary(summary: string): Promise<void> {
+  const [{ checkInput }, { operationValidators }] = await Promise.all([
+    import('../engine/check-input.js'),
+    import('../../generated/operation-runner.js'),
+  ]);
+  checkInput(operationValidators.proposeChange, { base_revision: 1, content: '', summary });
+}
+
+/** Bytes a proposal's text may take, as JSON. */
+const MAX_TEXT_BYTES = INPUT_LIMITS.proposeChange.content['x-max-bytes'];
+
+/**
+ * The change as the room takes it: the whole text, or, when that is over its
+ * limit, a diff against what was read (when that is the revision's text: an
+ * edit no room recorded yet leaves only the whole text to send).
+ */
+function changeOf(read: ArtifactReadOutput, saved: string): { content: string } | { diff: string } {
+  if (Buffer.byteLength(JSON.stringify(saved)) <= MAX_TEXT_BYTES || read.unrecorded_edit) return { content: saved };
+  return { diff: createPatch(read.name, read.content, saved, `revision ${read.revision.number}`, 'edited') };
+}
+
+/** A refusal of what was saved, saying where it is kept. */
+function keptIn(error: unknown, draft: string): unknown {
+  const kept = `; what you saved is kept in ${draft}`;
+  if (isDomainError(error)) return new DomainError(error.code, `${error.message}${kept}`, error.details);
+  return error instanceof Error ? new Error(`${error.message}${kept}`) : error;
+}
+
 export function editCommand(program: Command): void {
   remoteRoomOptions(
     command(program, 'edit', 'change the file in your editor ($VISUAL or $EDITOR) and propose what you saved')
@@ -102,8 +134,10 @@ export function editCommand(program: Command): void {
       if (options.summary === undefined && !process.stdin.isTTY) {
         throw new InvalidArgumentError('--summary is needed: there is no terminal to ask for one');
       }
+      if (options.summary !== undefined) await checkSummary(options.summary);
       const read = (await execute(target, operations.readArtifact, {}, participant)) as ArtifactReadOutput;
       const dir = mkdtempSync(path.join(tmpdir(), 'ce-edit-'));
+      let keep = false;
       try {
         const draft = path.join(dir, read.name);
         writeFileSync(draft, read.content, { mode: 0o600 });
@@ -112,10 +146,15 @@ export function editCommand(program: Command): void {
         let output: EditOutput;
         if (saved === read.content) output = { proposed: false, revision: read.revision.number };
         else {
+          // From here on what was saved is the person's work: a refusal keeps it, and says where.
+          keep = true;
           const summary = await summaryOf(options.summary);
-          const input = { base_revision: read.revision.number, content: saved, summary };
-          const made = (await execute(target, propose, input, participant)) as ProposalOutput;
-          output = { proposed: true, proposal: made.proposal };
+          const input = { base_revision: read.revision.number, ...changeOf(read, saved), summary };
+          const made = await execute(target, propose, input, participant).catch((error: unknown) => {
+            throw keptIn(error, draft);
+          });
+          output = { proposed: true, proposal: (made as ProposalOutput).proposal };
+          keep = false;
         }
         answer({ json: options.json === true }, output, (result) =>
           result.proposed
@@ -123,7 +162,7 @@ export function editCommand(program: Command): void {
             : `no change, nothing proposed (revision ${result.revision} as it was)`,
         );
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        if (!keep) rmSync(dir, { recursive: true, force: true });
       }
     });
 }

@@ -2,7 +2,7 @@
 // EDITOR names (here a script that edits it, or one that leaves it), and
 // what was saved proposed against the revision opened; on a room here and
 // on a room reached by --url with a session token.
-import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, onTestFinished, test } from 'vitest';
 import { ceServe } from '../helpers/ce-serve.js';
@@ -93,4 +93,43 @@ test('an editor that removes the file it was given: said so, and nothing propose
     /^ce: the edited file .*notes\.md is gone \(the editor, rm, removed or moved it\); nothing was proposed\n$/,
   );
   expect(okJson<{ proposals: unknown[] }>(await ce(['proposals', file, '--json'])).proposals).toEqual([]);
+});
+
+test('a summary the room would refuse is said before the editor opens', async () => {
+  const { dir, file } = await setUp();
+  const ran = path.join(dir, 'the-editor-ran');
+  const records = path.join(dir, 'records-it-ran.sh');
+  writeFileSync(records, `#!/bin/sh\ntouch ${JSON.stringify(ran)}\nprintf "Typed.\\n" >> "$1"\n`);
+  chmodSync(records, 0o755);
+  for (const summary of ['   ', 'a\u0001b']) {
+    const run = await ce(['edit', file, '--participant', 'alice', '--summary', summary], {
+      env: { EDITOR: records, VISUAL: '' },
+    });
+    failedWith(run, 1, /summary must/);
+    expect(existsSync(ran)).toBe(false);
+  }
+});
+
+test('a text over the proposal limit goes as a diff; a refusal keeps what was saved, and says where', async () => {
+  const { dir, file, adds } = await setUp();
+  const big = Array.from({ length: 12_000 }, (_, i) => `row ${i} of a text longer than a proposal may carry whole\n`);
+  writeFileSync(file, big.join(''));
+  okPlain(await ce(['init', file])); // records the outside edit as revision 2
+  const made = okJson<{ proposal: { content: string; base_revision: number } }>(
+    await ce(['edit', file, '--participant', 'alice', '--summary', 'One more line', '--json'], {
+      env: { EDITOR: adds, VISUAL: '' },
+    }),
+  );
+  expect(made.proposal).toMatchObject({ base_revision: 2, content: `${big.join('')}Added in the editor.\n` });
+  // A NUL saved in the editor: refused by the room, and the text stays on disk for another try.
+  const nul = path.join(dir, 'adds-a-nul.sh');
+  writeFileSync(nul, '#!/bin/sh\nprintf "x\\000y\\n" >> "$1"\n');
+  chmodSync(nul, 0o755);
+  const refused = await ce(['edit', file, '--participant', 'alice', '--summary', 'NUL'], {
+    env: { EDITOR: nul, VISUAL: '' },
+  });
+  failedWith(refused, 1, /NUL character .*; what you saved is kept in (\S+notes\.md)$/m);
+  const kept = /kept in (\S+notes\.md)$/m.exec(refused.stderr)![1]!;
+  onTestFinished(() => rmSync(path.dirname(kept), { recursive: true, force: true }));
+  expect(readFileSync(kept, 'utf8')).toBe(`${big.join('')}x\0y\n`);
 });
