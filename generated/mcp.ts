@@ -1051,7 +1051,7 @@ export const toolCatalog = [
           pattern: '^$|\\S',
           'x-plain-text': 'lines',
           title: 'Summary',
-          description: 'What the change is and why, as a commit message says it: required, and not only spaces.',
+          description: 'What the change is and why, as a commit message says it; not only spaces.',
         },
       },
       required: ['base_revision', 'summary'],

@@ -1505,7 +1505,7 @@ export interface components {
             diff?: components["schemas"]["ArtifactText"];
             /**
              * Summary
-             * @description What the change is and why, as a commit message says it: required, and not only spaces.
+             * @description What the change is and why, as a commit message says it; not only spaces.
              */
             summary: components["schemas"]["Summary"];
         } & (unknown | unknown);

@@ -783,7 +783,7 @@ export const operations = {
           field: 'summary',
           kind: 'string',
           required: true,
-          description: 'What the change is and why, as a commit message says it: required, and not only spaces',
+          description: 'What the change is and why, as a commit message says it; not only spaces',
         },
       ],
     },

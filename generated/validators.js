@@ -28441,7 +28441,7 @@ const schema140 = {
     },
     summary: {
       title: "Summary",
-      description: "What the change is and why, as a commit message says it: required, and not only spaces.",
+      description: "What the change is and why, as a commit message says it; not only spaces.",
       $ref: "#/$defs/Summary",
     },
   },

@@ -102,7 +102,7 @@ process.stdout.write(
     `Common Room is serving ${file}`,
     '',
     `  MCP URL:  ${serving.http.mcpUrl}`,
-    `  REST:     ${serving.http.restUrl}    (reference: ${serving.http.baseUrl}/docs)`,
+    `  REST:     ${serving.http.restUrl}/…  (the routes: ${serving.http.baseUrl}/docs)`,
     `  page:     ${serving.http.baseUrl}/#token=${tokens.you}    (the room's page, as "you")`,
     `  token:    ${tokens.you}    (participant "you": read, write, approve)`,
     `  agent:    ${tokens.agent}    (participant "agent": read, write)`,

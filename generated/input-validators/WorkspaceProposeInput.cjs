@@ -24,7 +24,7 @@ const schema76 = {
     },
     summary: {
       title: "Summary",
-      description: "What the change is and why, as a commit message says it: required, and not only spaces.",
+      description: "What the change is and why, as a commit message says it; not only spaces.",
       $ref: "#/$defs/Summary",
     },
   },

@@ -15,7 +15,7 @@ import { INPUT_LIMITS } from '../../generated/rules.js';
 import type { ArtifactReadOutput, ProposalOutput } from '../../generated/types.js';
 import { MISSING_PARTICIPANT, remoteRoomOptions, whichRoom } from './commands.js';
 import { execute } from './executor.js';
-import { command } from './options.js';
+import { command, FILE_ARGUMENT } from './options.js';
 import { DomainError, isDomainError } from '../errors.js';
 import { answer, CommandFailure } from './output.js';
 import { terminal } from './terminal.js';
@@ -111,7 +111,8 @@ function keptIn(error: unknown, draft: string): unknown {
 export function editCommand(program: Command): void {
   remoteRoomOptions(
     command(program, 'edit', 'change the file in your editor ($VISUAL or $EDITOR) and propose what you saved')
-      .argument('[file]', 'the room file (or --url)')
+      .usage('(<file> | --url <url>) [options]')
+      .argument('[file]', FILE_ARGUMENT[1])
       .option('--participant <name>', 'act as this participant (with read, write and approve)')
       .option('--summary <text>', 'what the change does and why (asked for on the terminal when left out)'),
   )

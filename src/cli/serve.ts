@@ -225,7 +225,7 @@ function announce(file: string, { room, http }: Serving, settings: ServeSettings
       [
         `Common Room is serving ${path.basename(file)}`,
         `  MCP:     ${http.mcpUrl}`,
-        `  REST:    ${http.restUrl}`,
+        `  REST:    ${http.restUrl}/… (the routes: ${http.baseUrl}/docs)`,
         `  page:    ${http.baseUrl}/ (sign in: ce open ${file} --participant NAME)`,
         `  sidecar: ${room.sidecar.path}`,
         'Stop it with Ctrl-C.',

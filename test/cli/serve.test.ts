@@ -145,7 +145,9 @@ test('ce serve --base-path: every URL it prints is under the prefix, and ce on t
   const server = run(process.execPath, [CE_BIN, 'serve', file, '--port', '0', '--base-path', '/rooms/notes/']);
   const mcp = await server.line(/MCP: /);
   expect(mcp).toMatch(/^ {2}MCP: +http:\/\/127\.0\.0\.1:\d+\/rooms\/notes\/mcp$/);
-  expect(await server.line(/REST: /)).toMatch(/\/rooms\/notes\/workspace$/);
+  expect(await server.line(/REST: /)).toMatch(
+    /\/rooms\/notes\/workspace\/… \(the routes: http:\/\/127\.0\.0\.1:\d+\/rooms\/notes\/docs\)$/,
+  );
   expect(await server.line(/page: /)).toMatch(/:\d+\/rooms\/notes\/ \(sign in/);
   // ce status reads the room's /readyz, and a change goes through the room, both under the prefix.
   const status = okJson<{ process: { mcp_url: string; ready: { ready: boolean } } }>(
@@ -247,7 +249,7 @@ test('npm start: a room on the bundled example, with a token that reads, writes 
   const mcpUrl = (await start.line(/MCP URL:/)).split(/\s+/).pop()!;
   const rest = await start.line(/^ {2}REST:/);
   expect(rest).toMatch(
-    /^ {2}REST: +http:\/\/127\.0\.0\.1:\d+\/workspace +\(reference: http:\/\/127\.0\.0\.1:\d+\/docs\)$/,
+    /^ {2}REST: +http:\/\/127\.0\.0\.1:\d+\/workspace\/… +\(the routes: http:\/\/127\.0\.0\.1:\d+\/docs\)$/,
   );
   const token = (await start.line(/^ {2}token:/)).trim().split(/\s+/)[1]!;
   const page = await start.line(/^ {2}page:/);
