@@ -60,6 +60,7 @@ async function init(file: string): Promise<InitOutput> {
 export function requireFile(file: string): void {
   const stat = statSync(file, { throwIfNoEntry: false });
   if (!stat) throw new DomainError('not_found', `${file} does not exist; ce init makes a room of an existing file`);
+  if (stat.isDirectory()) throw new DomainError('invalid_input', `${file} is a folder: give the room's markdown file`);
   if (!stat.isFile()) throw new DomainError('invalid_input', `${file} is not a file`);
 }
 

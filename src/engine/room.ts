@@ -2,7 +2,7 @@ import type { Caller, DetailedTask, Event, EventType, Handoff } from '../../gene
 import { Bus } from '../bus/bus.js';
 import { existsSync } from 'node:fs';
 import { removeLeftoverTempFiles } from '../store/artifact-file.js';
-import { openSidecar, sidecarPath, type Sidecar } from '../store/sidecar.js';
+import { openSidecar, requireArtifactPath, sidecarPath, type Sidecar } from '../store/sidecar.js';
 import { RoomStore } from '../store/room-store.js';
 import { WorkspaceStore } from '../store/workspace-store.js';
 import type { EventRow, HandoffRow, TaskRow } from '../store/rows.js';
@@ -63,6 +63,7 @@ export interface OpenRoomOptions {
 }
 
 export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): Room {
+  requireArtifactPath(artifactPath);
   const clock = options.clock ?? systemClock;
   // A room is made only of a text file: refused before the sidecar exists.
   const making = (options.mode ?? 'write') === 'write' && options.create !== false;

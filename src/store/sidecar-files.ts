@@ -19,7 +19,23 @@ import path from 'node:path';
 import { DomainError } from '../errors.js';
 import { fsyncDirectory } from './durable-file.js';
 
-export const sidecarPath = (artifactPath: string): string => `${path.resolve(artifactPath)}.commonroom.db`;
+const SIDECAR_SUFFIX = '.commonroom.db';
+
+export const sidecarPath = (artifactPath: string): string => `${path.resolve(artifactPath)}${SIDECAR_SUFFIX}`;
+
+/** A room is named by its markdown file: a sidecar or a folder given in its place is refused, saying what to give. */
+export function requireArtifactPath(artifactPath: string): void {
+  if (artifactPath.endsWith(SIDECAR_SUFFIX)) {
+    const artifact = artifactPath.slice(0, -SIDECAR_SUFFIX.length);
+    throw new DomainError(
+      'invalid_input',
+      `${artifactPath} is a room's sidecar, not its file: give the room's markdown file, ${artifact}`,
+    );
+  }
+  if (statSync(artifactPath, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new DomainError('invalid_input', `${artifactPath} is a folder: give the room's markdown file`);
+  }
+}
 
 /** A file's permission bits as a data file has them (no execute bits); owner-only when it is not there. */
 export function dataBits(file: string): number {

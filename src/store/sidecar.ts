@@ -15,7 +15,7 @@ import {
 } from './sidecar-files.js';
 import { acquireWriterLock, releaseWriterLock } from './writer-lock.js';
 
-export { sidecarPath } from './sidecar-files.js';
+export { requireArtifactPath, sidecarPath } from './sidecar-files.js';
 
 export interface Sidecar {
   readonly db: Database.Database;

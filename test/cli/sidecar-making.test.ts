@@ -173,3 +173,26 @@ test('under UMask=0077 the sidecar and a backup stay their owner’s, whatever t
   okJson(await ce(['init', open, '--json']));
   expect(bits(sidecarPath(open))).toBe('644');
 });
+
+test(
+  'the sidecar or a folder given for the room’s file: said which file to give, and nothing is made',
+  SLOW,
+  async () => {
+    const file = markdownFile();
+    okPlain(await ce(['init', file]));
+    const dir = path.dirname(file);
+    const before = readdirSync(dir).sort();
+    for (const command of ['init', 'serve', 'status', 'handoffs']) {
+      failedWith(
+        await ce([command, sidecarPath(file)]),
+        1,
+        new RegExp(
+          `^ce: \\S+notes\\.md\\.commonroom\\.db is a room's sidecar, not its file: give the room's markdown file, \\S+notes\\.md$`,
+          'm',
+        ),
+      );
+      failedWith(await ce([command, dir]), 1, /^ce: \S+ is a folder: give the room's markdown file$/m);
+    }
+    expect(readdirSync(dir).sort()).toEqual(before);
+  },
+);
