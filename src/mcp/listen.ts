@@ -14,9 +14,9 @@ interface ListenParams {
 export function listen({ room, caller, tasksDeclared, requestId }: McpRequestContext, { notifications }: ListenParams) {
   if (notifications.taskIds !== undefined && !tasksDeclared) throw missingTasksExtension();
   const readable = readableUris(room, caller);
-  // The acknowledgement holds only what will be sent.
-  const resourceSubscriptions = (notifications.resourceSubscriptions ?? []).filter((uri) => readable.has(uri));
-  const taskIds = (notifications.taskIds ?? []).filter((taskId) => {
+  // The acknowledgement holds only what will be sent, each once.
+  const resourceSubscriptions = [...new Set(notifications.resourceSubscriptions)].filter((uri) => readable.has(uri));
+  const taskIds = [...new Set(notifications.taskIds)].filter((taskId) => {
     try {
       runOperation(room, caller, 'getTask', { task_id: taskId });
       return true;

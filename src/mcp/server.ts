@@ -137,6 +137,15 @@ export class McpServer {
     }
     checkVersion(carried('mcp-protocol-version'));
 
+    // A request sent without an id would be taken for a notification and dropped unanswered: refused, so
+    // that a client that lost its id learns nothing was done; and a notification carries no id to answer.
+    const isRequest = Object.hasOwn(mcpMethods, message.method);
+    if (message.id === undefined && isRequest) {
+      throw refusal(RPC.invalidRequest, `${message.method} is a request: it needs an id; nothing was done`);
+    }
+    if (message.id !== undefined && message.method.startsWith('notifications/')) {
+      throw refusal(RPC.invalidRequest, `${message.method} is a notification: it takes no id`);
+    }
     if (message.id === undefined) {
       // A notification: only cancelling a listen means anything here. Its Mcp-Method may be left out (the
       // official client sends none with notifications/cancelled), but one that names another method is refused.
@@ -148,9 +157,7 @@ export class McpServer {
       return { kind: 'notification', cancelled: cancels ? requestId : null };
     }
 
-    if (!Object.hasOwn(mcpMethods, message.method)) {
-      throw refusal(RPC.methodNotFound, `method not found: ${message.method}`);
-    }
+    if (!isRequest) throw refusal(RPC.methodNotFound, `method not found: ${message.method}`);
     const entry = mcpMethods[message.method as McpMethod];
     checkRouting(carried, message.method, entry.nameParam, params);
     if (!entry.validateParams(params)) {

@@ -390,6 +390,42 @@ describe('transport headers and protocol version', () => {
     expect(r.text).toBe('');
   });
 
+  it('refuses a request sent without an id (400, -32600, no id), and does nothing', async () => {
+    const before = (await rpc(url, 'tools/call', { name: 'handoff_list', arguments: {} }, { token: s.tokens.alice }))
+      .body.result.structuredContent.handoffs.length;
+    const r = await post(
+      url,
+      {
+        jsonrpc: '2.0',
+        method: 'tools/call',
+        params: { name: 'handoff_create', arguments: { summary: 'never made' }, _meta: requestMeta() },
+      },
+      { ...mcpHeaders('tools/call', s.tokens.alice), 'mcp-name': 'handoff_create' },
+    );
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'tools/call is a request: it needs an id; nothing was done' },
+    });
+    const after = (await rpc(url, 'tools/call', { name: 'handoff_list', arguments: {} }, { token: s.tokens.alice }))
+      .body.result.structuredContent.handoffs.length;
+    expect(after).toBe(before);
+  });
+
+  it('refuses a notification sent with an id (400, -32600), where it was "method not found"', async () => {
+    const r = await post(
+      url,
+      { jsonrpc: '2.0', id: 7, method: 'notifications/cancelled', params: { requestId: 1, _meta: requestMeta() } },
+      mcpHeaders('notifications/cancelled', s.tokens.alice),
+    );
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32600, message: 'notifications/cancelled is a notification: it takes no id' },
+    });
+  });
+
   it('ignores an Mcp-Session-Id header and never mints or echoes one', async () => {
     const r = await rpc(
       url,
@@ -664,7 +700,7 @@ describe('subscriptions/listen', () => {
     const stream = await listen(
       s,
       'alice',
-      { taskIds: [own.taskId, 'tk_made_up', others.taskId] },
+      { taskIds: [own.taskId, 'tk_made_up', others.taskId, own.taskId] },
       { tasks: true, id: 'listen-1' },
     );
     try {
@@ -709,7 +745,7 @@ describe('subscriptions/listen', () => {
     const stream = await listen(
       s,
       'carol',
-      { resourceSubscriptions: [HANDOFFS_URI, 'workspace:///no-such-thing'], toolsListChanged: true },
+      { resourceSubscriptions: [HANDOFFS_URI, 'workspace:///no-such-thing', HANDOFFS_URI], toolsListChanged: true },
       { id: 7 },
     );
     try {
