@@ -1101,11 +1101,11 @@ export interface components {
         };
         /**
          * Mergeable
-         * @description Whether an open proposal applies to the current revision: up_to_date (it is based on it), clean (it merges onto it, three-way by lines), conflicts (both changed the same lines: they are listed) or already_applied (the current revision already holds its changes: approving it would write nothing new, so it is refused; reject or withdraw it). Worked out when the proposal is made and whenever a new revision lands; a proposal.mergeable event tells when it changes.
+         * @description Whether an open proposal applies to the current revision: up_to_date (based on it), clean (merges onto it, three-way by lines), conflicts (both changed the same lines, listed), already_applied (the revision already holds its changes) or not_text (the revision, an outside edit, is not UTF-8 text); approving is refused in the last three. Worked out when the proposal is made and when a revision lands (a proposal.mergeable event).
          */
         Mergeable: {
             /** @enum {unknown} */
-            status: "up_to_date" | "clean" | "conflicts" | "already_applied";
+            status: "up_to_date" | "clean" | "conflicts" | "already_applied" | "not_text";
             /** @description The revision it was worked out against: the current one. */
             revision: components["schemas"]["RevisionNumber"];
             /** @description Empty unless status is conflicts. */

@@ -592,13 +592,13 @@ export interface MergeConflict {
   proposal: LineRange;
 }
 /**
- * Whether an open proposal applies to the current revision: up_to_date (it is based on it), clean (it merges onto it, three-way by lines), conflicts (both changed the same lines: they are listed) or already_applied (the current revision already holds its changes: approving it would write nothing new, so it is refused; reject or withdraw it). Worked out when the proposal is made and whenever a new revision lands; a proposal.mergeable event tells when it changes.
+ * Whether an open proposal applies to the current revision: up_to_date (based on it), clean (merges onto it, three-way by lines), conflicts (both changed the same lines, listed), already_applied (the revision already holds its changes) or not_text (the revision, an outside edit, is not UTF-8 text); approving is refused in the last three. Worked out when the proposal is made and when a revision lands (a proposal.mergeable event).
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "Mergeable".
  */
 export interface Mergeable {
-  status: "up_to_date" | "clean" | "conflicts" | "already_applied";
+  status: "up_to_date" | "clean" | "conflicts" | "already_applied" | "not_text";
   revision: RevisionNumber;
   /**
    * Empty unless status is conflicts.

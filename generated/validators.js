@@ -13113,10 +13113,10 @@ export const validateMergeable = validate156;
 const schema60 = {
   title: "Mergeable",
   description:
-    "Whether an open proposal applies to the current revision: up_to_date (it is based on it), clean (it merges onto it, three-way by lines), conflicts (both changed the same lines: they are listed) or already_applied (the current revision already holds its changes: approving it would write nothing new, so it is refused; reject or withdraw it). Worked out when the proposal is made and whenever a new revision lands; a proposal.mergeable event tells when it changes.",
+    "Whether an open proposal applies to the current revision: up_to_date (based on it), clean (merges onto it, three-way by lines), conflicts (both changed the same lines, listed), already_applied (the revision already holds its changes) or not_text (the revision, an outside edit, is not UTF-8 text); approving is refused in the last three. Worked out when the proposal is made and when a revision lands (a proposal.mergeable event).",
   type: "object",
   properties: {
-    status: { enum: ["up_to_date", "clean", "conflicts", "already_applied"] },
+    status: { enum: ["up_to_date", "clean", "conflicts", "already_applied", "not_text"] },
     revision: {
       $ref: "#/$defs/RevisionNumber",
       description: "The revision it was worked out against: the current one.",
@@ -13221,7 +13221,13 @@ function validate156(
     }
     if (data.status !== undefined) {
       let data0 = data.status;
-      if (!(data0 === "up_to_date" || data0 === "clean" || data0 === "conflicts" || data0 === "already_applied")) {
+      if (!(
+        data0 === "up_to_date" ||
+        data0 === "clean" ||
+        data0 === "conflicts" ||
+        data0 === "already_applied" ||
+        data0 === "not_text"
+      )) {
         const err4 = {
           instancePath: instancePath + "/status",
           schemaPath: "#/properties/status/enum",

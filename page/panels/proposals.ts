@@ -46,6 +46,13 @@ function mergeNotice(proposal: Proposal, artifact: ArtifactReadOutput): HTMLElem
   if (merge.status === 'clean') {
     return h('p', { class: 'notice merge clean' }, `${based} It merges cleanly: approving writes both changes.`);
   }
+  if (merge.status === 'not_text') {
+    return h(
+      'p',
+      { class: 'notice merge conflicts' },
+      `${based} An outside edit left the file not UTF-8 text, so nothing can be approved until it is saved as UTF-8 text again.`,
+    );
+  }
   if (merge.status === 'already_applied') {
     return h(
       'p',
@@ -79,7 +86,7 @@ function mergeNotice(proposal: Proposal, artifact: ArtifactReadOutput): HTMLElem
 function proposalItem(context: PageContext, proposal: Proposal, artifact: ArtifactReadOutput): HTMLElement {
   // The room would refuse to approve either.
   const refusedIfApproved =
-    proposal.mergeable?.status === 'conflicts' || proposal.mergeable?.status === 'already_applied';
+    proposal.mergeable !== null && ['conflicts', 'already_applied', 'not_text'].includes(proposal.mergeable.status);
   const status = h('p', { class: 'status', role: 'status' });
   const mine = proposal.author === context.me.participant;
   // With four eyes another approver decides one's own proposal: the room would refuse it.

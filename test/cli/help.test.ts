@@ -62,7 +62,7 @@ test('ce help proposals names the MERGES column’s values as ce proposals print
 test('required flags are marked; a group says what it holds; each command has an example', async () => {
   const [propose, participant] = await Promise.all([ce(['propose', '--help']), ce(['participant', '--help'])]);
   expect(okPlain(propose)).toMatch(
-    /--summary <text> +What the change is and why, as a commit message says\s+it: required, and not only spaces \(required\)/,
+    /--summary <text> +What the change is and why, as a commit message says\s+it; not only spaces \(required\)/,
   );
   expect(okPlain(propose)).toMatch(/--base <revision> +the revision the change is made against \(required\)/);
   expect(okPlain(propose)).toMatch(/\nExample:\n {2}\$ ce propose notes\.md /);

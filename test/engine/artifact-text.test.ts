@@ -126,6 +126,12 @@ describe('an outside edit that leaves the file not UTF-8', () => {
     });
     writeFileSync(t.artifact, LATIN1);
     syncArtifact(t.room); // recorded first, so the refusal below changes nothing at all
+    // The proposal says so, where it said "up to date" with revision 1.
+    expect(getProposal(t.room, alice, { proposal_id: proposal.proposal_id }).proposal.mergeable).toEqual({
+      status: 'not_text',
+      revision: 2,
+      conflicts: [],
+    });
     expectRefused(
       t.room,
       () => approveProposal(t!.room, approver, { proposal_id: proposal.proposal_id }),
@@ -152,8 +158,14 @@ describe('an outside edit that leaves the file not UTF-8', () => {
     syncArtifact(t.room);
     writeFileSync(t.artifact, LATIN1);
     syncArtifact(t.room);
+    const { proposal: before } = proposeChange(t.room, alice, { base_revision: 1, content: 'café\n', summary: 'x' });
     writeFileSync(t.artifact, 'café\n');
     expect(readArtifact(t.room, alice)).toMatchObject({ content: 'café\n', revision: { number: 3, utf8: true } });
+    // A proposal made against the text before merges again: onto revision 3, which holds its change already.
+    expect(getProposal(t.room, alice, { proposal_id: before.proposal_id }).proposal.mergeable).toMatchObject({
+      status: 'already_applied',
+      revision: 3,
+    });
     const { proposal } = proposeChange(t.room, alice, {
       base_revision: 3,
       content: 'café au lait\n',
