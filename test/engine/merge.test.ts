@@ -78,7 +78,7 @@ describe('changes to the same lines', () => {
       room,
       () => approveProposal(room, approver, { proposal_id: second.proposal.proposal_id }),
       'conflict',
-      `proposal ${second.proposal.proposal_id} is based on revision 1, but the artifact is at revision 2, and both change the same lines: line 5 of revision 1, changed in revision 2 (line 5) and in the proposal (lines 5–6). Nothing was written; propose again from revision 2`,
+      `proposal ${second.proposal.proposal_id} is based on revision 1, but the artifact is at revision 2, and both change the same or adjacent lines: line 5 of revision 1, line 5 in revision 2 and lines 5–6 in the proposal. Nothing was written; propose again from revision 2`,
     );
     expect(error.details).toEqual({
       base_revision: 1,

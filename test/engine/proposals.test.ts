@@ -128,7 +128,7 @@ describe('proposals', () => {
       room,
       () => approveProposal(room, approver, { proposal_id: second.proposal_id }),
       'conflict',
-      `proposal ${second.proposal_id} is based on revision 1, but the artifact is at revision 2, and both change the same lines: line 1 of revision 1, changed in revision 2 (line 1) and in the proposal (line 1). Nothing was written; propose again from revision 2`,
+      `proposal ${second.proposal_id} is based on revision 1, but the artifact is at revision 2, and both change the same or adjacent lines: line 1 of revision 1, line 1 in revision 2 and line 1 in the proposal. Nothing was written; propose again from revision 2`,
     );
     const line1 = { start: 1, count: 1 };
     expect(error.details).toEqual({

@@ -1400,7 +1400,7 @@ describe('POST /workspace/proposals/{proposal_id}/approve (approveProposal)', ()
       409,
       'conflict',
       new RegExp(
-        `^proposal ${second.proposal_id} is based on revision ${second.base_revision}, but the artifact is at revision ${current}, and both change the same lines: lines? 1(–\\d+)? of revision ${second.base_revision}, changed in revision ${current} \\(line 1\\) and in the proposal \\(line 1\\)\\. Nothing was written; propose again from revision ${current}$`,
+        `^proposal ${second.proposal_id} is based on revision ${second.base_revision}, but the artifact is at revision ${current}, and both change the same or adjacent lines: lines? 1(–\\d+)? of revision ${second.base_revision}, line 1 in revision ${current} and line 1 in the proposal\\. Nothing was written; propose again from revision ${current}$`,
       ),
     );
     expect(stale.current_revision).toBe(current);

@@ -23,12 +23,12 @@ export function mergeOnto(room: Room, row: ProposalRow, currentNumber: number, c
       .slice(0, 5)
       .map(
         (c) =>
-          `${linesSaid(c.base)} of revision ${row.base_revision}, changed in revision ${currentNumber} (${linesSaid(c.current)}) and in the proposal (${linesSaid(c.proposal)})`,
+          `${linesSaid(c.base)} of revision ${row.base_revision}, ${linesSaid(c.current)} in revision ${currentNumber} and ${linesSaid(c.proposal)} in the proposal`,
       );
     const more = merge.conflicts.length > 5 ? `, and ${merge.conflicts.length - 5} more` : '';
     throw new DomainError(
       'conflict',
-      `${stale}, and both change the same lines: ${said.join('; ')}${more}. Nothing was written; propose again from revision ${currentNumber}`,
+      `${stale}, and both change the same or adjacent lines: ${said.join('; ')}${more}. Nothing was written; propose again from revision ${currentNumber}`,
       { ...where, conflicts: merge.conflicts },
     );
   }
