@@ -54,6 +54,10 @@ export function openCommand(program: Command): void {
     )
     .action(async (file: string, options: OpenOptions) => {
       if (options.participant === undefined) throw new InvalidArgumentError(MISSING_PARTICIPANT);
+      // A page that cannot read shows nothing but that it cannot: no session is made for one.
+      if (!options.caps.includes('read')) {
+        throw new InvalidArgumentError('--caps: the page needs read, to show the room at all; add read');
+      }
       requireFile(file);
       const running = await findRoomProcess(file);
       if (!running) {

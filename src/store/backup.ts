@@ -239,7 +239,7 @@ export async function restoreRoom(
       mode: dataBits(file),
       as: 'new',
     });
-    kept.push(`${file}${suffix}`);
+    kept.push(path.resolve(`${file}${suffix}`));
   }
 
   // 3. The point of no return: the restored sidecar takes the room's name in one rename.

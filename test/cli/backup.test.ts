@@ -93,7 +93,13 @@ test(
     expect(await served.stop()).toBe(0);
 
     // Stopped, the room takes the backup; what it had is kept beside it.
-    const restored = okJson<{ kept: string[] }>(await ce(['restore', dest, file, '--json']));
+    // Named as typed, relative to where ce runs; what was kept is named in full, the room's file and sidecar alike.
+    const restored = okJson<{ kept: string[] }>(
+      await ce(['restore', path.relative(path.dirname(file), dest), path.basename(file), '--json'], {
+        cwd: path.dirname(file),
+      }),
+    );
+    for (const kept of restored.kept) expect(path.isAbsolute(kept), kept).toBe(true);
     expect(restored.kept.map((kept) => path.basename(kept))).toEqual([
       expect.stringMatching(/^notes\.md\.before-restore-/),
       expect.stringMatching(/^notes\.md\.commonroom\.db\.before-restore-/),

@@ -87,13 +87,15 @@ describe('ce open', () => {
   test('refusals: no room process, a stranger, an unknown capability, no --participant', async () => {
     const unserved = path.join(tempDir(), 'other.md');
     writeFileSync(unserved, '# Other\n');
-    const [plain, json, stranger, caps, missing] = await Promise.all([
+    const [plain, json, stranger, caps, missing, unread] = await Promise.all([
       ce(['open', unserved, '--participant', 'alice']),
       ce(['open', unserved, '--participant', 'alice', '--json']),
       ce(['open', file, '--participant', 'mallory']),
       ce(['open', file, '--participant', 'alice', '--caps', 'read,fly']),
       ce(['open', file]),
+      ce(['open', file, '--participant', 'alice', '--caps', 'write,admin']),
     ]);
+    failedWith(unread, 2, /^ce: --caps: the page needs read, to show the room at all; add read\n$/);
     expect(plain.stderr).toBe(
       `ce: no room process serves ${unserved}, and the page is served by one: start it with ce serve ${unserved}, then ce open again\n`,
     );
