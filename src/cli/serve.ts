@@ -8,7 +8,9 @@ import { DEFAULT_MAX_STREAMS } from '../http/mcp/stream-kinds.js';
 import type { Room } from '../engine/index.js';
 import type { RoomServer } from '../http/server.js';
 import type { RoomLogger } from '../http/observe/request-log.js';
-import { loadEngine, openForWriting } from './executor.js';
+import { DomainError, isDomainError } from '../errors.js';
+import { loadEngine, openForWriting, type Engine } from './executor.js';
+import { findRoomProcess } from './remote.js';
 import { command, FILE_ARGUMENT, portNumber } from './options.js';
 import { notTextNote, requireFile } from './init.js';
 import { exposureWarnings } from './serve-exposure.js';
@@ -48,6 +50,18 @@ export interface Serving {
 /** The engine, the HTTP server and the sidecar's files, loaded at once: one compiles while another is read. */
 const loadServing = () => Promise.all([loadEngine(), import('../http/server.js'), import('../store/sidecar-files.js')]);
 
+/** The room opened for writing; one another process serves is refused, saying where it serves. */
+async function openToServe(engine: Engine, file: string, fourEyes: boolean): Promise<Room> {
+  try {
+    return openForWriting(engine, file, `ce serve ${file}`, true, fourEyes);
+  } catch (error) {
+    if (!isDomainError(error) || error.code !== 'locked') throw error;
+    const running = await findRoomProcess(file);
+    if (!running) throw error;
+    throw new DomainError('locked', `${error.message}; it serves ${running.address.baseUrl}`, error.details);
+  }
+}
+
 /** Opens the room for writing and serves it until stop(). */
 export async function startServing(file: string, settings: ServeSettings): Promise<Serving> {
   requireFile(file);
@@ -62,7 +76,7 @@ export async function startServing(file: string, settings: ServeSettings): Promi
   const logger = settings.log ?? PLAIN_LOG;
   // A room that cannot start (its port taken, say) leaves the folder as it was: a sidecar made here goes with it.
   const making = !existsSync(sidecarFiles.sidecarPath(file));
-  const room = openForWriting(engine, file, `ce serve ${file}`, true, settings.fourEyes === true);
+  const room = await openToServe(engine, file, settings.fourEyes === true);
   try {
     const recorded = engine.syncArtifact(room); // the initial revision, or an edit made while no room ran
     if (recorded && recorded.source === 'external') {

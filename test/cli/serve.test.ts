@@ -76,7 +76,15 @@ test('ce serve: one JSON line, MCP over HTTP, one writer, a graceful stop on SIG
   expect(discovered.body.result.supportedVersions).toEqual(['2026-07-28']);
 
   // A second room process is refused while this one writes; a state-changing ce goes through it.
-  failedWith(await ce(['serve', file, '--port', '0']), 1, new RegExp(`process ${server.child.pid} \\(ce serve`));
+  // It names where the first one serves.
+  failedWith(
+    await ce(['serve', file, '--port', '0']),
+    1,
+    new RegExp(
+      `process ${server.child.pid} \\(ce serve.*; nothing was written; it serves ${started.mcp_url.replace(/\/mcp$/, '').replace(/\./g, '\\.')}$`,
+      'm',
+    ),
+  );
   expect(okJson(await ce(['participant', 'add', file, 'bob', '--json']))).toMatchObject({
     participant: { name: 'bob' },
   });
