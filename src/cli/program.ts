@@ -2,7 +2,7 @@
 // whole command line (main.ts) and the one `ce serve` starts with
 // (serve-main.ts). Every failure, commander's own included, ends in one
 // funnel (reportFailure).
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { reportFailure } from './output.js';
 import { terminal, withTerminal, type Terminal } from './terminal.js';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -25,15 +25,32 @@ export function rootCommand(): Command {
   );
 }
 
+/**
+ * `participant add` for `participant-add`: a group's command typed the way
+ * the commands outside groups are named (`handoff-create`), which
+ * commander's suggestions, by spelling, do not find.
+ */
+function groupCommandFor(root: Command, word: string | undefined): string | null {
+  const [group, ...rest] = (word ?? '').split('-');
+  const command = root.commands.find((c) => c.name() === group)?.commands.find((c) => c.name() === rest.join('-'));
+  return command ? `${group} ${command.name()}` : null;
+}
+
 /** Runs the command line `argv` (as process.argv: node, script, then the words) on `program`; its exit code. */
 export async function runCommandLine(program: () => Command, argv: string[], on?: Terminal): Promise<number> {
   const run = async (): Promise<number> => {
+    const root = program();
     try {
-      await program().parseAsync(argv);
+      await root.parseAsync(argv);
       return 0;
     } catch (error) {
+      const unknown = error instanceof CommanderError && error.code === 'commander.unknownCommand' ? error : null;
+      const command = unknown && groupCommandFor(root, argv[2]);
+      const said = command
+        ? new CommanderError(2, unknown!.code, `${unknown!.message} (Did you mean ${command}?)`)
+        : error;
       // Read from argv, not the parsed options: a usage error comes before them.
-      return reportFailure(error, argv.includes('--json'));
+      return reportFailure(said, argv.includes('--json'));
     }
   };
   return on ? withTerminal(on, run) : run();

@@ -34,6 +34,11 @@ describe('exit 2: a usage error names the flags as typed', () => {
       ['handoff-create', '{file}', '--participant', 'bob', '--summery', 'Proofread'],
       "ce: unknown option '--summery' (Did you mean --summary?)\n",
     ],
+    [
+      "a group's command typed with a hyphen, as the others are named",
+      ['participant-add', '{file}', 'carol'],
+      "ce: unknown command 'participant-add' (Did you mean participant add?)\n",
+    ],
     ['a required flag left out', ['handoff-create', '{file}', '--participant', 'bob'], 'ce: missing --summary\n'],
     ['two required flags left out', ['session', 'create', '{file}'], 'ce: missing --participant and --caps\n'],
     [
