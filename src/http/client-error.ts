@@ -1,18 +1,15 @@
+import { maxHeaderSize } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
 
-/** A 400 in the room's problem+json, written on the raw connection; the connection closes after it. */
-function badRequest(detail: string, head = false): string {
-  const body = JSON.stringify({
-    type: 'about:blank',
-    title: 'Bad Request',
-    status: 400,
-    detail,
-    code: 'invalid_input',
-  });
+/** A refusal in the room's problem+json, written on the raw connection; the connection closes after it. */
+function problem(status: 400 | 431, detail: string, head = false): string {
+  const [title, code] =
+    status === 400 ? ['Bad Request', 'invalid_input'] : ['Request Header Fields Too Large', 'too_large'];
+  const body = JSON.stringify({ type: 'about:blank', title, status, detail, code });
   return (
-    'HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\n' +
+    `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nX-Content-Type-Options: nosniff\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`
   );
 }
@@ -28,14 +25,14 @@ export function answerUnparsableRequest(error: NodeJS.ErrnoException & { rawPack
     socket.destroy();
     return;
   }
-  // A head larger than Node accepts keeps Node's own answer (431 has no room code of its own).
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    socket.end('HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n');
-    return;
-  }
   // An answer to HEAD has no body, even when the rest of the request could not be read.
   const head = error.rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD ';
-  socket.end(badRequest('the request is not valid HTTP/1.1', head));
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    // HTTP's status for it, with the room's code for a size limit (a task id repeated in Mcp-Name counts).
+    socket.end(problem(431, `the request's headers are larger than ${maxHeaderSize} bytes in all`, head));
+    return;
+  }
+  socket.end(problem(400, 'the request is not valid HTTP/1.1', head));
 }
 
 /** A TLS record's first byte when it carries a handshake, as a client's first bytes do (RFC 8446, 5.1). */
@@ -76,7 +73,7 @@ export function answerPlainHttp(server: TlsServer): void {
       // What it sends meanwhile is read and dropped: unread bytes would make the close a reset, losing the answer.
       socket.on('data', () => {}).resume();
       socket.setTimeout(LINGER_MS, dropped);
-      socket.end(badRequest('this room serves HTTPS: the request came as plain HTTP; use an https:// address'));
+      socket.end(problem(400, 'this room serves HTTPS: the request came as plain HTTP; use an https:// address'));
     });
   });
 }

@@ -1,5 +1,6 @@
 // Requests Node's HTTP parser refuses never reach the app; the room still
 // answers them as problem+json and closes the connection.
+import { maxHeaderSize } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -50,4 +51,20 @@ it('HEAD with a byte beyond ASCII in the target: 400 problem+json without a body
   expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
   expect(answer).toMatch(/\r\nContent-Type: application\/problem\+json\r\n/i);
   expect(answer.endsWith('\r\n\r\n')).toBe(true);
+});
+
+it('headers larger than node takes: 431 problem+json with the room’s code for a size limit', async () => {
+  const answer = await raw(
+    Buffer.from(`GET /workspace/artifact HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+  );
+  const [head, body] = answer.split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+  expect(head).toMatch(/\r\nContent-Type: application\/problem\+json\r\n/i);
+  expect(JSON.parse(body!)).toEqual({
+    type: 'about:blank',
+    title: 'Request Header Fields Too Large',
+    status: 431,
+    detail: `the request's headers are larger than ${maxHeaderSize} bytes in all`,
+    code: 'too_large',
+  });
 });
