@@ -15,6 +15,16 @@ export interface CachedSession {
 export const SESSION_CACHE_SIZE = 1024;
 
 const caches = new WeakMap<Room, Map<string, CachedSession>>();
+const generations = new WeakMap<Room, number>();
+
+/**
+ * How many times the room's sessions changed (a session revoked, a
+ * participant removed): a request that authenticated before its body came
+ * in, and finds it changed since, authenticates again before it acts.
+ */
+export const sessionsGeneration = (room: Room): number => generations.get(room) ?? 0;
+
+const sessionsChanged = (room: Room): void => void generations.set(room, sessionsGeneration(room) + 1);
 
 export function cachedSession(room: Room, tokenHash: string): CachedSession | undefined {
   return caches.get(room)?.get(tokenHash);
@@ -29,10 +39,12 @@ export function cacheSession(room: Room, tokenHash: string, session: CachedSessi
 }
 
 export function forgetSession(room: Room, tokenHash: string): void {
+  sessionsChanged(room);
   caches.get(room)?.delete(tokenHash);
 }
 
 /** After a revocation or a participant's removal: every session is read again from the sidecar. */
 export function forgetSessions(room: Room): void {
+  sessionsChanged(room);
   caches.get(room)?.clear();
 }

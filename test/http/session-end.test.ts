@@ -5,6 +5,7 @@
 // error answer saying why), and when bob then completes the handoff they
 // would have reported, neither carried it. Her next request is 401.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -157,4 +158,62 @@ test('the streams of other sessions go on: bob still hears of the completion', a
   await nextFrame(bobListen, isMethod('notifications/resources/updated'), 'the handoffs view update');
   expect(bobListen.done).toBe(false);
   bobListen.abort();
+});
+
+/** A POST whose body is sent in two parts, `between` running after the first; its status and body. */
+function slowPost(url: string, headers: Record<string, string>, body: string, between: () => Promise<void>) {
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const request = httpRequest(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-length': String(body.length) },
+    });
+    request.on('response', (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) }));
+    });
+    request.on('error', reject);
+    request.flushHeaders();
+    request.write(body.slice(0, 5));
+    // The room has authenticated the request by the time the participant is removed.
+    setTimeout(() => void between().then(() => request.end(body.slice(5)), reject), 200);
+  });
+}
+
+test('a write whose body was on its way when its participant was removed is refused (401), and changes nothing', async () => {
+  for (const door of ['REST', 'MCP'] as const) {
+    const name = `mallory-${door}`;
+    await op.addParticipant(name);
+    const created = await op.rest('POST', '/workspace/sessions', {
+      participant: name,
+      capabilities: ['read', 'write'],
+    });
+    const token = created.body.token as string;
+    const summary = `made by ${name} after removal`;
+    const remove = async () => {
+      expect((await op.rest('DELETE', `/workspace/participants/${name}`)).status).toBe(200);
+    };
+    const answer =
+      door === 'REST'
+        ? await slowPost(
+            `${served.restUrl}/handoffs`,
+            { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            JSON.stringify({ summary }),
+            remove,
+          )
+        : await slowPost(
+            served.mcpUrl,
+            { ...mcpHeaders('tools/call', token), 'mcp-name': 'handoff_create' },
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name: 'handoff_create', arguments: { summary }, _meta: requestMeta() },
+            }),
+            remove,
+          );
+    expect(answer.status, `${door}: ${JSON.stringify(answer.body)}`).toBe(401);
+    const listed = await op.rest('GET', '/workspace/handoffs?limit=500');
+    expect(listed.body.handoffs.map((h: { summary: string }) => h.summary)).not.toContain(summary);
+  }
 });

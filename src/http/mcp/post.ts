@@ -6,7 +6,7 @@
 // Koa's context, router and middleware chain cost a tasks/get more than
 // the room's own work did.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Room } from '../../engine/index.js';
+import { sessionsGeneration, type Room } from '../../engine/index.js';
 import type { McpCaller } from '../../mcp/context.js';
 import type { RequestId } from '../../mcp/protocol.js';
 import { jsonRpcMessage, type McpServer } from '../../mcp/server.js';
@@ -46,9 +46,11 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
     try {
       const refusal = hostRefusal(names, single(req.headers.host)) ?? originRefusal(names, single(req.headers.origin));
       if (refusal) throw refusal;
-      const authenticated = options.callerOf(req);
-      caller = authenticated;
+      caller = options.callerOf(req);
+      const generation = sessionsGeneration(room);
       const body = await readJsonBodyOf(req, options.maxBodyBytes);
+      // A session revoked (or its participant removed) while the body came in acts no more: asked again.
+      const authenticated = (caller = sessionsGeneration(room) === generation ? caller : options.callerOf(req));
       // Acknowledged means on disk: the answer is sent once the commits of what it did and saw are done.
       const send = await room.commits.durably(async (): Promise<(() => void) | null> => {
         const message = jsonRpcMessage(body);
