@@ -21,5 +21,7 @@ export interface PageContext {
     run: () => Promise<unknown>;
     changes: View[];
     done?: () => void;
+    /** Said to a screen reader once it is done (the page's announcer), where the button and its card may be gone. */
+    said?: string;
   }): Promise<void>;
 }

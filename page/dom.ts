@@ -82,13 +82,22 @@ export function reconcile(container: HTMLElement, items: Keyed[]): void {
   (focus as (() => void) | null)?.();
 }
 
-type Typed = HTMLInputElement | HTMLTextAreaElement;
+type Typed = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+
+/** The one element of `fresh` of the same kind as `element` with the same text (a card's button), if there is one. */
+function sameControl(element: HTMLElement, fresh: HTMLElement): HTMLElement | null {
+  if (!element.textContent) return null; // a field says nothing of which it is: only its id does
+  const same = Array.from(fresh.getElementsByTagName(element.tagName)).filter(
+    (candidate) => candidate.textContent === element.textContent,
+  );
+  return same.length === 1 && same[0] instanceof HTMLElement ? same[0] : null;
+}
 
 /**
  * An item rebuilt because what it shows changed (a proposal's card when a
- * revision lands) keeps what the person typed: each field they changed is
- * given the same value in the new element, matched by id, and the focus
- * moves there once the new element is in place (the function returned).
+ * revision lands) keeps what the person typed or chose: each field they
+ * changed is given the same value in the new element, matched by id, and the
+ * focus moves there once the new element is in place (the function returned).
  */
 function carryOver(old: HTMLElement, fresh: HTMLElement): (() => void) | null {
   const twin = (field: Element): Typed | null => {
@@ -96,10 +105,15 @@ function carryOver(old: HTMLElement, fresh: HTMLElement): (() => void) | null {
     const match = fresh.querySelector(`#${CSS.escape(field.id)}`);
     return match && match.tagName === field.tagName ? (match as Typed) : null;
   };
-  for (const field of Array.from(old.querySelectorAll<Typed>('input, textarea'))) {
+  for (const field of Array.from(old.querySelectorAll<Typed>('input, textarea, select'))) {
     const other = twin(field);
     if (!other || other.type !== field.type) continue;
-    if (field.type === 'checkbox' || field.type === 'radio') {
+    if (field instanceof HTMLSelectElement) {
+      const options = Array.from(field.options);
+      if (options.every((option) => option.selected === option.defaultSelected)) continue;
+      const chosen = new Set(options.filter((option) => option.selected).map((option) => option.value));
+      for (const option of Array.from((other as HTMLSelectElement).options)) option.selected = chosen.has(option.value);
+    } else if (field.type === 'checkbox' || field.type === 'radio') {
       if (field instanceof HTMLInputElement && field.checked !== field.defaultChecked) {
         (other as HTMLInputElement).checked = field.checked;
       }
@@ -107,7 +121,9 @@ function carryOver(old: HTMLElement, fresh: HTMLElement): (() => void) | null {
   }
   const focused = document.activeElement;
   if (!(focused instanceof HTMLElement) || !old.contains(focused)) return null;
-  const target = focused.id ? fresh.querySelector<HTMLElement>(`#${CSS.escape(focused.id)}`) : null;
+  // By id, or, for a control with none (a card's buttons), the one of its kind with the same text.
+  const target =
+    (focused.id ? fresh.querySelector<HTMLElement>(`#${CSS.escape(focused.id)}`) : null) ?? sameControl(focused, fresh);
   return target ? () => target.focus() : null;
 }
 

@@ -9,17 +9,21 @@ const byId = (id: string | undefined): HTMLElement | null => (id ? document.getE
 
 /**
  * Taken as an action from `control` begins; the function returned puts the
- * focus back once its views are read again. It does nothing when the action
- * did not start from the focused control, or when the focus has gone
- * somewhere since (the person moved on, or the action put it somewhere).
+ * focus back once its views are read again. It does nothing when the focus
+ * was not on the control or in its form (a form sent with Enter from a
+ * field), or when it has gone somewhere since (the person moved on, or the
+ * action put it somewhere).
  */
 export function focusKeeper(control: HTMLElement): () => void {
-  if (document.activeElement !== control) return () => {};
+  const had = document.activeElement;
+  const form = (control as HTMLButtonElement).form;
+  if (!(had instanceof HTMLElement) || !(had === control || form?.contains(had))) return () => {};
   const card = control.closest<HTMLElement>('.card[id]')?.id;
   const heading = control.closest('section.panel')?.querySelector<HTMLElement>('h2[id]')?.id;
   return () => {
     const now = document.activeElement;
     if (now !== null && now !== document.body) return;
+    if (had.isConnected) return had.focus();
     if (control.isConnected) return control.focus();
     const target = byId(card) ?? byId(heading);
     if (!target) return;

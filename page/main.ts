@@ -28,6 +28,12 @@ const SESSION_CHECK_MS = 15_000;
 
 const $ = (id: string): HTMLElement => document.getElementById(id)!;
 
+/** Tells a screen reader what an action did (a live region of the page's own): emptied first, so the same words are said again. */
+function announce(text: string): void {
+  $('announce').textContent = '';
+  requestAnimationFrame(() => ($('announce').textContent = text));
+}
+
 /** The token in the fragment, if any, moved to sessionStorage; the address and its history entry lose it. */
 function tokenFromAddress(): string | null {
   const fragment = new URLSearchParams(location.hash.slice(1));
@@ -84,7 +90,7 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
     api,
     me,
     can,
-    async act({ control, status, run, changes, done }) {
+    async act({ control, status, run, changes, done, said }) {
       const refocus = focusKeeper(control);
       (control as HTMLButtonElement).disabled = true;
       status.textContent = '';
@@ -100,6 +106,7 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
       }
       (control as HTMLButtonElement).disabled = false;
       done?.();
+      if (said) announce(said);
       await Promise.all(changes.map(refresh));
       refocus();
     },

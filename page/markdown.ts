@@ -36,6 +36,15 @@ for (const rule of ['th_open', 'td_open'] as const) {
   };
 }
 
+// The file's headings sit under the page's own (its h1, the file's h2): to a
+// screen reader a `#` is a level 3 heading, and so on down, at most 6. Shown
+// as the file has them.
+markdown.renderer.rules.heading_open = (tokens, idx, options, _env, self) => {
+  const token = tokens[idx]!;
+  token.attrSet('aria-level', String(Math.min(Number(token.tag.slice(1)) + 2, 6)));
+  return self.renderToken(tokens, idx, options);
+};
+
 markdown.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
   tokens[idx]!.attrSet('rel', 'noreferrer');
   return self.renderToken(tokens, idx, options);

@@ -53,7 +53,8 @@ export function editForm(
   const name = artifact.name;
   const status = h('p', { class: 'status', role: 'status' });
   const moved = h('p', { class: 'notice', role: 'status', hidden: true });
-  const preview = h('div', { class: 'preview', id: 'edit-preview', 'aria-live': 'polite' });
+  // Not a live region: a screen reader would read the whole diff again at every pause in typing.
+  const preview = h('div', { class: 'preview', id: 'edit-preview' });
   const summary = h('input', {
     id: 'edit-summary',
     name: 'summary',

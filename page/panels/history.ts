@@ -30,7 +30,7 @@ export class HistoryPager {
   /** The cursor of each page shown so far; the last is the page on screen. */
   private cursors: number[] = [0];
   private readonly list = h('ol', { class: 'history', id: 'history-list' });
-  private readonly position = h('span', { class: 'meta', id: 'history-page' });
+  private readonly position = h('span', { class: 'meta', id: 'history-page', role: 'status' });
   private readonly earlier = h('button', { type: 'button', id: 'history-earlier' }, 'Earlier');
   private readonly later = h('button', { type: 'button', id: 'history-later' }, 'Later');
 
@@ -74,7 +74,11 @@ export class HistoryPager {
     );
     if (page.entries.length === 0) this.list.append(h('li', { class: 'meta' }, 'nothing yet'));
     this.position.textContent = `page ${this.cursors.length}`;
+    // A button disabled under the focus drops it: the focus goes to the other one, to page back.
+    const focused = document.activeElement;
     this.earlier.disabled = this.cursors.length === 1;
     this.later.disabled = this.next === null;
+    if (focused === this.later && this.later.disabled && !this.earlier.disabled) this.earlier.focus();
+    if (focused === this.earlier && this.earlier.disabled && !this.later.disabled) this.later.focus();
   }
 }

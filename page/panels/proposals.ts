@@ -101,8 +101,11 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
         autocomplete: 'off',
       })
     : null;
+  const summaryId = `proposal-summary-${proposal.proposal_id}`;
+  const said = { approve: 'Proposal approved', reject: 'Proposal rejected', withdraw: 'Proposal withdrawn' };
+  // Each button names its proposal to a screen reader: there is an Approve per card.
   const decide = (label: string, path: 'approve' | 'reject' | 'withdraw', className: string) => {
-    const button = h('button', { type: 'button', class: className }, label);
+    const button = h('button', { type: 'button', class: className, 'aria-describedby': summaryId }, label);
     button.addEventListener('click', () => {
       const note = path === 'withdraw' ? '' : (noteField?.value.trim() ?? '');
       void context.act({
@@ -116,6 +119,7 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
             }),
           ),
         changes: path === 'approve' ? ['proposals', 'artifact', 'history'] : ['proposals', 'history'],
+        said: `${said[path]}: ${proposal.summary || '(no summary)'}`,
       });
     });
     return button;
@@ -127,8 +131,13 @@ function proposalItem(context: PageContext, proposal: Proposal, artifact: Artifa
   ].filter((button) => button !== null);
   return h(
     'li',
-    { class: 'card proposal', id: `proposal-card-${proposal.proposal_id}`, 'data-proposal-id': proposal.proposal_id },
-    h('p', { class: 'summary' }, proposal.summary || '(no summary)'),
+    {
+      class: 'card proposal',
+      id: `proposal-card-${proposal.proposal_id}`,
+      'aria-labelledby': summaryId,
+      'data-proposal-id': proposal.proposal_id,
+    },
+    h('p', { class: 'summary', id: summaryId }, proposal.summary || '(no summary)'),
     h(
       'p',
       { class: 'meta' },

@@ -1109,6 +1109,142 @@ describe('the keyboard after an action', () => {
   });
 });
 
+describe('work kept while the room changes around it', () => {
+  const card = (page: Page, group: string, handoffId: string) =>
+    page.locator(`#handoffs-${group}`).locator(`[data-handoff-id="${handoffId}"]`);
+
+  it("the assignee's half-written result survives their own question and its answer, the card moving group and back", async () => {
+    const { handoff } = await tool('alice', 'handoff_create', { summary: 'Ask, then finish', assignee: 'bob' });
+    await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
+    const { page } = await open(tokens.bob!);
+    await live(page);
+    const mine = card(page, 'accepted', handoff.handoff_id);
+    await mine.getByText('Complete…').click();
+    await mine.getByLabel('Result (required)').fill('Half of the result');
+    await mine.getByRole('form', { name: 'Report progress' }).getByLabel('Total').fill('7');
+    await tool('bob', 'handoff_request_input', { handoff_id: handoff.handoff_id, key: 'q', message: 'Which?' });
+    const waiting = card(page, 'input_required', handoff.handoff_id);
+    await waiting.waitFor({ timeout: 5_000 });
+    // The tools wait with the question, hidden, and come back with what was typed.
+    expect(await waiting.locator('section.assignee').isHidden()).toBe(true);
+    await tool('alice', 'handoff_answer', {
+      handoff_id: handoff.handoff_id,
+      response: { action: 'accept', content: { answer: 'this one' } },
+    });
+    await mine.waitFor({ timeout: 5_000 });
+    expect(await mine.locator('section.assignee').isVisible()).toBe(true);
+    expect(await mine.getByLabel('Result (required)').inputValue()).toBe('Half of the result');
+    expect(await mine.getByRole('form', { name: 'Report progress' }).getByLabel('Total').inputValue()).toBe('7');
+    await rpc(room.mcpUrl, 'tasks/cancel', { taskId: handoff.task_id }, { token: tokens.alice!, tasks: true });
+  });
+
+  it("an answer form keeps the owner's choices when another question arrives; defaults and titled enums are the form's", async () => {
+    const { handoff } = await tool('alice', 'handoff_create', { summary: 'Two questions', assignee: 'bob' });
+    await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
+    await tool('bob', 'handoff_request_input', {
+      handoff_id: handoff.handoff_id,
+      key: 'first',
+      message: 'How should it read?',
+      requested_schema: {
+        type: 'object',
+        properties: {
+          spelling: { type: 'string', title: 'Spelling', enum: ['uk', 'us'], enumNames: ['British', 'American'] },
+          size: { type: 'string', title: 'Size', enum: ['s', 'm', 'l'], default: 'm' },
+          notify: { type: 'boolean', title: 'Notify me', description: 'by mail', default: true },
+          count: { type: 'integer', title: 'Copies', default: 2 },
+          parts: { type: 'array', title: 'Parts', items: { enum: ['intro', 'body', 'end'] } },
+        },
+      },
+    });
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const form = card(page, 'input_required', handoff.handoff_id).getByRole('form', {
+      name: 'Answer: How should it read?',
+    });
+    await form.waitFor({ timeout: 5_000 });
+    // The schema's defaults, and enumNames as the choices' labels.
+    expect(await form.getByLabel('Size').inputValue()).toBe('m');
+    expect(await form.getByLabel('Notify me').isChecked()).toBe(true);
+    expect(await form.getByLabel('Copies').inputValue()).toBe('2');
+    expect(await form.getByLabel('Notify me').getAttribute('aria-describedby')).toMatch(/-hint$/);
+    await form.getByLabel('Spelling').selectOption({ label: 'British' });
+    await form.getByLabel('Size').selectOption('l');
+    await form.getByLabel('Parts').selectOption(['intro', 'end']);
+    await tool('bob', 'handoff_request_input', { handoff_id: handoff.handoff_id, key: 'second', message: 'And?' });
+    await card(page, 'input_required', handoff.handoff_id).getByRole('form', { name: 'Answer: And?' }).waitFor();
+    expect(await form.getByLabel('Spelling').inputValue()).toBe('uk');
+    expect(await form.getByLabel('Size').inputValue()).toBe('l');
+    const parts = (select: Element) => Array.from((select as HTMLSelectElement).selectedOptions, (o) => o.value);
+    expect(await form.getByLabel('Parts').evaluate(parts)).toEqual(['intro', 'end']);
+    // Sent with Enter from a field: the form goes with its question, and the focus to the card, not the page's body.
+    await form.getByLabel('Copies').focus();
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(
+        async () => (await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id })).handoff.inputs[0].response,
+      )
+      .toMatchObject({
+        action: 'accept',
+        content: { spelling: 'uk', size: 'l', notify: true, count: 2, parts: ['intro', 'end'] },
+      });
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe(`handoff-card-${handoff.handoff_id}`);
+    await rpc(room.mcpUrl, 'tasks/cancel', { taskId: handoff.task_id }, { token: tokens.alice!, tasks: true });
+  });
+
+  it("a proposal's focused button keeps the focus when a revision lands and its card is drawn again", async () => {
+    const base = await revision();
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    const { proposal } = await tool('bob', 'workspace_propose', {
+      base_revision: base,
+      content: `${fileText()}\nKept in focus.\n`,
+      summary: 'Keep my focus',
+    });
+    const reject = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`).getByRole('button', { name: 'Reject' });
+    await reject.focus();
+    const other = await tool('carol', 'workspace_propose', {
+      base_revision: base,
+      content: `Landed first.\n${fileText()}`,
+      summary: 'Lands first',
+    });
+    await tool('alice', 'proposal_approve', { proposal_id: other.proposal.proposal_id });
+    await expect.poll(() => page.locator('#artifact-revision').textContent()).toMatch(/approved by alice/);
+    await expect
+      .poll(() => page.evaluate('document.activeElement?.closest(".card")?.dataset.proposalId'))
+      .toBe(proposal.proposal_id);
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Reject');
+    // The button names its proposal to a screen reader.
+    const described = await reject.getAttribute('aria-describedby');
+    expect(await page.locator(`#${described}`).textContent()).toBe('Keep my focus');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#announce').textContent()).toBe('Proposal rejected: Keep my focus');
+  });
+
+  it('a form sent with Enter from its field keeps the focus in the field; the progress card says no number it was not given', async () => {
+    const { handoff } = await tool('alice', 'handoff_create', { summary: 'Enter to send', assignee: 'bob' });
+    await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
+    const { page } = await open(tokens.bob!);
+    await live(page);
+    const form = card(page, 'accepted', handoff.handoff_id).getByRole('form', { name: 'Report progress' });
+    await form.getByLabel('Total').fill('5');
+    await form.getByLabel('What you are doing now (required)').focus();
+    await page.keyboard.type('Reading');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Reported.');
+    expect(await page.evaluate('document.activeElement?.id')).toBe(`progress-message-${handoff.handoff_id}`);
+    await expect
+      .poll(() => card(page, 'accepted', handoff.handoff_id).locator('.progress').textContent())
+      .toBe('bob: Reading (5 to do)');
+    await rpc(room.mcpUrl, 'tasks/cancel', { taskId: handoff.task_id }, { token: tokens.alice!, tasks: true });
+  });
+
+  it("the file's headings sit under the page's to a screen reader", async () => {
+    const { page } = await open(tokens.alice!);
+    await live(page);
+    await expect.poll(() => page.locator('#artifact-body h1').first().getAttribute('aria-level')).toBe('3');
+  });
+});
+
 describe('the room restarts', () => {
   it('the page reconnects to the room on the same port, reads everything again and stays live', async () => {
     const { page, screenshot } = await open(tokens.alice!);

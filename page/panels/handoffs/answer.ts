@@ -13,7 +13,10 @@ type Field = {
   title?: string;
   description?: string;
   enum?: unknown[];
+  /** Labels of `enum`'s values, in order (the form's older way to title them). */
+  enumNames?: string[];
   oneOf?: Titled[];
+  default?: unknown;
   items?: { enum?: unknown[]; anyOf?: Titled[] };
   minimum?: number;
   maximum?: number;
@@ -21,12 +24,19 @@ type Field = {
   maxLength?: number;
 };
 
-/** The choices a field offers, each a value and its label: MCP's forms list them as `enum`, or titled as `oneOf` (`anyOf` for a multiple choice). */
+/**
+ * The choices a field offers, each a value and its label: MCP's forms list
+ * them as `enum` (titled by `enumNames`), or titled as `oneOf` (`anyOf` for a
+ * multiple choice).
+ */
 function choicesOf(
   list: unknown[] | undefined,
   titled: Titled[] | undefined,
+  names?: string[],
 ): { value: string; label: string }[] | null {
-  if (Array.isArray(list)) return list.map((option) => ({ value: String(option), label: String(option) }));
+  if (Array.isArray(list)) {
+    return list.map((option, i) => ({ value: String(option), label: names?.[i] ?? String(option) }));
+  }
   if (Array.isArray(titled)) {
     return titled.map((option) => ({ value: String(option.const), label: option.title ?? String(option.const) }));
   }
@@ -37,22 +47,44 @@ function choicesOf(
 function fieldControl(name: string, field: Field, required: boolean, idBase: string) {
   const id = `${idBase}-${name}`;
   const label = `${field.title ?? name}${required ? ' (required)' : ''}`;
-  const hint = field.description ? h('small', { class: 'hint' }, field.description) : null;
+  // The field's description, read with it by a screen reader; its default, what the form starts with (and resets to).
+  const hint = field.description ? h('small', { class: 'hint', id: `${id}-hint` }, field.description) : null;
+  const described = hint ? `${id}-hint` : undefined;
   if (field.type === 'boolean') {
-    const box = h('input', { type: 'checkbox', id, name });
+    const box = h('input', {
+      type: 'checkbox',
+      id,
+      name,
+      checked: field.default === true,
+      'aria-describedby': described,
+    });
     return {
-      element: h('div', { class: 'field check' }, box, h('label', { for: id }, label), hint),
+      element: h(
+        'div',
+        { class: 'field check' },
+        h('span', { class: 'box' }, box, h('label', { for: id }, label)),
+        hint,
+      ),
       read: () => box.checked,
     };
   }
   const options =
-    field.type === 'array' ? choicesOf(field.items?.enum, field.items?.anyOf) : choicesOf(field.enum, field.oneOf);
+    field.type === 'array'
+      ? choicesOf(field.items?.enum, field.items?.anyOf)
+      : choicesOf(field.enum, field.oneOf, field.enumNames);
   if (options) {
+    const chosen = new Set((Array.isArray(field.default) ? field.default : [field.default]).map(String));
     const select = h(
       'select',
-      { id, name, required: required && field.type !== 'array', multiple: field.type === 'array' },
+      {
+        id,
+        name,
+        required: required && field.type !== 'array',
+        multiple: field.type === 'array',
+        'aria-describedby': described,
+      },
       field.type === 'array' ? null : h('option', { value: '' }, '—'),
-      options.map((option) => h('option', { value: option.value }, option.label)),
+      options.map((option) => h('option', { value: option.value, selected: chosen.has(option.value) }, option.label)),
     );
     return {
       element: h('div', { class: 'field' }, h('label', { for: id }, label), select, hint),
@@ -77,6 +109,8 @@ function fieldControl(name: string, field: Field, required: boolean, idBase: str
     maxlength: numeric ? undefined : field.maxLength,
     required,
     autocomplete: 'off',
+    value: typeof field.default === 'string' || typeof field.default === 'number' ? field.default : undefined,
+    'aria-describedby': described,
   });
   return {
     element: h('div', { class: 'field' }, h('label', { for: id }, label), input, hint),
@@ -107,8 +141,9 @@ function answerForm(context: PageContext, handoff: Handoff, input: HandoffInput)
     h('div', { class: 'actions' }, send, decline),
     status,
   );
-  const answer = (control: HTMLElement, response: InputResponse) =>
+  const answer = (control: HTMLElement, response: InputResponse, said: string) =>
     context.act({
+      said,
       control,
       status,
       run: () =>
@@ -127,9 +162,12 @@ function answerForm(context: PageContext, handoff: Handoff, input: HandoffInput)
       const value = field.read();
       if (value !== undefined) content[field.name] = value;
     }
-    void answer(send, { action: 'accept', content });
+    void answer(send, { action: 'accept', content }, `Answer sent: ${input.request.params.message}`);
   });
-  decline.addEventListener('click', () => void answer(decline, { action: 'decline' }));
+  decline.addEventListener(
+    'click',
+    () => void answer(decline, { action: 'decline' }, `Declined to answer: ${input.request.params.message}`),
+  );
   return form;
 }
 

@@ -31,10 +31,10 @@ function structured(handoff: Handoff): Record<string, unknown> | null {
     : null;
 }
 
-/** " (2 of 5)", " (2 done)" or nothing, as the assignee gave the numbers. */
+/** " (2 of 5)", " (2 done)", " (5 to do)" or nothing, as the assignee gave the numbers: none made up. */
 function progressFigures(progress: Progress): string {
-  if (progress.total) return ` (${progress.progress ?? 0} of ${progress.total})`;
-  return progress.progress === undefined ? '' : ` (${progress.progress} done)`;
+  if (progress.progress === undefined) return progress.total ? ` (${progress.total} to do)` : '';
+  return progress.total ? ` (${progress.progress} of ${progress.total})` : ` (${progress.progress} done)`;
 }
 
 /** What the card says of the handoff: summary, who and when, progress, result, decision. */
@@ -45,7 +45,7 @@ export function handoffInfo(handoff: Handoff): HTMLElement {
   return h(
     'div',
     { class: 'info' },
-    h('p', { class: 'summary' }, handoff.summary),
+    h('p', { class: 'summary', id: `handoff-summary-${handoff.handoff_id}` }, handoff.summary),
     h(
       'p',
       { class: 'meta' },

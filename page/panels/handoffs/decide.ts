@@ -10,10 +10,15 @@ export function handoffActions(context: PageContext, handoff: Handoff): HTMLElem
   const me = context.me.participant;
   const status = h('p', { class: 'status', role: 'status' });
   const path = { handoff_id: handoff.handoff_id };
-  const button = (label: string, className: string, run: () => Promise<unknown>) => {
-    const element = h('button', { type: 'button', class: className }, label);
+  // Each button names its handoff to a screen reader: there is one Accept (or Cancel) per card.
+  const button = (label: string, className: string, run: () => Promise<unknown>, said: string) => {
+    const element = h(
+      'button',
+      { type: 'button', class: className, 'aria-describedby': `handoff-summary-${handoff.handoff_id}` },
+      label,
+    );
     element.addEventListener('click', () =>
-      context.act({ control: element, status, run, changes: ['handoffs', 'history'] }),
+      context.act({ control: element, status, run, changes: ['handoffs', 'history'], said }),
     );
     return element;
   };
@@ -26,8 +31,11 @@ export function handoffActions(context: PageContext, handoff: Handoff): HTMLElem
     (handoff.assignee === null || handoff.assignee === me)
   ) {
     actions.push(
-      button('Accept', 'primary', () =>
-        context.api.rest((room) => room.POST('/workspace/handoffs/{handoff_id}/accept', { params: { path } })),
+      button(
+        'Accept',
+        'primary',
+        () => context.api.rest((room) => room.POST('/workspace/handoffs/{handoff_id}/accept', { params: { path } })),
+        `Accepted: ${handoff.summary}`,
       ),
     );
   }
@@ -50,22 +58,33 @@ export function handoffActions(context: PageContext, handoff: Handoff): HTMLElem
     );
     const decision = () => (noteField.value.trim() ? { note: noteField.value.trim() } : {});
     actions.push(
-      button('Approve result', 'primary', () =>
-        context.api.rest((room) =>
-          room.POST('/workspace/handoffs/{handoff_id}/approve', { params: { path }, body: decision() }),
-        ),
+      button(
+        'Approve result',
+        'primary',
+        () =>
+          context.api.rest((room) =>
+            room.POST('/workspace/handoffs/{handoff_id}/approve', { params: { path }, body: decision() }),
+          ),
+        `Result approved: ${handoff.summary}`,
       ),
-      button('Reject result', 'danger', () =>
-        context.api.rest((room) =>
-          room.POST('/workspace/handoffs/{handoff_id}/reject', { params: { path }, body: decision() }),
-        ),
+      button(
+        'Reject result',
+        'danger',
+        () =>
+          context.api.rest((room) =>
+            room.POST('/workspace/handoffs/{handoff_id}/reject', { params: { path }, body: decision() }),
+          ),
+        `Result rejected: ${handoff.summary}`,
       ),
     );
   }
   if (handoffAllows('cancel', handoff.status) && handoff.owner === me && context.can('write')) {
     actions.push(
-      button('Cancel handoff', '', () =>
-        context.api.rest((room) => room.POST('/workspace/task/cancel', { body: { task_id: handoff.task_id } })),
+      button(
+        'Cancel handoff',
+        '',
+        () => context.api.rest((room) => room.POST('/workspace/task/cancel', { body: { task_id: handoff.task_id } })),
+        `Handoff cancelled: ${handoff.summary}`,
       ),
     );
   }

@@ -67,6 +67,12 @@ export function renderHandoffs(
   handoffs: Handoff[],
 ): void {
   const who = `${context.me.participant}|${context.me.capabilities.join(',')}`;
+  // A card that moves to another group is the same element, moved, with what was typed in it and the focus.
+  const drawn = new Map<string, HTMLElement>();
+  for (const group of GROUPS) {
+    for (const card of Array.from(lists[group.id].list.children) as HTMLElement[]) drawn.set(card.dataset.key!, card);
+  }
+  const focused = document.activeElement;
   for (const group of GROUPS) {
     const items: Keyed[] = handoffs
       .filter((handoff) => groupOf(handoff) === group.id)
@@ -74,9 +80,15 @@ export function renderHandoffs(
         key: handoff.handoff_id,
         signature: `${JSON.stringify(handoff)}|${who}`,
         build: () => {
+          const moved = drawn.get(handoff.handoff_id);
+          if (moved) {
+            updateCard(context, moved, handoff);
+            return moved;
+          }
           const card = h('li', {
             class: 'card handoff',
             id: `handoff-card-${handoff.handoff_id}`,
+            'aria-labelledby': `handoff-summary-${handoff.handoff_id}`,
             'data-handoff-id': handoff.handoff_id,
           });
           updateCard(context, card, handoff);
@@ -87,4 +99,5 @@ export function renderHandoffs(
     reconcile(lists[group.id].list, items);
     lists[group.id].empty.hidden = items.length > 0;
   }
+  if (focused instanceof HTMLElement && focused.isConnected && document.activeElement !== focused) focused.focus();
 }

@@ -12,13 +12,17 @@ const JSONRPC_INTERNAL_ERROR = -32603;
 /** The kept parts of cards that follow the handoff as it changes. */
 export const followers = new WeakMap<Element, (handoff: Handoff) => void>();
 
-/** Whether this session is the assignee of the handoff while its task works, and may write. */
+/**
+ * Whether this session is the assignee of an accepted handoff, and may
+ * write: its tools stay on the card, hidden while a question of theirs waits
+ * for the owner (the task works again once it is answered), so that what
+ * they had typed is there when they come back.
+ */
 export function isWorkingAssignee(context: PageContext, handoff: Handoff): boolean {
   return (
     context.me.participant !== null &&
     handoff.assignee === context.me.participant &&
     handoffAllows('work', handoff.status) &&
-    pendingInputs(handoff).length === 0 &&
     context.can('write')
   );
 }
@@ -55,6 +59,8 @@ function oneFieldForm(
     hint: string;
     /** The button's class: primary, danger, or none. */
     button: string;
+    /** What a screen reader is told once it is sent. */
+    said: string;
     send: (value: string) => Promise<unknown>;
   },
 ): HTMLFormElement {
@@ -77,6 +83,7 @@ function oneFieldForm(
       run: () => options.send(field.value),
       changes: ['handoffs'],
       done: () => form.reset(),
+      said: options.said,
     });
   });
   return form;
@@ -175,6 +182,7 @@ export function assigneeTools(context: PageContext, handoff: Handoff): HTMLEleme
     label: `Question for ${handoff.owner} (required)`,
     hint: 'the task waits for the answer (input required)',
     button: '',
+    said: `Question sent to ${handoff.owner}: the task waits for the answer.`,
     send: (message) =>
       context.api.rest((room) =>
         room.POST('/workspace/handoffs/{handoff_id}/input-requests', { params: { path }, body: { message } }),
@@ -189,6 +197,7 @@ export function assigneeTools(context: PageContext, handoff: Handoff): HTMLEleme
     label: 'Result (required)',
     hint: 'the result goes to an approver to decide',
     button: 'primary',
+    said: 'Result sent: an approver decides it.',
     send: (text) =>
       context.api.rest((room) =>
         room.POST('/workspace/handoffs/{handoff_id}/complete', {
@@ -212,6 +221,7 @@ export function assigneeTools(context: PageContext, handoff: Handoff): HTMLEleme
     label: 'What went wrong (required)',
     hint: 'the task fails and the handoff is cancelled',
     button: 'danger',
+    said: 'Failure reported: the handoff is cancelled.',
     send: (message) =>
       context.api.rest((room) =>
         room.POST('/workspace/handoffs/{handoff_id}/complete', {
@@ -230,8 +240,10 @@ export function assigneeTools(context: PageContext, handoff: Handoff): HTMLEleme
     h('details', { class: 'more' }, h('summary', {}, 'Ask the owner…'), askForm),
     h('details', { class: 'more' }, h('summary', {}, 'Report failure…'), failForm),
   );
-  // A report that waited says so no longer once the room shows it.
+  section.hidden = pendingInputs(handoff).length > 0;
+  // A report that waited says so no longer once the room shows it; the tools wait while a question does.
   followers.set(section, (next) => {
+    section.hidden = pendingInputs(next).length > 0;
     const progress = next.progress;
     if (waiting && progress && progress.message === waiting.message && progress.at !== waiting.before) {
       waiting = null;
