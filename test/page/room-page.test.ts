@@ -1174,7 +1174,8 @@ describe('work kept while the room changes around it', () => {
     await card(page, 'input_required', handoff.handoff_id).getByRole('form', { name: 'Answer: And?' }).waitFor();
     expect(await form.getByLabel('Spelling').inputValue()).toBe('uk');
     expect(await form.getByLabel('Size').inputValue()).toBe('l');
-    const parts = (select: Element) => Array.from((select as HTMLSelectElement).selectedOptions, (o) => o.value);
+    const parts = (select: unknown) =>
+      Array.from((select as { selectedOptions: ArrayLike<{ value: string }> }).selectedOptions, (o) => o.value);
     expect(await form.getByLabel('Parts').evaluate(parts)).toEqual(['intro', 'end']);
     // Sent with Enter from a field: the form goes with its question, and the focus to the card, not the page's body.
     await form.getByLabel('Copies').focus();
