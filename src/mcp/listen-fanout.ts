@@ -13,90 +13,31 @@ import { taskViewers, type RoomChange, type RoomView } from '../engine/index.js'
 import { frameTemplate, spliceFrame, type FrameTemplate, type Framing } from './frames.js';
 import { META } from './protocol.js';
 import { viewsChangedBy } from './resource-uris.js';
+import { ListenMember, type FrameSink, type Frames, type ListenWatch, type MemberQueues } from './listen-member.js';
 
-/** What one listen stream follows, as its acknowledgement said. */
-export interface ListenWatch {
-  /** The participant whose session listens: a task's notifications go only to those who may see it. */
-  participant: string;
-  taskIds: ReadonlySet<string>;
-  views: ReadonlySet<RoomView>;
-}
-
-/** One change's frames for one stream: text, or the same text as UTF-8 bytes shared by several streams. */
-export type Frames = string | Uint8Array;
-
-/** Where a listen stream's frames go (the transport's stream: an SseStream over HTTP). */
-export interface FrameSink {
-  /** False when the socket's buffer is full: wait for `drained()` before sending more. */
-  sendFrame(frame: Frames): boolean;
-  drained(): Promise<void>;
-}
-
-export class ListenMember {
-  /** The subscription id as JSON, spliced into each frame. */
-  readonly idJson: string;
-  private readonly queue: Frames[] = [];
-  private waitingForDrain = false;
-  closed = false;
-
-  constructor(
-    readonly subscriptionId: string | number,
-    readonly watch: ListenWatch,
-    readonly sink: FrameSink,
-    private readonly fanout: ListenFanout,
-    /** Called once when the stream leaves the fan-out, with why. */
-    readonly onClose: (reason: CloseReason) => void,
-    /** Whether the session that opened the stream still holds: asked before every delivery. */
-    private readonly live: () => boolean = () => true,
-  ) {
-    this.idJson = JSON.stringify(subscriptionId);
-  }
-
-  /** Sends a change's frames now, or queues them behind a full socket. */
-  deliver(frames: Frames): void {
-    if (this.closed) return;
-    // A session that ended gets nothing more, even before the room has closed its streams.
-    if (!this.live()) return this.close('session_ended');
-    if (this.waitingForDrain) {
-      if (this.queue.length >= this.fanout.maxQueue) this.close('lagging');
-      else this.queue.push(frames);
-      return;
-    }
-    if (!this.sink.sendFrame(frames)) this.waitForDrain();
-  }
-
-  close(reason: CloseReason = 'closed'): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.queue.length = 0; // a dropped or closed stream loses what it had not sent: nothing is replayed
-    this.fanout.remove(this);
-    this.onClose(reason);
-  }
-
-  private waitForDrain(): void {
-    this.waitingForDrain = true;
-    void this.sink.drained().then(() => {
-      this.waitingForDrain = false;
-      while (!this.closed && this.queue.length > 0) {
-        if (!this.sink.sendFrame(this.queue.shift()!)) return this.waitForDrain();
-      }
-    });
-  }
-}
+export type { FrameSink, Frames, ListenWatch } from './listen-member.js';
 
 export interface ListenFanoutOptions {
   /** The URI of each view, for notifications/resources/updated. */
   uris: Record<RoomView, string>;
   /** Changes a stream may have waiting behind a full socket before it is dropped as lagging. */
   maxQueue: number;
+  /** Bytes all streams together may have waiting; the stream whose frame would pass it is dropped as lagging. */
+  maxQueuedBytes?: number;
   /** How the transport frames each message. */
   framing: Framing;
   /** Who may see a task; decided once per change. */
   viewers?: (task: NonNullable<RoomChange['task']>) => string[];
 }
 
-export class ListenFanout implements BusSink<RoomChange> {
+/** Bytes all listen streams of a room may have waiting behind full sockets, by default. */
+export const MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+export class ListenFanout implements BusSink<RoomChange>, MemberQueues {
   readonly maxQueue: number;
+  private readonly maxQueuedBytes: number;
+  /** What every stream's queue holds now, in bytes. */
+  private queuedBytes = 0;
   private readonly uris: Record<RoomView, string>;
   private readonly framing: Framing;
   private readonly viewers: (task: NonNullable<RoomChange['task']>) => string[];
@@ -111,7 +52,20 @@ export class ListenFanout implements BusSink<RoomChange> {
     this.uris = options.uris;
     this.framing = options.framing;
     this.maxQueue = options.maxQueue;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
     this.viewers = options.viewers ?? taskViewers;
+  }
+
+  /** Whether a stream may queue `size` bytes more (counted if so). */
+  mayQueue(size: number): boolean {
+    if (this.queuedBytes + size > this.maxQueuedBytes) return false;
+    this.queuedBytes += size;
+    return true;
+  }
+
+  /** `size` bytes left the queues (sent, or dropped with their stream). */
+  dequeued(size: number): void {
+    this.queuedBytes -= size;
   }
 
   get size(): number {

@@ -178,6 +178,30 @@ describe('ListenFanout', () => {
     expect(fanout.size).toBe(0);
   });
 
+  test('what all paused streams hold together is bounded: the stream whose frame would pass it is dropped as lagging', () => {
+    const big = 'x'.repeat(1000);
+    const fanout = new ListenFanout({ uris, maxQueue: 1000, maxQueuedBytes: 5 * 1024, framing: SSE_FRAMING });
+    const reasons: string[] = [];
+    const sinks = [1, 2].map((id) => {
+      const sink = recordingSink();
+      // Ids of their own: each stream has its own copy of every frame.
+      fanout.add(id, { participant: 'alice', taskIds: new Set(['task_1']), views: new Set() }, sink, (reason) =>
+        reasons.push(`${id}: ${reason}`),
+      );
+      sink.full = true;
+      return sink;
+    });
+    // The first change fills each socket; the next ones queue, about 1.2 KB a stream each, until 5 KiB in all.
+    for (let i = 0; i < 4; i++) fanout.deliver(taskChange('task_1', 'alice', null, `${big} ${i}`));
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toMatch(/^[12]: lagging$/);
+    expect(fanout.size).toBe(1);
+    for (const sink of sinks) expect(sink.writes).toHaveLength(1);
+    // The dropped stream's bytes are free again: the one left may queue as many.
+    fanout.deliver(taskChange('task_1', 'alice', null, `${big} 4`));
+    expect(reasons).toHaveLength(1);
+  });
+
   test('a stream whose session ended gets nothing: it is closed at the delivery that finds it so', () => {
     const fanout = new ListenFanout({ uris, maxQueue: 10, framing: SSE_FRAMING });
     const ended = recordingSink();
