@@ -44,11 +44,10 @@ export async function runCommandLine(program: () => Command, argv: string[], on?
       await root.parseAsync(argv);
       return 0;
     } catch (error) {
-      const unknown = error instanceof CommanderError && error.code === 'commander.unknownCommand' ? error : null;
-      const command = unknown && groupCommandFor(root, argv[2]);
-      const said = command
-        ? new CommanderError(2, unknown!.code, `${unknown!.message} (Did you mean ${command}?)`)
-        : error;
+      const unknown = error instanceof CommanderError && error.code === 'commander.unknownCommand';
+      const command = unknown ? groupCommandFor(root, argv[2]) : null;
+      const said =
+        unknown && command ? new CommanderError(2, error.code, `${error.message} (Did you mean ${command}?)`) : error;
       // Read from argv, not the parsed options: a usage error comes before them.
       return reportFailure(said, argv.includes('--json'));
     }
