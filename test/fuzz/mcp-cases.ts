@@ -479,7 +479,8 @@ const brokenEnvelope: Build = (call) => {
     wrongTypeFor({}).map((v) =>
       base(call, 'mcp envelope: params not an object', rpc(400, -32600), sent({ ...message, params: v })),
     ),
-    fc.constant(base(call, 'mcp envelope: a notification (no id)', { is: 'notification' }, sent(without('id')))),
+    // A request method sent without an id is refused, not dropped as a notification unanswered.
+    fc.constant(base(call, 'mcp envelope: a request without an id', rpc(400, -32600), sent(without('id')))),
     fc
       .tuple(
         fc
