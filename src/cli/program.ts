@@ -2,6 +2,7 @@
 // whole command line (main.ts) and the one `ce serve` starts with
 // (serve-main.ts). Every failure, commander's own included, ends in one
 // funnel (reportFailure).
+import { existsSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { reportFailure } from './output.js';
 import { terminal, withTerminal, type Terminal } from './terminal.js';
@@ -36,11 +37,27 @@ function groupCommandFor(root: Command, word: string | undefined): string | null
   return command ? `${group} ${command.name()}` : null;
 }
 
+/**
+ * `handoff-create` for `handoff create`: a command typed the way a group's
+ * are (`participant add`), which commander reads as `handoff` with FILE
+ * `create`. Only when no file of that name is here.
+ */
+function hyphenatedCommandFor(root: Command, [first, second]: (string | undefined)[]): string | null {
+  const name = `${first}-${second}`;
+  if (!second || existsSync(second) || !root.commands.some((c) => c.name() === first)) return null;
+  return root.commands.some((c) => c.name() === name) ? name : null;
+}
+
 /** Runs the command line `argv` (as process.argv: node, script, then the words) on `program`; its exit code. */
 export async function runCommandLine(program: () => Command, argv: string[], on?: Terminal): Promise<number> {
   const run = async (): Promise<number> => {
     const root = program();
     try {
+      const meant = hyphenatedCommandFor(root, argv.slice(2, 4));
+      if (meant !== null) {
+        const typed = argv.slice(2, 4).join(' ');
+        throw new CommanderError(2, 'commander.unknownCommand', `unknown command '${typed}' (Did you mean ${meant}?)`);
+      }
       await root.parseAsync(argv);
       return 0;
     } catch (error) {

@@ -39,6 +39,11 @@ describe('exit 2: a usage error names the flags as typed', () => {
       ['participant-add', '{file}', 'carol'],
       "ce: unknown command 'participant-add' (Did you mean participant add?)\n",
     ],
+    [
+      'a hyphenated command typed as a group’s, with a space',
+      ['handoff', 'create', '{file}', '--participant', 'bob', '--summary', 'Proofread'],
+      "ce: unknown command 'handoff create' (Did you mean handoff-create?)\n",
+    ],
     ['a required flag left out', ['handoff-create', '{file}', '--participant', 'bob'], 'ce: missing --summary\n'],
     ['two required flags left out', ['session', 'create', '{file}'], 'ce: missing --participant and --caps\n'],
     [
