@@ -66,6 +66,10 @@ export function inDoorTerms(error: DomainError, names: readonly { field: string;
 /** Unknown and not-visible tasks answer identically: a task id is not authorization. */
 export const unknownTask = (): DomainError => new DomainError('not_found', 'unknown task');
 
+/** A folder given where a room's file goes (ce's FILE, a room opened). */
+export const folderGiven = (folder: string): DomainError =>
+  new DomainError('invalid_input', `${folder} is a folder: give the room's markdown file`);
+
 export const unknownHandoff = (handoffId: string): DomainError =>
   new DomainError('not_found', `unknown handoff ${handoffId}`);
 

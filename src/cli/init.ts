@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Revision } from '../../generated/types.js';
-import { DomainError } from '../errors.js';
+import { DomainError, folderGiven } from '../errors.js';
 import { loadEngine, openForReading, openForWriting } from './executor.js';
 import { command, FILE_ARGUMENT } from './options.js';
 import { findRoomProcess } from './remote.js';
@@ -60,7 +60,7 @@ async function init(file: string): Promise<InitOutput> {
 export function requireFile(file: string): void {
   const stat = statSync(file, { throwIfNoEntry: false });
   if (!stat) throw new DomainError('not_found', `${file} does not exist; ce init makes a room of an existing file`);
-  if (stat.isDirectory()) throw new DomainError('invalid_input', `${file} is a folder: give the room's markdown file`);
+  if (stat.isDirectory()) throw folderGiven(file);
   if (!stat.isFile()) throw new DomainError('invalid_input', `${file} is not a file`);
 }
 

@@ -16,7 +16,7 @@ import {
   statSync,
 } from 'node:fs';
 import path from 'node:path';
-import { DomainError } from '../errors.js';
+import { DomainError, folderGiven } from '../errors.js';
 import { fsyncDirectory } from './durable-file.js';
 
 const SIDECAR_SUFFIX = '.commonroom.db';
@@ -32,9 +32,7 @@ export function requireArtifactPath(artifactPath: string): void {
       `${artifactPath} is a room's sidecar, not its file: give the room's markdown file, ${artifact}`,
     );
   }
-  if (statSync(artifactPath, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new DomainError('invalid_input', `${artifactPath} is a folder: give the room's markdown file`);
-  }
+  if (statSync(artifactPath, { throwIfNoEntry: false })?.isDirectory()) throw folderGiven(artifactPath);
 }
 
 /** A file's permission bits as a data file has them (no execute bits); owner-only when it is not there. */
