@@ -116,9 +116,5 @@ function couldNotWrite(room: Room, error: unknown): unknown {
     return new StorageError('I/O error', `the disk failed writing ${name} (EIO); ${unchanged}`, false, code);
   }
   const why = message.split(',')[0] ?? message;
-  return new DomainError(
-    'unavailable',
-    `the room could not write ${path.basename(room.artifactPath)} (${why}); nothing was accepted, the file is as it was and the proposal stays open`,
-    { reason: code },
-  );
+  return new DomainError('unavailable', `the room could not write ${name} (${why}); ${unchanged}`, { reason: code });
 }
