@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { McpCaller } from '../mcp/context.js';
 import { timingSafeEqual } from 'node:crypto';
 import {
@@ -8,9 +8,11 @@ import {
   DomainError,
   hashToken,
   LOCAL_OPERATOR,
+  sessionsGeneration,
   type Actor,
   type Room,
 } from '../engine/index.js';
+import { readJsonBodyOf } from './middleware/read-body.js';
 
 /** What authentication reads of a request: its headers (a Koa context has them, and so has node's request). */
 export interface WithHeaders {
@@ -67,4 +69,22 @@ export function mcpCaller(actor: (ctx: WithHeaders) => Actor) {
     // The operator acting as a participant has no session row; its streams are counted under one name.
     return 'session_id' in who ? (who as McpCaller) : { ...who, session_id: `operator:${who.participant}` };
   };
+}
+
+/**
+ * A request's body, and who sends it: `sender` was asked before the body
+ * was read (a 401 comes first), and is asked `again` after it when a session
+ * was revoked or a participant removed meanwhile, so that such a write is
+ * refused, not run.
+ */
+export async function bodyAndSender<T>(
+  room: Room,
+  req: IncomingMessage,
+  maxBytes: number,
+  sender: T,
+  again: () => T,
+): Promise<[body: unknown, sender: T]> {
+  const generation = sessionsGeneration(room);
+  const body = await readJsonBodyOf(req, maxBytes);
+  return [body, sessionsGeneration(room) === generation ? sender : again()];
 }

@@ -6,12 +6,11 @@
 // Koa's context, router and middleware chain cost a tasks/get more than
 // the room's own work did.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sessionsGeneration, type Room } from '../../engine/index.js';
+import type { Room } from '../../engine/index.js';
 import type { McpCaller } from '../../mcp/context.js';
 import type { RequestId } from '../../mcp/protocol.js';
 import { jsonRpcMessage, type McpServer } from '../../mcp/server.js';
-import type { WithHeaders } from '../authenticate.js';
-import { readJsonBodyOf } from '../middleware/read-body.js';
+import { bodyAndSender, type WithHeaders } from '../authenticate.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
 import { answerObserved, single, type FactsOf, type Observer } from '../node-answer.js';
 import { mcpFacts, participantOf } from '../observe/request-facts.js';
@@ -47,10 +46,10 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
       const refusal = hostRefusal(names, single(req.headers.host)) ?? originRefusal(names, single(req.headers.origin));
       if (refusal) throw refusal;
       caller = options.callerOf(req);
-      const generation = sessionsGeneration(room);
-      const body = await readJsonBodyOf(req, options.maxBodyBytes);
-      // A session revoked (or its participant removed) while the body came in acts no more: asked again.
-      const authenticated = (caller = sessionsGeneration(room) === generation ? caller : options.callerOf(req));
+      const [body, authenticated] = await bodyAndSender(room, req, options.maxBodyBytes, caller, () =>
+        options.callerOf(req),
+      );
+      caller = authenticated;
       // Acknowledged means on disk: the answer is sent once the commits of what it did and saw are done.
       const send = await room.commits.durably(async (): Promise<(() => void) | null> => {
         const message = jsonRpcMessage(body);

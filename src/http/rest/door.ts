@@ -6,10 +6,9 @@
 // /docs, the probes, GET /mcp) and a path no route has. Koa's context,
 // router and middleware chain were most of what a REST read cost.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isDomainError, sessionsGeneration, type Actor, type Room } from '../../engine/index.js';
+import { isDomainError, type Actor, type Room } from '../../engine/index.js';
 import { runOperation } from '../../engine/operations.js';
-import type { WithHeaders } from '../authenticate.js';
-import { readJsonBodyOf } from '../middleware/read-body.js';
+import { bodyAndSender, type WithHeaders } from '../authenticate.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
 import { answerObserved, single, type Observer } from '../node-answer.js';
 import { participantOf } from '../observe/request-facts.js';
@@ -81,10 +80,8 @@ export function restDoor(options: RestDoorOptions) {
       const origin = originRefusal(names, single(req.headers.origin));
       if (origin) throw origin;
       actor = options.actorOf(req);
-      const generation = sessionsGeneration(room);
-      const body = await readJsonBodyOf(req, options.maxBodyBytes);
-      // A session revoked (or its participant removed) while the body came in acts no more: asked again.
-      const who = (actor = sessionsGeneration(room) === generation ? actor : options.actorOf(req));
+      const [body, who] = await bodyAndSender(room, req, options.maxBodyBytes, actor, () => options.actorOf(req));
+      actor = who;
       // Acknowledged means on disk: the answer leaves once the commits of what it did and saw are done.
       const output = await room.commits.durably(async () => {
         try {
