@@ -44,8 +44,9 @@ function groupCommandFor(root: Command, word: string | undefined): string | null
  */
 function hyphenatedCommandFor(root: Command, [first, second]: (string | undefined)[]): string | null {
   const name = `${first}-${second}`;
-  if (!second || existsSync(second) || !root.commands.some((c) => c.name() === first)) return null;
-  return root.commands.some((c) => c.name() === name) ? name : null;
+  const named = (word: string) => root.commands.some((c) => c.name() === word);
+  // The file is looked for last: every command line of two words or more comes through here.
+  return second && named(first!) && named(name) && !existsSync(second) ? name : null;
 }
 
 /** Runs the command line `argv` (as process.argv: node, script, then the words) on `program`; its exit code. */
