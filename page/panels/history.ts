@@ -54,11 +54,16 @@ export class HistoryPager {
   }
 
   private next: number | null = null;
+  /** Reads asked for so far: only the newest one's answer is drawn. */
+  private asked = 0;
 
   /** Reads the page on screen again. */
   async refresh(): Promise<void> {
     const after = this.cursors[this.cursors.length - 1] ?? 0;
+    const ask = ++this.asked;
     const page = await this.read(after);
+    // A read begun before another (a live update's, then Later pressed) must not draw its older page over it.
+    if (ask !== this.asked) return;
     this.next = page.has_more ? page.next_after : null;
     this.list.replaceChildren(
       ...page.entries.map((entry) =>
