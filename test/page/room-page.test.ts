@@ -175,7 +175,7 @@ describe('live, with another participant over MCP', () => {
     await page.evaluate('window.sameDocument = true');
     const before = Date.now();
     const { handoff } = await tool('bob', 'handoff_create', { summary: 'Check the figures', assignee: 'alice' });
-    await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor({ timeout: 1_000 });
+    await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor({ timeout: 5_000 });
     expect(Date.now() - before).toBeLessThan(1_000);
     const item = page.locator(`[data-handoff-id="${handoff.handoff_id}"]`);
     expect(await item.locator('.summary').textContent()).toBe('Check the figures');
@@ -189,7 +189,7 @@ describe('live, with another participant over MCP', () => {
       summary: 'Add a line',
     });
     const card = page.locator(`[data-proposal-id="${proposal.proposal_id}"]`);
-    await card.waitFor({ timeout: 1_000 });
+    await card.waitFor({ timeout: 5_000 });
     expect(Date.now() - proposedAt).toBeLessThan(1_000);
     expect(await card.locator('.summary').textContent()).toBe('Add a line');
     // The change against its base, drawn by diff2html: the added line marked as inserted.
@@ -386,7 +386,7 @@ describe('editing the file on the page', () => {
 
     // The second person sees it with its diff, live, and approves it.
     const card = alice.page.locator(`[data-proposal-id="${proposalId}"]`);
-    await card.waitFor({ timeout: 2_000 });
+    await card.waitFor({ timeout: 5_000 });
     expect((await card.locator('.d2h-ins .d2h-code-line-ctn').allTextContents()).map((t) => t.trim())).toContain(
       'Written on the page.',
     );
@@ -394,7 +394,7 @@ describe('editing the file on the page', () => {
     await expect.poll(fileText).toMatch(/Written on the page\.$/);
     // The first person's page follows, with no reload.
     await expect
-      .poll(() => bob.page.locator('#artifact-body').textContent(), { timeout: 2_000 })
+      .poll(() => bob.page.locator('#artifact-body').textContent(), { timeout: 5_000 })
       .toContain('Written on the page.');
     expect(await bob.page.locator('#artifact-revision').textContent()).toMatch(
       new RegExp(`^Revision ${base + 1} · changed by bob, approved by alice · `),
@@ -506,7 +506,7 @@ describe('handoffs on the page', () => {
       },
     });
     const item = page.locator('#handoffs-input_required').locator(`[data-handoff-id="${handoff.handoff_id}"]`);
-    await item.waitFor({ timeout: 2_000 });
+    await item.waitFor({ timeout: 5_000 });
     expect((await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id })).task.status).toBe('input_required');
     const form = item.getByRole('form', { name: 'Answer: Which spelling?' });
     await form.getByLabel('Spelling (required)').selectOption('British');
@@ -524,7 +524,7 @@ describe('handoffs on the page', () => {
     await page
       .locator('#handoffs-accepted')
       .locator(`[data-handoff-id="${handoff.handoff_id}"]`)
-      .waitFor({ timeout: 2_000 });
+      .waitFor({ timeout: 5_000 });
     const after = await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id });
     expect(after.task.status).toBe('working');
     expect(after.handoff.inputs[0].response).toEqual({
@@ -562,12 +562,12 @@ describe('handoffs on the page', () => {
       result: { content: [{ type: 'text', text: 'Three findings, all minor.' }] },
     });
     const ready = page.locator('#handoffs-result_ready').locator(`[data-handoff-id="${handoff.handoff_id}"]`);
-    await ready.waitFor({ timeout: 2_000 });
+    await ready.waitFor({ timeout: 5_000 });
     expect(await ready.locator('.result pre').textContent()).toBe('Three findings, all minor.');
     await screenshot('result-ready');
     await ready.getByRole('button', { name: 'Approve result' }).click();
     const decided = page.locator('#handoffs-decided').locator(`[data-handoff-id="${handoff.handoff_id}"]`);
-    await decided.waitFor({ timeout: 2_000 });
+    await decided.waitFor({ timeout: 5_000 });
     expect(await decided.textContent()).toContain('approved by alice');
     expect((await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id })).handoff.status).toBe('approved');
 
@@ -714,7 +714,7 @@ describe('the assignee on the page', () => {
     await page.keyboard.type('Line two.');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    await card(page, 'result_ready', handoff.handoff_id).waitFor({ timeout: 2_000 });
+    await card(page, 'result_ready', handoff.handoff_id).waitFor({ timeout: 5_000 });
     const got = await tool('alice', 'handoff_get', { handoff_id: handoff.handoff_id });
     expect(got.handoff.status).toBe('result_ready');
     expect(got.task.status).toBe('completed');
@@ -723,14 +723,14 @@ describe('the assignee on the page', () => {
     expect(await card(page, 'result_ready', handoff.handoff_id).locator('form, button').count()).toBe(0);
 
     const ready = card(owner.page, 'result_ready', handoff.handoff_id);
-    await ready.waitFor({ timeout: 2_000 });
+    await ready.waitFor({ timeout: 5_000 });
     expect(await ready.locator('.result pre').textContent()).toBe('Chapter 4 in three lines.\nLine two.');
     expect(await ready.getByRole('button', { name: 'Approve result' }).count()).toBe(1);
     await owner.screenshot('owner-sees-result');
     await ready.getByLabel('Note (optional)').fill('Needs the dates');
     await ready.getByRole('button', { name: 'Reject result' }).click();
     const decided = card(owner.page, 'decided', handoff.handoff_id);
-    await decided.waitFor({ timeout: 2_000 });
+    await decided.waitFor({ timeout: 5_000 });
     expect(await decided.textContent()).toContain('rejected by alice: Needs the dates');
     expect((await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id })).handoff.decision).toMatchObject({
       decision: 'rejected',
@@ -753,7 +753,7 @@ describe('the assignee on the page', () => {
     await form.getByRole('button', { name: 'Ask the owner' }).click();
     // bob's card moves to input required, and offers no tools while the task waits.
     const waiting = card(page, 'input_required', handoff.handoff_id);
-    await waiting.waitFor({ timeout: 2_000 });
+    await waiting.waitFor({ timeout: 5_000 });
     expect(await waiting.getByRole('form').count()).toBe(0);
     expect(await waiting.textContent()).toContain('waiting for alice to answer');
     expect((await tool('alice', 'handoff_get', { handoff_id: handoff.handoff_id })).task.status).toBe('input_required');
@@ -761,13 +761,13 @@ describe('the assignee on the page', () => {
     const answer = card(owner.page, 'input_required', handoff.handoff_id).getByRole('form', {
       name: 'Answer: Two examples or three?',
     });
-    await answer.waitFor({ timeout: 2_000 });
+    await answer.waitFor({ timeout: 5_000 });
     await answer.getByLabel('answer (required)').fill('Three');
     await answer.getByRole('button', { name: 'Send answer' }).click();
     // Back to work: bob's page offers the tools again.
     await card(page, 'accepted', handoff.handoff_id)
       .getByRole('form', { name: 'Report progress' })
-      .waitFor({ timeout: 2_000 });
+      .waitFor({ timeout: 5_000 });
     const after = await tool('bob', 'handoff_get', { handoff_id: handoff.handoff_id });
     expect(after.task.status).toBe('working');
     expect(after.handoff.inputs[0].response).toEqual({ action: 'accept', content: { answer: 'Three' } });
@@ -783,7 +783,7 @@ describe('the assignee on the page', () => {
     await form.getByLabel('What went wrong (required)').fill('The archive is gone');
     await form.getByRole('button', { name: 'Report failure' }).click();
     const decided = card(page, 'decided', handoff.handoff_id);
-    await decided.waitFor({ timeout: 2_000 });
+    await decided.waitFor({ timeout: 5_000 });
     expect(await decided.locator('.result pre').textContent()).toBe('failed: The archive is gone');
     const got = await tool('alice', 'handoff_get', { handoff_id: handoff.handoff_id });
     expect(got.handoff).toMatchObject({ status: 'cancelled', error: { code: -32603, message: 'The archive is gone' } });
@@ -1263,7 +1263,7 @@ describe('the room restarts', () => {
       .poll(() => page.locator('#artifact-body h1').textContent(), { timeout: 5_000 })
       .toBe('Changed while the room was down');
     const { handoff } = await tool('bob', 'handoff_create', { summary: 'After the restart' });
-    await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor({ timeout: 1_000 });
+    await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor({ timeout: 5_000 });
     // While the room was down the browser logged the refused connections.
     expectedErrors = /ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|ERR_INCOMPLETE_CHUNKED_ENCODING/;
   }, 60_000);
