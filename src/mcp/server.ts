@@ -159,13 +159,15 @@ export class McpServer {
 
     if (!isRequest) throw refusal(RPC.methodNotFound, `method not found: ${message.method}`);
     const entry = mcpMethods[message.method as McpMethod];
-    checkRouting(carried, message.method, entry.nameParam, params);
+    // The params first: a taskId that is no string is -32602 naming the field, where the Mcp-Name header
+    // compared with it could only say the two differ.
     if (!entry.validateParams(params)) {
       throw refusal(
         RPC.invalidParams,
         `invalid params: ${formatValidationErrors(entry.validateParams.errors, 'params')}`,
       );
     }
+    checkRouting(carried, message.method, entry.nameParam, params);
     const meta = params._meta as Record<string, unknown>;
     if (meta[META.protocolVersion] !== carried('mcp-protocol-version')) {
       throw mismatch('_meta io.modelcontextprotocol/protocolVersion does not match the MCP-Protocol-Version header');

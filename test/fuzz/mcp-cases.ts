@@ -283,9 +283,9 @@ export function expectForParams(
   // The body is judged before its headers: nested past 64 levels, or a string that is not Unicode.
   if (deep) return rpc(400, -32600);
   if (holdsLoneSurrogate(params)) return rpc(400, -32602);
-  // Mcp-Name still names the original value.
-  if (path.length === 1 && path[0] === entry.nameParam) return rpc(400, -32020);
+  // The params are judged before Mcp-Name, which still names the original value.
   if (!entry.validateParams(params)) return rpc(400, -32602);
+  if (path.length === 1 && path[0] === entry.nameParam) return rpc(400, -32020);
   if (method === 'tools/call' && path[0] === 'arguments' && path.length > 1) {
     const validate = toolValidators.get(params.name as string)!;
     return validate(params.arguments) ? { is: 'answered' } : { is: 'tool-error', code: 'invalid_input' };

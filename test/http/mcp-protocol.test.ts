@@ -182,6 +182,11 @@ describe('transport headers and protocol version', () => {
     expect((await taskRpc(s, 'alice', 'tasks/get', { taskId })).body.result.status).toBe('working');
   });
 
+  it('a taskId that is no string is refused by the params (-32602, naming taskId), not as a header mismatch', async () => {
+    const r = await taskRpc(s, 'alice', 'tasks/get', { taskId: 42 } as never, { headers: { 'mcp-name': '42' } });
+    expectRpcError(r, 400, -32602, /taskId/);
+  });
+
   it('refuses resources/read without Mcp-Name (its uri): 400, -32020', async () => {
     const r = await rpc(
       url,
