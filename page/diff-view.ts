@@ -22,9 +22,17 @@ const policy = window.trustedTypes?.createPolicy('room-diff', { createHTML: rend
 export const unifiedDiff = (name: string, before: string, after: string, from: string, to: string, context = 3) =>
   createTwoFilesPatch(name, name, before, after, from, to, { context });
 
-/** `diff` rendered, in a figure captioned `caption` for whoever cannot see the colours. */
+/** Numbers the captions, so that each diff's scroller can name itself by its own. */
+let drawn = 0;
+
+/**
+ * `diff` rendered, in a figure captioned `caption` for whoever cannot see the
+ * colours. Its lines scroll sideways in a region named by the caption that
+ * takes the focus, so that a keyboard can scroll it too.
+ */
 export function diffView(diff: string, caption: string): HTMLElement {
-  const body = h('div', { class: 'diff-body' });
+  const captionId = `diff-caption-${++drawn}`;
+  const body = h('div', { class: 'diff-body', role: 'region', tabindex: '0', 'aria-labelledby': captionId });
   body.innerHTML = (policy ? policy.createHTML(diff) : render(diff)) as string;
-  return h('figure', { class: 'diff-view' }, h('figcaption', { class: 'meta' }, caption), body);
+  return h('figure', { class: 'diff-view' }, h('figcaption', { id: captionId, class: 'meta' }, caption), body);
 }

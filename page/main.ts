@@ -22,8 +22,8 @@ import { renderHandoffs } from './panels/handoffs/list.js';
 import { HISTORY_PAGE, HistoryPager } from './panels/history.js';
 import { readHandoffs, readOpenProposals } from './lists.js';
 import { renderProposals } from './panels/proposals.js';
+import { showSignIn, skipTo, TOKEN_KEY, tokenFromAddress } from './sign-in.js';
 
-const TOKEN_KEY = 'commonroom.token';
 const SESSION_CHECK_MS = 15_000;
 
 const $ = (id: string): HTMLElement => document.getElementById(id)!;
@@ -32,25 +32,6 @@ const $ = (id: string): HTMLElement => document.getElementById(id)!;
 function announce(text: string): void {
   $('announce').textContent = '';
   requestAnimationFrame(() => ($('announce').textContent = text));
-}
-
-/** The token in the fragment, if any, moved to sessionStorage; the address and its history entry lose it. */
-function tokenFromAddress(): string | null {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const token = fragment.get('token');
-  if (location.hash) history.replaceState(null, '', `${location.pathname}${location.search}`);
-  if (token) sessionStorage.setItem(TOKEN_KEY, token);
-  return sessionStorage.getItem(TOKEN_KEY);
-}
-
-function showSignIn(message: string): void {
-  $('room').hidden = true;
-  $('room').replaceChildren();
-  $('who').replaceChildren();
-  $('live').textContent = '';
-  $('sign-out').hidden = true;
-  $('sign-in').hidden = false;
-  $('sign-in-message').textContent = message;
 }
 
 const REFUSED =
@@ -158,6 +139,7 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
     room.replaceChildren(h('p', { class: 'notice' }, 'This session cannot read the room (it lacks read).'));
   }
   room.hidden = false;
+  skipTo('room', 'Skip to the room');
   $('who').textContent = `${me.participant ?? 'the local operator'} · ${me.capabilities.join(', ')}`;
   $('sign-out').hidden = false;
 
