@@ -72,28 +72,34 @@ function fieldControl(name: string, field: Field, required: boolean, idBase: str
     field.type === 'array'
       ? choicesOf(field.items?.enum, field.items?.anyOf)
       : choicesOf(field.enum, field.oneOf, field.enumNames);
+  const chosen = new Set((Array.isArray(field.default) ? field.default : [field.default]).map(String));
+  if (options && field.type === 'array') {
+    // Several choices: a box each, in a group named by the field, where a multiple select
+    // took Ctrl and a click, or Shift and the arrows, which nothing on the page said.
+    const boxes = options.map((option, i) =>
+      h('input', { type: 'checkbox', id: `${id}-${i}`, name, value: option.value, checked: chosen.has(option.value) }),
+    );
+    return {
+      element: h(
+        'fieldset',
+        { class: 'field choices', 'aria-describedby': described },
+        h('legend', {}, label),
+        boxes.map((box, i) => h('span', { class: 'box' }, box, h('label', { for: box.id }, options[i]!.label))),
+        hint,
+      ),
+      read: () => boxes.filter((box) => box.checked).map((box) => box.value),
+    };
+  }
   if (options) {
-    const chosen = new Set((Array.isArray(field.default) ? field.default : [field.default]).map(String));
     const select = h(
       'select',
-      {
-        id,
-        name,
-        required: required && field.type !== 'array',
-        multiple: field.type === 'array',
-        'aria-describedby': described,
-      },
-      field.type === 'array' ? null : h('option', { value: '' }, '—'),
+      { id, name, required, 'aria-describedby': described },
+      h('option', { value: '' }, '—'),
       options.map((option) => h('option', { value: option.value, selected: chosen.has(option.value) }, option.label)),
     );
     return {
       element: h('div', { class: 'field' }, h('label', { for: id }, label), select, hint),
-      read: () =>
-        field.type === 'array'
-          ? Array.from(select.selectedOptions).map((option) => option.value)
-          : select.value === ''
-            ? undefined
-            : select.value,
+      read: () => (select.value === '' ? undefined : select.value),
     };
   }
   const numeric = field.type === 'number' || field.type === 'integer';
