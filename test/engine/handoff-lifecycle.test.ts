@@ -121,7 +121,11 @@ describe('allowed transitions', () => {
       params: {
         mode: 'form',
         message: 'Formal or casual?',
-        requestedSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+        requestedSchema: {
+          type: 'object',
+          properties: { answer: { type: 'string', title: 'Answer' } },
+          required: ['answer'],
+        },
       },
     });
 

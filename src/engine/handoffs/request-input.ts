@@ -7,10 +7,10 @@ import { change, handoffView, taskView, type Room } from '../room.js';
 import { checkForm } from './answer-form.js';
 import { loadHandoff, loadTaskOf, taskOfHandoff } from './load.js';
 
-/** The form asked for when the assignee gives no schema: one free-text answer. */
+/** The form asked for when the assignee gives no schema: one free-text answer, titled for the form a person sees. */
 const DEFAULT_REQUESTED_SCHEMA: RequestedSchema = {
   type: 'object',
-  properties: { answer: { type: 'string' } },
+  properties: { answer: { type: 'string', title: 'Answer' } },
   required: ['answer'],
 };
 
