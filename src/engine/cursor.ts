@@ -12,3 +12,36 @@ export function decodeCursor(cursor: string): { at: number; id: string } {
   }
   return { at: ms, id: id.join(':') };
 }
+
+/**
+ * Characters of large text (a proposal's content and diff, a handoff's
+ * result) a page of a list holds before it ends early: with 500 proposals of
+ * 512 KiB a page a read built half a gigabyte on the event loop, and the room
+ * answered nothing else meanwhile. One row always fits, so a page is at most
+ * this and one row; next_cursor goes on from its last row.
+ */
+export const PAGE_TEXT_BUDGET = 4 * 1024 * 1024;
+
+/**
+ * A newest-first page: `rows` as the store gave them (at most `limit` + 1,
+ * the one past the page saying there is more), each turned into its item as
+ * long as the page's text is under PAGE_TEXT_BUDGET (`textOf` counts an
+ * item's), then the cursor after the last one kept.
+ */
+export function newestFirstPage<R extends { created_at: number; id: string }, V>(
+  rows: R[],
+  limit: number,
+  item: (row: R) => V,
+  textOf: (item: V, row: R) => number,
+): { items: V[]; next_cursor: string | null } {
+  const items: V[] = [];
+  let text = 0;
+  for (const row of rows.slice(0, limit)) {
+    if (text >= PAGE_TEXT_BUDGET) break;
+    const made = item(row);
+    items.push(made);
+    text += textOf(made, row);
+  }
+  const more = rows.length > items.length;
+  return { items, next_cursor: more ? encodeCursor(rows[items.length - 1]!) : null };
+}

@@ -16,7 +16,7 @@ const DESCRIPTIONS: Record<RoomView, { title: string; mimeType: string }> = {
 /** Resource not found (-32602), with the URI it names in data.uri (server/resources.mdx). */
 const unknownResource = (uri: string) => new RpcError(RPC.invalidParams, `unknown resource ${uri}`, { uri });
 
-/** Each view's contents; the lists are the first 500, as the design's views are. */
+/** Each view's contents; the lists are their first page (500 at most, and PAGE_TEXT_BUDGET), as the design's views are. */
 function contentsOf(room: Room, caller: Actor, view: RoomView, uri: string) {
   const json = (value: unknown) => ({ uri, mimeType: 'application/json', text: JSON.stringify(value) });
   switch (view) {

@@ -199,6 +199,27 @@ describe('proposals', () => {
     ]);
   });
 
+  test('a page of proposals ends early once it holds 4 MiB of text; next_cursor goes on from there, missing none', () => {
+    const line = `${'x'.repeat(99)}\n`;
+    const ids = Array.from({ length: 12 }, (_, i) => {
+      const content = `${ORIGINAL}${i}\n${line.repeat(4_000)}`; // 400 KB, and as much again in its diff
+      return proposeChange(room, alice, { base_revision: 1, content, summary: `Long ${i}` }).proposal.proposal_id;
+    });
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = listProposals(room, alice, { limit: 500, ...(cursor ? { cursor } : {}) });
+      pages.push(page.proposals.map((p) => p.proposal_id));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    expect(pages.length).toBeGreaterThan(1);
+    // 4 MiB of content and diffs, and the one that passed it: 5 or 6 of these.
+    expect(pages[0]!.length).toBeGreaterThanOrEqual(5);
+    expect(pages[0]!.length).toBeLessThanOrEqual(6);
+    // Every one once (made in the same millisecond, they are in id order, not the order made).
+    expect(pages.flat().sort()).toEqual([...ids].sort());
+  });
+
   test('bad proposals', () => {
     expectRefused(
       room,

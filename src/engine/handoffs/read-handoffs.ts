@@ -8,7 +8,7 @@ import type {
 } from '../../../generated/types.js';
 import type { HandoffRow } from '../../store/rows.js';
 import { LOCAL_OPERATOR, type Actor } from '../access.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeCursor, newestFirstPage } from '../cursor.js';
 import { DomainError } from '../../errors.js';
 import { canSeeTask, handoffView, taskView, type Room } from '../room.js';
 import { toEvent } from '../row-mapping.js';
@@ -55,7 +55,17 @@ export function listHandoffEvents(room: Room, actor: Actor, args: InputOf<'listH
   };
 }
 
-/** Handoffs, newest first, a page at a time. */
+/** A handoff's large texts, as its row holds them: what counts toward a page's PAGE_TEXT_BUDGET. */
+const textOfHandoff = (_view: unknown, row: HandoffRow): number =>
+  row.summary.length +
+  (row.constraints?.length ?? 0) +
+  row.artifacts_json.length +
+  (row.result_json?.length ?? 0) +
+  (row.error_json?.length ?? 0) +
+  (row.decision_json?.length ?? 0) +
+  (row.progress_json?.length ?? 0);
+
+/** Handoffs, newest first, a page at a time; a page ends early past PAGE_TEXT_BUDGET. */
 export function listHandoffs(room: Room, actor: Actor, args: InputOf<'listHandoffs'>): HandoffListOutput {
   const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
   const rows = room.store.listHandoffs({
@@ -64,9 +74,6 @@ export function listHandoffs(room: Room, actor: Actor, args: InputOf<'listHandof
     before_id: before?.id ?? null,
     limit: args.limit + 1,
   });
-  const page = rows.slice(0, args.limit);
-  return {
-    handoffs: page.map((row) => handoffView(room, row)),
-    next_cursor: rows.length > args.limit ? encodeCursor(page[page.length - 1]!) : null,
-  };
+  const page = newestFirstPage(rows, args.limit, (row) => handoffView(room, row), textOfHandoff);
+  return { handoffs: page.items, next_cursor: page.next_cursor };
 }

@@ -8,7 +8,7 @@ import type { ProposalRow } from '../../store/rows.js';
 import { DomainError } from '../../errors.js';
 import type { Actor } from '../access.js';
 import { toTimestamp } from '../clock.js';
-import { decodeCursor, encodeCursor } from '../cursor.js';
+import { decodeCursor, newestFirstPage } from '../cursor.js';
 import { toRevision } from '../history.js';
 import type { Room } from '../room.js';
 import { mergeableOnto } from './mergeable.js';
@@ -60,7 +60,7 @@ export function getProposal(room: Room, actor: Actor, args: InputOf<'getProposal
   return output(room, loadProposal(room, args.proposal_id));
 }
 
-/** Proposals, newest first; open ones unless a status is given. */
+/** Proposals, newest first; open ones unless a status is given. A page ends early past PAGE_TEXT_BUDGET. */
 export function listProposals(room: Room, actor: Actor, args: InputOf<'listProposals'>): ProposalListOutput {
   const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
   const rows = room.workspace.listProposals({
@@ -69,11 +69,13 @@ export function listProposals(room: Room, actor: Actor, args: InputOf<'listPropo
     before_id: before?.id ?? null,
     limit: args.limit + 1,
   });
-  const page = rows.slice(0, args.limit);
-  return {
-    proposals: page.map((row) => toProposal(room, row)),
-    next_cursor: rows.length > args.limit ? encodeCursor(page[page.length - 1]!) : null,
-  };
+  const page = newestFirstPage(
+    rows,
+    args.limit,
+    (row) => toProposal(room, row),
+    (proposal) => proposal.content.length + proposal.diff.length,
+  );
+  return { proposals: page.items, next_cursor: page.next_cursor };
 }
 
 /** A decision is taken on an open proposal only. */
