@@ -351,6 +351,38 @@ describe('nesting', () => {
   });
 });
 
+describe('many mistakes in one body', () => {
+  const keys = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 1]));
+
+  it('REST: 50,000 unknown keys are refused naming the first 20 and counting the rest; the answer stays small', async () => {
+    const body = JSON.stringify({ summary: 'x', ...keys });
+    const r = await unchanged(() => post(`${rest}/handoffs`, body, restHeaders(s.tokens.alice)));
+    expectProblemBody(r, 400, 'invalid_input');
+    expect(r.body.details.errors).toHaveLength(20);
+    expect(r.body.details.errors[0]).toMatchObject({ path: '/k0', keyword: 'additionalProperties' });
+    expect(r.body.detail).toMatch(/; and 49980 more$/);
+    expect(JSON.stringify(r.body).length).toBeLessThan(8_000);
+  });
+
+  it('MCP: the same as a tool error', async () => {
+    const r = await unchanged(() =>
+      post(
+        mcp,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'tools/call',
+          params: { name: 'handoff_create', arguments: { summary: 'x', ...keys }, _meta: requestMeta() },
+        }),
+        mcpHeaders('tools/call', s.tokens.alice, { 'mcp-name': 'handoff_create' }),
+      ),
+    );
+    expect(r.body.result.isError).toBe(true);
+    expect(r.body.result.structuredContent.error.details.errors).toHaveLength(20);
+    expect(JSON.stringify(r.body).length).toBeLessThan(16_000);
+  });
+});
+
 describe('strings that are not valid Unicode', () => {
   it('REST: a lone surrogate is 400 naming the field and where, never stored as U+FFFD', async () => {
     const r = await unchanged(() => post(`${rest}/handoffs`, '{"summary":"abc\\ud800"}', restHeaders(s.tokens.alice)));
