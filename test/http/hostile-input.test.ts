@@ -4,6 +4,7 @@
 // format, and the database is the same afterwards, row for row.
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateProblemDetails } from '../../generated/validators.js';
 import { mcpHeaders, post, requestMeta } from '../helpers/mcp-wire.js';
@@ -156,6 +157,37 @@ describe('bodies that are not JSON', () => {
         jsonrpc: '2.0',
         error: { code: -32600, message: `the request body must be sent as Content-Type: application/json (${given})` },
       },
+    });
+  });
+
+  it('a compressed body is 415 saying to send it uncompressed, over REST and MCP; gzip and a readable br alike', async () => {
+    const gzipped = new Uint8Array(gzipSync('{"summary":"zipped"}'));
+    for (const [coding, body] of [
+      ['gzip', gzipped],
+      ['br', new TextEncoder().encode('{"summary":"not really br"}')],
+    ] as const) {
+      const r = await unchanged(async () => {
+        const response = await fetch(`${rest}/handoffs`, {
+          method: 'POST',
+          headers: { ...restHeaders(s.tokens.alice), 'content-encoding': coding },
+          body,
+        });
+        return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+      });
+      expectProblemBody(r, 415, 'unsupported_media_type');
+      expect(r.body.detail).toBe(`the request body must be sent uncompressed (it was Content-Encoding: ${coding})`);
+      expect(r.headers.get('accept-encoding')).toBe('identity');
+    }
+    const message = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: requestMeta() } });
+    const response = await fetch(mcp, {
+      method: 'POST',
+      headers: mcpHeaders('tools/list', s.tokens.alice, { 'content-encoding': 'gzip' }),
+      body: new Uint8Array(gzipSync(message)),
+    });
+    expect(response.status).toBe(415);
+    expect(((await response.json()) as any).error).toEqual({
+      code: -32600,
+      message: 'the request body must be sent uncompressed (it was Content-Encoding: gzip)',
     });
   });
 

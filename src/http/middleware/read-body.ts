@@ -100,6 +100,18 @@ export async function readJsonBodyOf(req: IncomingMessage, limit = MAX_BODY_BYTE
     throw new Refusal(400, 'invalid_input', 'the request body could not be read', RPC_INVALID_REQUEST);
   }
   if (raw.length === 0) return undefined;
+  // A body the client compressed would be read as its compressed bytes: 400 "not UTF-8" for gzip, or, for a
+  // coding that leaves it readable, taken as it is. The room takes none, and says so.
+  const coding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (coding && coding !== 'identity') {
+    throw new Refusal(
+      415,
+      'unsupported_media_type',
+      `the request body must be sent uncompressed (it was Content-Encoding: ${req.headers['content-encoding']})`,
+      RPC_INVALID_REQUEST,
+      { 'Accept-Encoding': 'identity' },
+    );
+  }
   const given = req.headers['content-type'] ?? '';
   if (!isJsonType(given)) {
     throw new Refusal(
