@@ -595,7 +595,9 @@ export interface components {
              */
             resultType?: "complete";
             /** Metadata */
-            _meta?: Record<string, never>;
+            _meta?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Capability
@@ -621,9 +623,13 @@ export interface components {
             /** Text */
             text: string;
             /** Annotations */
-            annotations?: Record<string, never>;
+            annotations?: {
+                [key: string]: unknown;
+            };
             /** Metadata */
-            _meta?: Record<string, never>;
+            _meta?: {
+                [key: string]: unknown;
+            };
         } | {
             /**
              * Type
@@ -635,9 +641,13 @@ export interface components {
             /** MIME type */
             mimeType: string;
             /** Annotations */
-            annotations?: Record<string, never>;
+            annotations?: {
+                [key: string]: unknown;
+            };
             /** Metadata */
-            _meta?: Record<string, never>;
+            _meta?: {
+                [key: string]: unknown;
+            };
         } | {
             /**
              * Type
@@ -657,9 +667,13 @@ export interface components {
             /** Size (bytes) */
             size?: number;
             /** Annotations */
-            annotations?: Record<string, never>;
+            annotations?: {
+                [key: string]: unknown;
+            };
             /** Metadata */
-            _meta?: Record<string, never>;
+            _meta?: {
+                [key: string]: unknown;
+            };
         } | {
             /**
              * Type
@@ -677,12 +691,18 @@ export interface components {
                 /** Blob (base64) */
                 blob?: string;
                 /** Metadata */
-                _meta?: Record<string, never>;
+                _meta?: {
+                    [key: string]: unknown;
+                };
             } & (unknown | unknown);
             /** Annotations */
-            annotations?: Record<string, never>;
+            annotations?: {
+                [key: string]: unknown;
+            };
             /** Metadata */
-            _meta?: Record<string, never>;
+            _meta?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Decision
@@ -769,7 +789,9 @@ export interface components {
             actor: components["schemas"]["ParticipantName"] | null;
             handoff_id: string | null;
             task_id: string | null;
-            payload: Record<string, never>;
+            payload: {
+                [key: string]: unknown;
+            };
         };
         /**
          * EventType
@@ -1077,7 +1099,9 @@ export interface components {
                 [key: string]: string[] | (string | number | boolean);
             };
             /** Metadata */
-            _meta?: Record<string, never>;
+            _meta?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * JsonRpcError
@@ -1182,7 +1206,9 @@ export interface components {
             }[];
             current_revision?: number;
             /** @description Everything the room said about the refusal, as the engine gave it (the same details ce and MCP show): current_revision, limit, reason, ... */
-            details?: Record<string, never>;
+            details?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Progress
@@ -2321,7 +2347,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["HandoffDecisionInputBody"];
             };
@@ -2428,7 +2454,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["HandoffDecisionInputBody"];
             };
@@ -3143,7 +3169,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["ProposalDecisionInputBody"];
             };
@@ -3250,7 +3276,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["ProposalDecisionInputBody"];
             };
@@ -3357,7 +3383,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["ProposalDecisionInputBody"];
             };
@@ -4324,7 +4350,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["SettingsUpdateInput"];
             };

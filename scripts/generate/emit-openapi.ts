@@ -39,6 +39,27 @@ function errorCodesOf(op: Operation): string[] {
   ];
 }
 
+/**
+ * An object schema that says nothing of its properties (`_meta`, an
+ * event's payload, a problem's details): any properties, as JSON Schema has
+ * it. Said outright in the document, as `additionalProperties: true`, since
+ * openapi-typescript types such an object as `Record<string, never>`, which
+ * nothing can be read from or put in; other generators give a record of
+ * unknown either way.
+ */
+function isOpenObject(schema: Json): boolean {
+  const type = schema.type;
+  const isObject = type === 'object' || (Array.isArray(type) && type.includes('object'));
+  const said = ['properties', 'additionalProperties', 'patternProperties', '$ref', 'oneOf', 'anyOf', 'allOf'];
+  return isObject && !said.some((key) => key in schema);
+}
+
+/** A body is required when its schema requires a property, or one of several forms; else it may be left out. */
+function bodyRequired(input: Json, pathParams: string[]): boolean {
+  const required = (input.required ?? []) as string[];
+  return required.some((field) => !pathParams.includes(field)) || Array.isArray(input.oneOf);
+}
+
 export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
   const defs = bundle.$defs as Record<string, Json>;
   const statuses = defs.DomainError!['x-http-status'] as Record<string, number>;
@@ -65,7 +86,7 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
   const toComponents = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(toComponents);
     if (node === null || typeof node !== 'object') return node;
-    return Object.fromEntries(
+    const mapped = Object.fromEntries(
       Object.entries(node).map(([key, value]) => [
         key,
         key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')
@@ -73,6 +94,7 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
           : toComponents(value),
       ]),
     );
+    return isOpenObject(mapped) ? { ...mapped, additionalProperties: true } : mapped;
   };
   function addComponent(name: string, schema: Json): void {
     if (name in components) return;
@@ -120,7 +142,7 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
         }) as Json;
       } else use(bodyTitle);
       requestBody = {
-        required: true,
+        required: bodyRequired(input, pathParams),
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${bodyTitle}` } } },
       };
     }
