@@ -49,6 +49,13 @@ describe('GET /openapi.json', () => {
     expect(served).toEqual(JSON.parse(readFileSync(generated, 'utf8')));
   });
 
+  it('types every object a client may fill or read: openapi-typescript gives no Record<string, never>', () => {
+    const types = readFileSync(path.resolve(import.meta.dirname, '../../generated/openapi-types.ts'), 'utf8');
+    // The document's own empty maps (webhooks, $defs) aside.
+    expect(types.match(/^ +\S+\??: Record<string, never>;$/gm)).toBeNull();
+    expect(types).toMatch(/details\?: \{\s+\[key: string\]: unknown;\s+\};/);
+  });
+
   it('needs no session', async () => {
     const response = await fetch(`${s.http.baseUrl}/openapi.json`, { headers: { authorization: 'Bearer nope' } });
     expect(response.status).toBe(200);

@@ -1251,9 +1251,9 @@ describe('GET /workspace/proposals (listProposals)', () => {
     }
     const [one, two, three] = proposals as [Proposal, Proposal, Proposal];
     expectOk(
+      // The body requires nothing, so the document makes it optional, and the room takes none.
       await w.alice.POST('/workspace/proposals/{proposal_id}/withdraw', {
         params: { path: { proposal_id: one.proposal_id } },
-        body: {},
       }),
       'withdrawProposal',
     );
