@@ -3,7 +3,7 @@
 // its choices, within its bounds, and no field the form lacks. A refusal
 // names every field and why, and writes nothing, by the handoff
 // (handoff_answer) and by the task (tasks/update) alike. A declined or
-// cancelled answer carries no content to check. A form whose `required`
+// cancelled answer carries no content, and is refused with some. A form whose `required`
 // names a field it does not have is refused when asked.
 import { afterEach, expect, test } from 'vitest';
 import type { RequestedSchema } from '../../generated/types.js';
@@ -162,6 +162,27 @@ test('the default form takes its one answer; the --answer of ce handoff-answer d
   );
 });
 
+test('a declined or cancelled answer gives no content: content sent with one is refused, and nothing is written', () => {
+  const { id } = asked({ type: 'object', properties: { answer: { type: 'string' } } });
+  for (const action of ['decline', 'cancel'] as const) {
+    const error = expectRefused(
+      t.room,
+      () => answerHandoffInput(t.room, alice, { handoff_id: id, response: { action, content: { zz: 5, answer: 7 } } }),
+      'invalid_input',
+      `response.content is only for an accepted answer; a ${action === 'decline' ? 'declined' : 'cancelled'} one gives none`,
+    );
+    expect(error.details?.errors).toEqual([
+      {
+        path: '/response/content',
+        keyword: 'x-room',
+        message: expect.stringMatching(/^is only for an accepted answer/),
+      },
+    ]);
+  }
+  answerHandoffInput(t.room, alice, { handoff_id: id, response: { action: 'decline' } });
+  expect(getHandoff(t.room, alice, { handoff_id: id }).handoff.inputs[0]!.response).toEqual({ action: 'decline' });
+});
+
 test('tasks/update: every answer is checked before any is written, and each is named by its key', () => {
   t = makeRoom();
   const { handoff } = createHandoff(t.room, alice, { summary: 'Proofread', assignee: 'bob' });
@@ -190,7 +211,7 @@ test('tasks/update: every answer is checked before any is written, and each is n
   expect(error.details?.errors).toEqual([
     { path: '/input_responses/count.v1/content/n', keyword: 'type', message: 'must be a number' },
   ]);
-  // Declined, or cancelled: no content to check. Unknown keys are still passed over.
+  // Declined, or cancelled: no content. Unknown keys are still passed over.
   const out = answerTaskInput(t.room, alice, {
     task_id: taskId,
     input_responses: {

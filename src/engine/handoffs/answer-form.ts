@@ -83,9 +83,18 @@ function fieldProblem(field: Field, value: unknown): [keyword: string, message: 
   }
 }
 
-/** The problems of an accepted answer's content against its form; none for a declined or cancelled one. */
+/**
+ * The problems of an answer's content against its form. A declined or
+ * cancelled answer gives none (MCP's ElicitResult carries content only when
+ * accepted): content sent with one was stored unchecked and shown back.
+ */
 function answerProblems(form: RequestedSchema, response: InputResponse, where: string[]): [string[], Problem][] {
-  if (response.action !== 'accept') return [];
+  if (response.action !== 'accept') {
+    if (response.content === undefined || Object.keys(response.content).length === 0) return [];
+    const place = [...where, 'content'];
+    const message = `is only for an accepted answer; a ${response.action === 'decline' ? 'declined' : 'cancelled'} one gives none`;
+    return [[place, { path: pointer(place), keyword: 'x-room', message }]];
+  }
   const content = response.content ?? {};
   const fields = Object.keys(form.properties);
   const problems: [string[], Problem][] = [];
