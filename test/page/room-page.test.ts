@@ -566,11 +566,21 @@ describe('handoffs on the page', () => {
     await tool('bob', 'handoff_accept', { handoff_id: handoff.handoff_id });
     await tool('bob', 'handoff_complete', {
       handoff_id: handoff.handoff_id,
-      result: { content: [{ type: 'text', text: 'Three findings, all minor.' }] },
+      result: {
+        content: [{ type: 'text', text: 'Three findings, all minor.' }],
+        structuredContent: {
+          'the findings of the review, by the section they are in': [{ section: 'Introduction', severity: 'minor' }],
+        },
+      },
     });
     const ready = page.locator('#handoffs-result_ready').locator(`[data-handoff-id="${handoff.handoff_id}"]`);
     await ready.waitFor({ timeout: 5_000 });
     expect(await ready.locator('.result pre').textContent()).toBe('Three findings, all minor.');
+    // A long field name leaves its value room: a field nested in it reads on one line, not a letter a line.
+    const nested = ready.locator('.fields .fields dd').first();
+    expect(await nested.textContent()).toBe('Introduction');
+    const box = (await nested.boundingBox())!;
+    expect(box.height).toBeLessThan(30);
     await screenshot('result-ready');
     await ready.getByRole('button', { name: 'Approve result' }).click();
     const decided = page.locator('#handoffs-decided').locator(`[data-handoff-id="${handoff.handoff_id}"]`);
