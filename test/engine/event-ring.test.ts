@@ -50,12 +50,16 @@ test('the ring keeps the newest 2,000 events, pruned back to them once it holds 
   pairs(1);
   expect(stats()).toEqual({ n: 2001, oldest: 202, newest: 2202 });
 
-  // From the start: both of its events are gone, and the answer says so.
+  // From the start: both of its events are gone, and the answer says so, once: next_after steps past them.
   expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id })).toEqual({
     events: [],
-    next_after: 0,
+    next_after: 2,
     has_more: false,
     gap: true,
+  });
+  expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 2 })).toMatchObject({
+    next_after: 2,
+    gap: false,
   });
   // A client that had read up to event 1 missed event 2.
   expect(listHandoffEvents(room, alice, { handoff_id: watched.handoff_id, after: 1 }).gap).toBe(true);

@@ -41,7 +41,9 @@ export function getHandoff(room: Room, actor: Actor, args: InputOf<'getHandoff'>
 
 /**
  * handoff_events: the handoff's events after a cursor, oldest first. `gap`
- * says that some of them already left the ring.
+ * says that some of them already left the ring; next_after steps past them,
+ * so a client that follows it is told of the gap once, where a handoff with
+ * no newer event told it again at every poll.
  */
 export function listHandoffEvents(room: Room, actor: Actor, args: InputOf<'listHandoffEvents'>): HandoffEventsOutput {
   const handoff = loadHandoff(room, args.handoff_id);
@@ -49,7 +51,7 @@ export function listHandoffEvents(room: Room, actor: Actor, args: InputOf<'listH
   const page = rows.slice(0, args.limit);
   return {
     events: page.map(toEvent),
-    next_after: page.length > 0 ? page[page.length - 1]!.id : args.after,
+    next_after: page.length > 0 ? page[page.length - 1]!.id : Math.max(args.after, handoff.events_pruned_through),
     has_more: rows.length > args.limit,
     gap: handoff.events_pruned_through > args.after,
   };
