@@ -773,7 +773,7 @@ export interface components {
         };
         /**
          * DomainErrorCode
-         * @description unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over the active-task limit (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine (an I/O error, the sidecar busy); nothing was changed, and the same request may succeed later (503). disk_full: the disk is full; nothing was changed, reads go on, and writes are taken again once there is room (507).
+         * @description unauthorized: no session, or one that is unknown, expired or revoked (401). invalid_input: the input does not match its schema (400). forbidden: the caller lacks the capability or is the wrong participant (403). not_found: no such record, or one the caller may not see (404). conflict: the record is in the wrong state (409). too_large: over a size limit (413). limit_reached: over a limit of the room: active tasks, a participant's open proposals (429). locked: another process writes the sidecar (409). unavailable: the room could not do it for a reason of its own machine (an I/O error, the sidecar busy); nothing was changed, and the same request may succeed later (503). disk_full: the disk is full; nothing was changed, reads go on, and writes are taken again once there is room (507).
          * @enum {string}
          */
         DomainErrorCode: "unauthorized" | "invalid_input" | "forbidden" | "not_found" | "conflict" | "too_large" | "limit_reached" | "locked" | "unavailable" | "disk_full";
@@ -1700,7 +1700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description The room already has 32 active tasks */
+            /** @description The room already has 32 active tasks, or the caller 32 open proposals */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3057,6 +3057,15 @@ export interface operations {
             };
             /** @description The body is not sent as application/json */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
+            /** @description The room already has 32 active tasks, or the caller 32 open proposals */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -733,7 +733,7 @@ export const operations = {
     changes: true,
     actor: 'participant',
     capability: 'write',
-    errors: ['forbidden', 'not_found', 'conflict', 'too_large'],
+    errors: ['forbidden', 'not_found', 'conflict', 'too_large', 'limit_reached'],
     mcp: {
       tool: 'workspace_propose',
       title: 'Propose a change to the artifact',

@@ -16,7 +16,7 @@ const MEANING: Record<string, string> = {
     'The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit',
   locked: 'Another process writes the sidecar',
   too_large: 'The body or a value in it is too large',
-  limit_reached: 'The room already has 32 active tasks',
+  limit_reached: 'The room already has 32 active tasks, or the caller 32 open proposals',
   unavailable: 'The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged',
   disk_full: 'The disk is full; nothing was changed, and reads go on',
 };

@@ -3,6 +3,12 @@
 
 /** Tasks in working or input_required, per room. */
 export const MAX_ACTIVE_TASKS = 32;
+/**
+ * Open proposals of one participant. Each holds a whole text (up to
+ * 512 KiB) and is read by every page that opens the room: without a bound,
+ * one writer's 200 proposals made each page load read 200 MB.
+ */
+export const MAX_OPEN_PROPOSALS = 32;
 /** Newest events kept in the sidecar ring. */
 export const EVENT_RING_SIZE = 2000;
 /**

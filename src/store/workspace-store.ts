@@ -27,6 +27,7 @@ function prepareStatements(db: Database) {
         note = @note, revision = @revision, mergeable_json = NULL WHERE id = @id AND status = 'open'`),
     setMergeable: p('UPDATE proposals SET mergeable_json = @mergeable_json WHERE id = @id'),
     openProposals: p(`SELECT * FROM proposals WHERE status = 'open' ORDER BY created_at, id`),
+    countOpenProposalsBy: p(`SELECT count(*) AS n FROM proposals WHERE status = 'open' AND author = ?`),
     getProposal: p('SELECT * FROM proposals WHERE id = ?'),
     listProposals: p(`SELECT * FROM proposals
       WHERE status = @status
@@ -101,6 +102,9 @@ export class WorkspaceStore {
   }
   openProposals(): ProposalRow[] {
     return this.s.openProposals.all() as ProposalRow[];
+  }
+  countOpenProposalsBy(author: string): number {
+    return (this.s.countOpenProposalsBy.get(author) as { n: number }).n;
   }
   getProposal(id: string): ProposalRow | undefined {
     return this.s.getProposal.get(id) as ProposalRow | undefined;

@@ -6,6 +6,9 @@ import {
   createHandoff,
   listHandoffEvents,
   limits,
+  proposeChange,
+  syncArtifact,
+  withdrawProposal,
   type Room,
 } from '../helpers/engine.js';
 import { expectRefused } from '../helpers/expect-refused.js';
@@ -89,6 +92,25 @@ describe('active task limit', () => {
     completeHandoff(room, bob, { handoff_id: made[0]!.handoff.handoff_id, result: { content: [] } });
     expect(createHandoff(room, alice, { summary: 'fits' }).replayed).toBe(false);
     expectRefused(room, () => createHandoff(room, alice, { summary: 'no' }), 'limit_reached', /32 active tasks/);
+  });
+});
+
+describe('open proposals limit', () => {
+  test("a participant's 33rd open proposal is refused and writes nothing; others may still propose; a decision frees a place", () => {
+    syncArtifact(room);
+    const propose = (who: typeof alice, i: number) =>
+      proposeChange(room, who, { base_revision: 1, content: `# Test room\n${i}\n`, summary: `change ${i}` });
+    const made = Array.from({ length: limits.MAX_OPEN_PROPOSALS }, (_, i) => propose(alice, i));
+    const error = expectRefused(
+      room,
+      () => propose(alice, 99),
+      'limit_reached',
+      'alice already has 32 open proposals, the most one participant may have; withdraw one or wait for a decision',
+    );
+    expect(error.details).toEqual({ limit: 32 });
+    expect(propose(bob, 1).proposal.status).toBe('open');
+    withdrawProposal(room, alice, { proposal_id: made[0]!.proposal.proposal_id });
+    expect(propose(alice, 99).proposal.status).toBe('open');
   });
 });
 

@@ -1101,6 +1101,31 @@ describe('POST /workspace/task/cancel (cancelTask)', () => {
   });
 });
 
+describe("POST /workspace/proposals: a participant's open proposals", () => {
+  const w = useWorld();
+
+  it("429 for a participant's 33rd open proposal, naming the limit; room again once one is withdrawn", async () => {
+    const made = [];
+    for (let n = 1; n <= 32; n++) made.push(await propose(w, `# Change ${n}\n`));
+    const over = expectProblem(
+      await w.alice.POST('/workspace/proposals', {
+        body: { base_revision: await currentRevision(w), content: '# Change 33\n', summary: 'One too many' },
+      }),
+      429,
+      'limit_reached',
+      'alice already has 32 open proposals, the most one participant may have; withdraw one or wait for a decision',
+    );
+    expect(over.details).toEqual({ limit: 32 });
+    expectOk(
+      await w.alice.POST('/workspace/proposals/{proposal_id}/withdraw', {
+        params: { path: { proposal_id: made[0]!.proposal_id } },
+      }),
+      'withdrawProposal',
+    );
+    await propose(w, '# Change 33\n');
+  });
+});
+
 describe('POST /workspace/proposals (proposeChange)', () => {
   const w = useWorld();
 

@@ -7,6 +7,7 @@ import { currentRevision, syncArtifact } from '../artifact/artifact.js';
 import { decodeArtifact, textProblem } from '../artifact/text.js';
 import { DomainError, invalidField } from '../../errors.js';
 import { appendHistory } from '../history.js';
+import { MAX_OPEN_PROPOSALS } from '../limits.js';
 import { change, type Room } from '../room.js';
 import { mergeableJson, mergeableOnto } from './mergeable.js';
 import { loadProposal, output, requireOpen } from './read-proposals.js';
@@ -37,6 +38,14 @@ function applyDiff(base: RevisionRow & { content: string }, diff: string): strin
 export function proposeChange(room: Room, caller: Caller, args: InputOf<'proposeChange'>): ProposalOutput {
   syncArtifact(room);
   return change(room, ({ now, record }) => {
+    const open = room.workspace.countOpenProposalsBy(caller.participant);
+    if (open >= MAX_OPEN_PROPOSALS) {
+      throw new DomainError(
+        'limit_reached',
+        `${caller.participant} already has ${open} open proposals, the most one participant may have; withdraw one or wait for a decision`,
+        { limit: MAX_OPEN_PROPOSALS },
+      );
+    }
     const base = room.workspace.getRevision(args.base_revision);
     if (!base) {
       throw invalidField('base_revision', `${args.base_revision} does not exist`, {
