@@ -1,6 +1,7 @@
 // ce serve FILE: the room process. It is the sidecar's one writer, serves
 // MCP on /mcp, runs the expiry sweep and watches the file, and stops
-// cleanly on SIGINT/SIGTERM: every stream gets its last word, then exit 0.
+// cleanly on SIGINT, SIGTERM or SIGHUP: every request taken is answered
+// and every stream gets its last word, then exit 0.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -153,16 +154,21 @@ function stopOnFatalDiskError(room: Room, http: RoomServer, logger: RoomLogger):
   });
 }
 
-/** Stops on SIGINT or SIGTERM and resolves when the room is closed. */
+/**
+ * The signals that stop a room cleanly: SIGHUP too, which a room started by
+ * hand gets when its terminal or SSH session closes, and which killed it
+ * with no last word for its streams and its runtime file left behind.
+ */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Stops on SIGINT, SIGTERM or SIGHUP and resolves when the room is closed. */
 export function untilSignal(serving: Serving): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      for (const signal of STOP_SIGNALS) process.off(signal, stop);
       void serving.stop().then(resolve);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const signal of STOP_SIGNALS) process.on(signal, stop);
   });
 }
 

@@ -5,6 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { startExpirySweeper, watchArtifact, type Room } from '../engine/index.js';
 import { createApp } from './app.js';
 import type { AppOptions } from './app-options.js';
+import { drainable } from './drain.js';
 import { logChanges } from './observe/change-log.js';
 import { answerPlainHttp, answerUnparsableRequest } from './client-error.js';
 import { newOperatorToken, removeRuntimeFile, writeRuntimeFile } from './runtime-file.js';
@@ -50,8 +51,8 @@ async function httpsServer(tls: { cert: Buffer; key: Buffer }, handler: RequestL
 
 /**
  * Serves a room opened for writing: the HTTP app, the expiry sweep and the
- * artifact watcher; changes share commits while it serves (group-commit.ts). close() ends every stream gracefully (a listen gets its
- * final response), then stops listening.
+ * artifact watcher; changes share commits while it serves (group-commit.ts). close() stops listening and
+ * taking requests, answers those it took and ends every stream gracefully (a listen gets its final response).
  */
 export async function serveRoom(room: Room, options: ServeOptions = {}): Promise<RoomServer> {
   const operatorToken = newOperatorToken();
@@ -65,7 +66,8 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
     operatorToken,
   });
   // node's TLS stack is loaded only for a room that serves HTTPS: a start without it answers sooner.
-  const server = options.tls ? await httpsServer(options.tls, handler) : createServer(handler);
+  const drain = drainable(handler);
+  const server = options.tls ? await httpsServer(options.tls, drain.handler) : createServer(drain.handler);
   server.on('clientError', answerUnparsableRequest);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -108,10 +110,13 @@ export async function serveRoom(room: Room, options: ServeOptions = {}): Promise
         stopSweeper();
         stopWatcher();
         removeRuntimeFile(room.artifactPath);
-        await streams.closeAll();
-        room.commits.stop();
+        // No new connection, and no new request on one kept alive; those taken are answered first.
+        const answered = drain.stop();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        // Every stream has had its last word: a connection still open (a
+        await streams.closeAll();
+        await answered;
+        room.commits.stop();
+        // Every request has had its answer and every stream its last word: a connection still open (a
         // client's spare keep-alive socket, say) must not hold up the exit.
         server.closeAllConnections();
         await closed;
