@@ -47,7 +47,7 @@ export function backupCommands(program: Command): void {
       // The writer's lock proves no room process writes the target; it is released before the files move.
       if (existsSync(sidecarPath(file))) openForWriting(engine, file, 'ce restore', false).close();
       const { restoreRoom } = await import('../store/backup.js');
-      const kept = await restoreRoom(
+      const { kept, revokedAgain } = await restoreRoom(
         options.sidecar === true ? { sidecar: backup } : { artifact: backup },
         file,
         `.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`,
@@ -62,10 +62,13 @@ export function backupCommands(program: Command): void {
       } finally {
         room.close();
       }
-      answer(options, { restored: file, from: backup, revision, kept }, (r) =>
+      answer(options, { restored: file, from: backup, revision, kept, revoked_again: revokedAgain }, (r) =>
         [
           `restored ${r.restored} from ${r.from}, at revision ${r.revision}`,
           ...r.kept.map((k) => `kept what was there as ${k}`),
+          r.revoked_again === null
+            ? 'no room was there: its sessions are as the backup has them, so a token revoked since the backup was made works again until revoked again (ce session list, ce session revoke)'
+            : `sessions revoked since the backup was made stay revoked (${r.revoked_again} of them were live in the backup)`,
         ].join('\n'),
       );
     });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DomainError } from '../errors.js';
 import { hashBytes } from './artifact-file.js';
+import { carryRevocations } from './carry-revocations.js';
 import { fsyncDirectory, fsyncFile, writeFileDurably } from './durable-file.js';
 import { forgetLitestream } from './litestream.js';
 import { migrate } from './migrate.js';
@@ -144,7 +145,9 @@ export type RestoreSource = { artifact: string } | { sidecar: string };
  * back, say), whose latest revision's text becomes the file. The caller has made sure no room process writes the
  * target (src/cli/backup.ts takes the writer's lock first). What was there
  * is kept beside it, copied under names ending in `suffix`, never
- * overwritten. Returns the kept files.
+ * overwritten. Returns the kept files, and how many sessions revoked in the
+ * sidecar replaced were live in the backup and are revoked again
+ * (carry-revocations.ts); null when no sidecar was replaced.
  *
  * A crash at any point leaves the room wholly as it was or wholly restored:
  * the restored sidecar, marked with the revision the file is to be
@@ -159,7 +162,7 @@ export async function restoreRoom(
   artifactPath: string,
   suffix: string,
   now: number,
-): Promise<string[]> {
+): Promise<{ kept: string[]; revokedAgain: number | null }> {
   const backupArtifact = 'artifact' in from ? from.artifact : null;
   const backupSidecar = 'artifact' in from ? sidecarPath(from.artifact) : from.sidecar;
   const source = backupArtifact ?? backupSidecar;
@@ -191,6 +194,7 @@ export async function restoreRoom(
   }
   // Permissions belong to where the room lives: the bits of the file it comes back to, less the umask's (copyBits).
   const mode = copyBits(restoring, artifactBits(existsSync(artifactPath) ? artifactPath : source));
+  let revokedAgain: number | null = null;
   try {
     const copy = new Database(restoring);
     try {
@@ -198,6 +202,7 @@ export async function restoreRoom(
       copy.pragma('synchronous = FULL');
       migrate(copy, now);
       copy.prepare('DELETE FROM writer_lock').run();
+      if (existsSync(target)) revokedAgain = carryRevocations(copy, target);
       forgetLitestream(copy);
       const latest = latestRevision(copy);
       if (!latest) throw new DomainError('invalid_input', `${backupSidecar} has no revision; nothing was restored`);
@@ -246,5 +251,5 @@ export async function restoreRoom(
   renameSync(restoring, target);
   fsyncDirectory(path.dirname(target));
 
-  return kept;
+  return { kept, revokedAgain };
 }

@@ -240,3 +240,29 @@ test('a backup of a read-only file, and a restore onto it, give the sidecar its 
   // A room again: a change is written to its sidecar.
   okJson(await ce(['participant', 'add', file, 'bob', '--json']));
 });
+
+test('a session revoked since the backup was made stays revoked after the restore; with no room there, ce says so', async () => {
+  const { file, token } = prepareRoom();
+  const backup = path.join(tempDir(), 'notes.md');
+  okJson(await ce(['backup', file, backup, '--json']));
+  const sessions = okJson<{ sessions: { session_id: string }[] }>(
+    await ce(['session', 'list', file, '--participant', 'alice', '--json']),
+  );
+  okJson(await ce(['session', 'revoke', file, sessions.sessions[0]!.session_id, '--json']));
+
+  const restored = okJson<{ revoked_again: number | null }>(await ce(['restore', backup, file, '--json']));
+  expect(restored.revoked_again).toBe(1);
+  const served = await ceServe(file);
+  onTestFinished(served.kill);
+  const read = await fetch(`${served.restUrl}/artifact`, { headers: { authorization: `Bearer ${token}` } });
+  expect(read.status).toBe(401);
+  expect(await served.stop()).toBe(0);
+
+  // Into a new place, no room there to tell: the backup's sessions are as they were, and ce says so.
+  const elsewhere = path.join(tempDir(), 'notes.md');
+  const fresh = await ce(['restore', backup, elsewhere]);
+  expect(fresh.code).toBe(0);
+  expect(fresh.stdout).toMatch(
+    /^no room was there: its sessions are as the backup has them, so a token revoked since the backup was made works again until revoked again/m,
+  );
+});
