@@ -115,17 +115,30 @@ export function removeMadeSidecar(artifactPath: string): void {
 export function notWritableHere(file: string, error: unknown): DomainError | null {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !/^SQLITE_(READONLY|CANTOPEN)/.test(code)) return null;
+  // The -wal and -shm too: SQLite makes them with the sidecar's mode, so a read-only sidecar leaves them
+  // read-only, and they stay so once the sidecar is made writable again.
   for (const [what, target] of [
     ['the sidecar', file],
+    ['its log', `${file}-wal`],
+    ['its shared-memory file', `${file}-shm`],
     ['its folder', path.dirname(file)],
   ] as const) {
+    const stat = statSync(target, { throwIfNoEntry: false });
+    if (!stat) continue;
     try {
       accessSync(target, constants.W_OK);
     } catch {
-      const mode = (statSync(target).mode & 0o777).toString(8);
+      const mode = (stat.mode & 0o777).toString(8);
+      const uid = process.getuid?.();
+      // Another user's file: a chmod by this user cannot help (the service's user, say, where root ran ce init).
+      const theirs = uid !== undefined && stat.uid !== uid;
+      const said = theirs ? `mode ${mode}, owned by uid ${stat.uid}; this user is uid ${uid}` : `mode ${mode}`;
+      const fix = theirs
+        ? `run ce as the user it belongs to, or give it to this one (e.g. chown ${uid} ${target})`
+        : `give this user write access (e.g. chmod u+w ${target})`;
       return new DomainError(
         'forbidden',
-        `${what} ${target} is not writable by this user (mode ${mode}), and the room writes there at every change; give this user write access (e.g. chmod u+w ${target}) and try again; nothing was written`,
+        `${what} ${target} is not writable by this user (${said}), and the room writes there at every change; ${fix} and try again; nothing was written`,
         { sidecar: file, reason: code },
       );
     }

@@ -130,6 +130,39 @@ test.runIf(process.getuid?.() === 0)(
   },
 );
 
+test.runIf(process.getuid?.() === 0)(
+  'a sidecar another user owns, or a log a read-only sidecar left read-only: named, with the fix that works',
+  SLOW,
+  async () => {
+    // Made by root (as `ce init` run by hand before the service's user serves it): chmod cannot help; chown can.
+    const roots = markdownFile(0o644);
+    chownSync(path.dirname(roots), NOBODY, NOBODY);
+    chownSync(roots, NOBODY, NOBODY);
+    okJson(await ce(['init', roots, '--json']));
+    failedWith(
+      await ceAs(NOBODY, ['participant', 'add', roots, 'alice']),
+      1,
+      /^ce: the sidecar .*notes\.md\.commonroom\.db is not writable by this user \(mode 644, owned by uid 0; this user is uid 65534\), and the room writes there at every change; run ce as the user it belongs to, or give it to this one \(e\.g\. chown 65534 .*\) and try again; nothing was written\n$/,
+    );
+
+    // nobody's room, its sidecar made read-only: a read leaves the -wal and -shm read-only, as SQLite makes
+    // them with the sidecar's mode. Once the sidecar is writable again, the one left read-only is named.
+    const own = markdownFile(0o644);
+    chownSync(path.dirname(own), NOBODY, NOBODY);
+    chownSync(own, NOBODY, NOBODY);
+    okPlain(await ceAs(NOBODY, ['init', own]));
+    chmodSync(sidecarPath(own), 0o444);
+    await ceAs(NOBODY, ['status', own]);
+    expect(bits(`${sidecarPath(own)}-wal`)).toBe('444');
+    chmodSync(sidecarPath(own), 0o644);
+    failedWith(
+      await ceAs(NOBODY, ['participant', 'add', own, 'alice']),
+      1,
+      /^ce: its (log|shared-memory file) .*notes\.md\.commonroom\.db-(wal|shm) is not writable by this user \(mode 444\), and the room writes there at every change; give this user write access \(e\.g\. chmod u\+w .*-(wal|shm)\) and try again; nothing was written\n$/,
+    );
+  },
+);
+
 test(
   'ce init run several times at once on a new file: one makes the room; the others find it, or are told another ce writes it',
   SLOW,
