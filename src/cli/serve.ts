@@ -14,6 +14,7 @@ import { loadEngine, openForWriting, type Engine } from './executor.js';
 import { findRoomProcess } from './remote.js';
 import { command, FILE_ARGUMENT, portNumber } from './options.js';
 import { notTextNote, requireFile } from './init.js';
+import { watchTheDisk } from './disk-watch.js';
 import { exposureWarnings } from './serve-exposure.js';
 import { cannotListen } from './serve-refusals.js';
 import { basePath, collect, collectHosts, positive, tlsOf, type ServeOptions } from './serve-flags.js';
@@ -99,7 +100,7 @@ export async function startServing(file: string, settings: ServeSettings): Promi
     }).catch((error: unknown) => {
       throw cannotListen(error, settings);
     });
-    stopOnFatalDiskError(room, http, logger);
+    watchTheDisk(room, http, logger);
     // Said once the room serves: a room that could not listen says only why.
     if (room.sidecar.migrated.length > 0) logger.info({ applied: room.sidecar.migrated }, 'sidecar migrated');
     if (room.sidecar.litestream) {
@@ -123,35 +124,6 @@ export async function startServing(file: string, settings: ServeSettings): Promi
     if (making) sidecarFiles.removeMadeSidecar(file);
     throw error;
   }
-}
-
-/** The exit code of a room that stopped because its disk failed a write. */
-export const EXIT_DISK_FAILED = 70;
-/** How long answers already decided (the failure, to those that waited) have to leave before the process ends. */
-const LAST_WORDS_MS = 500;
-
-/**
- * After a failed fsync the kernel may have dropped what it was to write:
- * the process cannot trust what it would read back (PostgreSQL's rule since
- * 2018). Every waiting answer already carries the failure and every write is
- * refused; the room says so in one line, stops taking requests, lets the
- * answers leave, and exits non-zero, so that a supervisor starts it again
- * and the new process reads only what is on disk.
- */
-function stopOnFatalDiskError(room: Room, http: RoomServer, logger: RoomLogger): void {
-  room.commits.verdicts.onFatal((error) => {
-    logger.error(
-      { exit: EXIT_DISK_FAILED },
-      `${error.message}; the room stops (exit ${EXIT_DISK_FAILED}) so that a restart reads only what is on disk`,
-    );
-    http.server.close(); // no new connections; the answers on their way leave first
-    setTimeout(() => {
-      const exit = () => process.exit(EXIT_DISK_FAILED);
-      // Streams get their last word and the runtime file goes; a close that hangs does not hold the exit.
-      void http.close().then(exit, exit);
-      setTimeout(exit, LAST_WORDS_MS * 4).unref();
-    }, LAST_WORDS_MS);
-  });
 }
 
 /**

@@ -17,11 +17,21 @@ export class DiskVerdicts {
   /** Set when the log's fsync failed after COMMIT: SQLite shows what may not be on disk, so no answer may leave. */
   unkept: StorageError | null = null;
   private readonly fatalListeners = new Set<(error: StorageError) => void>();
+  private readonly healthListeners = new Set<(failure: string | null) => void>();
 
   /** `listener(error)` once, when a commit fails fatally (a failed fsync). */
   onFatal(listener: (error: StorageError) => void): () => void {
     this.fatalListeners.add(listener);
     return () => this.fatalListeners.delete(listener);
+  }
+
+  /**
+   * `listener(failure)` when commits begin to fail (why: a full disk, say),
+   * and `listener(null)` when one succeeds again: once each, not per batch.
+   */
+  onHealthChange(listener: (failure: string | null) => void): () => void {
+    this.healthListeners.add(listener);
+    return () => this.healthListeners.delete(listener);
   }
 
   /** The error a failed statement or commit is answered with; a fatal one breaks the room for writes. */
@@ -42,15 +52,20 @@ export class DiskVerdicts {
   }
 
   committed(): void {
+    const wasFailing = this.lastCommit?.failure != null;
     this.lastCommit = { at: Date.now(), failure: null, diskFull: false };
+    if (wasFailing) for (const listener of this.healthListeners) listener(null);
   }
 
   failed(batch: number, error: unknown): void {
+    const wasFailing = this.lastCommit?.failure != null;
+    const failure = error instanceof Error ? error.message : String(error);
     this.lastCommit = {
       at: Date.now(),
-      failure: error instanceof Error ? error.message : String(error),
+      failure,
       diskFull: error instanceof StorageError && error.reason === 'disk full',
     };
+    if (!wasFailing) for (const listener of this.healthListeners) listener(failure);
     if ((this.lastFailure?.batch ?? 0) < batch) this.lastFailure = { batch, error };
   }
 

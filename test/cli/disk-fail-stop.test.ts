@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, onTestFinished, test } from 'vitest';
-import { EXIT_DISK_FAILED } from '../../src/cli/serve.js';
+import { EXIT_DISK_FAILED } from '../../src/cli/disk-watch.js';
 import { ceServe, roomOperator } from '../helpers/ce-serve.js';
 import { ce, failedWith } from '../helpers/run-ce.js';
 import { rpc } from '../helpers/server.js';

@@ -11,6 +11,7 @@ import { listHandoffs, LOCAL_OPERATOR, openRoom } from '../helpers/engine.js';
 import { isMethod, listen, nextFrame, type SseClient } from '../helpers/mcp-wire.js';
 import { dumpDatabase } from '../helpers/room.js';
 import { rpc, startTestServer, type TestServer } from '../helpers/server.js';
+import { watchTheDisk } from '../../src/cli/disk-watch.js';
 
 let s: TestServer | undefined;
 afterEach(async () => {
@@ -257,3 +258,30 @@ test(
     expect((await restCreate(s, 'again')).status).toBe(201);
   },
 );
+
+test('a full disk is said in the log as a warning when commits begin to fail, and once when they succeed again', async () => {
+  s = await startTestServer();
+  const said: [string, string][] = [];
+  const logger = {
+    logsInfo: true,
+    info: (_fields: object, message: string) => said.push(['info', message]),
+    warn: (_fields: object, message: string) => said.push(['warn', message]),
+    error: (_fields: object, message: string) => said.push(['error', message]),
+    infoLine: () => {},
+  };
+  watchTheDisk(s.room, s.http, logger);
+  await s.room.commits.idle();
+  failNextCommit(s, 'SQLITE_FULL');
+  expect((await createsInOneBatch(s)).map((answer) => answer.status)).toEqual([507, 507, 507]);
+  expect((await restCreate(s, 'taken')).status).toBe(201);
+  expect((await restCreate(s, 'taken too')).status).toBe(201);
+  expect(said).toEqual([
+    [
+      'warn',
+      expect.stringMatching(
+        /^the disk refused a commit \(.*full.*\); writes are refused until one succeeds, reads go on$/,
+      ),
+    ],
+    ['info', 'the disk takes the room’s writes again'],
+  ]);
+});
