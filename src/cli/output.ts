@@ -51,6 +51,15 @@ export function reportFailure(error: unknown, json: boolean): number {
     return EXIT.refused;
   }
   const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
+    // A copy ce makes itself (ce backup, ce restore) on a full disk: the disk's refusal, not ce's surprise.
+    fail(json, {
+      code: 'disk_full',
+      message: `the disk is full (${message}): the command did not finish; free some space and run it again`,
+    });
+    return EXIT.refused;
+  }
   fail(json, { code: 'unexpected', message: `unexpected error: ${message}` });
   return EXIT.refused;
 }

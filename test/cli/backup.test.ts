@@ -4,6 +4,7 @@
 // restore never replaces a sidecar a room process writes, and keeps what it
 // replaces.
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { onTestFinished, expect, test } from 'vitest';
@@ -264,5 +265,26 @@ test('a session revoked since the backup was made stays revoked after the restor
   expect(fresh.code).toBe(0);
   expect(fresh.stdout).toMatch(
     /^no room was there: its sessions are as the backup has them, so a token revoked since the backup was made works again until revoked again/m,
+  );
+});
+
+/** Whether this machine lets the test mount a small tmpfs (root, outside a container that forbids it). */
+const canMount = ((): boolean => {
+  if (process.getuid?.() !== 0) return false;
+  const dir = tempDir();
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir]).status === 0;
+  if (mounted) spawnSync('umount', [dir]);
+  return mounted;
+})();
+
+test.runIf(canMount)('a backup onto a full disk says the disk is full, not an unexpected error', async () => {
+  const { file } = prepareRoom();
+  const full = tempDir();
+  expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', full]).status).toBe(0);
+  onTestFinished(() => void spawnSync('umount', [full]));
+  failedWith(
+    await ce(['backup', file, path.join(full, 'notes.md')]),
+    1,
+    /^ce: the disk is full \(.*\): the command did not finish; free some space and run it again\n$/,
   );
 });
