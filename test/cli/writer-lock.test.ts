@@ -3,7 +3,7 @@
 // Reading commands still read.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -94,5 +94,26 @@ describe('a state-changing command while a room process runs', () => {
 
       expect(snapshot(artifact)).toEqual(before);
     },
+  );
+});
+
+test('a copy of a held room (cp of its files) is a room of its own: its lock came with the copy, and is taken', async () => {
+  const dir = tempDir();
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const artifact = path.join(dir, 'room.md');
+  writeFileSync(artifact, '# Held room\n');
+  const holder = await holdRoom(artifact, 1);
+  const copied = path.join(tempDir(), 'room.md');
+  for (const suffix of ['', '.commonroom.db', '.commonroom.db-wal']) {
+    if (existsSync(`${artifact}${suffix}`)) copyFileSync(`${artifact}${suffix}`, `${copied}${suffix}`);
+  }
+  expect(okJson(await ce(['participant', 'add', copied, 'carol', '--json']))).toMatchObject({
+    participant: { name: 'carol' },
+  });
+  // The original is still held by its process.
+  failedWith(
+    await ce(['participant', 'add', artifact, 'carol']),
+    1,
+    new RegExp(`already written by process ${holder.pid} \\(hold-fixture\\)`),
   );
 });
