@@ -66,8 +66,15 @@ async function openToServe(engine: Engine, file: string, fourEyes: boolean): Pro
 
 /** Opens the room for writing and serves it until stop(). */
 export async function startServing(file: string, settings: ServeSettings): Promise<Serving> {
-  requireFile(file);
   const [engine, { serveRoom }, sidecarFiles] = await loadServing();
+  if (!existsSync(file) && existsSync(sidecarFiles.sidecarPath(file))) {
+    // The file went and its sidecar stayed: the room is all there, and restore writes the file from it.
+    throw new DomainError(
+      'not_found',
+      `${file} does not exist, but its room's sidecar does: ce restore --sidecar ${sidecarFiles.sidecarPath(file)} ${file} writes the file from its latest revision (what is there is kept beside it)`,
+    );
+  }
+  requireFile(file);
   // Checked here, where the validators are loaded (ce's other commands start without them), before the sidecar opens.
   const origin = settings.allowOrigin.find((given) => !engine.isAllowableOrigin(given));
   if (origin !== undefined) {
@@ -103,6 +110,13 @@ export async function startServing(file: string, settings: ServeSettings): Promi
     watchTheDisk(room, http, logger);
     // Said once the room serves: a room that could not listen says only why.
     if (room.sidecar.migrated.length > 0) logger.info({ applied: room.sidecar.migrated }, 'sidecar migrated');
+    if (making) {
+      // A file moved or copied without its sidecar comes up as an empty room: said, where only migrations were.
+      logger.info(
+        { sidecar: room.sidecar.path },
+        `a new room: no sidecar was beside ${path.basename(file)}, so one was made (no participants, sessions or history yet); if the file has a room elsewhere, stop this one and bring that sidecar here`,
+      );
+    }
     if (room.sidecar.litestream) {
       logger.info(
         { wal_autocheckpoint: LITESTREAM_CHECKPOINT_PAGES },

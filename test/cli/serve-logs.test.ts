@@ -89,14 +89,23 @@ test('a line per request, with what it was and who asked, and no token', SLOW, a
   }
 });
 
-test("a room made by ce serve logs its sidecar's migrations", SLOW, async () => {
+test("a room made by ce serve logs its sidecar's migrations, and that it is a new room", SLOW, async () => {
   const file = path.join(tempDir(), 'fresh.md');
   writeFileSync(file, '# Fresh\n');
   const served = await ceServe(file, { args: ['--log-level', 'info', '--log-format', 'json'] });
   expect(await served.stop()).toBe(0);
   const lines = jsonLines(served.stderr());
-  expect(lines.map((line) => line.msg)).toEqual(['sidecar migrated', 'room started', 'room stopped']);
+  expect(lines.map((line) => line.msg)).toEqual([
+    'sidecar migrated',
+    'a new room: no sidecar was beside fresh.md, so one was made (no participants, sessions or history yet); if the file has a room elsewhere, stop this one and bring that sidecar here',
+    'room started',
+    'room stopped',
+  ]);
   expect(lines[0]!.applied).toEqual(expect.arrayContaining([1, 2]));
+  // Served again, it is the room it was: not new.
+  const again = await ceServe(file, { args: ['--log-level', 'info', '--log-format', 'json'] });
+  expect(await again.stop()).toBe(0);
+  expect(jsonLines(again.stderr()).map((line) => line.msg)).toEqual(['room started', 'room stopped']);
 });
 
 test('--log-level silent writes no line; a level or format that is not one is a usage error', SLOW, async () => {

@@ -2,7 +2,7 @@
 // real signals.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -290,4 +290,19 @@ test('npm start: a room on the bundled example, with a token that reads, writes 
     await ce(['session', 'list', path.join(dir, 'welcome.md'), '--json']),
   );
   expect(sessions.sessions).toHaveLength(2);
+});
+
+test('a file taken away from its sidecar: ce serve names the restore that writes it back, which works', async () => {
+  const file = path.join(tempDir(), 'notes.md');
+  writeFileSync(file, '# Notes\n');
+  okJson(await ce(['init', file, '--json']));
+  rmSync(file);
+  const refused = failedWith(
+    await ce(['serve', file, '--port', '0']),
+    1,
+    /does not exist, but its room's sidecar does/,
+  );
+  const restore = /ce restore --sidecar (\S+) (\S+) writes the file/.exec(refused)!;
+  okJson(await ce(['restore', '--sidecar', restore[1]!, restore[2]!, '--json']));
+  expect(readFileSync(file, 'utf8')).toBe('# Notes\n');
 });
