@@ -4,7 +4,9 @@
 // reason to start again: the room merges the proposal onto them when it is
 // approved, unless both change the same lines.
 import { markdown } from '@codemirror/lang-markdown';
+import { syntaxHighlighting } from '@codemirror/language';
 import { Prec } from '@codemirror/state';
+import { oneDarkHighlightStyle } from '@codemirror/theme-one-dark';
 import { keymap } from '@codemirror/view';
 import { basicSetup, EditorView } from 'codemirror';
 import type { ArtifactReadOutput } from '../../generated/types.js';
@@ -15,6 +17,8 @@ import { h } from '../dom.js';
 
 /** How long typing pauses before the preview follows. */
 const PREVIEW_AFTER_MS = 150;
+
+const dark = window.matchMedia('(prefers-color-scheme: dark)').matches;
 
 /** The editor in the page's colours (its CSS variables reach into the shadow root), light or dark as the system is. */
 const theme = EditorView.theme(
@@ -33,8 +37,15 @@ const theme = EditorView.theme(
     '.cm-content': { caretColor: 'var(--text)' },
     '&.cm-focused .cm-cursor': { borderLeftColor: 'var(--text)' },
   },
-  { dark: window.matchMedia('(prefers-color-scheme: dark)').matches },
+  { dark },
 );
+
+/**
+ * In dark mode, Markdown highlighted in One Dark's colours, which read on a
+ * dark panel: basicSetup's own are for a light one (1.8:1 on the page's dark
+ * panel). In light mode basicSetup's stay.
+ */
+const darkHighlighting = dark ? [syntaxHighlighting(oneDarkHighlightStyle)] : [];
 
 export interface EditForm {
   element: HTMLElement;
@@ -115,6 +126,7 @@ export function editForm(
       markdown(),
       EditorView.lineWrapping,
       theme,
+      darkHighlighting,
       // A label outside the shadow root cannot name the text by its id: the text carries its name.
       EditorView.contentAttributes.of({ 'aria-label': 'Text' }),
       // Before basicSetup's own Mod-Enter (a blank line).

@@ -1035,6 +1035,36 @@ describe('reading', () => {
     await screenshot('narrow-dark');
   });
 
+  it("the editor's Markdown highlighting reads on the dark panel: every token at 4.5:1 or more", async () => {
+    const { page } = await open(tokens.bob!, { colorScheme: 'dark' });
+    await live(page);
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('textbox', { name: 'Text', exact: true }).waitFor();
+    const colours = (await page.locator('.cm-editor').evaluate((editor) => {
+      const style = (element: unknown) => (globalThis as any).getComputedStyle(element);
+      const spans = Array.from((editor as any).querySelectorAll('.cm-line span')) as unknown[];
+      return { background: style(editor).backgroundColor, tokens: spans.map((span) => style(span).color) };
+    })) as { background: string; tokens: string[] };
+    const luminance = (rgb: string) => {
+      const [r, g, b] = rgb
+        .match(/\d+/g)!
+        .slice(0, 3)
+        .map((c) => {
+          const v = Number(c) / 255;
+          return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+        }) as [number, number, number];
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const contrast = (a: string, b: string) => {
+      const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+      return (light + 0.05) / (dark + 0.05);
+    };
+    expect(colours.tokens.length).toBeGreaterThan(2);
+    for (const colour of new Set(colours.tokens)) {
+      expect(contrast(colour, colours.background), colour).toBeGreaterThanOrEqual(4.5);
+    }
+  });
+
   it('history by pages of 20, moved through by keyboard', async () => {
     // Enough decisions for two pages and more.
     for (let i = 0; i < 22; i++) {
