@@ -28,11 +28,18 @@ let drawn = 0;
 /**
  * `diff` rendered, in a figure captioned `caption` for whoever cannot see the
  * colours. Its lines scroll sideways in a region named by the caption that
- * takes the focus, so that a keyboard can scroll it too.
+ * takes the focus, so that a keyboard can scroll it too; unless `inForm`:
+ * the editor's preview of what is being typed is no stop between the text
+ * and its summary.
  */
-export function diffView(diff: string, caption: string): HTMLElement {
+export function diffView(diff: string, caption: string, inForm = false): HTMLElement {
   const captionId = `diff-caption-${++drawn}`;
-  const body = h('div', { class: 'diff-body', role: 'region', tabindex: '0', 'aria-labelledby': captionId });
+  const body = h('div', {
+    class: 'diff-body',
+    role: 'region',
+    tabindex: inForm ? undefined : '0',
+    'aria-labelledby': captionId,
+  });
   body.innerHTML = (policy ? policy.createHTML(diff) : render(diff)) as string;
   return h('figure', { class: 'diff-view' }, h('figcaption', { id: captionId, class: 'meta' }, caption), body);
 }

@@ -114,6 +114,7 @@ export function editForm(
         : diffView(
             unifiedDiff(name, artifact.content, text, `revision ${base}`, 'your change'),
             `Your change against revision ${base}`,
+            true,
           ),
     );
   };

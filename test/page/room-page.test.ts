@@ -429,7 +429,8 @@ describe('editing the file on the page', () => {
     expect(await page.locator('.cm-content .cm-line').first().textContent()).toBe('# Field notes');
     await page.keyboard.press('Control+End');
     await page.keyboard.type('Typed by keyboard.');
-    // Tab leaves the text for the summary; Ctrl+Enter from the text proposes.
+    // Tab leaves the text for the summary, past the preview of the change; Ctrl+Enter from the text proposes.
+    await page.locator('#edit-preview .diff-view').waitFor();
     await page.keyboard.press('Tab');
     expect(await focusedId(page)).toBe('edit-summary');
     await page.keyboard.type('Keyboard only');
