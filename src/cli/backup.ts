@@ -16,15 +16,22 @@ export function backupCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ ce backup notes.md backups/notes-2026-12-02.md')
     .action(async (file: string, dest: string, options: JsonOption) => {
       const { backupRoom } = await import('../store/backup.js');
+      const { existsSync, readFileSync } = await import('node:fs');
       const report = await backupRoom(file, dest);
+      // The backup's file is the room's last revision: an edit no room has recorded yet is not in it.
+      const unrecorded = !existsSync(file) || !readFileSync(file).equals(readFileSync(report.artifact));
       answer(
         options,
-        report,
+        { ...report, unrecorded_edit: unrecorded },
         (r) =>
           `backed up ${file} at revision ${r.revision}\n${fields([
             ['file', r.artifact],
             ['sidecar', r.sidecar],
-          ])}`,
+          ])}${
+            r.unrecorded_edit
+              ? `\n${file} holds an edit the room has not recorded, which this backup does not have: serve the room, or run ce init ${file}, to record it, then back up again`
+              : ''
+          }`,
       );
     });
 

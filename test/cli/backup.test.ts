@@ -68,7 +68,7 @@ test(
     );
     writing = false;
     await writers;
-    expect(report).toEqual({ artifact: dest, sidecar: sidecarPath(dest), revision: 1 });
+    expect(report).toEqual({ artifact: dest, sidecar: sidecarPath(dest), revision: 1, unrecorded_edit: false });
 
     const copy = openRoom(dest, { mode: 'read' });
     try {
@@ -266,6 +266,21 @@ test('a session revoked since the backup was made stays revoked after the restor
   expect(fresh.stdout).toMatch(
     /^no room was there: its sessions are as the backup has them, so a token revoked since the backup was made works again until revoked again/m,
   );
+});
+
+test('a backup of a file with an edit no room has recorded says the backup does not have it', async () => {
+  const { file } = prepareRoom();
+  const dest = path.join(tempDir(), 'notes.md');
+  okJson(await ce(['backup', file, dest, '--json']));
+  writeFileSync(file, `${readFileSync(file, 'utf8')}An edit made with no room running.\n`);
+  const later = path.join(tempDir(), 'notes.md');
+  const said = await ce(['backup', file, later]);
+  expect(said.code).toBe(0);
+  expect(said.stdout).toMatch(/holds an edit the room has not recorded, which this backup does not have/);
+  expect(readFileSync(later, 'utf8')).not.toContain('An edit made');
+  okJson(await ce(['init', file, '--json'])); // recorded
+  const recorded = okJson<{ unrecorded_edit: boolean }>(await ce(['backup', file, tempDir(), '--json']));
+  expect(recorded.unrecorded_edit).toBe(false);
 });
 
 /** Whether this machine lets the test mount a small tmpfs (root, outside a container that forbids it). */
