@@ -92,14 +92,20 @@ const ceAs = (uid: number, args: string[]): Promise<CeRun> =>
 
 const NOBODY = 65_534;
 
+/** A markdown file of nobody's, in a folder of nobody's. */
+function nobodysFile(mode = 0o644): string {
+  const file = markdownFile(mode);
+  chownSync(path.dirname(file), NOBODY, NOBODY);
+  chownSync(file, NOBODY, NOBODY);
+  return file;
+}
+
 test.runIf(process.getuid?.() === 0)(
   'as a user who may not write there: ce init says what is not writable, and changes nothing',
   SLOW,
   async () => {
     // A read-only file of nobody's, in nobody's folder: a room, as for root.
-    const own = markdownFile(0o444);
-    chownSync(path.dirname(own), NOBODY, NOBODY);
-    chownSync(own, NOBODY, NOBODY);
+    const own = nobodysFile(0o444);
     expect(okPlain(await ceAs(NOBODY, ['init', own]))).toMatch(/^notes\.md is now a room\n/);
     expect(bits(sidecarPath(own))).toBe('644');
 
@@ -114,9 +120,7 @@ test.runIf(process.getuid?.() === 0)(
     expect(readdirSync(path.dirname(elsewhere))).toEqual(['notes.md']);
 
     // A sidecar left read-only (as an older ce left one): named, with what to do; it stays as it was.
-    const stuck = markdownFile(0o644);
-    chownSync(path.dirname(stuck), NOBODY, NOBODY);
-    chownSync(stuck, NOBODY, NOBODY);
+    const stuck = nobodysFile(0o644);
     writeFileSync(sidecarPath(stuck), '');
     chownSync(sidecarPath(stuck), NOBODY, NOBODY);
     chmodSync(sidecarPath(stuck), 0o444);
@@ -135,9 +139,7 @@ test.runIf(process.getuid?.() === 0)(
   SLOW,
   async () => {
     // Made by root (as `ce init` run by hand before the service's user serves it): chmod cannot help; chown can.
-    const roots = markdownFile(0o644);
-    chownSync(path.dirname(roots), NOBODY, NOBODY);
-    chownSync(roots, NOBODY, NOBODY);
+    const roots = nobodysFile(0o644);
     okJson(await ce(['init', roots, '--json']));
     failedWith(
       await ceAs(NOBODY, ['participant', 'add', roots, 'alice']),
@@ -147,9 +149,7 @@ test.runIf(process.getuid?.() === 0)(
 
     // nobody's room, its sidecar made read-only: a read leaves the -wal and -shm read-only, as SQLite makes
     // them with the sidecar's mode. Once the sidecar is writable again, the one left read-only is named.
-    const own = markdownFile(0o644);
-    chownSync(path.dirname(own), NOBODY, NOBODY);
-    chownSync(own, NOBODY, NOBODY);
+    const own = nobodysFile(0o644);
     okPlain(await ceAs(NOBODY, ['init', own]));
     chmodSync(sidecarPath(own), 0o444);
     await ceAs(NOBODY, ['status', own]);
