@@ -16,10 +16,15 @@ function addressesOf(
 ): string[] {
   if (host !== '0.0.0.0' && host !== '::') return [];
   // Asked only here: a room on loopback, as most are, has no use for the list of interfaces.
-  return Object.values(interfaces ?? networkInterfaces())
-    .flat()
-    .filter((net) => net && !net.internal && (host === '::' || net.family === 'IPv4'))
-    .map((net) => `${scheme}://${net!.family === 'IPv6' ? `[${net!.address}]` : net!.address}:${port}`);
+  return (
+    Object.values(interfaces ?? networkInterfaces())
+      .flat()
+      // A link-local IPv6 address (fe80::/10) is no use without its zone, which a URL cannot well carry.
+      .filter(
+        (net) => net && !net.internal && (host === '::' ? !/^fe[89ab]/i.test(net.address) : net.family === 'IPv4'),
+      )
+      .map((net) => `${scheme}://${net!.family === 'IPv6' ? `[${net!.address}]` : net!.address}:${port}`)
+  );
 }
 
 /** What ce serve says on stderr about who can reach the room: nothing on loopback. */

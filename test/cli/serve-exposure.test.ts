@@ -35,6 +35,16 @@ const interfaces: ReturnType<typeof networkInterfaces> = {
       cidr: '2001:db8::10/64',
       scopeid: 0,
     },
+    // Link-local: named in no address, as it needs its zone.
+    {
+      address: 'fe80::fc:ff:fe00:1',
+      netmask: 'ffff:ffff:ffff:ffff::',
+      family: 'IPv6',
+      mac: '02:00:00:00:00:01',
+      internal: false,
+      cidr: 'fe80::fc:ff:fe00:1/64',
+      scopeid: 2,
+    },
   ],
 };
 const tls = { cert: Buffer.from('cert'), key: Buffer.from('key') };
