@@ -27,7 +27,7 @@ export declare const validateResourcesUnsubscribeParams: ValidateFunction<T.Reso
 export declare const validateServerDiscoverParams: ValidateFunction<T.ServerDiscoverParams>;
 export declare const validateSessionCreateInput: ValidateFunction<T.SessionCreateInput>;
 export declare const validateSessionGetInput: ValidateFunction<T.SessionGetInput>;
-export declare const validateSessionListInput: ValidateFunction<T.SessionListInput>;
+export declare const validateSessionListInput: ValidateFunction<T.SessionListInput & Required<Pick<T.SessionListInput, "live">>>;
 export declare const validateSessionRevokeInput: ValidateFunction<T.SessionRevokeInput>;
 export declare const validateSettingsGetInput: ValidateFunction<T.SettingsGetInput>;
 export declare const validateSettingsUpdateInput: ValidateFunction<T.SettingsUpdateInput>;

@@ -1640,6 +1640,12 @@ export const toolCatalog = [
           description:
             "A participant's name in the room: a letter or digit first, then letters, digits, '.', '_' or '-'.",
         },
+        live: {
+          title: 'Live only',
+          type: 'boolean',
+          default: false,
+          description: 'Only sessions neither revoked nor expired.',
+        },
       },
       required: [],
       additionalProperties: false,

@@ -4005,6 +4005,7 @@ export interface operations {
         parameters: {
             query?: {
                 participant?: components["schemas"]["ParticipantName"];
+                live?: boolean;
             };
             header?: never;
             path?: never;

@@ -1285,11 +1285,15 @@ export const operations = {
           name: 'participant',
           field: 'participant',
         },
+        {
+          name: 'live',
+          field: 'live',
+        },
       ],
     },
     cli: {
       command: 'session list',
-      example: 'ce session list notes.md --participant alice',
+      example: 'ce session list notes.md --participant alice --live',
       arguments: [],
       options: [
         {
@@ -1298,6 +1302,13 @@ export const operations = {
           kind: 'string',
           required: false,
           description: 'only the sessions of this participant',
+        },
+        {
+          flags: '--live',
+          field: 'live',
+          kind: 'boolean',
+          required: false,
+          description: 'only sessions neither revoked nor expired',
         },
       ],
     },
@@ -1532,7 +1543,11 @@ export interface OperationTypes {
     output: T.ParticipantOutput;
   };
   getSession: { input: T.SessionGetInput; checked: T.SessionGetInput; output: T.SessionGetOutput };
-  listSessions: { input: T.SessionListInput; checked: T.SessionListInput; output: T.SessionListOutput };
+  listSessions: {
+    input: T.SessionListInput;
+    checked: T.SessionListInput & Required<Pick<T.SessionListInput, 'live'>>;
+    output: T.SessionListOutput;
+  };
   createSession: { input: T.SessionCreateInput; checked: T.SessionCreateInput; output: T.SessionCreateOutput };
   revokeSession: { input: T.SessionRevokeInput; checked: T.SessionRevokeInput; output: T.SessionOutput };
   getSettings: { input: T.SettingsGetInput; checked: T.SettingsGetInput; output: T.SettingsOutput };

@@ -15,4 +15,4 @@ export declare const validateQueryWorkspaceHistoryInput: ValidateFunction<T.Work
 /** ParticipantListInput from a query string: text coerced to the schema's types. */
 export declare const validateQueryParticipantListInput: ValidateFunction<T.ParticipantListInput & Required<Pick<T.ParticipantListInput, "include_removed">>>;
 /** SessionListInput from a query string: text coerced to the schema's types. */
-export declare const validateQuerySessionListInput: ValidateFunction<T.SessionListInput>;
+export declare const validateQuerySessionListInput: ValidateFunction<T.SessionListInput & Required<Pick<T.SessionListInput, "live">>>;

@@ -1532,7 +1532,15 @@ const schema28 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
-  properties: { participant: { title: "Participant", $ref: "#/$defs/ParticipantName" } },
+  properties: {
+    participant: { title: "Participant", $ref: "#/$defs/ParticipantName" },
+    live: {
+      title: "Live only",
+      type: "boolean",
+      default: false,
+      description: "Only sessions neither revoked nor expired.",
+    },
+  },
   required: [],
   additionalProperties: false,
 };
@@ -1670,8 +1678,11 @@ function validate63(
     evaluated0.items = undefined;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.live === undefined) {
+      data.live = false;
+    }
     for (const key0 in data) {
-      if (!(key0 === "participant")) {
+      if (!(key0 === "participant" || key0 === "live")) {
         const err0 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -1704,8 +1715,42 @@ function validate63(
         errors = vErrors.length;
       }
     }
+    let data1 = data.live;
+    if (typeof data1 !== "boolean") {
+      let coerced0 = undefined;
+      if (!(coerced0 !== undefined)) {
+        if (data1 === "false" || data1 === 0 || data1 === null) {
+          coerced0 = false;
+        } else if (data1 === "true" || data1 === 1) {
+          coerced0 = true;
+        } else {
+          const err1 = {
+            instancePath: instancePath + "/live",
+            schemaPath: "#/properties/live/type",
+            keyword: "type",
+            params: { type: "boolean" },
+            message: "must be boolean",
+            schema: schema28.properties.live.type,
+            parentSchema: schema28.properties.live,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err1];
+          } else {
+            vErrors.push(err1);
+          }
+          errors++;
+        }
+      }
+      if (coerced0 !== undefined) {
+        data1 = coerced0;
+        if (data !== undefined) {
+          data["live"] = coerced0;
+        }
+      }
+    }
   } else {
-    const err1 = {
+    const err2 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -1716,9 +1761,9 @@ function validate63(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err1];
+      vErrors = [err2];
     } else {
-      vErrors.push(err1);
+      vErrors.push(err2);
     }
     errors++;
   }

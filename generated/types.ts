@@ -1337,6 +1337,10 @@ export interface SessionGetOutput {
  */
 export interface SessionListInput {
   participant?: ParticipantName;
+  /**
+   * Only sessions neither revoked nor expired.
+   */
+  live?: boolean;
 }
 /**
  * Sessions, newest first. Tokens are never listed.

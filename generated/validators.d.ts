@@ -92,7 +92,7 @@ export declare const validateSessionCreateInput: ValidateFunction<T.SessionCreat
 export declare const validateSessionCreateOutput: ValidateFunction<T.SessionCreateOutput>;
 export declare const validateSessionGetInput: ValidateFunction<T.SessionGetInput>;
 export declare const validateSessionGetOutput: ValidateFunction<T.SessionGetOutput>;
-export declare const validateSessionListInput: ValidateFunction<T.SessionListInput>;
+export declare const validateSessionListInput: ValidateFunction<T.SessionListInput & Required<Pick<T.SessionListInput, "live">>>;
 export declare const validateSessionListOutput: ValidateFunction<T.SessionListOutput>;
 export declare const validateSessionOutput: ValidateFunction<T.SessionOutput>;
 export declare const validateSessionRevokeInput: ValidateFunction<T.SessionRevokeInput>;

@@ -26377,7 +26377,15 @@ const schema127 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
-  properties: { participant: { title: "Participant", $ref: "#/$defs/ParticipantName" } },
+  properties: {
+    participant: { title: "Participant", $ref: "#/$defs/ParticipantName" },
+    live: {
+      title: "Live only",
+      type: "boolean",
+      default: false,
+      description: "Only sessions neither revoked nor expired.",
+    },
+  },
   required: [],
   additionalProperties: false,
 };
@@ -26396,8 +26404,11 @@ function validate314(
     evaluated0.items = undefined;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.live === undefined) {
+      data.live = false;
+    }
     for (const key0 in data) {
-      if (!(key0 === "participant")) {
+      if (!(key0 === "participant" || key0 === "live")) {
         const err0 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -26430,8 +26441,27 @@ function validate314(
         errors = vErrors.length;
       }
     }
+    let data1 = data.live;
+    if (typeof data1 !== "boolean") {
+      const err1 = {
+        instancePath: instancePath + "/live",
+        schemaPath: "#/properties/live/type",
+        keyword: "type",
+        params: { type: "boolean" },
+        message: "must be boolean",
+        schema: schema127.properties.live.type,
+        parentSchema: schema127.properties.live,
+        data: data1,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
   } else {
-    const err1 = {
+    const err2 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -26442,9 +26472,9 @@ function validate314(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err1];
+      vErrors = [err2];
     } else {
-      vErrors.push(err1);
+      vErrors.push(err2);
     }
     errors++;
   }

@@ -5,7 +5,15 @@ const schema61 = {
   title: "SessionListInput",
   description: "Lists sessions, optionally of one participant.",
   type: "object",
-  properties: { participant: { title: "Participant", $ref: "#/$defs/ParticipantName" } },
+  properties: {
+    participant: { title: "Participant", $ref: "#/$defs/ParticipantName" },
+    live: {
+      title: "Live only",
+      type: "boolean",
+      default: false,
+      description: "Only sessions neither revoked nor expired.",
+    },
+  },
   required: [],
   additionalProperties: false,
 };
@@ -127,8 +135,11 @@ function validate120(
     evaluated0.items = undefined;
   }
   if (data && typeof data == "object" && !Array.isArray(data)) {
+    if (data.live === undefined) {
+      data.live = false;
+    }
     for (const key0 in data) {
-      if (!(key0 === "participant")) {
+      if (!(key0 === "participant" || key0 === "live")) {
         const err0 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -161,8 +172,27 @@ function validate120(
         errors = vErrors.length;
       }
     }
+    let data1 = data.live;
+    if (typeof data1 !== "boolean") {
+      const err1 = {
+        instancePath: instancePath + "/live",
+        schemaPath: "#/properties/live/type",
+        keyword: "type",
+        params: { type: "boolean" },
+        message: "must be boolean",
+        schema: schema61.properties.live.type,
+        parentSchema: schema61.properties.live,
+        data: data1,
+      };
+      if (vErrors === null) {
+        vErrors = [err1];
+      } else {
+        vErrors.push(err1);
+      }
+      errors++;
+    }
   } else {
-    const err1 = {
+    const err2 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -173,9 +203,9 @@ function validate120(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err1];
+      vErrors = [err2];
     } else {
-      vErrors.push(err1);
+      vErrors.push(err2);
     }
     errors++;
   }

@@ -66,7 +66,13 @@ export function createSession(room: Room, actor: Actor, args: InputOf<'createSes
 }
 
 export function listSessions(room: Room, actor: Actor, args: InputOf<'listSessions'>): SessionListOutput {
-  return { sessions: room.workspace.listSessions(args.participant ?? null).map(toSession) };
+  const now = room.clock.now();
+  const rows = room.workspace.listSessions(args.participant ?? null);
+  // A room kept for months holds every token ever made: live ones are those a client may still use.
+  const kept = args.live
+    ? rows.filter((row) => row.revoked_at === null && (row.expires_at === null || row.expires_at > now))
+    : rows;
+  return { sessions: kept.map(toSession) };
 }
 
 export function revokeSession(room: Room, actor: Actor, args: InputOf<'revokeSession'>): SessionOutput {

@@ -84,6 +84,14 @@ test('no token, an unknown one, a revoked one and an expired one are refused ali
     'not_found',
     /unknown session/,
   );
+  // Listed live, they are gone; a session still in use is there.
+  const live = createSession(room, LOCAL_OPERATOR, { participant: 'bob', capabilities: ['read'] });
+  const ids = (args: { live?: boolean }) =>
+    listSessions(room, LOCAL_OPERATOR, args).sessions.map((session) => session.session_id);
+  expect(ids({ live: true })).toEqual([live.session.session_id]);
+  expect(ids({}).sort()).toEqual(
+    [live.session.session_id, revoked.session.session_id, expiring.session.session_id].sort(),
+  );
 });
 
 test('removing a participant ends its sessions from the next request; adding it back does not revive them', () => {
