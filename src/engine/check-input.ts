@@ -109,7 +109,6 @@ function keysSaid(
   return { errors: errors.filter((error) => !told.has(error)), said };
 }
 
-/** One line naming each failing field and why; `root` prefixes the paths (e.g. "params"); `input` is what was checked. */
 /**
  * The most errors a refusal names: a body of 90,000 unknown keys, under the
  * 1 MiB limit, was answered with 21 MB naming each one. The rest are counted.
@@ -119,6 +118,7 @@ export const MAX_ERRORS_SAID = 20;
 const andMore = (errors: readonly unknown[]): string =>
   errors.length > MAX_ERRORS_SAID ? `; and ${errors.length - MAX_ERRORS_SAID} more` : '';
 
+/** One line naming each failing field and why; `root` prefixes the paths (e.g. "params"); `input` is what was checked. */
 export function formatValidationErrors(
   errors: ErrorObject[] | null | undefined,
   root: string | null = null,
