@@ -65,14 +65,15 @@ export function createSession(room: Room, actor: Actor, args: InputOf<'createSes
   });
 }
 
+/** A session a client may still use: not revoked, not expired. */
+const isLive = (row: SessionRow, now: number): boolean =>
+  row.revoked_at === null && (row.expires_at === null || row.expires_at > now);
+
 export function listSessions(room: Room, actor: Actor, args: InputOf<'listSessions'>): SessionListOutput {
   const now = room.clock.now();
   const rows = room.workspace.listSessions(args.participant ?? null);
   // A room kept for months holds every token ever made: live ones are those a client may still use.
-  const kept = args.live
-    ? rows.filter((row) => row.revoked_at === null && (row.expires_at === null || row.expires_at > now))
-    : rows;
-  return { sessions: kept.map(toSession) };
+  return { sessions: (args.live ? rows.filter((row) => isLive(row, now)) : rows).map(toSession) };
 }
 
 export function revokeSession(room: Room, actor: Actor, args: InputOf<'revokeSession'>): SessionOutput {
@@ -138,9 +139,7 @@ export function authenticateTokenHash(room: Room, tokenHash: string): Caller & {
     throw refused();
   }
   const row = room.workspace.getSessionByTokenHash(tokenHash);
-  if (!row || row.revoked_at !== null) throw refused();
-  if (row.expires_at !== null && row.expires_at <= room.clock.now()) throw refused();
-  if (!isParticipant(room, row.participant)) throw refused();
+  if (!row || !isLive(row, room.clock.now()) || !isParticipant(room, row.participant)) throw refused();
   // Frozen: the same caller answers every request of this session while it is kept.
   const caller = Object.freeze({
     participant: row.participant,
