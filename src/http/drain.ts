@@ -8,6 +8,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { RPC } from '../mcp/protocol.js';
 import { isMcpPost } from './mcp/post.js';
+import { sendText } from './send.js';
 
 /**
  * How long a stop waits for the requests it took. Their changes commit
@@ -27,13 +28,10 @@ function refuseStopping(req: IncomingMessage, res: ServerResponse): void {
       : { type: 'about:blank', title: 'Service Unavailable', status: 503, detail: STOPPING, code: 'unavailable' },
   );
   res.shouldKeepAlive = false; // Connection: close, and the connection ends with the answer
-  res.writeHead(503, {
-    'Content-Type': mcp ? 'application/json; charset=utf-8' : 'application/problem+json',
-    'Content-Length': Buffer.byteLength(body),
+  sendText(res, 503, mcp ? 'application/json; charset=utf-8' : 'application/problem+json', body, {
     'Retry-After': RETRY_AFTER_SECONDS,
     'X-Content-Type-Options': 'nosniff',
   });
-  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
 export interface Drain {
