@@ -4,14 +4,30 @@ import { invalidField } from '../errors.js';
 export const encodeCursor = (row: { created_at: number; id: string }): string =>
   Buffer.from(`${row.created_at}:${row.id}`).toString('base64url');
 
-export function decodeCursor(cursor: string): { at: number; id: string } {
-  const [at, ...id] = Buffer.from(cursor, 'base64url').toString().split(':');
-  const ms = Number(at);
-  if (!Number.isSafeInteger(ms) || id.length === 0) {
-    throw invalidField('cursor', 'is not a next_cursor this room gave out');
-  }
-  return { at: ms, id: id.join(':') };
+/**
+ * The place a cursor of one list stands for; refused unless this room could
+ * have given it out for that list (`idPrefix`, the list's ids' `ho_` or
+ * `pr_`): a cursor of another list, or one edited by hand, would start a page
+ * somewhere no page ended, and the caller would never know.
+ */
+export function decodeCursor(cursor: string, idPrefix: string): { at: number; id: string } {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const colon = text.indexOf(':');
+  const at = text.slice(0, colon);
+  const id = text.slice(colon + 1);
+  const made =
+    colon > 0 &&
+    /^\d+$/.test(at) &&
+    Number.isSafeInteger(Number(at)) &&
+    ID_TEXT.test(id) &&
+    id.startsWith(idPrefix) &&
+    encodeCursor({ created_at: Number(at), id }) === cursor;
+  if (!made) throw invalidField('cursor', 'is not a next_cursor this room gave out for this list');
+  return { at: Number(at), id };
 }
+
+/** What the ids of a paged list look like: a prefix, then base64url. */
+const ID_TEXT = /^[a-z]{2}_[A-Za-z0-9_-]+$/;
 
 /**
  * Characters of large text (a proposal's content and diff, a handoff's

@@ -479,15 +479,18 @@ describe('GET /workspace/handoffs (listHandoffs)', () => {
     }
     expect(expectOk(await list({ limit: '007' }), 'listHandoffs').handoffs.length).toBeGreaterThan(0);
     expectProblem(await list({ status: 'done' }), 400, 'invalid_input', /^status must be one of "open", "accepted"/);
-    const cursor = expectProblem(
-      await list({ cursor: 'bm9wZQ' }),
-      400,
-      'invalid_input',
-      'cursor is not a next_cursor this room gave out',
-    );
+    const gaveOut = 'cursor is not a next_cursor this room gave out for this list';
+    const cursor = expectProblem(await list({ cursor: 'bm9wZQ' }), 400, 'invalid_input', gaveOut);
     expect(cursor.errors).toEqual([
-      { path: '/cursor', keyword: 'x-room', message: 'is not a next_cursor this room gave out' },
+      { path: '/cursor', keyword: 'x-room', message: 'is not a next_cursor this room gave out for this list' },
     ]);
+    // A proposals list's cursor, and a handoffs one with characters base64url decoding would skip.
+    const proposals = Buffer.from(`${Date.now()}:pr_AAAAAAAAAAAAAAAA`).toString('base64url');
+    expectProblem(await list({ cursor: proposals }), 400, 'invalid_input', gaveOut);
+    const given = expectOk(await list({ limit: 1 }), 'listHandoffs').next_cursor!;
+    expectProblem(await list({ cursor: `${given}!` }), 400, 'invalid_input', gaveOut);
+    expectProblem(await list({ cursor: `=${given}` }), 400, 'invalid_input', gaveOut);
+    expect(expectOk(await list({ cursor: given }), 'listHandoffs').handoffs.length).toBeGreaterThan(0);
     expectProblem(await list({ colour: 'red' }), 400, 'invalid_input', "unknown query parameter 'colour'");
   });
 

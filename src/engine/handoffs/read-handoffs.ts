@@ -69,7 +69,7 @@ const textOfHandoff = (_view: unknown, row: HandoffRow): number =>
 
 /** Handoffs, newest first, a page at a time; a page ends early past PAGE_TEXT_BUDGET. */
 export function listHandoffs(room: Room, actor: Actor, args: InputOf<'listHandoffs'>): HandoffListOutput {
-  const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
+  const before = args.cursor === undefined ? null : decodeCursor(args.cursor, 'ho_');
   const rows = room.store.listHandoffs({
     status: args.status ?? null,
     before_at: before?.at ?? null,

@@ -62,7 +62,7 @@ export function getProposal(room: Room, actor: Actor, args: InputOf<'getProposal
 
 /** Proposals, newest first; open ones unless a status is given. A page ends early past PAGE_TEXT_BUDGET. */
 export function listProposals(room: Room, actor: Actor, args: InputOf<'listProposals'>): ProposalListOutput {
-  const before = args.cursor === undefined ? null : decodeCursor(args.cursor);
+  const before = args.cursor === undefined ? null : decodeCursor(args.cursor, 'pr_');
   const rows = room.workspace.listProposals({
     status: args.status,
     before_at: before?.at ?? null,
