@@ -1537,9 +1537,15 @@ export interface components {
         } & (unknown | unknown);
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+        RequestId: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. */
+        RequestId: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1551,7 +1557,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1560,6 +1569,7 @@ export interface operations {
             /** @description List handoffs, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1569,6 +1579,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1578,6 +1589,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1587,6 +1599,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1596,6 +1609,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1605,6 +1619,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1614,6 +1629,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1625,7 +1641,10 @@ export interface operations {
     createHandoff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1638,6 +1657,7 @@ export interface operations {
             /** @description Create a handoff */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description Where the new record is */
                     Location?: string;
                     [name: string]: unknown;
@@ -1649,6 +1669,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1658,6 +1679,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1667,6 +1689,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1676,6 +1699,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1685,6 +1709,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1694,6 +1719,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1703,6 +1729,7 @@ export interface operations {
             /** @description The room already has 32 active tasks, or the caller 32 open proposals */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1712,6 +1739,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1721,6 +1749,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1732,7 +1761,10 @@ export interface operations {
     getHandoff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 handoff_id: string;
             };
@@ -1743,6 +1775,7 @@ export interface operations {
             /** @description Read a handoff (its task only for owner and assignee) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1752,6 +1785,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1761,6 +1795,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1770,6 +1805,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1779,6 +1815,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1788,6 +1825,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1797,6 +1835,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1808,7 +1847,10 @@ export interface operations {
     acceptHandoff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 handoff_id: string;
             };
@@ -1819,6 +1861,7 @@ export interface operations {
             /** @description Accept a handoff */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1828,6 +1871,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1837,6 +1881,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1846,6 +1891,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1855,6 +1901,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1864,6 +1911,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1873,6 +1921,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1882,6 +1931,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1891,6 +1941,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,6 +1951,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1911,7 +1963,10 @@ export interface operations {
     requestHandoffInput: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 handoff_id: string;
             };
@@ -1926,6 +1981,7 @@ export interface operations {
             /** @description Ask the owner for input */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description Where the new record is */
                     Location?: string;
                     [name: string]: unknown;
@@ -1937,6 +1993,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1946,6 +2003,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1955,6 +2013,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1964,6 +2023,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1973,6 +2033,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1982,6 +2043,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1991,6 +2053,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2000,6 +2063,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2009,6 +2073,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2020,7 +2085,10 @@ export interface operations {
     answerHandoffInput: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 handoff_id: string;
             };
@@ -2035,6 +2103,7 @@ export interface operations {
             /** @description Answer a handoff's question, by the handoff */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2044,6 +2113,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2053,6 +2123,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2062,6 +2133,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2071,6 +2143,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2080,6 +2153,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2089,6 +2163,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2098,6 +2173,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2107,6 +2183,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,6 +2193,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2127,7 +2205,10 @@ export interface operations {
     reportProgress: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 handoff_id: string;
             };
@@ -2142,6 +2223,7 @@ export interface operations {
             /** @description Say how far along a working task is */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2151,6 +2233,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2160,6 +2243,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2169,6 +2253,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2178,6 +2263,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2187,6 +2273,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2196,6 +2283,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2205,6 +2293,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2214,6 +2303,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2223,6 +2313,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2234,7 +2325,10 @@ export interface operations {
     completeHandoff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 handoff_id: string;
             };
@@ -2249,6 +2343,7 @@ export interface operations {
             /** @description Complete a handoff with a result or an error */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2258,6 +2353,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2267,6 +2363,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2276,6 +2373,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2285,6 +2383,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2294,6 +2393,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2303,6 +2403,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2312,6 +2413,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2321,6 +2423,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2330,6 +2433,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2341,7 +2445,10 @@ export interface operations {
     approveHandoff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 handoff_id: string;
             };
@@ -2356,6 +2463,7 @@ export interface operations {
             /** @description Approve a handoff's result */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2365,6 +2473,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2374,6 +2483,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2383,6 +2493,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2392,6 +2503,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2401,6 +2513,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2410,6 +2523,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2419,6 +2533,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2428,6 +2543,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2437,6 +2553,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2448,7 +2565,10 @@ export interface operations {
     rejectHandoff: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 handoff_id: string;
             };
@@ -2463,6 +2583,7 @@ export interface operations {
             /** @description Reject a handoff's result */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2472,6 +2593,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2481,6 +2603,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2490,6 +2613,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2499,6 +2623,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2508,6 +2633,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2517,6 +2643,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2526,6 +2653,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2535,6 +2663,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2544,6 +2673,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2558,7 +2688,10 @@ export interface operations {
                 after?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 handoff_id: string;
             };
@@ -2569,6 +2702,7 @@ export interface operations {
             /** @description A handoff's events after a cursor */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2578,6 +2712,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2587,6 +2722,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2596,6 +2732,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2605,6 +2742,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2614,6 +2752,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2623,6 +2762,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2636,7 +2776,10 @@ export interface operations {
             query: {
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2645,6 +2788,7 @@ export interface operations {
             /** @description Read a task as its owner or assignee (tasks/get) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2654,6 +2798,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,6 +2808,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2672,6 +2818,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2681,6 +2828,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2690,6 +2838,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2699,6 +2848,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2710,7 +2860,10 @@ export interface operations {
     answerTaskInput: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2723,6 +2876,7 @@ export interface operations {
             /** @description Answer a task's input requests (tasks/update) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2732,6 +2886,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2741,6 +2896,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2750,6 +2906,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2759,6 +2916,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2768,6 +2926,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2777,6 +2936,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2786,6 +2946,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2795,6 +2956,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2806,7 +2968,10 @@ export interface operations {
     cancelTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2819,6 +2984,7 @@ export interface operations {
             /** @description Cancel a task as its owner (a finished task stays as it was) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,6 +2994,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2837,6 +3004,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2846,6 +3014,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2855,6 +3024,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2864,6 +3034,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2873,6 +3044,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2882,6 +3054,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2891,6 +3064,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2906,7 +3080,10 @@ export interface operations {
                 cursor?: string;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2915,6 +3092,7 @@ export interface operations {
             /** @description List proposals, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2924,6 +3102,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2933,6 +3112,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2942,6 +3122,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2951,6 +3132,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2960,6 +3142,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2969,6 +3152,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2980,7 +3164,10 @@ export interface operations {
     proposeChange: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2993,6 +3180,7 @@ export interface operations {
             /** @description Propose a change to the artifact */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description Where the new record is */
                     Location?: string;
                     [name: string]: unknown;
@@ -3004,6 +3192,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3013,6 +3202,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3022,6 +3212,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,6 +3222,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3040,6 +3232,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,6 +3242,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +3252,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3067,6 +3262,7 @@ export interface operations {
             /** @description The room already has 32 active tasks, or the caller 32 open proposals */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3076,6 +3272,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3085,6 +3282,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3096,7 +3294,10 @@ export interface operations {
     getProposal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 proposal_id: string;
             };
@@ -3107,6 +3308,7 @@ export interface operations {
             /** @description Read a proposal */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3116,6 +3318,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3125,6 +3328,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3134,6 +3338,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3143,6 +3348,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3152,6 +3358,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3161,6 +3368,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3172,7 +3380,10 @@ export interface operations {
     approveProposal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 proposal_id: string;
             };
@@ -3187,6 +3398,7 @@ export interface operations {
             /** @description Accept a proposal: write the file */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3196,6 +3408,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3205,6 +3418,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3214,6 +3428,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3223,6 +3438,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3232,6 +3448,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3241,6 +3458,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3250,6 +3468,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3259,6 +3478,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3268,6 +3488,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3279,7 +3500,10 @@ export interface operations {
     rejectProposal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 proposal_id: string;
             };
@@ -3294,6 +3518,7 @@ export interface operations {
             /** @description Reject a proposal */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3303,6 +3528,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3312,6 +3538,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3321,6 +3548,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3330,6 +3558,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3339,6 +3568,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3348,6 +3578,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3357,6 +3588,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3366,6 +3598,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3375,6 +3608,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3386,7 +3620,10 @@ export interface operations {
     withdrawProposal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 proposal_id: string;
             };
@@ -3401,6 +3638,7 @@ export interface operations {
             /** @description Withdraw one's own proposal */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3410,6 +3648,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3419,6 +3658,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3428,6 +3668,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3437,6 +3678,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3446,6 +3688,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3455,6 +3698,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3464,6 +3708,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3473,6 +3718,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3482,6 +3728,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3493,7 +3740,10 @@ export interface operations {
     readArtifact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3502,6 +3752,7 @@ export interface operations {
             /** @description Read the artifact and its revision */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3511,6 +3762,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3520,6 +3772,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3529,6 +3782,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3538,6 +3792,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3547,6 +3802,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3556,6 +3812,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3565,6 +3822,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3579,7 +3837,10 @@ export interface operations {
                 after?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3588,6 +3849,7 @@ export interface operations {
             /** @description The room's history after a cursor */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3597,6 +3859,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3606,6 +3869,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3615,6 +3879,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3624,6 +3889,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3633,6 +3899,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3642,6 +3909,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3655,7 +3923,10 @@ export interface operations {
             query?: {
                 include_removed?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3664,6 +3935,7 @@ export interface operations {
             /** @description List participants */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3673,6 +3945,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3682,6 +3955,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3691,6 +3965,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3700,6 +3975,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3709,6 +3985,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3718,6 +3995,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3729,7 +4007,10 @@ export interface operations {
     addParticipant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3742,6 +4023,7 @@ export interface operations {
             /** @description Add a participant (admin) */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description Where the new record is */
                     Location?: string;
                     [name: string]: unknown;
@@ -3753,6 +4035,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3762,6 +4045,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3771,6 +4055,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3780,6 +4065,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3789,6 +4075,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3798,6 +4085,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3807,6 +4095,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3816,6 +4105,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3825,6 +4115,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3836,7 +4127,10 @@ export interface operations {
     removeParticipant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 name: components["schemas"]["ParticipantName"];
             };
@@ -3847,6 +4141,7 @@ export interface operations {
             /** @description Remove a participant and revoke its sessions (admin) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3856,6 +4151,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3865,6 +4161,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3874,6 +4171,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3883,6 +4181,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3892,6 +4191,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3901,6 +4201,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3910,6 +4211,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3919,6 +4221,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3930,7 +4233,10 @@ export interface operations {
     getSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3939,6 +4245,7 @@ export interface operations {
             /** @description Who the caller is: its participant, capabilities and session */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3948,6 +4255,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3957,6 +4265,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3966,6 +4275,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3975,6 +4285,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3984,6 +4295,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3993,6 +4305,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4007,7 +4320,10 @@ export interface operations {
                 participant?: components["schemas"]["ParticipantName"];
                 live?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4016,6 +4332,7 @@ export interface operations {
             /** @description List sessions (admin) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,6 +4342,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4034,6 +4352,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4043,6 +4362,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4052,6 +4372,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4061,6 +4382,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4070,6 +4392,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4081,7 +4404,10 @@ export interface operations {
     createSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4094,6 +4420,7 @@ export interface operations {
             /** @description Create a session; its token is in this answer only (admin) */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     /** @description Where the new record is */
                     Location?: string;
                     [name: string]: unknown;
@@ -4105,6 +4432,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4114,6 +4442,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4123,6 +4452,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4132,6 +4462,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4141,6 +4472,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4150,6 +4482,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4159,6 +4492,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4168,6 +4502,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4179,7 +4514,10 @@ export interface operations {
     revokeSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path: {
                 session_id: string;
             };
@@ -4190,6 +4528,7 @@ export interface operations {
             /** @description Revoke a session (admin) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4199,6 +4538,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4208,6 +4548,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4217,6 +4558,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4226,6 +4568,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4235,6 +4578,7 @@ export interface operations {
             /** @description The record is in the wrong state, the base revision is stale, or the file is not UTF-8 text since an outside edit */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4244,6 +4588,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4253,6 +4598,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4262,6 +4608,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4271,6 +4618,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4282,7 +4630,10 @@ export interface operations {
     getSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4291,6 +4642,7 @@ export interface operations {
             /** @description Read the room's settings (admin) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4300,6 +4652,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4309,6 +4662,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4318,6 +4672,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4327,6 +4682,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4336,6 +4692,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4345,6 +4702,7 @@ export interface operations {
             /** @description A body is sent, and not as application/json (this route takes none) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4356,7 +4714,10 @@ export interface operations {
     updateSettings: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one. One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4369,6 +4730,7 @@ export interface operations {
             /** @description Change the room's settings (admin) */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4378,6 +4740,7 @@ export interface operations {
             /** @description The input does not match its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4387,6 +4750,7 @@ export interface operations {
             /** @description No valid session */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4396,6 +4760,7 @@ export interface operations {
             /** @description The session lacks the capability, the caller is the wrong participant, or the Host or Origin header is not one the room answers */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4405,6 +4770,7 @@ export interface operations {
             /** @description No such record, or one the caller may not see */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4414,6 +4780,7 @@ export interface operations {
             /** @description The body or a value in it is too large */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4423,6 +4790,7 @@ export interface operations {
             /** @description The body is not sent as application/json */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4432,6 +4800,7 @@ export interface operations {
             /** @description The disk or the directory refused the change (an I/O error, the sidecar busy); it is not acknowledged */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4441,6 +4810,7 @@ export interface operations {
             /** @description The disk is full; nothing was changed, and reads go on */
             507: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

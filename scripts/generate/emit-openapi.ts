@@ -28,6 +28,10 @@ const MEANING: Record<string, string> = {
  * every route reads the body it is sent, to refuse one it does not take),
  * and those of a change (the disk's refusals).
  */
+/** What X-Request-Id is, sent and answered (src/http/middleware/request-id.ts). */
+const REQUEST_ID =
+  "The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one.";
+
 function errorCodesOf(op: Operation): string[] {
   return [
     'invalid_input',
@@ -111,12 +115,15 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
     const branchProps = ((input.oneOf ?? []) as Json[]).map((b) => (b.properties ?? {}) as Record<string, Json>);
     const propertyOf = (name: string): Json =>
       (inputProps[name] ?? branchProps.find((p) => p[name])?.[name] ?? { type: 'string' }) as Json;
-    const parameters: Json[] = pathParams.map((name) => ({
-      name,
-      in: 'path',
-      required: true,
-      schema: toComponents(propertyOf(name)),
-    }));
+    const parameters: Json[] = [{ $ref: '#/components/parameters/RequestId' }];
+    parameters.push(
+      ...pathParams.map((name) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: toComponents(propertyOf(name)),
+      })),
+    );
     if (route.in === 'query') {
       const renamed = Object.fromEntries(Object.entries(route.query_names ?? {}).map(([q, f]) => [f, q]));
       const required = (input.required ?? []) as string[];
@@ -146,15 +153,17 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${bodyTitle}` } } },
       };
     }
+    const requestId = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
     const problem = {
+      headers: requestId,
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
     };
     const responses: Record<string, Json> = {
       [String(route.status)]: {
         description: op.summary,
-        ...(route.location
-          ? { headers: { Location: { description: 'Where the new record is', schema: { type: 'string' } } } }
-          : {}),
+        headers: route.location
+          ? { ...requestId, Location: { description: 'Where the new record is', schema: { type: 'string' } } }
+          : requestId,
         content: { 'application/json': { schema: use(op.output) } },
       },
     };
@@ -178,7 +187,7 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
       summary: op.summary,
       description: String(input.description ?? ''),
       tags: [route.tag],
-      ...(parameters.length > 0 ? { parameters } : {}),
+      parameters,
       ...(requestBody ? { requestBody } : {}),
       responses,
     };
@@ -204,6 +213,18 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
     paths,
     components: {
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+      parameters: {
+        RequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description: `${REQUEST_ID} One the room cannot use (longer, or other characters) is replaced by a fresh one, not refused.`,
+          schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[\\x21-\\x7e]+$' },
+        },
+      },
+      headers: {
+        RequestId: { description: REQUEST_ID, schema: { type: 'string' } },
+      },
       securitySchemes: {
         session: { type: 'http', scheme: 'bearer', description: 'A session token (ce session create)' },
       },

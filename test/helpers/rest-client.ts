@@ -32,6 +32,9 @@ export function routeOf(operationId: OperationId): Route & { responseSchema: str
 /** The statuses each operation answered with over real HTTP, across every client of the test file. */
 export const observed = new Map<OperationId, Set<number>>();
 
+/** Answers observed without the X-Request-Id the document gives every answer: `operationId status`. */
+export const withoutRequestId = new Set<string>();
+
 /** The statuses the OpenAPI document lists for an operation. */
 export function documentedStatuses(operationId: OperationId): number[] {
   const route = routeOf(operationId);
@@ -56,6 +59,7 @@ export function restClient(baseUrl: string, token: string | null, headers: Recor
       let statuses = observed.get(operationId);
       if (!statuses) observed.set(operationId, (statuses = new Set()));
       statuses.add(response.status);
+      if (!response.headers.get('x-request-id')) withoutRequestId.add(`${operationId} ${response.status}`);
       return undefined;
     },
   });

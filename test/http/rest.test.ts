@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/openapi-types.js';
+import openapi from '../../generated/openapi.json' with { type: 'json' };
 import { restRoutes } from '../../generated/operations.js';
 import { readRuntimeFile } from '../../src/http/runtime-file.js';
 import { failArtifactWrites } from '../helpers/fail-artifact-writes.js';
@@ -18,6 +19,7 @@ import {
   type OperationId,
   type RestClient,
   type RestWorld,
+  withoutRequestId,
 } from '../helpers/rest-client.js';
 
 type Proposal = components['schemas']['Proposal'];
@@ -1997,5 +1999,24 @@ describe('coverage against the OpenAPI document', () => {
     // Every status the document lists is one the route really gives; the disk's refusals (503, 507) of every
     // change are given by the fault-injection tests (test/http/disk-faults.test.ts), not here.
     expect(documented.filter((status) => !seen.includes(status) && status !== 503 && status !== 507)).toEqual([]);
+  });
+
+  it('X-Request-Id: every operation takes it, every response declares it, and every answer seen carried it', () => {
+    const document = openapi as unknown as {
+      paths: Record<string, Record<string, { parameters: { $ref?: string }[]; responses: Record<string, any> }>>;
+      components: { parameters: Record<string, { name: string; in: string }> };
+    };
+    expect(document.components.parameters.RequestId).toMatchObject({ name: 'X-Request-Id', in: 'header' });
+    for (const route of restRoutes) {
+      const op = document.paths[route.path]![route.method.toLowerCase()]!;
+      expect(op.parameters, route.operationId).toContainEqual({ $ref: '#/components/parameters/RequestId' });
+      for (const [status, response] of Object.entries(op.responses)) {
+        expect(response.headers?.['X-Request-Id'], `${route.operationId} ${status}`).toEqual({
+          $ref: '#/components/headers/RequestId',
+        });
+      }
+    }
+    expect(observed.size).toBe(restRoutes.length);
+    expect([...withoutRequestId]).toEqual([]);
   });
 });
