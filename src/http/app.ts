@@ -54,6 +54,7 @@ export function createApp(
     allowOrigins: options.allowedOrigins ?? [],
     interfaceAddresses: options.interfaceAddresses ?? [],
     settings: () => roomSettings(room),
+    ...(logger ? { onRefused: (warning: string) => logger.warn({}, warning) } : {}),
   });
   const server = new McpServer(room);
   const actor = requestActor(room, options.operatorToken ?? null);

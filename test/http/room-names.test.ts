@@ -6,6 +6,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MAX_REFUSED_SAID } from '../../src/http/middleware/room-names.js';
 import { listHandoffs, LOCAL_OPERATOR } from '../helpers/engine.js';
 import { requestMeta } from '../helpers/mcp-wire.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -344,4 +345,38 @@ describe('names kept in the room’s settings', () => {
     }
     expect(await settings(s.tokens.admin, 'GET')).toEqual(before);
   });
+});
+
+test('the operator is told of each refused Host and Origin once, and of at most MAX_REFUSED_SAID names', async () => {
+  const warnings: string[] = [];
+  const ignore = () => {};
+  const s = await startTestServer({
+    logger: {
+      logsInfo: false,
+      info: ignore,
+      warn: (_fields, message) => warnings.push(message),
+      error: ignore,
+      infoLine: ignore,
+    },
+  });
+  try {
+    const port = new URL(s.http.baseUrl).port;
+    const own = `127.0.0.1:${port}`;
+    for (let i = 0; i < 3; i++)
+      expect((await send(s, 'GET', '/healthz', { host: 'proxy.internal:8080' })).status).toBe(403);
+    const fromElsewhere = { host: own, origin: 'https://app.example', authorization: `Bearer ${s.tokens.admin}` };
+    for (let i = 0; i < 2; i++) {
+      expect((await send(s, 'GET', '/workspace/artifact', fromElsewhere)).status).toBe(403);
+    }
+    expect((await send(s, 'GET', '/healthz', { host: own })).status).toBe(200);
+    expect(warnings).toEqual([
+      'refused requests naming Host "proxy.internal:8080", not a name of this room (ce serve --allow-host NAME adds one); said once for each name',
+      'refused requests naming Origin "https://app.example", not a name of this room (ce serve --allow-origin URL allows one); said once for each name',
+    ]);
+    for (let i = 0; i < MAX_REFUSED_SAID + 5; i++) await send(s, 'GET', '/healthz', { host: `scan${i}.example` });
+    expect(warnings).toHaveLength(MAX_REFUSED_SAID);
+    expect(warnings.at(-1)).toMatch(/^refused requests naming Host "scan29\.example"/);
+  } finally {
+    await s.stop();
+  }
 });

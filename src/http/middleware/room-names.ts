@@ -19,7 +19,16 @@ export interface RoomNamesOptions {
   interfaceAddresses?: readonly string[];
   /** The room's settings (engine roomSettings): more hosts and origins, changed while the room runs. */
   settings?: () => { allowed_hosts: readonly string[]; allowed_origins: readonly string[] };
+  /** Told the first time each name is refused (up to MAX_REFUSED_SAID names): the operator's warning. */
+  onRefused?: (warning: string) => void;
 }
+
+/**
+ * Names whose refusal is told (onRefused), once each: behind a proxy that
+ * sends its own name, every request is refused and the log said only 403;
+ * a scanner trying many names must not fill the log.
+ */
+export const MAX_REFUSED_SAID = 32;
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
@@ -78,6 +87,8 @@ export class RoomNames {
   private readonly origins: Set<string>;
   /** The settings' names, made again when the settings change. */
   private fromSettings: { of: unknown; hosts: HostSet; origins: Set<string> } | null = null;
+  /** Refused names already told (`Host x`, `Origin y`). */
+  private readonly said = new Set<string>();
 
   constructor(private readonly options: RoomNamesOptions) {
     this.origins = new Set((options.allowOrigins ?? []).map((origin) => withoutSlash(origin.toLowerCase())));
@@ -118,6 +129,18 @@ export class RoomNames {
     return settings !== null && inHostSet(settings.hosts, value);
   }
 
+  /** Tells onRefused of a refused Host or Origin the first time it is refused; the value quoted, at most 200 characters. */
+  refused(header: 'Host' | 'Origin', value: string): void {
+    const key = `${header} ${value}`;
+    if (!this.options.onRefused || this.said.has(key) || this.said.size >= MAX_REFUSED_SAID) return;
+    this.said.add(key);
+    const shown = JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
+    const fix = header === 'Host' ? '--allow-host NAME adds one' : '--allow-origin URL allows one';
+    this.options.onRefused(
+      `refused requests naming ${header} ${shown}, not a name of this room (ce serve ${fix}); said once for each name`,
+    );
+  }
+
   /** An origin allowed by name (--allow-origin, the settings), or one whose host is a name of this room. */
   originAllowed(origin: string): boolean {
     const named = origin.toLowerCase();
@@ -135,6 +158,7 @@ export class RoomNames {
 /** Host must name this room: anything else is refused before authentication, whatever the route. */
 export function hostRefusal(names: RoomNames, host: string): Refusal | null {
   if (host !== '' && names.hostAllowed(host)) return null;
+  names.refused('Host', host);
   return new Refusal(
     403,
     'forbidden',
@@ -163,6 +187,7 @@ const WEB_SCHEME = /^https?:\/\//i;
 /** Why a request from `origin` (the Origin header, '' when none) is refused; null when it is not. */
 export function originRefusal(names: RoomNames, origin: string): Refusal | null {
   if (!origin || names.originAllowed(origin)) return null;
+  names.refused('Origin', origin);
   return new Refusal(
     403,
     'forbidden',
