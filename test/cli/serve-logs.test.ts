@@ -45,6 +45,7 @@ test('a line per request, with what it was and who asked, and no token', SLOW, a
   expect(created.body.result.isError).not.toBe(true);
   await fetch(`${base}/healthz`);
   await fetch(`${served.restUrl}/session`, { headers: { authorization: 'Bearer cr_not_a_token' } });
+  await fetch(`${base}/rooms/team/workspace/session?x=1`, { headers: { authorization: `Bearer ${token}` } });
   const operatorToken = readRuntimeFile(file)!.operator_token;
   expect(await served.stop()).toBe(0);
 
@@ -63,6 +64,15 @@ test('a line per request, with what it was and who asked, and no token', SLOW, a
     },
     { method: 'GET', route: '/healthz', status: 200, participant: null, msg: 'request' },
     { method: 'GET', route: '/workspace/session', status: 401, participant: null, msg: 'request' },
+    // No route took it (a proxy's prefix, say): the path asked for says why.
+    {
+      method: 'GET',
+      route: null,
+      status: 404,
+      participant: null,
+      path: '/rooms/team/workspace/session',
+      msg: 'request',
+    },
   ]);
   expect(requests[0]).toMatchObject({ req_id: 'req-1', level: 30, duration_ms: expect.any(Number) });
   for (const line of requests.slice(1)) expect(line.req_id).toMatch(/^[0-9a-f-]{36}$/);

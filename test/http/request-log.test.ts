@@ -4,7 +4,7 @@
 // stay right.
 import { expect, test } from 'vitest';
 import { ByFields } from '../../src/http/observe/by-fields.js';
-import { mcpFacts } from '../../src/http/observe/request-facts.js';
+import { askedPath, mcpFacts } from '../../src/http/observe/request-facts.js';
 import { requestLog, type RoomLogger } from '../../src/http/observe/request-log.js';
 
 function capture(): { logger: RoomLogger; lines: Record<string, unknown>[] } {
@@ -68,4 +68,31 @@ test('ByFields: one value per combination of fields, all dropped past its limit'
   // The limit reached: the next kind made starts the kept ones over.
   expect(get('a', 1, null)).toBe('a/1/#4');
   expect(kept.values()).toEqual(['a/1/#4']);
+});
+
+test('a path no route took is in its line, cut at 200 characters, a token in it hidden', () => {
+  const { logger, lines } = capture();
+  const log = requestLog(logger);
+  const unmatched = (path: string) =>
+    ({
+      door: 'none',
+      method: 'GET',
+      template: null,
+      route: 'unmatched',
+      mcpMethod: null,
+      tool: null,
+      status: 404,
+      seconds: 0.001,
+      participant: null,
+      path: askedPath(path),
+    }) as const;
+  log('a', unmatched('/rooms/team/workspace/artifact'));
+  log('b', unmatched(`/x/${'y'.repeat(300)}`));
+  log('c', unmatched('/share/cr_AbC-12_x/artifact'));
+  expect(lines.map((line) => line.path)).toEqual([
+    '/rooms/team/workspace/artifact',
+    `/x/${'y'.repeat(197)}…`,
+    '/share/cr_…/artifact',
+  ]);
+  expect(lines[0]).toMatchObject({ route: null, status: 404, path: '/rooms/team/workspace/artifact' });
 });

@@ -25,6 +25,18 @@ export interface RequestFacts {
   seconds: number;
   /** Who the request acted as, once authentication ran. */
   participant: string | null;
+  /** The path asked for when no route took it (askedPath): a proxy's wrong prefix shows there. */
+  path?: string;
+}
+
+/**
+ * A path no route took, as the log may hold it: its first 200 characters,
+ * with anything that looks like a session or operator token (`cr_…`, as a
+ * client that put its token in the URL would) hidden.
+ */
+export function askedPath(path: string): string {
+  const kept = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  return kept.replace(/cr_[A-Za-z0-9_-]*/g, 'cr_…');
 }
 
 const OPS_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']);
@@ -89,6 +101,7 @@ export function startFacts(ctx: Koa.Context): () => RequestFacts {
       mcpMethod: null,
       tool: null,
       ...outcome,
+      ...(template === null ? { path: askedPath(ctx.path) } : {}),
     };
   };
 }

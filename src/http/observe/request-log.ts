@@ -1,8 +1,8 @@
 // One log line per request, when the room is given a logger: what was asked
-// (method, the route's template, MCP's method and tool), of whom (the
-// session's participant), how it ended (status) and how long it took, with
-// its request id. Never a token, a body or the file's content: only these
-// fields are written.
+// (method, the route's template, MCP's method and tool; the path when no
+// route took it), of whom (the session's participant), how it ended
+// (status) and how long it took, with its request id. Never a token, a body
+// or the file's content: only these fields are written.
 import { ByFields } from './by-fields.js';
 import type { RequestFacts } from './request-facts.js';
 
@@ -43,6 +43,7 @@ export function requestLog(logger: RoomLogger): (requestId: string, facts: Reque
     const { route, method, template, status, participant } = facts;
     const kind = kinds.get([route, method, template, status, participant], kindOf(facts));
     const duration = Math.round(facts.seconds * 1e6) / 1e3; // to the µs
-    logger.infoLine(`"req_id":${idJson(requestId)},${kind},"duration_ms":${duration}`, 'request');
+    const path = facts.path === undefined ? '' : `,"path":${JSON.stringify(facts.path)}`;
+    logger.infoLine(`"req_id":${idJson(requestId)},${kind}${path},"duration_ms":${duration}`, 'request');
   };
 }

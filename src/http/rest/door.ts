@@ -11,7 +11,7 @@ import { runOperation } from '../../engine/operations.js';
 import { bodyAndSender, type WithHeaders } from '../authenticate.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
 import { answerObserved, single, type Observer } from '../node-answer.js';
-import { participantOf } from '../observe/request-facts.js';
+import { askedPath, participantOf } from '../observe/request-facts.js';
 import { sendJson, sendText } from '../send.js';
 import { inputOf, inRouteTerms, locationOf, queryOf } from './operation-input.js';
 import { matchRoute, type RouteMatch } from './operation-routes.js';
@@ -121,6 +121,7 @@ export function restDoor(options: RestDoorOptions) {
           tool: null,
           ...outcome,
           participant,
+          ...(template === null ? { path: askedPath(path) } : {}),
         });
       });
     },
