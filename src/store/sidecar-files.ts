@@ -8,6 +8,7 @@ import {
   chmodSync,
   closeSync,
   constants,
+  existsSync,
   fchmodSync,
   fstatSync,
   lstatSync,
@@ -153,6 +154,8 @@ export function notWritableHere(file: string, error: unknown): DomainError | nul
  * the database file's mode; bits are only ever taken away here, never added.
  */
 export function keepWithinArtifactBits(file: string, artifactPath: string): void {
+  // No file yet (a restore into a new place): the room writes it from the sidecar, with the sidecar's bits.
+  if (!existsSync(artifactPath)) return;
   const allowed = artifactBits(artifactPath);
   for (const path of [file, `${file}-wal`, `${file}-shm`]) {
     let mode: number;

@@ -242,6 +242,21 @@ test('a backup of a read-only file, and a restore onto it, give the sidecar its 
   okJson(await ce(['participant', 'add', file, 'bob', '--json']));
 });
 
+test('a restore into a new place gives the file and its sidecar the backup file’s bits, as a copy would have', async () => {
+  const { file } = prepareRoom();
+  const backup = path.join(tempDir(), 'notes.md');
+  okJson(await ce(['backup', file, backup, '--json']));
+  for (const bits of [0o644, 0o640]) {
+    chmodSync(backup, bits);
+    const restored = path.join(tempDir(), 'notes.md');
+    okJson(await ce(['restore', backup, restored, '--json']));
+    expect(statSync(restored).mode & 0o777).toBe(bits);
+    expect(statSync(sidecarPath(restored)).mode & 0o777).toBe(bits);
+    okJson(await ce(['participant', 'add', restored, 'bob', '--json']));
+    expect(statSync(sidecarPath(restored)).mode & 0o777).toBe(bits);
+  }
+});
+
 test('a session revoked since the backup was made stays revoked after the restore; with no room there, ce says so', async () => {
   const { file, token } = prepareRoom();
   const backup = path.join(tempDir(), 'notes.md');

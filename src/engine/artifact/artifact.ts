@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ArtifactReadOutput, Revision } from '../../../generated/types.js';
 import { hashBytes, readArtifactBytes, realTarget, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { RevisionRow } from '../../store/rows.js';
+import { dataBits } from '../../store/sidecar-files.js';
 import { type Actor } from '../access.js';
 import { DomainError } from '../../errors.js';
 import { appendHistory, toRevision } from '../history.js';
@@ -103,7 +104,10 @@ function settleFileRewrite(room: Room): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  if (onDisk === null || hashBytes(onDisk) !== revision.hash) writeArtifactFileAtomically(room.artifactPath, bytes);
+  if (onDisk === null || hashBytes(onDisk) !== revision.hash) {
+    // A file not there (restored into a new place) gets the sidecar's bits, which the restore took from the backup's file.
+    writeArtifactFileAtomically(room.artifactPath, bytes, { mode: dataBits(room.sidecar.path) });
+  }
   change(
     room,
     ({ record }) => {
