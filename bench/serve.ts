@@ -528,7 +528,7 @@ try {
       '1.11 (10,001 handoffs)',
     ),
     row('the same for `handoff_list`, its first page (the newest 50)', figures.scaleList, ratio, ['≥', 0.9]),
-    row('the same for `workspace_history`, its first page (the newest 100 entries)', figures.scaleHistory, ratio, [
+    row('the same for `workspace_history`, its first page (the oldest 100 entries)', figures.scaleHistory, ratio, [
       '≥',
       0.9,
     ]),

@@ -1389,7 +1389,7 @@ export const toolCatalog = [
   {
     name: 'workspace_history',
     title: "Read the room's history",
-    description: "The room's revisions and decisions, oldest first, after a cursor.",
+    description: "The room's revisions and decisions, a page at a time.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -1399,7 +1399,13 @@ export const toolCatalog = [
           minimum: 0,
           maximum: 9007199254740991,
           default: 0,
-          description: 'Only entries after this id (0 for the first).',
+          description: 'Entries after this id (0 for the first).',
+        },
+        before: {
+          title: 'Before entry',
+          type: 'integer',
+          minimum: 0,
+          description: 'Latest first, before this id (0 for the latest).',
         },
         limit: {
           title: 'Limit',
@@ -1444,6 +1450,9 @@ export const toolCatalog = [
               },
             },
             next_after: {
+              type: 'integer',
+            },
+            next_before: {
               type: 'integer',
             },
             has_more: {

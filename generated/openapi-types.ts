@@ -397,7 +397,7 @@ export interface paths {
         };
         /**
          * The room's history after a cursor
-         * @description Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).
+         * @description Pages through the room's history, oldest first after a cursor (an entry id; 0 or absent for the start), or with before latest first (0 for the latest).
          */
         get: operations["listHistory"];
         put?: never;
@@ -1502,11 +1502,13 @@ export interface components {
         WebOrigin: string;
         /**
          * WorkspaceHistoryOutput
-         * @description A page of history; pass next_after to read on. has_more is false on the last page.
+         * @description A page of history; pass next_after to read on (the entries after this page's newest), or, paging back with before, next_before (those before its oldest). has_more is false on the last page of the way it reads.
          */
         WorkspaceHistoryOutput: {
             entries: components["schemas"]["HistoryEntry"][];
             next_after: number;
+            /** @description Paging back with before, when the page holds entries: the before of the next page, the oldest entry's id on this one. */
+            next_before?: number;
             has_more: boolean;
         };
         /**
@@ -3835,6 +3837,7 @@ export interface operations {
         parameters: {
             query?: {
                 after?: number;
+                before?: number;
                 limit?: number;
             };
             header?: {

@@ -1067,7 +1067,7 @@ export const operations = {
     mcp: {
       tool: 'workspace_history',
       title: "Read the room's history",
-      description: "The room's revisions and decisions, oldest first, after a cursor.",
+      description: "The room's revisions and decisions, a page at a time.",
       destructive: false,
       idempotent: true,
     },
@@ -1083,6 +1083,10 @@ export const operations = {
           field: 'after',
         },
         {
+          name: 'before',
+          field: 'before',
+        },
+        {
           name: 'limit',
           field: 'limit',
         },
@@ -1090,7 +1094,7 @@ export const operations = {
     },
     cli: {
       command: 'history',
-      example: 'ce history notes.md --after 20 --limit 10',
+      example: 'ce history notes.md --before 0 --limit 10',
       arguments: [],
       options: [
         {
@@ -1099,6 +1103,14 @@ export const operations = {
           kind: 'integer',
           required: false,
           description: 'only entries after this id (the "more" line of the previous page)',
+        },
+        {
+          flags: '--before <id>',
+          field: 'before',
+          kind: 'integer',
+          required: false,
+          description:
+            'the latest first: only entries before this id, 0 for the latest (the "more" line of the previous page)',
         },
         {
           flags: '--limit <n>',

@@ -61,7 +61,11 @@ export const INPUT_LIMITS = {
   rejectProposal: { proposal_id: { maxLength: 100 }, note: { maxLength: 2000 } },
   withdrawProposal: { proposal_id: { maxLength: 100 }, note: { maxLength: 2000 } },
   readArtifact: {},
-  listHistory: { after: { minimum: 0, maximum: 9007199254740991 }, limit: { minimum: 1, maximum: 500 } },
+  listHistory: {
+    after: { minimum: 0, maximum: 9007199254740991 },
+    before: { minimum: 0 },
+    limit: { minimum: 1, maximum: 500 },
+  },
   listParticipants: {},
   addParticipant: { name: { maxLength: 64 } },
   removeParticipant: { name: { maxLength: 64 } },

@@ -1460,23 +1460,27 @@ export interface TaskUpdateOutput {
   answered: InputKey[];
 }
 /**
- * Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).
+ * Pages through the room's history, oldest first after a cursor (an entry id; 0 or absent for the start), or with before latest first (0 for the latest).
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "WorkspaceHistoryInput".
  */
 export interface WorkspaceHistoryInput {
   /**
-   * Only entries after this id (0 for the first).
+   * Entries after this id (0 for the first).
    */
   after?: number;
+  /**
+   * Latest first, before this id (0 for the latest).
+   */
+  before?: number;
   /**
    * How many entries at most.
    */
   limit?: number;
 }
 /**
- * A page of history; pass next_after to read on. has_more is false on the last page.
+ * A page of history; pass next_after to read on (the entries after this page's newest), or, paging back with before, next_before (those before its oldest). has_more is false on the last page of the way it reads.
  *
  * This interface was referenced by `CommonRoomSchemas`'s JSON-Schema
  * via the `definition` "WorkspaceHistoryOutput".
@@ -1484,6 +1488,10 @@ export interface WorkspaceHistoryInput {
 export interface WorkspaceHistoryOutput {
   entries: HistoryEntry[];
   next_after: number;
+  /**
+   * Paging back with before, when the page holds entries: the before of the next page, the oldest entry's id on this one.
+   */
+  next_before?: number;
   has_more: boolean;
 }
 export interface WorkspaceProposeInput2 {

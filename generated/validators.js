@@ -28028,16 +28028,22 @@ export const validateWorkspaceHistoryInput = validate336;
 const schema138 = {
   title: "WorkspaceHistoryInput",
   description:
-    "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
+    "Pages through the room's history, oldest first after a cursor (an entry id; 0 or absent for the start), or with before latest first (0 for the latest).",
   type: "object",
   properties: {
     after: {
       title: "After entry",
-      description: "Only entries after this id (0 for the first).",
+      description: "Entries after this id (0 for the first).",
       type: "integer",
       minimum: 0,
       maximum: 9007199254740991,
       default: 0,
+    },
+    before: {
+      title: "Before entry",
+      description: "Latest first, before this id (0 for the latest).",
+      type: "integer",
+      minimum: 0,
     },
     limit: {
       title: "Limit",
@@ -28073,7 +28079,7 @@ function validate336(
       data.limit = 100;
     }
     for (const key0 in data) {
-      if (!(key0 === "after" || key0 === "limit")) {
+      if (!(key0 === "after" || key0 === "before" || key0 === "limit")) {
         const err0 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -28149,9 +28155,50 @@ function validate336(
         errors++;
       }
     }
-    let data1 = data.limit;
-    if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
-      const err4 = {
+    if (data.before !== undefined) {
+      let data1 = data.before;
+      if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+        const err4 = {
+          instancePath: instancePath + "/before",
+          schemaPath: "#/properties/before/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema138.properties.before.type,
+          parentSchema: schema138.properties.before,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+      if (typeof data1 == "number" && isFinite(data1)) {
+        if (data1 < 0 || isNaN(data1)) {
+          const err5 = {
+            instancePath: instancePath + "/before",
+            schemaPath: "#/properties/before/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema138.properties.before,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      }
+    }
+    let data2 = data.limit;
+    if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+      const err6 = {
         instancePath: instancePath + "/limit",
         schemaPath: "#/properties/limit/type",
         keyword: "type",
@@ -28159,18 +28206,18 @@ function validate336(
         message: "must be integer",
         schema: schema138.properties.limit.type,
         parentSchema: schema138.properties.limit,
-        data: data1,
+        data: data2,
       };
       if (vErrors === null) {
-        vErrors = [err4];
+        vErrors = [err6];
       } else {
-        vErrors.push(err4);
+        vErrors.push(err6);
       }
       errors++;
     }
-    if (typeof data1 == "number" && isFinite(data1)) {
-      if (data1 > 500 || isNaN(data1)) {
-        const err5 = {
+    if (typeof data2 == "number" && isFinite(data2)) {
+      if (data2 > 500 || isNaN(data2)) {
+        const err7 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
@@ -28178,17 +28225,17 @@ function validate336(
           message: "must be <= 500",
           schema: 500,
           parentSchema: schema138.properties.limit,
-          data: data1,
+          data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err7];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err7);
         }
         errors++;
       }
-      if (data1 < 1 || isNaN(data1)) {
-        const err6 = {
+      if (data2 < 1 || isNaN(data2)) {
+        const err8 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
@@ -28196,18 +28243,18 @@ function validate336(
           message: "must be >= 1",
           schema: 1,
           parentSchema: schema138.properties.limit,
-          data: data1,
+          data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err8];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err8);
         }
         errors++;
       }
     }
   } else {
-    const err7 = {
+    const err9 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -28218,9 +28265,9 @@ function validate336(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err7];
+      vErrors = [err9];
     } else {
-      vErrors.push(err7);
+      vErrors.push(err9);
     }
     errors++;
   }
@@ -28232,11 +28279,18 @@ validate336.evaluated = { props: true, dynamicProps: false, dynamicItems: false 
 export const validateWorkspaceHistoryOutput = validate337;
 const schema139 = {
   title: "WorkspaceHistoryOutput",
-  description: "A page of history; pass next_after to read on. has_more is false on the last page.",
+  description:
+    "A page of history; pass next_after to read on (the entries after this page's newest), or, paging back with before, next_before (those before its oldest). has_more is false on the last page of the way it reads.",
   type: "object",
   properties: {
     entries: { type: "array", items: { $ref: "#/$defs/HistoryEntry" } },
     next_after: { type: "integer", minimum: 0 },
+    next_before: {
+      description:
+        "Paging back with before, when the page holds entries: the before of the next page, the oldest entry's id on this one.",
+      type: "integer",
+      minimum: 1,
+    },
     has_more: { type: "boolean" },
   },
   required: ["entries", "next_after", "has_more"],
@@ -28312,7 +28366,7 @@ function validate337(
       errors++;
     }
     for (const key0 in data) {
-      if (!(key0 === "entries" || key0 === "next_after" || key0 === "has_more")) {
+      if (!(key0 === "entries" || key0 === "next_after" || key0 === "next_before" || key0 === "has_more")) {
         const err3 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -28409,17 +28463,17 @@ function validate337(
         }
       }
     }
-    if (data.has_more !== undefined) {
-      let data3 = data.has_more;
-      if (typeof data3 !== "boolean") {
+    if (data.next_before !== undefined) {
+      let data3 = data.next_before;
+      if (!(typeof data3 == "number" && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
         const err7 = {
-          instancePath: instancePath + "/has_more",
-          schemaPath: "#/properties/has_more/type",
+          instancePath: instancePath + "/next_before",
+          schemaPath: "#/properties/next_before/type",
           keyword: "type",
-          params: { type: "boolean" },
-          message: "must be boolean",
-          schema: schema139.properties.has_more.type,
-          parentSchema: schema139.properties.has_more,
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema139.properties.next_before.type,
+          parentSchema: schema139.properties.next_before,
           data: data3,
         };
         if (vErrors === null) {
@@ -28429,9 +28483,50 @@ function validate337(
         }
         errors++;
       }
+      if (typeof data3 == "number" && isFinite(data3)) {
+        if (data3 < 1 || isNaN(data3)) {
+          const err8 = {
+            instancePath: instancePath + "/next_before",
+            schemaPath: "#/properties/next_before/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 1 },
+            message: "must be >= 1",
+            schema: 1,
+            parentSchema: schema139.properties.next_before,
+            data: data3,
+          };
+          if (vErrors === null) {
+            vErrors = [err8];
+          } else {
+            vErrors.push(err8);
+          }
+          errors++;
+        }
+      }
+    }
+    if (data.has_more !== undefined) {
+      let data4 = data.has_more;
+      if (typeof data4 !== "boolean") {
+        const err9 = {
+          instancePath: instancePath + "/has_more",
+          schemaPath: "#/properties/has_more/type",
+          keyword: "type",
+          params: { type: "boolean" },
+          message: "must be boolean",
+          schema: schema139.properties.has_more.type,
+          parentSchema: schema139.properties.has_more,
+          data: data4,
+        };
+        if (vErrors === null) {
+          vErrors = [err9];
+        } else {
+          vErrors.push(err9);
+        }
+        errors++;
+      }
     }
   } else {
-    const err8 = {
+    const err10 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -28442,9 +28537,9 @@ function validate337(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err8];
+      vErrors = [err10];
     } else {
-      vErrors.push(err8);
+      vErrors.push(err10);
     }
     errors++;
   }

@@ -125,8 +125,12 @@ function openRoom(api: RoomApi, me: SessionGetOutput): void {
     }),
   );
   const historySection = h('section', { id: 'history', 'aria-labelledby': 'history-heading', class: 'panel' });
-  const history = new HistoryPager(historySection, (after) =>
-    api.rest((room) => room.GET('/workspace/history', { params: { query: { after, limit: HISTORY_PAGE } } })),
+  const history = new HistoryPager(historySection, (before) =>
+    api.rest((room) =>
+      room.GET('/workspace/history', {
+        params: { query: { before, limit: HISTORY_PAGE } },
+      }),
+    ),
   );
 
   $('sign-in').hidden = true;

@@ -4,16 +4,22 @@ exports.validate = validate145;
 const schema75 = {
   title: "WorkspaceHistoryInput",
   description:
-    "Pages through the room's history, oldest first, after a cursor (an entry id; 0 or absent for the start).",
+    "Pages through the room's history, oldest first after a cursor (an entry id; 0 or absent for the start), or with before latest first (0 for the latest).",
   type: "object",
   properties: {
     after: {
       title: "After entry",
-      description: "Only entries after this id (0 for the first).",
+      description: "Entries after this id (0 for the first).",
       type: "integer",
       minimum: 0,
       maximum: 9007199254740991,
       default: 0,
+    },
+    before: {
+      title: "Before entry",
+      description: "Latest first, before this id (0 for the latest).",
+      type: "integer",
+      minimum: 0,
     },
     limit: {
       title: "Limit",
@@ -49,7 +55,7 @@ function validate145(
       data.limit = 100;
     }
     for (const key0 in data) {
-      if (!(key0 === "after" || key0 === "limit")) {
+      if (!(key0 === "after" || key0 === "before" || key0 === "limit")) {
         const err0 = {
           instancePath,
           schemaPath: "#/additionalProperties",
@@ -125,9 +131,50 @@ function validate145(
         errors++;
       }
     }
-    let data1 = data.limit;
-    if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
-      const err4 = {
+    if (data.before !== undefined) {
+      let data1 = data.before;
+      if (!(typeof data1 == "number" && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
+        const err4 = {
+          instancePath: instancePath + "/before",
+          schemaPath: "#/properties/before/type",
+          keyword: "type",
+          params: { type: "integer" },
+          message: "must be integer",
+          schema: schema75.properties.before.type,
+          parentSchema: schema75.properties.before,
+          data: data1,
+        };
+        if (vErrors === null) {
+          vErrors = [err4];
+        } else {
+          vErrors.push(err4);
+        }
+        errors++;
+      }
+      if (typeof data1 == "number" && isFinite(data1)) {
+        if (data1 < 0 || isNaN(data1)) {
+          const err5 = {
+            instancePath: instancePath + "/before",
+            schemaPath: "#/properties/before/minimum",
+            keyword: "minimum",
+            params: { comparison: ">=", limit: 0 },
+            message: "must be >= 0",
+            schema: 0,
+            parentSchema: schema75.properties.before,
+            data: data1,
+          };
+          if (vErrors === null) {
+            vErrors = [err5];
+          } else {
+            vErrors.push(err5);
+          }
+          errors++;
+        }
+      }
+    }
+    let data2 = data.limit;
+    if (!(typeof data2 == "number" && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
+      const err6 = {
         instancePath: instancePath + "/limit",
         schemaPath: "#/properties/limit/type",
         keyword: "type",
@@ -135,18 +182,18 @@ function validate145(
         message: "must be integer",
         schema: schema75.properties.limit.type,
         parentSchema: schema75.properties.limit,
-        data: data1,
+        data: data2,
       };
       if (vErrors === null) {
-        vErrors = [err4];
+        vErrors = [err6];
       } else {
-        vErrors.push(err4);
+        vErrors.push(err6);
       }
       errors++;
     }
-    if (typeof data1 == "number" && isFinite(data1)) {
-      if (data1 > 500 || isNaN(data1)) {
-        const err5 = {
+    if (typeof data2 == "number" && isFinite(data2)) {
+      if (data2 > 500 || isNaN(data2)) {
+        const err7 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/maximum",
           keyword: "maximum",
@@ -154,17 +201,17 @@ function validate145(
           message: "must be <= 500",
           schema: 500,
           parentSchema: schema75.properties.limit,
-          data: data1,
+          data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err5];
+          vErrors = [err7];
         } else {
-          vErrors.push(err5);
+          vErrors.push(err7);
         }
         errors++;
       }
-      if (data1 < 1 || isNaN(data1)) {
-        const err6 = {
+      if (data2 < 1 || isNaN(data2)) {
+        const err8 = {
           instancePath: instancePath + "/limit",
           schemaPath: "#/properties/limit/minimum",
           keyword: "minimum",
@@ -172,18 +219,18 @@ function validate145(
           message: "must be >= 1",
           schema: 1,
           parentSchema: schema75.properties.limit,
-          data: data1,
+          data: data2,
         };
         if (vErrors === null) {
-          vErrors = [err6];
+          vErrors = [err8];
         } else {
-          vErrors.push(err6);
+          vErrors.push(err8);
         }
         errors++;
       }
     }
   } else {
-    const err7 = {
+    const err9 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -194,9 +241,9 @@ function validate145(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err7];
+      vErrors = [err9];
     } else {
-      vErrors.push(err7);
+      vErrors.push(err9);
     }
     errors++;
   }

@@ -1,5 +1,6 @@
-// The room's history, revisions and decisions, oldest first, a page at a
-// time: the page keeps the cursors it came by, so it can go back.
+// The room's history, revisions and decisions, newest first, a page at a
+// time: what happened lately first, as a person opening the room wants it;
+// the page keeps the cursors it came by, so it can come back.
 import type { HistoryEntry, WorkspaceHistoryOutput } from '../../generated/types.js';
 import { h, when } from '../dom.js';
 
@@ -27,7 +28,7 @@ function entryText(entry: HistoryEntry): string {
 }
 
 export class HistoryPager {
-  /** The cursor of each page shown so far; the last is the page on screen. */
+  /** The `before` of each page shown so far (0 for the latest); the last is the page on screen. */
   private cursors: number[] = [0];
   private readonly list = h('ol', { class: 'history', id: 'history-list' });
   private readonly position = h('span', { class: 'meta', id: 'history-page', role: 'status' });
@@ -36,14 +37,14 @@ export class HistoryPager {
 
   constructor(
     section: HTMLElement,
-    private readonly read: (after: number) => Promise<WorkspaceHistoryOutput>,
+    private readonly read: (before: number) => Promise<WorkspaceHistoryOutput>,
   ) {
     this.earlier.addEventListener('click', () => {
-      if (this.cursors.length > 1) this.cursors.pop();
+      if (this.next !== null) this.cursors.push(this.next);
       void this.refresh();
     });
     this.later.addEventListener('click', () => {
-      if (this.next !== null) this.cursors.push(this.next);
+      if (this.cursors.length > 1) this.cursors.pop();
       void this.refresh();
     });
     section.replaceChildren(
@@ -59,12 +60,12 @@ export class HistoryPager {
 
   /** Reads the page on screen again. */
   async refresh(): Promise<void> {
-    const after = this.cursors[this.cursors.length - 1] ?? 0;
+    const before = this.cursors[this.cursors.length - 1] ?? 0;
     const ask = ++this.asked;
-    const page = await this.read(after);
-    // A read begun before another (a live update's, then Later pressed) must not draw its older page over it.
+    const page = await this.read(before);
+    // A read begun before another (a live update's, then Earlier pressed) must not draw its older page over it.
     if (ask !== this.asked) return;
-    this.next = page.has_more ? page.next_after : null;
+    this.next = page.has_more ? (page.next_before ?? null) : null;
     this.list.replaceChildren(
       ...page.entries.map((entry) =>
         h(
@@ -81,8 +82,8 @@ export class HistoryPager {
     this.position.textContent = `page ${this.cursors.length}`;
     // A button disabled under the focus drops it: the focus goes to the other one, to page back.
     const focused = document.activeElement;
-    this.earlier.disabled = this.cursors.length === 1;
-    this.later.disabled = this.next === null;
+    this.earlier.disabled = this.next === null;
+    this.later.disabled = this.cursors.length === 1;
     if (focused === this.later && this.later.disabled && !this.earlier.disabled) this.earlier.focus();
     if (focused === this.earlier && this.earlier.disabled && !this.later.disabled) this.later.focus();
   }

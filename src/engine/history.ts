@@ -1,6 +1,7 @@
 import type { InputOf } from '../../generated/operations.js';
 import type { HistoryEntry, Revision, WorkspaceHistoryOutput } from '../../generated/types.js';
 import type { HistoryRow, RevisionRow } from '../store/rows.js';
+import { invalidField } from '../errors.js';
 import { type Actor } from './access.js';
 import { toTimestamp } from './clock.js';
 import type { Room } from './room.js';
@@ -47,13 +48,31 @@ function toHistoryEntry(room: Room, row: HistoryRow): HistoryEntry {
   };
 }
 
-/** workspace_history: revisions and decisions, oldest first, after a cursor. */
+/**
+ * workspace_history: revisions and decisions, oldest first after a cursor,
+ * or latest first before one (`before`, 0 for the latest: a person's view,
+ * what happened lately). next_after is always the page's newest entry, so a
+ * client that read the latest page can follow what comes after it.
+ */
 export function listHistory(room: Room, actor: Actor, args: InputOf<'listHistory'>): WorkspaceHistoryOutput {
-  const rows = room.workspace.listHistory(args.after, args.limit + 1);
+  if (args.before === undefined) {
+    const rows = room.workspace.listHistory(args.after, args.limit + 1);
+    const page = rows.slice(0, args.limit);
+    return {
+      entries: page.map((row) => toHistoryEntry(room, row)),
+      next_after: page.length > 0 ? page[page.length - 1]!.id : args.after,
+      has_more: rows.length > args.limit,
+    };
+  }
+  if (args.after !== 0) throw invalidField('before', 'pages latest first, after oldest first: give one of them');
+  const rows = room.workspace.listHistoryBefore(args.before || Number.MAX_SAFE_INTEGER, args.limit + 1);
   const page = rows.slice(0, args.limit);
+  const entries = page.map((row) => toHistoryEntry(room, row));
+  if (page.length === 0) return { entries, next_after: Math.max(args.before - 1, 0), has_more: false };
   return {
-    entries: page.map((row) => toHistoryEntry(room, row)),
-    next_after: page.length > 0 ? page[page.length - 1]!.id : args.after,
+    entries,
+    next_after: page[0]!.id,
+    next_before: page[page.length - 1]!.id,
     has_more: rows.length > args.limit,
   };
 }

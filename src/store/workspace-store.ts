@@ -48,6 +48,7 @@ function prepareStatements(db: Database) {
     insertHistory: p(`INSERT INTO history (at, kind, actor, revision, proposal_id, handoff_id, note)
       VALUES (@at, @kind, @actor, @revision, @proposal_id, @handoff_id, @note)`),
     listHistory: p('SELECT * FROM history WHERE id > ? ORDER BY id LIMIT ?'),
+    listHistoryBefore: p('SELECT * FROM history WHERE id < ? ORDER BY id DESC LIMIT ?'),
   };
 }
 
@@ -141,5 +142,10 @@ export class WorkspaceStore {
   }
   listHistory(after: number, limit: number): HistoryRow[] {
     return this.s.listHistory.all(after, limit) as HistoryRow[];
+  }
+
+  /** Entries before `before`, newest first. */
+  listHistoryBefore(before: number, limit: number): HistoryRow[] {
+    return this.s.listHistoryBefore.all(before, limit) as HistoryRow[];
   }
 }

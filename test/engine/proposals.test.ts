@@ -275,6 +275,27 @@ test('history pages with a cursor across more than one page, and records handoff
   expect(pages).toBe(4);
   expect(seen).toEqual(['r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'handoff_approved']);
   expect(listHistory(room, alice, { after }).entries).toEqual([]);
+
+  // Latest first (before, 0 for the latest), then back with next_before; the first page's next_after follows what comes next.
+  const back: string[] = [];
+  let before = 0;
+  const firsts: number[] = [];
+  for (;;) {
+    const page = listHistory(room, alice, { before, limit: 3 });
+    back.push(...page.entries.map((e) => (e.kind === 'revision' ? `r${e.revision!.number}` : e.kind)));
+    firsts.push(page.next_after);
+    if (!page.has_more) break;
+    before = page.next_before!;
+  }
+  expect(back).toEqual(['handoff_approved', 'r6', 'r5', 'r4', 'r3', 'r2', 'r1']);
+  expect(firsts[0]).toBe(after);
+  expect(listHistory(room, alice, { before: 1 })).toEqual({ entries: [], next_after: 0, has_more: false });
+  expectRefused(
+    room,
+    () => listHistory(room, alice, { before: 3, after: 2 }),
+    'invalid_input',
+    'before pages latest first, after oldest first: give one of them',
+  );
 });
 
 describe('noise', () => {

@@ -1582,6 +1582,21 @@ describe('GET /workspace/history (listHistory)', () => {
       'listHistory',
     );
     expect(after).toMatchObject({ entries: [{ proposal_id: proposal.proposal_id }], has_more: false });
+
+    // Latest first (the page's view): before=0, then back with next_before.
+    const newest = expectOk(
+      await w.carol.GET('/workspace/history', { params: { query: { before: 0, limit: 1 } } }),
+      'listHistory',
+    );
+    expect(newest).toMatchObject({ entries: [{ id: all.entries[1]!.id }], has_more: true });
+    expect(newest.next_after).toBe(all.entries[1]!.id);
+    const older = expectOk(
+      await w.carol.GET('/workspace/history', {
+        params: { query: { before: newest.next_before! } },
+      }),
+      'listHistory',
+    );
+    expect(older).toMatchObject({ entries: [{ id: all.entries[0]!.id }], has_more: false });
   });
 
   it('400 for a bad query parameter, naming it', async () => {
@@ -1595,7 +1610,14 @@ describe('GET /workspace/history (listHistory)', () => {
       'invalid_input',
       'after must be <= 9007199254740991',
     );
-    expectProblem(await list({ before: 3 }), 400, 'invalid_input', "unknown query parameter 'before'");
+    expectProblem(await list({ since: 3 }), 400, 'invalid_input', "unknown query parameter 'since'");
+    expectProblem(
+      await list({ before: 3, after: 1 }),
+      400,
+      'invalid_input',
+      'before pages latest first, after oldest first: give one of them',
+    );
+    expectProblem(await list({ before: 'latest' }), 400, 'invalid_input', 'before must be integer');
   });
 
   it('403 without read', async () => {

@@ -83,7 +83,10 @@ export const proposalWithdrawn = ({ proposal }: ProposalOutput): string => decid
 /** The file's text as it is, ready to pipe; --json has the revision too. */
 export const artifactText = ({ content }: ArtifactReadOutput): string => content;
 
-export function history({ entries, next_after, has_more }: WorkspaceHistoryOutput, context: RenderContext): string {
+export function history(
+  { entries, next_after, next_before, has_more }: WorkspaceHistoryOutput,
+  context: RenderContext,
+): string {
   if (entries.length === 0) return 'no history';
   const table = columns(
     ['ID', 'AT', 'KIND', 'ACTOR', 'REVISION', 'AUTHOR', 'APPROVER', 'DETAIL'],
@@ -98,7 +101,10 @@ export function history({ entries, next_after, has_more }: WorkspaceHistoryOutpu
       detail(e),
     ]),
   );
-  return has_more ? `${table}\n\nmore: ${context.more({ '--after': next_after })}` : table;
+  if (!has_more) return table;
+  const next: Record<string, number> =
+    next_before === undefined ? { '--after': next_after } : { '--before': next_before };
+  return `${table}\n\nmore: ${context.more(next)}`;
 }
 
 const revision = ({ revision: r }: HistoryEntry): string => (r === null ? '-' : `${r.number} (${r.source})`);
