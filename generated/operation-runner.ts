@@ -67,14 +67,14 @@ export const operationValidators: { [K in OperationId]: ValidateFunction<Operati
   updateSettings: validateSettingsUpdateInput,
 };
 
-/** How the engine checks an input and who may act; the runner applies them in this order. */
+/** Who may act and how the engine checks an input; the runner applies them in this order. */
 export interface OperationAccess<Actor, Caller> {
-  /** The input as checked (defaults filled), or the engine's invalid_input error. */
-  check<T>(validate: ValidateFunction<T>, input: unknown): T;
   /** The participant acting, if the actor is one and holds the capability. */
   participant(actor: Actor, capability: Capability): Caller;
   /** The actor, if it holds the capability. */
   actor(actor: Actor, capability: Capability): Actor;
+  /** The input as checked (defaults filled), or the engine's invalid_input error. */
+  check<T>(validate: ValidateFunction<T>, input: unknown): T;
 }
 
 export type OperationRunner<Room, Actor> = <K extends OperationId>(
@@ -84,7 +84,7 @@ export type OperationRunner<Room, Actor> = <K extends OperationId>(
   input: unknown,
 ) => OperationTypes[K]['output'];
 
-/** runOperation over an engine: input checked, then access, then the engine function. */
+/** runOperation over an engine: access, then the input checked, then the engine function. */
 export function createOperationRunner<Room, Actor, Caller>(
   engine: EngineOperations<Room, Actor, Caller>,
   access: OperationAccess<Actor, Caller>,
@@ -93,128 +93,127 @@ export function createOperationRunner<Room, Actor, Caller>(
   function run(room: Room, actor: Actor, id: OperationId, input: unknown): OperationTypes[OperationId]['output'] {
     switch (id) {
       case 'createHandoff': {
-        const args = access.check(operationValidators.createHandoff, input);
-        return engine.createHandoff(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.createHandoff(room, acting, access.check(operationValidators.createHandoff, input));
       }
       case 'listHandoffs': {
-        const args = access.check(operationValidators.listHandoffs, input);
-        return engine.listHandoffs(room, access.actor(actor, 'read'), args);
+        const acting = access.actor(actor, 'read');
+        return engine.listHandoffs(room, acting, access.check(operationValidators.listHandoffs, input));
       }
       case 'getHandoff': {
-        const args = access.check(operationValidators.getHandoff, input);
-        return engine.getHandoff(room, access.actor(actor, 'read'), args);
+        const acting = access.actor(actor, 'read');
+        return engine.getHandoff(room, acting, access.check(operationValidators.getHandoff, input));
       }
       case 'acceptHandoff': {
-        const args = access.check(operationValidators.acceptHandoff, input);
-        return engine.acceptHandoff(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.acceptHandoff(room, acting, access.check(operationValidators.acceptHandoff, input));
       }
       case 'requestHandoffInput': {
-        const args = access.check(operationValidators.requestHandoffInput, input);
-        return engine.requestHandoffInput(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.requestHandoffInput(room, acting, access.check(operationValidators.requestHandoffInput, input));
       }
       case 'answerHandoffInput': {
-        const args = access.check(operationValidators.answerHandoffInput, input);
-        return engine.answerHandoffInput(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.answerHandoffInput(room, acting, access.check(operationValidators.answerHandoffInput, input));
       }
       case 'reportProgress': {
-        const args = access.check(operationValidators.reportProgress, input);
-        return engine.reportProgress(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.reportProgress(room, acting, access.check(operationValidators.reportProgress, input));
       }
       case 'completeHandoff': {
-        const args = access.check(operationValidators.completeHandoff, input);
-        return engine.completeHandoff(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.completeHandoff(room, acting, access.check(operationValidators.completeHandoff, input));
       }
       case 'approveHandoff': {
-        const args = access.check(operationValidators.approveHandoff, input);
-        return engine.approveHandoff(room, access.participant(actor, 'approve'), args);
+        const acting = access.participant(actor, 'approve');
+        return engine.approveHandoff(room, acting, access.check(operationValidators.approveHandoff, input));
       }
       case 'rejectHandoff': {
-        const args = access.check(operationValidators.rejectHandoff, input);
-        return engine.rejectHandoff(room, access.participant(actor, 'approve'), args);
+        const acting = access.participant(actor, 'approve');
+        return engine.rejectHandoff(room, acting, access.check(operationValidators.rejectHandoff, input));
       }
       case 'listHandoffEvents': {
-        const args = access.check(operationValidators.listHandoffEvents, input);
-        return engine.listHandoffEvents(room, access.actor(actor, 'read'), args);
+        const acting = access.actor(actor, 'read');
+        return engine.listHandoffEvents(room, acting, access.check(operationValidators.listHandoffEvents, input));
       }
       case 'getTask': {
-        const args = access.check(operationValidators.getTask, input);
-        return engine.getTask(room, access.participant(actor, 'read'), args);
+        const acting = access.participant(actor, 'read');
+        return engine.getTask(room, acting, access.check(operationValidators.getTask, input));
       }
       case 'answerTaskInput': {
-        const args = access.check(operationValidators.answerTaskInput, input);
-        return engine.answerTaskInput(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.answerTaskInput(room, acting, access.check(operationValidators.answerTaskInput, input));
       }
       case 'cancelTask': {
-        const args = access.check(operationValidators.cancelTask, input);
-        return engine.cancelTask(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.cancelTask(room, acting, access.check(operationValidators.cancelTask, input));
       }
       case 'proposeChange': {
-        const args = access.check(operationValidators.proposeChange, input);
-        return engine.proposeChange(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.proposeChange(room, acting, access.check(operationValidators.proposeChange, input));
       }
       case 'listProposals': {
-        const args = access.check(operationValidators.listProposals, input);
-        return engine.listProposals(room, access.actor(actor, 'read'), args);
+        const acting = access.actor(actor, 'read');
+        return engine.listProposals(room, acting, access.check(operationValidators.listProposals, input));
       }
       case 'getProposal': {
-        const args = access.check(operationValidators.getProposal, input);
-        return engine.getProposal(room, access.actor(actor, 'read'), args);
+        const acting = access.actor(actor, 'read');
+        return engine.getProposal(room, acting, access.check(operationValidators.getProposal, input));
       }
       case 'approveProposal': {
-        const args = access.check(operationValidators.approveProposal, input);
-        return engine.approveProposal(room, access.participant(actor, 'approve'), args);
+        const acting = access.participant(actor, 'approve');
+        return engine.approveProposal(room, acting, access.check(operationValidators.approveProposal, input));
       }
       case 'rejectProposal': {
-        const args = access.check(operationValidators.rejectProposal, input);
-        return engine.rejectProposal(room, access.participant(actor, 'approve'), args);
+        const acting = access.participant(actor, 'approve');
+        return engine.rejectProposal(room, acting, access.check(operationValidators.rejectProposal, input));
       }
       case 'withdrawProposal': {
-        const args = access.check(operationValidators.withdrawProposal, input);
-        return engine.withdrawProposal(room, access.participant(actor, 'write'), args);
+        const acting = access.participant(actor, 'write');
+        return engine.withdrawProposal(room, acting, access.check(operationValidators.withdrawProposal, input));
       }
       case 'readArtifact': {
-        const args = access.check(operationValidators.readArtifact, input);
-        return engine.readArtifact(room, access.actor(actor, 'read'), args);
+        const acting = access.actor(actor, 'read');
+        return engine.readArtifact(room, acting, access.check(operationValidators.readArtifact, input));
       }
       case 'listHistory': {
-        const args = access.check(operationValidators.listHistory, input);
-        return engine.listHistory(room, access.actor(actor, 'read'), args);
+        const acting = access.actor(actor, 'read');
+        return engine.listHistory(room, acting, access.check(operationValidators.listHistory, input));
       }
       case 'listParticipants': {
-        const args = access.check(operationValidators.listParticipants, input);
-        return engine.listParticipants(room, access.actor(actor, 'read'), args);
+        const acting = access.actor(actor, 'read');
+        return engine.listParticipants(room, acting, access.check(operationValidators.listParticipants, input));
       }
       case 'addParticipant': {
-        const args = access.check(operationValidators.addParticipant, input);
-        return engine.addParticipant(room, access.actor(actor, 'admin'), args);
+        const acting = access.actor(actor, 'admin');
+        return engine.addParticipant(room, acting, access.check(operationValidators.addParticipant, input));
       }
       case 'removeParticipant': {
-        const args = access.check(operationValidators.removeParticipant, input);
-        return engine.removeParticipant(room, access.actor(actor, 'admin'), args);
+        const acting = access.actor(actor, 'admin');
+        return engine.removeParticipant(room, acting, access.check(operationValidators.removeParticipant, input));
       }
       case 'getSession': {
-        const args = access.check(operationValidators.getSession, input);
-        return engine.getSession(room, actor, args);
+        return engine.getSession(room, actor, access.check(operationValidators.getSession, input));
       }
       case 'listSessions': {
-        const args = access.check(operationValidators.listSessions, input);
-        return engine.listSessions(room, access.actor(actor, 'admin'), args);
+        const acting = access.actor(actor, 'admin');
+        return engine.listSessions(room, acting, access.check(operationValidators.listSessions, input));
       }
       case 'createSession': {
-        const args = access.check(operationValidators.createSession, input);
-        return engine.createSession(room, access.actor(actor, 'admin'), args);
+        const acting = access.actor(actor, 'admin');
+        return engine.createSession(room, acting, access.check(operationValidators.createSession, input));
       }
       case 'revokeSession': {
-        const args = access.check(operationValidators.revokeSession, input);
-        return engine.revokeSession(room, access.actor(actor, 'admin'), args);
+        const acting = access.actor(actor, 'admin');
+        return engine.revokeSession(room, acting, access.check(operationValidators.revokeSession, input));
       }
       case 'getSettings': {
-        const args = access.check(operationValidators.getSettings, input);
-        return engine.getSettings(room, access.actor(actor, 'admin'), args);
+        const acting = access.actor(actor, 'admin');
+        return engine.getSettings(room, acting, access.check(operationValidators.getSettings, input));
       }
       case 'updateSettings': {
-        const args = access.check(operationValidators.updateSettings, input);
-        return engine.updateSettings(room, access.actor(actor, 'admin'), args);
+        const acting = access.actor(actor, 'admin');
+        return engine.updateSettings(room, acting, access.check(operationValidators.updateSettings, input));
       }
     }
   }

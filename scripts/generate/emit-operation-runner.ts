@@ -1,7 +1,9 @@
 // generated/operation-runner.ts: the one place an operation is run. For each
-// operation of the table, in the table's order: its compiled input validator,
-// then who may act (a participant with the capability, or any actor with it),
-// then its engine function with the checked input. A switch rather than a
+// operation of the table, in the table's order: who may act (a participant
+// with the capability, or any actor with it), then its compiled input
+// validator, then its engine function with the checked input. Who first, as
+// HTTP has it (401, then 403, then 400): a session that may not act is told
+// so at once, not after mending an input it may not send anyway. A switch rather than a
 // lookup so that TypeScript checks each engine function's signature against
 // the operation's types, with no cast.
 import prettier from 'prettier';
@@ -28,14 +30,14 @@ export function emitOperationRunner(operations: Operation[]): Promise<string> {
     ...operations.map((op) => `  ${op.id}: validate${op.input},`),
     `};`,
     ``,
-    `/** How the engine checks an input and who may act; the runner applies them in this order. */`,
+    `/** Who may act and how the engine checks an input; the runner applies them in this order. */`,
     `export interface OperationAccess<Actor, Caller> {`,
-    `  /** The input as checked (defaults filled), or the engine's invalid_input error. */`,
-    `  check<T>(validate: ValidateFunction<T>, input: unknown): T;`,
     `  /** The participant acting, if the actor is one and holds the capability. */`,
     `  participant(actor: Actor, capability: Capability): Caller;`,
     `  /** The actor, if it holds the capability. */`,
     `  actor(actor: Actor, capability: Capability): Actor;`,
+    `  /** The input as checked (defaults filled), or the engine's invalid_input error. */`,
+    `  check<T>(validate: ValidateFunction<T>, input: unknown): T;`,
     `}`,
     ``,
     `export type OperationRunner<Room, Actor> = <K extends OperationId>(`,
@@ -45,7 +47,7 @@ export function emitOperationRunner(operations: Operation[]): Promise<string> {
     `  input: unknown,`,
     `) => OperationTypes[K]['output'];`,
     ``,
-    `/** runOperation over an engine: input checked, then access, then the engine function. */`,
+    `/** runOperation over an engine: access, then the input checked, then the engine function. */`,
     `export function createOperationRunner<Room, Actor, Caller>(`,
     `  engine: EngineOperations<Room, Actor, Caller>,`,
     `  access: OperationAccess<Actor, Caller>,`,
@@ -55,8 +57,12 @@ export function emitOperationRunner(operations: Operation[]): Promise<string> {
     `    switch (id) {`,
     ...operations.flatMap((op) => [
       `      case '${op.id}': {`,
-      `        const args = access.check(operationValidators.${op.id}, input);`,
-      `        return engine.${op.id}(room, ${who(op)}, args);`,
+      ...(who(op) === 'actor'
+        ? [`        return engine.${op.id}(room, actor, access.check(operationValidators.${op.id}, input));`]
+        : [
+            `        const acting = ${who(op)};`,
+            `        return engine.${op.id}(room, acting, access.check(operationValidators.${op.id}, input));`,
+          ]),
       `      }`,
     ]),
     `    }`,

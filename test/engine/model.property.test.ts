@@ -472,8 +472,9 @@ function runCreate(
   perform(r, 'create', name, predict(), () => createHandoff(r.room, session, input));
 
   function predict(): Prediction<HandoffCreateOutput> {
-    if (invalid) return refuse('invalid_input');
+    // Who may act is asked before the input is checked.
     if (!can(who, 'write')) return refuse('forbidden');
+    if (invalid) return refuse('invalid_input');
     const original = idem === null ? undefined : m.handoffs.find((h) => h.owner === p && h.idem === idem);
     if (original) {
       return {

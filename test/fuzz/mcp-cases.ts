@@ -4,7 +4,9 @@
 // the answer the reference's table gives for it.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
-import { mcpMethods, toolCatalog, type McpMethod } from '../../generated/mcp.js';
+import { mcpMethods, toolCatalog, toolOperations, type McpMethod } from '../../generated/mcp.js';
+import { operations } from '../../generated/operations.js';
+import type { Capability } from '../../generated/types.js';
 import type { Expectation } from './answer-rules.js';
 import type { WireRequest } from './wire.js';
 import {
@@ -55,6 +57,17 @@ export interface McpCall {
   id: string | number;
   /** The Tasks extension declared in _meta. */
   tasks: boolean;
+  /** The capabilities of the token's session. */
+  may?: readonly Capability[];
+}
+
+/** A tool's refusal of a session without the capability it needs, which comes before its arguments are checked. */
+function refusalOfWho(call: McpCall): Expectation | null {
+  if (call.method !== 'tools/call' || call.may === undefined) return null;
+  const operation = operations[toolOperations[call.params.name as keyof typeof toolOperations]];
+  return operation.capability !== null && !call.may.includes(operation.capability)
+    ? { is: 'tool-error', code: 'forbidden' }
+    : null;
 }
 
 const meta = (tasks: boolean) => ({
@@ -246,19 +259,19 @@ export function mcpCalls(world: FuzzWorld): fc.Arbitrary<McpCall> {
   return fc
     .record({
       shape,
-      token: fc.constantFrom(
-        tokens.alice,
-        tokens.alice,
-        tokens.bob,
-        tokens.carol,
-        tokens.dave,
-        tokens.admin,
-        tokens.approveOnly,
+      who: fc.constantFrom<{ token: string; may: Capability[] }>(
+        { token: tokens.alice, may: ['read', 'write'] },
+        { token: tokens.alice, may: ['read', 'write'] },
+        { token: tokens.bob, may: ['read', 'write'] },
+        { token: tokens.carol, may: ['read'] },
+        { token: tokens.dave, may: ['read', 'approve'] },
+        { token: tokens.admin, may: ['admin'] },
+        { token: tokens.approveOnly, may: ['approve'] },
       ),
       id: fc.oneof(fc.integer({ min: 0, max: 1_000_000 }), fc.string({ minLength: 1, maxLength: 12 })),
       tasks: fc.boolean(),
     })
-    .map(({ shape, token, id, tasks }) => ({ ...shape, token, id, tasks: shape.tasks || tasks }));
+    .map(({ shape, who, id, tasks }) => ({ ...shape, ...who, id, tasks: shape.tasks || tasks }));
 }
 
 // ---------------------------------------------------------------------------
@@ -278,6 +291,8 @@ export function expectForParams(
   params: Record<string, unknown>,
   path: JsonPath,
   deep: boolean,
+  /** The tool's refusal of who calls (refusalOfWho), which comes before its arguments are checked. */
+  whoRefused: Expectation | null = null,
 ): Expectation {
   const entry = mcpMethods[method as McpMethod];
   // The body is judged before its headers: nested past 64 levels, or a string that is not Unicode.
@@ -288,7 +303,8 @@ export function expectForParams(
   if (path.length === 1 && path[0] === entry.nameParam) return rpc(400, -32020);
   if (method === 'tools/call' && path[0] === 'arguments' && path.length > 1) {
     const validate = toolValidators.get(params.name as string)!;
-    return validate(params.arguments) ? { is: 'answered' } : { is: 'tool-error', code: 'invalid_input' };
+    if (validate(params.arguments)) return { is: 'answered' };
+    return whoRefused ?? { is: 'tool-error', code: 'invalid_input' };
   }
   return path[0] === '_meta' || method === 'subscriptions/listen' ? { is: 'any' } : { is: 'answered' };
 }
@@ -545,7 +561,7 @@ const changedParam: Build = (call) => {
       return base(
         call,
         `mcp ${where}: ${deep ? 'deeply nested' : 'changed'}`,
-        expectForParams(call.method, changed, path, deep),
+        expectForParams(call.method, changed, path, deep, refusalOfWho(call)),
         mcpRequest(call, mcpHeaders(call), body),
       );
     });
@@ -565,7 +581,7 @@ const extraArgument: Build = (call) =>
       return base(
         sent,
         'mcp tool argument: an extra one',
-        valid ? { is: 'answered' } : { is: 'tool-error', code: 'invalid_input' },
+        valid ? { is: 'answered' } : (refusalOfWho(call) ?? { is: 'tool-error', code: 'invalid_input' }),
       );
     });
 

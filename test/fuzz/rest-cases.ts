@@ -5,6 +5,7 @@
 import type { ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import { operations, restRoutes } from '../../generated/operations.js';
+import type { Capability } from '../../generated/types.js';
 import bundle from '../../generated/schema-bundle.json' with { type: 'json' };
 import * as validators from '../../generated/validators.js';
 import type { Expectation } from './answer-rules.js';
@@ -57,6 +58,16 @@ export interface RestCall {
   token: string;
   /** With the operator token: the participant it acts as (Commonroom-Participant). */
   actAs?: string;
+  /** What the caller may do: its session's capabilities, or `operator` (the operator token naming no one). */
+  may?: readonly Capability[] | 'operator';
+}
+
+/** The refusal of who calls, which comes before its input is checked; null when it may act (or is not said). */
+function refusalOfWho(call: RestCall): Expectation | null {
+  const operation = operations[call.route.operationId];
+  if (call.may === undefined) return null;
+  if (call.may === 'operator') return operation.actor === 'participant' ? problem(400, 'invalid_input') : null;
+  return operation.capability !== null && !call.may.includes(operation.capability) ? problem(403, 'forbidden') : null;
 }
 
 /** The engine's validator of each operation's input, named by the operation table. */
@@ -117,20 +128,21 @@ export function restCalls(world: FuzzWorld): fc.Arbitrary<RestCall> {
   const { ids, tokens } = world;
   const handoff = fc.constantFrom(ids.openHandoff, ids.acceptedHandoff, ids.unassignedHandoff);
   const task = fc.constantFrom(ids.openTask, ids.acceptedTask, ids.unassignedTask);
-  const participant = fc.constantFrom(
-    { token: tokens.alice },
-    { token: tokens.alice },
-    { token: tokens.bob },
-    { token: tokens.carol },
-    { token: tokens.dave },
-    { token: tokens.approveOnly },
-    { token: world.operatorToken, actAs: 'alice' },
-    { token: world.operatorToken, actAs: 'bob' },
+  const actingAs: Capability[] = ['read', 'write', 'approve'];
+  const participant = fc.constantFrom<Pick<RestCall, 'token' | 'actAs' | 'may'>>(
+    { token: tokens.alice, may: ['read', 'write'] },
+    { token: tokens.alice, may: ['read', 'write'] },
+    { token: tokens.bob, may: ['read', 'write'] },
+    { token: tokens.carol, may: ['read'] },
+    { token: tokens.dave, may: ['read', 'approve'] },
+    { token: tokens.approveOnly, may: ['approve'] },
+    { token: world.operatorToken, actAs: 'alice', may: actingAs },
+    { token: world.operatorToken, actAs: 'bob', may: actingAs },
   );
-  const administrator = fc.constantFrom(
-    { token: tokens.admin },
-    { token: world.operatorToken },
-    { token: tokens.alice },
+  const administrator = fc.constantFrom<Pick<RestCall, 'token' | 'actAs' | 'may'>>(
+    { token: tokens.admin, may: ['admin'] },
+    { token: world.operatorToken, may: 'operator' },
+    { token: tokens.alice, may: ['read', 'write'] },
   );
   const spare = fc.constantFrom(...SPARE_PARTICIPANTS);
   const note = fc.option(fc.constant({ note: 'Fine' }), { nil: {} });
@@ -143,7 +155,7 @@ export function restCalls(world: FuzzWorld): fc.Arbitrary<RestCall> {
     );
   const call = (
     operationId: OperationId,
-    who: fc.Arbitrary<{ token: string; actAs?: string }>,
+    who: fc.Arbitrary<Pick<RestCall, 'token' | 'actAs' | 'may'>>,
     parts: fc.Arbitrary<Partial<Pick<RestCall, 'pathParams' | 'query' | 'body'>>>,
   ) =>
     fc.tuple(who, parts).map(([w, p]): RestCall => ({
@@ -304,6 +316,10 @@ function inputOf(call: RestCall, body: unknown): unknown {
 function expectForBody(call: RestCall, body: unknown): Expectation {
   if (holdsLoneSurrogate(body)) return problem(400, 'invalid_input');
   const validate = inputValidators.get(call.route.operationId)!;
+  if (!validate(inputOf(call, body))) {
+    const who = refusalOfWho(call);
+    if (who !== null) return who;
+  }
   if (validate(inputOf(call, body))) return { is: 'any' };
   const tooLarge = validate.errors?.some((e) => e.keyword === 'x-max-bytes');
   return tooLarge
@@ -375,7 +391,10 @@ const extraMember: Build = (call) => {
       return caseOf(
         `rest ${call.route.operationId}: a body member it does not take`,
         restRequest(call, { text: serialize(body) }),
-        valid ? { is: 'any' } : problem(400, 'invalid_input'),
+        valid
+          ? { is: 'any' }
+          : // A body on a route that takes none is the door's to refuse, before who calls is asked.
+            ((call.route.in === 'body' ? refusalOfWho(call) : null) ?? problem(400, 'invalid_input')),
       );
     });
 };

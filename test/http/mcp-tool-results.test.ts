@@ -138,6 +138,8 @@ describe.each([
     // A handoff through input and a structured result, then approved.
     const first = await create('Outline the guide', { idempotency_key: 'outline' });
     await refuse('carol', 'handoff_create', { summary: 'No write' }, 'forbidden');
+    // Asked before the arguments are checked: the reader is not sent to mend what it may not send.
+    await refuse('carol', 'handoff_create', { summary: '', colour: 'red' }, 'forbidden');
     await succeed('bob', 'handoff_accept', { handoff_id: first.handoffId });
     await refuse('bob', 'handoff_accept', { handoff_id: first.handoffId }, 'conflict');
     await succeed('bob', 'handoff_request_input', { handoff_id: first.handoffId, key: 'depth', message: 'How deep?' });

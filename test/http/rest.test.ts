@@ -403,6 +403,13 @@ describe('POST /workspace/handoffs (createHandoff)', () => {
       'forbidden',
       lacks('write'),
     );
+    // Who may act is asked before the input is checked: a reader is not sent to mend a body it may not send.
+    expectProblem(
+      await w.carol.POST('/workspace/handoffs', { body: { summary: '', colour: 'red' } as never }),
+      403,
+      'forbidden',
+      lacks('write'),
+    );
   });
 
   it('413 for a summary that makes the body larger than 1 MiB', async () => {
