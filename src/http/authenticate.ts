@@ -30,7 +30,8 @@ export function bearerToken({ headers }: WithHeaders): string | undefined {
  * approve: actAs). The same rule for both surfaces. The name is
  * percent-encoded as in a URL, so any name travels (ce sends every name so)
  * and actAs alone says whether it is a participant; a participant's own name
- * reads the same encoded or not. A header given, even empty, names one.
+ * reads the same encoded or not. A header given, even empty, names one. A
+ * session may name only its own participant (refuseAnotherName).
  */
 export function requestActor(room: Room, operatorToken: string | null) {
   // The token is hashed once per request, for both questions; hashes compare in constant time.
@@ -43,8 +44,26 @@ export function requestActor(room: Room, operatorToken: string | null) {
       const named = ctx.headers['commonroom-participant'];
       return named === undefined ? LOCAL_OPERATOR : actAs(room, percentDecoded(String(named)));
     }
-    return authenticateTokenHash(room, tokenHash);
+    const session = authenticateTokenHash(room, tokenHash);
+    const named = ctx.headers['commonroom-participant'];
+    if (named !== undefined) refuseAnotherName(percentDecoded(String(named)), session.participant);
+    return session;
   };
+}
+
+/**
+ * A session acts as its own participant only: naming another in
+ * Commonroom-Participant (a client that thought it could, as the operator
+ * does) is refused, where it was ignored and the request ran as the
+ * session's participant without a word. Naming its own is allowed.
+ */
+function refuseAnotherName(named: string, own: string): void {
+  if (named === own) return;
+  const shown = JSON.stringify(named.length > 100 ? `${named.slice(0, 100)}…` : named);
+  throw new DomainError(
+    'forbidden',
+    `Commonroom-Participant names ${shown}, but this session is ${own}'s: only the operator token acts as another participant`,
+  );
 }
 
 /** `z%C3%AB` → `zë`; text that is not percent-encoding stays as it is. */

@@ -303,3 +303,39 @@ describe.each([
     }
   });
 });
+
+describe('a session naming another participant', () => {
+  let s: TestServer;
+  beforeEach(async () => {
+    s = await startTestServer();
+  });
+  afterEach(() => s.stop());
+
+  it('is refused before anything runs, where MCP ran it as the session’s own participant', async () => {
+    const asBob = await rpc(
+      s.http.mcpUrl,
+      'tools/call',
+      { name: 'handoff_create', arguments: { summary: 'Who made this?' } },
+      { token: s.tokens.alice, headers: { 'commonroom-participant': 'bob' } },
+    );
+    // A JSON-RPC error, as the room's other refusals of who calls are (-32003 forbidden).
+    expect(asBob.body.error).toMatchObject({
+      code: -32003,
+      message: `Commonroom-Participant names "bob", but this session is alice's: only the operator token acts as another participant`,
+    });
+    const listed = await rpc(
+      s.http.mcpUrl,
+      'tools/call',
+      { name: 'handoff_list', arguments: {} },
+      { token: s.tokens.alice },
+    );
+    expect(listed.body.result.structuredContent.handoffs).toEqual([]);
+    const own = await rpc(
+      s.http.mcpUrl,
+      'tools/call',
+      { name: 'handoff_list', arguments: {} },
+      { token: s.tokens.alice, headers: { 'commonroom-participant': 'alice' } },
+    );
+    expect(own.body.result.isError).not.toBe(true);
+  });
+});

@@ -1926,6 +1926,24 @@ describe('the operator token (runtime file)', () => {
     expect(created.handoff.owner).toBe('alice');
   });
 
+  it('a session names only its own participant: another is refused, where it was ignored', async () => {
+    const { handoff } = await createHandoff(w.alice, { summary: 'Not for bob to cancel', assignee: 'bob' });
+    const bobNamingAlice = restClient(w.baseUrl, w.s.tokens.bob, { 'Commonroom-Participant': 'alice' });
+    expectProblem(
+      await bobNamingAlice.POST('/workspace/task/cancel', { body: { task_id: handoff.task_id } }),
+      403,
+      'forbidden',
+      `Commonroom-Participant names "alice", but this session is bob's: only the operator token acts as another participant`,
+    );
+    const aliceNamingAlice = restClient(w.baseUrl, w.s.tokens.alice, { 'Commonroom-Participant': 'alice' });
+    expect(
+      expectOk(
+        await aliceNamingAlice.POST('/workspace/task/cancel', { body: { task_id: handoff.task_id } }),
+        'cancelTask',
+      ),
+    ).toMatchObject({ cancelled: true });
+  });
+
   it('naming a made-up participant gives 404; a removed one too', async () => {
     expectProblem(
       await w.operatorAs('zed').POST('/workspace/task/cancel', { body: { task_id: 'tk_x' } }),
