@@ -11,7 +11,14 @@ export { systemClock, ManualClock, type Clock } from './clock.js';
 export * as limits from './limits.js';
 export { actAs, OPERATOR_AS_PARTICIPANT } from './participants.js';
 export { sweepExpiredTasks, startExpirySweeper, SWEEP_INTERVAL_MS, type SweepReport } from './handoffs/expire-tasks.js';
-export { authenticate, authenticateTokenHash, hashToken, sessionExpiresAt, sessionsEndedBy } from './sessions.js';
+export {
+  authenticate,
+  authenticateTokenHash,
+  hashToken,
+  sessionExpiresAt,
+  sessionsEndedBy,
+  Unauthenticated,
+} from './sessions.js';
 export { sessionsGeneration } from './session-cache.js';
 export { syncArtifact, watchArtifact } from './artifact/artifact.js';
 export { isAllowableOrigin, roomSettings } from './settings.js';

@@ -115,9 +115,28 @@ export function getSession(room: Room, actor: Actor, _args: InputOf<'getSession'
   };
 }
 
-/** Every refusal reads the same, so a token's state is not revealed. Made when needed: an error's stack costs. */
-const refused = () =>
-  new DomainError('unauthorized', 'a valid session token is required (Authorization: Bearer <token>)');
+/**
+ * A token refused. Every refusal reads the same to the client, so a token's
+ * state is not revealed; `why` is for the room's own log (the request line),
+ * where an operator asks why an agent gets 401s. Made when needed: an
+ * error's stack costs.
+ */
+export class Unauthenticated extends DomainError {
+  constructor(readonly why: string) {
+    super('unauthorized', 'a valid session token is required (Authorization: Bearer <token>)');
+  }
+}
+
+const refused = (why: string) => new Unauthenticated(why);
+
+/** Why a session's token no longer opens it. */
+function whyNotLive(room: Room, row: SessionRow): string | null {
+  if (!isLive(row, room.clock.now())) {
+    return `session ${row.id} (${row.participant}) ${row.revoked_at !== null ? 'revoked' : 'expired'}`;
+  }
+  if (!isParticipant(room, row.participant)) return `session ${row.id}: participant ${row.participant} removed`;
+  return null;
+}
 
 /**
  * The caller a bearer token stands for, checked on every request: a revoked
@@ -126,7 +145,7 @@ const refused = () =>
  * and removing forget them at once, and expiry is checked on every use.
  */
 export function authenticate(room: Room, token: string | undefined): Caller & { session_id: string } {
-  if (!token) throw refused();
+  if (!token) throw refused('no token');
   return authenticateTokenHash(room, hashToken(token));
 }
 
@@ -136,10 +155,11 @@ export function authenticateTokenHash(room: Room, tokenHash: string): Caller & {
   if (cached) {
     if (cached.expiresAt === null || cached.expiresAt > room.clock.now()) return cached.caller;
     forgetSession(room, tokenHash);
-    throw refused();
   }
   const row = room.workspace.getSessionByTokenHash(tokenHash);
-  if (!row || !isLive(row, room.clock.now()) || !isParticipant(room, row.participant)) throw refused();
+  if (!row) throw refused('a token of no session');
+  const why = whyNotLive(room, row);
+  if (why !== null) throw refused(why);
   // Frozen: the same caller answers every request of this session while it is kept.
   const caller = Object.freeze({
     participant: row.participant,

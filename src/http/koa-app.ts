@@ -22,6 +22,7 @@ import { legacyResourceStream } from './mcp/legacy.js';
 import { requestId } from './middleware/request-id.js';
 import { checkOrigin, hostRefusal } from './middleware/room-names.js';
 import { observeRequests } from './observe/observe-requests.js';
+import { refusedWhy } from './observe/request-facts.js';
 import { BASE_HEADERS } from './node-answer.js';
 import { addPageRoutes, defaultPageDir } from './page.js';
 import { answerErrorsAsProblems, answerUnroutedAsProblems } from './rest/problem.js';
@@ -52,6 +53,16 @@ export interface RoomParts {
  * The Koa app of a room. Every request must name the room in Host, and is
  * authenticated before its body is read.
  */
+/** Who `ctx` is; a token refused is remembered in ctx.state.refused for the request's log line (refusedWhy). */
+function remembering<T>(ctx: Koa.Context, who: (ctx: Koa.Context) => T): T {
+  try {
+    return who(ctx);
+  } catch (error) {
+    ctx.state.refused = refusedWhy(error);
+    throw error;
+  }
+}
+
 export async function koaApp(parts: RoomParts): Promise<Koa> {
   const { room, options, streams, names, server, actor, caller, log, metrics, observe, door } = parts;
   const [{ default: KoaApplication }, { default: KoaRouter }] = await Promise.all([
@@ -64,7 +75,7 @@ export async function koaApp(parts: RoomParts): Promise<Koa> {
   const mcp = new KoaRouter();
   const asJsonRpc = answerErrorsAsJsonRpc(log);
   const mcpAuthenticated: Koa.Middleware = async (ctx, next) => {
-    ctx.state.caller = caller(ctx);
+    ctx.state.caller = remembering(ctx, caller);
     await next();
   };
   // Before GET, which the router also answers HEAD with: a HEAD would open the legacy stream.
@@ -74,7 +85,7 @@ export async function koaApp(parts: RoomParts): Promise<Koa> {
 
   const asProblems = answerErrorsAsProblems(log);
   const authenticated: Koa.Middleware = async (ctx, next) => {
-    ctx.state.actor = actor(ctx);
+    ctx.state.actor = remembering(ctx, actor);
     await next();
   };
   const base = options.basePath ?? '';

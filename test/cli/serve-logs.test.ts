@@ -63,7 +63,15 @@ test('a line per request, with what it was and who asked, and no token', SLOW, a
       msg: 'request',
     },
     { method: 'GET', route: '/healthz', status: 200, participant: null, msg: 'request' },
-    { method: 'GET', route: '/workspace/session', status: 401, participant: null, msg: 'request' },
+    // Why the token was refused is the operator's to read; the client's answer says no more than before.
+    {
+      method: 'GET',
+      route: '/workspace/session',
+      status: 401,
+      participant: null,
+      refused: 'a token of no session',
+      msg: 'request',
+    },
     // No route took it (a proxy's prefix, say): the path asked for says why.
     {
       method: 'GET',

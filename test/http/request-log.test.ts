@@ -6,6 +6,8 @@ import { expect, test } from 'vitest';
 import { ByFields } from '../../src/http/observe/by-fields.js';
 import { askedPath, mcpFacts } from '../../src/http/observe/request-facts.js';
 import { requestLog, type RoomLogger } from '../../src/http/observe/request-log.js';
+import { addParticipant, createSession, LOCAL_OPERATOR, removeParticipant, revokeSession } from '../helpers/engine.js';
+import { rpcRequest, startTestServer } from '../helpers/server.js';
 
 function capture(): { logger: RoomLogger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
@@ -95,4 +97,53 @@ test('a path no route took is in its line, cut at 200 characters, a token in it 
     '/share/cr_…/artifact',
   ]);
   expect(lines[0]).toMatchObject({ route: null, status: 404, path: '/rooms/team/workspace/artifact' });
+});
+
+test('a refused token’s line says why, on every door; the client is told no more than before', async () => {
+  const { logger, lines } = capture();
+  const s = await startTestServer({ logger });
+  try {
+    const session = (participant: string, expires_in_seconds?: number) =>
+      createSession(s.room, LOCAL_OPERATOR, {
+        participant,
+        capabilities: ['read'],
+        ...(expires_in_seconds === undefined ? {} : { expires_in_seconds }),
+      });
+    const revoked = session('alice');
+    revokeSession(s.room, LOCAL_OPERATOR, { session_id: revoked.session.session_id });
+    const expiring = session('alice', 60);
+    addParticipant(s.room, LOCAL_OPERATOR, { name: 'erin' });
+    const removed = session('erin');
+    removeParticipant(s.room, LOCAL_OPERATOR, { name: 'erin' });
+    s.clock.advance(61_000);
+    const base = s.http.baseUrl;
+    const asking = async (token: string | null, how: 'rest' | 'mcp' | 'stream') => {
+      const authorization: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
+      const response =
+        how === 'rest'
+          ? await fetch(`${base}/workspace/session`, { headers: authorization })
+          : how === 'stream'
+            ? await fetch(`${base}/mcp`, { headers: { ...authorization, accept: 'text/event-stream' } })
+            : await fetch(
+                s.http.mcpUrl,
+                rpcRequest(s.http.mcpUrl, 'tools/call', { name: 'session_get', arguments: {} }, { token }).init,
+              );
+      expect(response.status).toBe(401);
+      expect(await response.text()).toMatch(/a valid session token is required/);
+    };
+    await asking(revoked.token, 'rest');
+    await asking(expiring.token, 'mcp');
+    await asking(removed.token, 'stream');
+    await asking('cr_made_up', 'rest');
+    await asking(null, 'mcp');
+    expect(lines.filter((line) => line.status === 401).map((line) => line.refused)).toEqual([
+      `session ${revoked.session.session_id} (alice) revoked`,
+      `session ${expiring.session.session_id} (alice) expired`,
+      `session ${removed.session.session_id} (erin) revoked`,
+      'a token of no session',
+      'no token',
+    ]);
+  } finally {
+    await s.stop();
+  }
 });

@@ -13,7 +13,7 @@ import { jsonRpcMessage, type McpServer } from '../../mcp/server.js';
 import { bodyAndSender, type WithHeaders } from '../authenticate.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
 import { answerObserved, single, type FactsOf, type Observer } from '../node-answer.js';
-import { mcpFacts, participantOf } from '../observe/request-facts.js';
+import { mcpFacts, participantOf, refusedWhy } from '../observe/request-facts.js';
 import { sendJson, sendText } from '../send.js';
 import { errorAnswer } from './errors.js';
 import { header } from './headers.js';
@@ -42,6 +42,7 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<FactsOf> {
     let rpcId: RequestId | null = null;
     let caller: McpCaller | undefined;
+    let refused: ReturnType<typeof refusedWhy> = {};
     try {
       const refusal = hostRefusal(names, single(req.headers.host)) ?? originRefusal(names, single(req.headers.origin));
       if (refusal) throw refusal;
@@ -83,6 +84,7 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
       });
       send?.();
     } catch (error) {
+      refused = refusedWhy(error);
       const { status, headers, error: rpc } = errorAnswer(error, options.log, 'POST /mcp');
       if (res.headersSent) {
         res.destroy(); // a stream that had begun cannot carry an error answer
@@ -92,7 +94,7 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
     }
     const participant = participantOf(caller);
     const headers = { mcpMethod: single(req.headers['mcp-method']), mcpName: single(req.headers['mcp-name']) };
-    return (outcome) => mcpFacts('POST', '/mcp', headers, { ...outcome, participant });
+    return (outcome) => mcpFacts('POST', '/mcp', headers, { ...outcome, participant, ...refused });
   }
 
   return (req, res) => answerObserved(req, res, options, 'POST /mcp', () => answer(req, res));

@@ -5,7 +5,7 @@
 // made-up Mcp-Method header cannot make a new metric series.
 import type Koa from 'koa';
 import { mcpMethods, toolOperations } from '../../../generated/mcp.js';
-import { LOCAL_OPERATOR, type Actor } from '../../engine/index.js';
+import { LOCAL_OPERATOR, Unauthenticated, type Actor } from '../../engine/index.js';
 
 /** Which face of the room answered: MCP, the REST API, the page's files, the probes and docs, or no route. */
 export type Door = 'mcp' | 'rest' | 'page' | 'ops' | 'none';
@@ -27,7 +27,13 @@ export interface RequestFacts {
   participant: string | null;
   /** The path asked for when no route took it (askedPath): a proxy's wrong prefix shows there. */
   path?: string;
+  /** Why its token was refused (a 401): for the operator, never said to the client (refusedWhy). */
+  refused?: string;
 }
+
+/** Why a request's token was refused, when `error` is that refusal: the log's `refused`. */
+export const refusedWhy = (error: unknown): { refused: string } | Record<string, never> =>
+  error instanceof Unauthenticated ? { refused: error.why } : {};
 
 /**
  * A path no route took, as the log may hold it: its first 200 characters,
@@ -55,7 +61,7 @@ export function mcpFacts(
   method: string,
   template: string | null,
   headers: { mcpMethod: string; mcpName: string },
-  outcome: { status: number; seconds: number; participant: string | null },
+  outcome: { status: number; seconds: number; participant: string | null; refused?: string },
 ): RequestFacts {
   const mcpMethod = known(mcpMethods, headers.mcpMethod);
   const tool = mcpMethod === 'tools/call' ? known(toolOperations, headers.mcpName) : null;
@@ -83,6 +89,7 @@ export function startFacts(ctx: Koa.Context): () => RequestFacts {
       status: ctx.status,
       seconds: secondsSince(started),
       participant: participantOf((ctx.state.caller ?? ctx.state.actor) as Actor | undefined),
+      ...(ctx.state.refused as ReturnType<typeof refusedWhy> | undefined),
     };
     if (ctx.path === '/mcp') {
       return mcpFacts(

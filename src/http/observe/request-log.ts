@@ -1,8 +1,9 @@
 // One log line per request, when the room is given a logger: what was asked
 // (method, the route's template, MCP's method and tool; the path when no
-// route took it), of whom (the session's participant), how it ended
-// (status) and how long it took, with its request id. Never a token, a body
-// or the file's content: only these fields are written.
+// route took it), of whom (the session's participant; why its token was
+// refused), how it ended (status) and how long it took, with its request
+// id. Never a token, a body or the file's content: only these fields are
+// written.
 import { ByFields } from './by-fields.js';
 import type { RequestFacts } from './request-facts.js';
 
@@ -44,6 +45,7 @@ export function requestLog(logger: RoomLogger): (requestId: string, facts: Reque
     const kind = kinds.get([route, method, template, status, participant], kindOf(facts));
     const duration = Math.round(facts.seconds * 1e6) / 1e3; // to the µs
     const path = facts.path === undefined ? '' : `,"path":${JSON.stringify(facts.path)}`;
-    logger.infoLine(`"req_id":${idJson(requestId)},${kind}${path},"duration_ms":${duration}`, 'request');
+    const refused = facts.refused === undefined ? '' : `,"refused":${JSON.stringify(facts.refused)}`;
+    logger.infoLine(`"req_id":${idJson(requestId)},${kind}${path}${refused},"duration_ms":${duration}`, 'request');
   };
 }

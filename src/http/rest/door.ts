@@ -11,7 +11,7 @@ import { runOperation } from '../../engine/operations.js';
 import { bodyAndSender, type WithHeaders } from '../authenticate.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
 import { answerObserved, single, type Observer } from '../node-answer.js';
-import { askedPath, participantOf } from '../observe/request-facts.js';
+import { askedPath, participantOf, refusedWhy } from '../observe/request-facts.js';
 import { sendJson, sendText } from '../send.js';
 import { inputOf, inRouteTerms, locationOf, queryOf } from './operation-input.js';
 import { matchRoute, type RouteMatch } from './operation-routes.js';
@@ -54,24 +54,24 @@ export function restDoor(options: RestDoorOptions) {
   const sendProblem = (res: ServerResponse, problem: Problem) =>
     sendText(res, problem.status, PROBLEM_TYPE, problem.body, problem.headers);
 
-  /** Answers the request; who it acted as, once authentication ran. */
+  /** Answers the request; who it acted as, once authentication ran, or why its token was refused. */
   async function run(
     req: IncomingMessage,
     res: ServerResponse,
     path: string,
     search: string,
     match: RouteMatch,
-  ): Promise<Actor | undefined> {
+  ): Promise<{ actor?: Actor; refused?: string }> {
     const what = `${req.method} ${path}`;
     const refusal = hostRefusal(names, single(req.headers.host));
     if (refusal) {
       sendProblem(res, problemOf(refusal, options.log, what));
-      return undefined;
+      return {};
     }
     if ('allow' in match) {
       if (req.method === 'OPTIONS') sendText(res, 200, 'text/plain; charset=utf-8', '', { Allow: match.allow });
       else sendProblem(res, methodNotAllowed(req.method!, path, match.allow));
-      return undefined;
+      return {};
     }
     const { operation, params } = match;
     const route = operation.rest;
@@ -97,8 +97,9 @@ export function restDoor(options: RestDoorOptions) {
       if (res.headersSent)
         res.destroy(); // an answer that had begun cannot carry an error
       else sendProblem(res, problemOf(error, options.log, what));
+      return { actor, ...refusedWhy(error) };
     }
-    return actor;
+    return { actor };
   }
 
   return {
@@ -111,7 +112,8 @@ export function restDoor(options: RestDoorOptions) {
     answer(req: IncomingMessage, res: ServerResponse, { path, search, match }: Taken): void {
       const template = 'template' in match ? match.template : null;
       answerObserved(req, res, options, `${req.method} ${path}`, async () => {
-        const participant = participantOf(await run(req, res, path, search, match));
+        const { actor, refused } = await run(req, res, path, search, match);
+        const participant = participantOf(actor);
         return (outcome) => ({
           door: template === null ? 'none' : 'rest',
           method: req.method!,
@@ -122,6 +124,7 @@ export function restDoor(options: RestDoorOptions) {
           ...outcome,
           participant,
           ...(template === null ? { path: askedPath(path) } : {}),
+          ...(refused === undefined ? {} : { refused }),
         });
       });
     },
