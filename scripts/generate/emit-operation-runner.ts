@@ -3,9 +3,9 @@
 // with the capability, or any actor with it), then its compiled input
 // validator, then its engine function with the checked input. Who first, as
 // HTTP has it (401, then 403, then 400): a session that may not act is told
-// so at once, not after mending an input it may not send anyway. A switch rather than a
-// lookup so that TypeScript checks each engine function's signature against
-// the operation's types, with no cast.
+// so at once, not after mending an input it may not send anyway. A switch
+// rather than a lookup so that TypeScript checks each engine function's
+// signature against the operation's types, with no cast.
 import prettier from 'prettier';
 import { HEADER } from './schema-tools.js';
 import type { Operation } from './table.js';

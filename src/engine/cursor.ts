@@ -4,6 +4,9 @@ import { invalidField } from '../errors.js';
 export const encodeCursor = (row: { created_at: number; id: string }): string =>
   Buffer.from(`${row.created_at}:${row.id}`).toString('base64url');
 
+/** What the ids of a paged list look like: a prefix, then base64url. */
+const ID_TEXT = /^[a-z]{2}_[A-Za-z0-9_-]+$/;
+
 /**
  * The place a cursor of one list stands for; refused unless this room could
  * have given it out for that list (`idPrefix`, the list's ids' `ho_` or
@@ -25,9 +28,6 @@ export function decodeCursor(cursor: string, idPrefix: string): { at: number; id
   if (!made) throw invalidField('cursor', 'is not a next_cursor this room gave out for this list');
   return { at: Number(at), id };
 }
-
-/** What the ids of a paged list look like: a prefix, then base64url. */
-const ID_TEXT = /^[a-z]{2}_[A-Za-z0-9_-]+$/;
 
 /**
  * Characters of large text (a proposal's content and diff, a handoff's
