@@ -23,6 +23,16 @@ import { readRuntimeFile } from '../../src/http/runtime-file.js';
 import { ceServe, type ServedRoom } from '../helpers/ce-serve.js';
 import { tempDir } from '../helpers/room.js';
 
+/** What each session of ValidTokens may do: the one list the room is made with and the cases expect. */
+export const SESSION_CAPABILITIES = {
+  alice: ['read', 'write'],
+  bob: ['read', 'write'],
+  carol: ['read'],
+  dave: ['read', 'approve'],
+  admin: ['admin'],
+  approveOnly: ['approve'],
+} as const satisfies Record<keyof ValidTokens, readonly [Capability, ...Capability[]]>;
+
 /** Tokens that open a session, by who holds them. */
 export interface ValidTokens {
   /** read, write: owns the seeded handoffs */
@@ -94,15 +104,19 @@ export async function startFuzzRoom(): Promise<FuzzRoom> {
   for (const name of ['alice', 'bob', 'carol', 'dave', 'erin', ...SPARE_PARTICIPANTS]) {
     addParticipant(room, LOCAL_OPERATOR, { name });
   }
-  const session = (participant: string, capabilities: [Capability, ...Capability[]]) =>
-    createSession(room, LOCAL_OPERATOR, { participant, capabilities });
+  const session = (participant: string, capabilities: readonly [Capability, ...Capability[]]) =>
+    createSession(room, LOCAL_OPERATOR, {
+      participant,
+      capabilities: [...capabilities] as [Capability, ...Capability[]],
+    });
+  const caps = SESSION_CAPABILITIES;
   const tokens: ValidTokens = {
-    alice: session('alice', ['read', 'write']).token,
-    bob: session('bob', ['read', 'write']).token,
-    carol: session('carol', ['read']).token,
-    dave: session('dave', ['read', 'approve']).token,
-    admin: session('dave', ['admin']).token,
-    approveOnly: session('dave', ['approve']).token,
+    alice: session('alice', caps.alice).token,
+    bob: session('bob', caps.bob).token,
+    carol: session('carol', caps.carol).token,
+    dave: session('dave', caps.dave).token,
+    admin: session('dave', caps.admin).token,
+    approveOnly: session('dave', caps.approveOnly).token,
   };
   const revoked = session('alice', ['read', 'write']);
   revokeSession(room, LOCAL_OPERATOR, { session_id: revoked.session.session_id });

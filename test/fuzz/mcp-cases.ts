@@ -46,6 +46,7 @@ import {
   type FuzzWorld,
   type Headers,
 } from './cases.js';
+import { SESSION_CAPABILITIES } from './fuzz-room.js';
 
 export const PROTOCOL_VERSION = '2026-07-28';
 export const TASKS = 'io.modelcontextprotocol/tasks';
@@ -259,15 +260,9 @@ export function mcpCalls(world: FuzzWorld): fc.Arbitrary<McpCall> {
   return fc
     .record({
       shape,
-      who: fc.constantFrom<{ token: string; may: Capability[] }>(
-        { token: tokens.alice, may: ['read', 'write'] },
-        { token: tokens.alice, may: ['read', 'write'] },
-        { token: tokens.bob, may: ['read', 'write'] },
-        { token: tokens.carol, may: ['read'] },
-        { token: tokens.dave, may: ['read', 'approve'] },
-        { token: tokens.admin, may: ['admin'] },
-        { token: tokens.approveOnly, may: ['approve'] },
-      ),
+      who: fc
+        .constantFrom<keyof typeof tokens>('alice', 'alice', 'bob', 'carol', 'dave', 'admin', 'approveOnly')
+        .map((who) => ({ token: tokens[who], may: SESSION_CAPABILITIES[who] })),
       id: fc.oneof(fc.integer({ min: 0, max: 1_000_000 }), fc.string({ minLength: 1, maxLength: 12 })),
       tasks: fc.boolean(),
     })

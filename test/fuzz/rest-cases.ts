@@ -43,7 +43,7 @@ import {
   type FuzzWorld,
   type Headers,
 } from './cases.js';
-import { SPARE_PARTICIPANTS } from './fuzz-room.js';
+import { SESSION_CAPABILITIES, SPARE_PARTICIPANTS } from './fuzz-room.js';
 import type { WireRequest } from './wire.js';
 
 type Route = (typeof restRoutes)[number];
@@ -129,20 +129,21 @@ export function restCalls(world: FuzzWorld): fc.Arbitrary<RestCall> {
   const handoff = fc.constantFrom(ids.openHandoff, ids.acceptedHandoff, ids.unassignedHandoff);
   const task = fc.constantFrom(ids.openTask, ids.acceptedTask, ids.unassignedTask);
   const actingAs: Capability[] = ['read', 'write', 'approve'];
+  const as = (who: keyof typeof tokens) => ({ token: tokens[who], may: SESSION_CAPABILITIES[who] });
   const participant = fc.constantFrom<Pick<RestCall, 'token' | 'actAs' | 'may'>>(
-    { token: tokens.alice, may: ['read', 'write'] },
-    { token: tokens.alice, may: ['read', 'write'] },
-    { token: tokens.bob, may: ['read', 'write'] },
-    { token: tokens.carol, may: ['read'] },
-    { token: tokens.dave, may: ['read', 'approve'] },
-    { token: tokens.approveOnly, may: ['approve'] },
+    as('alice'),
+    as('alice'),
+    as('bob'),
+    as('carol'),
+    as('dave'),
+    as('approveOnly'),
     { token: world.operatorToken, actAs: 'alice', may: actingAs },
     { token: world.operatorToken, actAs: 'bob', may: actingAs },
   );
   const administrator = fc.constantFrom<Pick<RestCall, 'token' | 'actAs' | 'may'>>(
-    { token: tokens.admin, may: ['admin'] },
+    as('admin'),
     { token: world.operatorToken, may: 'operator' },
-    { token: tokens.alice, may: ['read', 'write'] },
+    as('alice'),
   );
   const spare = fc.constantFrom(...SPARE_PARTICIPANTS);
   const note = fc.option(fc.constant({ note: 'Fine' }), { nil: {} });
