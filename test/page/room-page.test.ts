@@ -505,6 +505,9 @@ describe('handoffs on the page', () => {
               ],
             },
           },
+          // A format the browser has a control for: its own, which checks what is typed.
+          contact: { type: 'string', title: 'Contact', format: 'email' },
+          due: { type: 'string', title: 'Due', format: 'date' },
         },
         required: ['spelling'],
       },
@@ -527,6 +530,14 @@ describe('handoffs on the page', () => {
     await parts.getByLabel('Introduction').focus();
     await page.keyboard.press('Space');
     await parts.getByLabel('Conclusion').check();
+    expect(await form.getByLabel('Contact').getAttribute('type')).toBe('email');
+    expect(await form.getByLabel('Due').getAttribute('type')).toBe('date');
+    await form.getByLabel('Contact').fill('not an address');
+    expect(await form.evaluate((element) => (element as unknown as { checkValidity(): boolean }).checkValidity())).toBe(
+      false,
+    );
+    await form.getByLabel('Contact').fill('alice@example.com');
+    await form.getByLabel('Due').fill('2026-12-31');
     await screenshot('input-request');
     await form.getByRole('button', { name: 'Send answer' }).click();
     await page
@@ -537,7 +548,15 @@ describe('handoffs on the page', () => {
     expect(after.task.status).toBe('working');
     expect(after.handoff.inputs[0].response).toEqual({
       action: 'accept',
-      content: { spelling: 'British', words: 300, oxford: true, tone: 'warm', parts: ['intro', 'end'] },
+      content: {
+        spelling: 'British',
+        words: 300,
+        oxford: true,
+        tone: 'warm',
+        parts: ['intro', 'end'],
+        contact: 'alice@example.com',
+        due: '2026-12-31',
+      },
     });
     // The answer reads as the form's fields, titled as the request titled them; not as JSON.
     const answered = page.locator(`[data-handoff-id="${handoff.handoff_id}"] .input.answered`);
@@ -548,6 +567,8 @@ describe('handoffs on the page', () => {
       'Oxford comma',
       'Tone',
       'Parts',
+      'Contact',
+      'Due',
     ]);
     // A titled choice reads as its title.
     expect(await answered.locator('dd').allTextContents()).toEqual([
@@ -556,6 +577,8 @@ describe('handoffs on the page', () => {
       'yes',
       'Warm',
       'Introduction, Conclusion',
+      'alice@example.com',
+      '2026-12-31',
     ]);
     expect(await answered.textContent()).not.toContain('{');
   });

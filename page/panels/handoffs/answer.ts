@@ -22,7 +22,16 @@ type Field = {
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  /** A string's kind, which the room does not check: the browser's own control for it, where it has one. */
+  format?: string;
 };
+
+/**
+ * Inputs for a string's format, the browser checking it and offering its own
+ * picker: what each gives reads as the format says (a date as YYYY-MM-DD).
+ * A date-time has none: the browser's datetime-local gives no time zone.
+ */
+const FORMAT_INPUTS: Readonly<Record<string, string>> = { email: 'email', uri: 'url', date: 'date' };
 
 /**
  * The choices a field offers, each a value and its label: MCP's forms list
@@ -106,7 +115,7 @@ function fieldControl(name: string, field: Field, required: boolean, idBase: str
   const input = h('input', {
     id,
     name,
-    type: numeric ? 'number' : 'text',
+    type: numeric ? 'number' : (FORMAT_INPUTS[field.format ?? ''] ?? 'text'),
     step: field.type === 'integer' ? '1' : numeric ? 'any' : undefined,
     // The bounds the room checks the answer against, so that the browser says so first.
     min: numeric ? field.minimum : undefined,
