@@ -694,7 +694,13 @@ export interface components {
                 _meta?: {
                     [key: string]: unknown;
                 };
-            } & (unknown | unknown);
+            } & ({
+                /** Text */
+                text: string;
+            } | {
+                /** Blob (base64) */
+                blob: string;
+            });
             /** Annotations */
             annotations?: {
                 [key: string]: unknown;
@@ -867,7 +873,19 @@ export interface components {
              * @description Why the work failed, a JSON-RPC error (give this or result).
              */
             error?: components["schemas"]["JsonRpcError"];
-        } & (unknown | unknown);
+        } & ({
+            /**
+             * Result
+             * @description The work's result, a CallToolResult (give this or error).
+             */
+            result: components["schemas"]["CallToolResult"];
+        } | {
+            /**
+             * Error
+             * @description Why the work failed, a JSON-RPC error (give this or result).
+             */
+            error: components["schemas"]["JsonRpcError"];
+        });
         /**
          * HandoffCompleteOutput
          * @description The handoff and its task after completion. already_completed is true when the work had been completed before: the stored result or error is returned and nothing changed.
@@ -1536,7 +1554,19 @@ export interface components {
              * @description What the change is and why, as a commit message says it; not only spaces.
              */
             summary: components["schemas"]["Summary"];
-        } & (unknown | unknown);
+        } & ({
+            /**
+             * New content
+             * @description The whole new text of the file (give this or diff).
+             */
+            content: components["schemas"]["ArtifactText"];
+        } | {
+            /**
+             * Unified diff
+             * @description A unified diff against base_revision (give this or content).
+             */
+            diff: components["schemas"]["ArtifactText"];
+        });
     };
     responses: never;
     parameters: {

@@ -58,6 +58,32 @@ function isOpenObject(schema: Json): boolean {
   return isObject && !said.some((key) => key in schema);
 }
 
+/**
+ * A choice of forms said only by which property each requires (`oneOf:
+ * [{required: [result]}, {required: [error]}]`, the properties beside it),
+ * each form given the schema of the properties it requires. JSON Schema
+ * reads the two the same; generators read the bare one as nothing
+ * (openapi-typescript's `unknown | unknown`), so a client could send neither.
+ */
+function formsWithTheirProperties(schema: Json): Json {
+  const properties = schema.properties as Record<string, Json> | undefined;
+  const forms = schema.oneOf;
+  const bare = (form: unknown): form is { required: string[] } =>
+    typeof form === 'object' &&
+    form !== null &&
+    Object.keys(form).join() === 'required' &&
+    ((form as Json).required as string[]).every((name) => properties?.[name] !== undefined);
+  if (!properties || !Array.isArray(forms) || !forms.every(bare)) return schema;
+  return {
+    ...schema,
+    oneOf: forms.map((form) => ({
+      type: 'object',
+      required: form.required,
+      properties: Object.fromEntries(form.required.map((name) => [name, properties[name]!])),
+    })),
+  };
+}
+
 /** A body is required when its schema requires a property, or one of several forms; else it may be left out. */
 function bodyRequired(input: Json, pathParams: string[]): boolean {
   const required = (input.required ?? []) as string[];
@@ -98,7 +124,7 @@ export function emitOpenApi(bundle: Json, operations: Operation[]): Json {
           : toComponents(value),
       ]),
     );
-    return isOpenObject(mapped) ? { ...mapped, additionalProperties: true } : mapped;
+    return isOpenObject(mapped) ? { ...mapped, additionalProperties: true } : formsWithTheirProperties(mapped);
   };
   function addComponent(name: string, schema: Json): void {
     if (name in components) return;

@@ -2048,6 +2048,21 @@ describe('coverage against the OpenAPI document', () => {
     expect(documented.filter((status) => !seen.includes(status) && status !== 503 && status !== 507)).toEqual([]);
   });
 
+  it('a body of one of several forms is typed as one of them: a completion gives a result or an error, never neither', () => {
+    type CompleteBody = components['schemas']['HandoffCompleteInputBody'];
+    // @ts-expect-error: neither a result nor an error (the constraint was lost in the types before)
+    const neither: CompleteBody = {};
+    const result: CompleteBody = { result: { content: [] } };
+    expect([neither, result]).toEqual([{}, { result: { content: [] } }]);
+    const forms = (openapi as unknown as { components: { schemas: Record<string, { oneOf?: object[] }> } }).components
+      .schemas;
+    expect(forms.HandoffCompleteInputBody!.oneOf).toEqual([
+      { type: 'object', required: ['result'], properties: { result: expect.objectContaining({ title: 'Result' }) } },
+      { type: 'object', required: ['error'], properties: { error: expect.objectContaining({ title: 'Error' }) } },
+    ]);
+    expect(forms.WorkspaceProposeInput!.oneOf).toHaveLength(2);
+  });
+
   it('X-Request-Id: every operation takes it, every response declares it, and every answer seen carried it', () => {
     const document = openapi as unknown as {
       paths: Record<string, Record<string, { parameters: { $ref?: string }[]; responses: Record<string, any> }>>;
