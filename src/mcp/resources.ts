@@ -16,7 +16,12 @@ const DESCRIPTIONS: Record<RoomView, { title: string; mimeType: string }> = {
 /** Resource not found (-32602), with the URI it names in data.uri (server/resources.mdx). */
 const unknownResource = (uri: string) => new RpcError(RPC.invalidParams, `unknown resource ${uri}`, { uri });
 
-/** Each view's contents; the lists are their first page (500 at most, and PAGE_TEXT_BUDGET), as the design's views are. */
+/**
+ * Each view's contents; the lists are their first page (500 at most, and
+ * PAGE_TEXT_BUDGET), as the design's views are: the newest handoffs and
+ * proposals, and the latest history, newest first (before 0), which its
+ * title promises; from the start, a room past 500 entries never showed today.
+ */
 function contentsOf(room: Room, caller: Actor, view: RoomView, uri: string) {
   const json = (value: unknown) => ({ uri, mimeType: 'application/json', text: JSON.stringify(value) });
   switch (view) {
@@ -27,7 +32,7 @@ function contentsOf(room: Room, caller: Actor, view: RoomView, uri: string) {
     case 'proposals':
       return json(runOperation(room, caller, 'listProposals', { limit: 500 }));
     case 'history':
-      return json(runOperation(room, caller, 'listHistory', { limit: 500 }));
+      return json(runOperation(room, caller, 'listHistory', { before: 0, limit: 500 }));
   }
 }
 

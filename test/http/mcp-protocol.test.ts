@@ -2,7 +2,15 @@
 // protocol rule of MCP 2026-07-28 + the Tasks extension this server keeps
 // (design/MCP-NOTES.md, handoffs-design-note.md "MCP", PRODUCT.md §4–§5).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSession, listSessions, LOCAL_OPERATOR, revokeSession } from '../helpers/engine.js';
+import type { Capability } from '../../generated/types.js';
+import {
+  createSession,
+  listSessions,
+  LOCAL_OPERATOR,
+  proposeChange,
+  revokeSession,
+  withdrawProposal,
+} from '../helpers/engine.js';
 import {
   base64Header,
   callTool,
@@ -920,6 +928,33 @@ describe('resources/list and resources/read', () => {
       (await rpc(url, 'resources/read', { uri: HANDOFFS_URI }, { token: s.tokens.carol })).body.result.contents[0].text,
     );
     expect(JSON.stringify(handoffs)).toContain('Visible in the view');
+  });
+
+  it('the history view is the latest, newest first, as its title says, however long the room has lived', async () => {
+    // Past a page of 500: the first revision, 500 decisions, and the last one the view must show first.
+    const alice = { participant: 'alice', capabilities: ['read', 'write'] as Capability[] };
+    for (let i = 0; i < 501; i++) {
+      const { proposal } = proposeChange(s.room, alice, {
+        base_revision: 1,
+        content: `# Draft ${i}\n`,
+        summary: 'A change',
+      });
+      withdrawProposal(s.room, alice, { proposal_id: proposal.proposal_id });
+    }
+    const list = await rpc(url, 'resources/list', {}, { token: s.tokens.carol });
+    expect(list.body.result.resources).toContainEqual(
+      expect.objectContaining({ uri: 'workspace:///.room/history', title: 'Recent history' }),
+    );
+    const read = await rpc(url, 'resources/read', { uri: 'workspace:///.room/history' }, { token: s.tokens.carol });
+    const view = JSON.parse(read.body.result.contents[0].text);
+    const ids = view.entries.map((entry: { id: number }) => entry.id);
+    expect(ids).toHaveLength(500);
+    expect(ids[0]).toBe(Math.max(...ids));
+    expect(ids).toEqual([...ids].sort((a: number, b: number) => b - a));
+    expect(view.has_more).toBe(true);
+    expect(
+      view.entries.some((entry: { kind: string; revision: { number: number } | null }) => entry.revision?.number === 1),
+    ).toBe(false);
   });
 
   it('answers an unknown URI and a session without read alike: -32602', async () => {
