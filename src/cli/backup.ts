@@ -16,13 +16,9 @@ export function backupCommands(program: Command): void {
     .addHelpText('after', '\nExample:\n  $ ce backup notes.md backups/notes-2026-12-02.md')
     .action(async (file: string, dest: string, options: JsonOption) => {
       const { backupRoom } = await import('../store/backup.js');
-      const { existsSync, readFileSync } = await import('node:fs');
-      const report = await backupRoom(file, dest);
-      // The backup's file is the room's last revision: an edit no room has recorded yet is not in it.
-      const unrecorded = !existsSync(file) || !readFileSync(file).equals(readFileSync(report.artifact));
       answer(
         options,
-        { ...report, unrecorded_edit: unrecorded },
+        await backupRoom(file, dest),
         (r) =>
           `backed up ${file} at revision ${r.revision}\n${fields([
             ['file', r.artifact],

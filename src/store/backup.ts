@@ -22,6 +22,8 @@ export interface BackupReport {
   sidecar: string;
   /** The revision the copied artifact is: the sidecar's latest, as of the snapshot. */
   revision: number;
+  /** The room's file holds an edit no room has recorded (or is gone): the backup's file does not have it. */
+  unrecorded_edit: boolean;
 }
 
 /** Where a backup goes: DEST itself, or DEST/<the artifact's name> when DEST is a directory. */
@@ -101,7 +103,8 @@ export async function backupRoom(artifactPath: string, dest: string): Promise<Ba
       as: 'new',
     });
     renameIntoFreeName(partial, sidecar);
-    return { artifact, sidecar, revision: revision.number };
+    const unrecorded = !existsSync(artifactPath) || hashBytes(readFileSync(artifactPath)) !== revision.hash;
+    return { artifact, sidecar, revision: revision.number, unrecorded_edit: unrecorded };
   } catch (error) {
     rmSync(partial, { force: true });
     throw error;
