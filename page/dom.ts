@@ -4,6 +4,9 @@
 type Child = Node | string | number | null | undefined | false;
 type Props = Record<string, unknown>;
 
+/** The page's element of this id (index.html has each). */
+export const $ = (id: string): HTMLElement => document.getElementById(id)!;
+
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   props: Props = {},

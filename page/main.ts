@@ -12,7 +12,7 @@ import type {
 } from '../generated/types.js';
 import { isSignedOut, RoomApi } from './api.js';
 import type { PageContext } from './context.js';
-import { h } from './dom.js';
+import { $, h } from './dom.js';
 import { focusKeeper } from './focus.js';
 import { startLive, type View } from './live.js';
 import { ArtifactPanel } from './panels/artifact.js';
@@ -25,8 +25,6 @@ import { renderProposals } from './panels/proposals.js';
 import { showSignIn, skipTo, TOKEN_KEY, tokenFromAddress } from './sign-in.js';
 
 const SESSION_CHECK_MS = 15_000;
-
-const $ = (id: string): HTMLElement => document.getElementById(id)!;
 
 /** Tells a screen reader what an action did (a live region of the page's own): emptied first, so the same words are said again. */
 function announce(text: string): void {

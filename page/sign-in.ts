@@ -1,9 +1,8 @@
 // The page's way in: the token from the address or the form, kept in
 // sessionStorage only, and what the page shows while no session holds.
+import { $ } from './dom.js';
 
 export const TOKEN_KEY = 'commonroom.token';
-
-const $ = (id: string): HTMLElement => document.getElementById(id)!;
 
 /** The token in the fragment, if any, moved to sessionStorage; the address and its history entry lose it. */
 export function tokenFromAddress(): string | null {
