@@ -112,7 +112,7 @@ export function restDoor(options: RestDoorOptions) {
     answer(req: IncomingMessage, res: ServerResponse, { path, search, match }: Taken): void {
       const template = 'template' in match ? match.template : null;
       answerObserved(req, res, options, `${req.method} ${path}`, async () => {
-        const { actor, refused } = await run(req, res, path, search, match);
+        const { actor, ...refused } = await run(req, res, path, search, match);
         const participant = participantOf(actor);
         return (outcome) => ({
           door: template === null ? 'none' : 'rest',
@@ -124,7 +124,7 @@ export function restDoor(options: RestDoorOptions) {
           ...outcome,
           participant,
           ...(template === null ? { path: askedPath(path) } : {}),
-          ...(refused === undefined ? {} : { refused }),
+          ...refused,
         });
       });
     },
