@@ -55,6 +55,8 @@ function prepareStatements(db: Database) {
     // Each status by its own search of the index: as an IN list, SQLite builds a b-tree of the list first (twice the time).
     countActiveTasks: p(`SELECT (SELECT count(*) FROM tasks WHERE status = 'working')
         + (SELECT count(*) FROM tasks WHERE status = 'input_required') AS n`),
+    activeTasksByOwner: p(`SELECT owner, count(*) AS active FROM tasks WHERE status IN ${ACTIVE}
+        GROUP BY owner ORDER BY active DESC, owner`),
     listExpiredActiveTasks: p(
       `SELECT * FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= ? ORDER BY created_at`,
     ),
@@ -177,6 +179,10 @@ export class RoomStore {
   }
   countActiveTasks(): number {
     return (this.s.countActiveTasks.get() as { n: number }).n;
+  }
+  /** Who owns the active tasks, most first: read when a create is refused at the room's limit, never on the way to a write. */
+  activeTasksByOwner(): { owner: string; active: number }[] {
+    return this.s.activeTasksByOwner.all() as { owner: string; active: number }[];
   }
   listExpiredActiveTasks(now: number): TaskRow[] {
     return this.s.listExpiredActiveTasks.all(now) as TaskRow[];

@@ -6,7 +6,9 @@ import {
   createHandoff,
   listHandoffEvents,
   limits,
+  LOCAL_OPERATOR,
   proposeChange,
+  removeParticipant,
   syncArtifact,
   withdrawProposal,
   type Room,
@@ -76,12 +78,38 @@ describe('active task limit', () => {
       room,
       () => createHandoff(room, alice, { summary: 'one too many' }),
       'limit_reached',
-      /already has 32 active tasks/,
+      'the room already has 32 active tasks (working or input_required), the most it allows: 32 of them yours. Complete or cancel one of yours first',
     );
-    expect(error.details).toEqual({ limit: 32 });
+    expect(error.details).toEqual({ limit: 32, owners: [{ participant: 'alice', active: 32, removed: false }] });
     // A task that ends frees a place.
     cancelTask(room, alice, { task_id: made[0]!.handoff.task_id });
     expect(createHandoff(room, alice, { summary: 'now it fits' }).task?.status).toBe('working');
+  });
+
+  test("the refusal says whose the active tasks are, a removed participant's among them", () => {
+    for (let i = 0; i < 20; i++) createHandoff(room, bob, { summary: `bob's ${i}`, assignee: 'alice' });
+    for (let i = 0; i < 12; i++) createHandoff(room, alice, { summary: `alice's ${i}` });
+    removeParticipant(room, LOCAL_OPERATOR, { name: 'bob' });
+    const error = expectRefused(
+      room,
+      () => createHandoff(room, caller('carol'), { summary: 'one too many' }),
+      'limit_reached',
+      'the room already has 32 active tasks (working or input_required), the most it allows: none of them yours; ' +
+        'bob 20 (removed from the room), alice 12. One must end first; only its owner may cancel it',
+    );
+    expect(error.details).toEqual({
+      limit: 32,
+      owners: [
+        { participant: 'bob', active: 20, removed: true },
+        { participant: 'alice', active: 12, removed: false },
+      ],
+    });
+    expectRefused(
+      room,
+      () => createHandoff(room, alice, { summary: 'no' }),
+      'limit_reached',
+      /12 of them yours; bob 20/,
+    );
   });
 
   test('input_required counts as active; completed does not', () => {

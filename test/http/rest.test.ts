@@ -432,9 +432,10 @@ describe('POST /workspace/handoffs: the active-task limit', () => {
       await w.bob.POST('/workspace/handoffs', { body: { summary: 'Task 33' } }),
       429,
       'limit_reached',
-      'the room already has 32 active tasks (working or input_required), the most it allows; complete or cancel one first',
+      'the room already has 32 active tasks (working or input_required), the most it allows: none of them yours; alice 32. One must end first; only its owner may cancel it',
     );
     expect(over.title).toBe('Too Many Requests');
+    expect(over.details).toEqual({ limit: 32, owners: [{ participant: 'alice', active: 32, removed: false }] });
     expectOk(await w.alice.POST('/workspace/task/cancel', { body: { task_id: first.handoff.task_id } }), 'cancelTask');
     await createHandoff(w.bob, { summary: 'Task 33' });
   });

@@ -36,13 +36,7 @@ export function createHandoff(room: Room, caller: Caller, args: InputOf<'createH
       throw invalidField('assignee', `${args.assignee} is not a participant of this room`);
     }
     const active = room.store.countActiveTasks();
-    if (active >= MAX_ACTIVE_TASKS) {
-      throw new DomainError(
-        'limit_reached',
-        `the room already has ${active} active tasks (working or input_required), the most it allows; complete or cancel one first`,
-        { limit: MAX_ACTIVE_TASKS },
-      );
-    }
+    if (active >= MAX_ACTIVE_TASKS) throw activeTaskLimit(room, caller, active);
     const correlationId = newCorrelationId();
     const handoff: HandoffRow = {
       id: newHandoffId(),
@@ -95,4 +89,27 @@ export function createHandoff(room: Room, caller: Caller, args: InputOf<'createH
     // A handoff made this moment has asked for no input yet: its view needs no read of them.
     return { handoff: toHandoff(handoff, []), task: taskView(room, task), replayed: false };
   });
+}
+
+/**
+ * A create past the room's active tasks, refused saying whose they are. Only
+ * a task's owner cancels it, so the caller learns whether one of its own can
+ * make room, and an operator sees the places a removed participant's tasks
+ * still hold (the reference says how to end them).
+ */
+function activeTaskLimit(room: Room, caller: Caller, active: number): DomainError {
+  const owners = room.store
+    .activeTasksByOwner()
+    .map(({ owner, active }) => ({ participant: owner, active, removed: !isParticipant(room, owner) }));
+  const yours = owners.find((owner) => owner.participant === caller.participant)?.active ?? 0;
+  const others = owners
+    .filter((owner) => owner.participant !== caller.participant)
+    .map((owner) => `${owner.participant} ${owner.active}${owner.removed ? ' (removed from the room)' : ''}`);
+  return new DomainError(
+    'limit_reached',
+    `the room already has ${active} active tasks (working or input_required), the most it allows: ` +
+      `${yours === 0 ? 'none of them yours' : `${yours} of them yours`}${others.length > 0 ? `; ${others.join(', ')}` : ''}. ` +
+      (yours === 0 ? 'One must end first; only its owner may cancel it' : 'Complete or cancel one of yours first'),
+    { limit: MAX_ACTIVE_TASKS, owners },
+  );
 }
