@@ -4,6 +4,7 @@
 // funnel (reportFailure).
 import { existsSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { flagForField } from './field-flags.js';
 import { reportFailure } from './output.js';
 import { terminal, withTerminal, type Terminal } from './terminal.js';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -49,6 +50,19 @@ function hyphenatedCommandFor(root: Command, [first, second]: (string | undefine
   return second && named(first!) && named(name) && !existsSync(second) ? name : null;
 }
 
+/**
+ * What the user meant where commander found no command or flag and said
+ * nothing better: a group's command typed with a hyphen, or the flag of the
+ * field a flag names (field-flags.ts); else null.
+ */
+function meantInstead(root: Command, error: CommanderError, words: string[]): string | null {
+  if (/Did you mean/.test(error.message)) return null;
+  if (error.code === 'commander.unknownCommand') return groupCommandFor(root, words[0]);
+  if (error.code !== 'commander.unknownOption') return null;
+  const typed = /'([^']+)'/.exec(error.message);
+  return typed ? flagForField(words, typed[1]!) : null;
+}
+
 /** Runs the command line `argv` (as process.argv: node, script, then the words) on `program`; its exit code. */
 export async function runCommandLine(program: () => Command, argv: string[], on?: Terminal): Promise<number> {
   const run = async (): Promise<number> => {
@@ -62,10 +76,10 @@ export async function runCommandLine(program: () => Command, argv: string[], on?
       await root.parseAsync(argv);
       return 0;
     } catch (error) {
-      const unknown = error instanceof CommanderError && error.code === 'commander.unknownCommand';
-      const command = unknown ? groupCommandFor(root, argv[2]) : null;
+      const usage = error instanceof CommanderError ? error : null;
+      const meant = usage && meantInstead(root, usage, argv.slice(2));
       const said =
-        unknown && command ? new CommanderError(2, error.code, `${error.message} (Did you mean ${command}?)`) : error;
+        usage && meant ? new CommanderError(2, usage.code, `${usage.message} (Did you mean ${meant}?)`) : error;
       // Read from argv, not the parsed options: a usage error comes before them.
       return reportFailure(said, argv.includes('--json'));
     }

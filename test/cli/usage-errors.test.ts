@@ -1,7 +1,8 @@
 // ce's usage errors in the user's terms, over the built binary: a flag left
 // out is named by its flag, two exclusive flags are said as such, an unknown
-// flag is named with the closest known one; and the exit codes hold: 0 done,
-// 1 refused by the room, 2 a usage error, 3 the room not reached.
+// flag is named with the closest known one, or the one that sets the field it
+// names; and the exit codes hold: 0 done, 1 refused by the room, 2 a usage
+// error, 3 the room not reached.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -34,6 +35,17 @@ describe('exit 2: a usage error names the flags as typed', () => {
       ['handoff-create', '{file}', '--participant', 'bob', '--summery', 'Proofread'],
       "ce: unknown option '--summery' (Did you mean --summary?)\n",
     ],
+    [
+      'a flag typed as the field it sets, which commander does not find by spelling',
+      ['session', 'create', '{file}', '--participant', 'bob', '--capabilities', 'read'],
+      "ce: unknown option '--capabilities' (Did you mean --caps?)\n",
+    ],
+    [
+      'the same with its value after =',
+      ['propose', '{file}', '--participant', 'bob', '--base-revision=1', '--summary', 'Fix'],
+      "ce: unknown option '--base-revision=1' (Did you mean --base?)\n",
+    ],
+    ['an unknown flag like no field or flag', ['handoffs', '{file}', '--bogus'], "ce: unknown option '--bogus'\n"],
     [
       "a group's command typed with a hyphen, as the others are named",
       ['participant-add', '{file}', 'carol'],
