@@ -1,8 +1,9 @@
 // ce status FILE: how a room is doing. For a room a process serves: its pid,
 // how long it has run, its addresses and whether it is ready (its /readyz,
 // asked over HTTP); for any room, what the sidecar says (read-only, as every
-// reading command): revision, handoffs by status, open proposals, live
-// sessions, the newest event, the event ring, the sidecar's size.
+// reading command): revision, handoffs by status, active tasks, open
+// proposals, live sessions, the newest event, the event ring, the sidecar's
+// size.
 import type { Command } from 'commander';
 import type { Readiness, RoomStatus } from '../engine/index.js';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -107,6 +108,7 @@ function plain(s: StatusOutput): string {
     ...served,
     ['revision', s.room.revision && `${s.room.revision.number}, at ${s.room.revision.at}`],
     ['handoffs', handoffs.join(', ') || 'none'],
+    ['tasks', `${s.room.tasks.active} active, of the ${s.room.tasks.limit} the room takes`],
     ['proposals', `${s.room.open_proposals} open (${s.room.conflicted_proposals} in conflict)`],
     ['sessions', `${s.room.live_sessions} live`],
     ['last event', s.room.last_event_at],

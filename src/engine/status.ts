@@ -1,14 +1,17 @@
 // What the sidecar says of a room, for `ce status`: its revision, handoffs by
-// status, open proposals, live sessions, the newest event and the sidecar's
+// status, active tasks against the room's most, open proposals, live sessions, the newest event and the sidecar's
 // size on disk. Whether a process serves it is the command's to find out.
 import { statSync } from 'node:fs';
 import { roomCounts } from '../store/room-counts.js';
 import { toTimestamp } from './clock.js';
+import { MAX_ACTIVE_TASKS } from './limits.js';
 import type { Room } from './room.js';
 
 export interface RoomStatus {
   revision: { number: number; at: string } | null;
   handoffs: Record<string, number>;
+  /** Tasks working or waiting for input, and the most the room takes (a create past it is limit_reached). */
+  tasks: { active: number; limit: number };
   open_proposals: number;
   conflicted_proposals: number;
   live_sessions: number;
@@ -35,6 +38,7 @@ export function roomStatus(room: Room): RoomStatus {
   return {
     revision: counts.revision && { number: counts.revision.number, at: toTimestamp(counts.revision.at) },
     handoffs: counts.handoffs,
+    tasks: { active: counts.active_tasks, limit: MAX_ACTIVE_TASKS },
     open_proposals: counts.open_proposals,
     conflicted_proposals: counts.conflicted_proposals,
     live_sessions: counts.live_sessions,

@@ -26,18 +26,19 @@ const prepareRoom = (): string =>
 test('a room no process serves: what its sidecar holds, and that nothing serves it', SLOW, async () => {
   const file = prepareRoom();
   const shown = okPlain(await ce(['status', file])).split('\n');
-  expect(shown.slice(0, 7)).toEqual([
+  expect(shown.slice(0, 8)).toEqual([
     `room:       ${file}`,
     'served:     no: no room process runs for this file (ce serve FILE starts one)',
     expect.stringMatching(/^revision: {3}1, at \d{4}-\d\d-\d\dT/),
     'handoffs:   1 open',
+    'tasks:      1 active, of the 32 the room takes',
     'proposals:  0 open (0 in conflict)',
     'sessions:   1 live',
     expect.stringMatching(/^last event: \d{4}-/),
   ]);
   // The event ring: every event the room has recorded so far, none pruned yet.
-  expect(shown[7]).toBe('event ring: 3 events kept, the newest #3');
-  expect(shown[8]).toMatch(
+  expect(shown[8]).toBe('event ring: 3 events kept, the newest #3');
+  expect(shown[9]).toMatch(
     new RegExp(
       `^sidecar: {4}${file.replaceAll('.', '\\.')}\\.commonroom\\.db \\(\\d+ bytes with its write-ahead log\\)$`,
     ),
@@ -46,7 +47,7 @@ test('a room no process serves: what its sidecar holds, and that nothing serves 
   expect(json).toMatchObject({
     file,
     process: null,
-    room: { handoffs: { open: 1 }, open_proposals: 0, live_sessions: 1 },
+    room: { handoffs: { open: 1 }, tasks: { active: 1, limit: 32 }, open_proposals: 0, live_sessions: 1 },
   });
 });
 

@@ -54,6 +54,8 @@ test('the series named in the docs, and counters that move by exactly what was d
     'ce_commit_duration_seconds',
     'ce_event_ring_events',
     'ce_handoffs',
+    'ce_tasks_active',
+    'ce_tasks_limit',
     'ce_proposals_open',
     'ce_sidecar_bytes',
     'process_cpu_seconds_total',
@@ -99,6 +101,8 @@ test('the series named in the docs, and counters that move by exactly what was d
 
   expect(moved('ce_events_published_total')).toBe(3);
   expect(moved('ce_handoffs', { status: 'open' })).toBe(3);
+  expect(moved('ce_tasks_active')).toBe(3);
+  expect(valueOf(after, 'ce_tasks_limit')).toBe(32);
   expect(moved('ce_event_ring_events')).toBe(3);
   expect(sumOf(after, 'ce_commit_batch_size') - sumOf(before, 'ce_commit_batch_size')).toBe(3);
   expect(moved('ce_commit_duration_seconds')).toBe(moved('ce_commit_batch_size'));

@@ -123,6 +123,22 @@ export class RoomMetrics {
       },
     });
     new prom.Gauge({
+      name: 'ce_tasks_active',
+      help: 'Tasks working or waiting for input; a handoff_create past ce_tasks_limit is refused (limit_reached)',
+      registers,
+      collect() {
+        this.set(holding().tasks.active);
+      },
+    });
+    new prom.Gauge({
+      name: 'ce_tasks_limit',
+      help: 'The most tasks the room lets be active at once',
+      registers,
+      collect() {
+        this.set(holding().tasks.limit);
+      },
+    });
+    new prom.Gauge({
       name: 'ce_proposals_open',
       help: 'Open proposals, by whether they merge onto the current revision (mergeable) or not (conflicts)',
       labelNames: ['state'],
