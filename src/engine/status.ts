@@ -38,7 +38,7 @@ export function roomStatus(room: Room): RoomStatus {
   return {
     revision: counts.revision && { number: counts.revision.number, at: toTimestamp(counts.revision.at) },
     handoffs: counts.handoffs,
-    tasks: { active: counts.active_tasks, limit: MAX_ACTIVE_TASKS },
+    tasks: { active: room.store.countActiveTasks(), limit: MAX_ACTIVE_TASKS },
     open_proposals: counts.open_proposals,
     conflicted_proposals: counts.conflicted_proposals,
     live_sessions: counts.live_sessions,

@@ -1,15 +1,12 @@
 // What the sidecar holds, counted, for `ce status` and a metrics scrape:
 // handoffs by status (kept counted by the writer: store/handoff-counts.ts),
-// active tasks (by two searches of their index), sessions that still let
-// someone in, open proposals, the newest revision, the newest event and the
-// event ring. Read-only; run rarely (a status, a metrics scrape), so not
-// prepared ahead.
+// sessions that still let someone in, open proposals, the newest revision,
+// the newest event and the event ring. Read-only; run rarely (a status, a
+// metrics scrape), so not prepared ahead.
 import type { Database } from 'better-sqlite3';
 
 export interface RoomCounts {
   handoffs: Record<string, number>;
-  /** Tasks working or waiting for input: the room takes at most MAX_ACTIVE_TASKS. */
-  active_tasks: number;
   live_sessions: number;
   open_proposals: number;
   /** Open proposals that no longer merge onto the current revision. */
@@ -28,8 +25,6 @@ export function roomCounts(db: Database, now: number): RoomCounts {
   const count = (sql: string, ...params: unknown[]) => (db.prepare(sql).get(...params) as { n: number }).n;
   return {
     handoffs: Object.fromEntries(handoffs.map(({ status, n }) => [status, n])),
-    active_tasks: count(`SELECT (SELECT count(*) FROM tasks WHERE status = 'working')
-        + (SELECT count(*) FROM tasks WHERE status = 'input_required') AS n`),
     live_sessions: count(
       'SELECT count(*) AS n FROM sessions WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
       now,
