@@ -1,6 +1,7 @@
 // What the sidecar says of a room, for `ce status`: its revision, handoffs by
-// status, active tasks against the room's most, open proposals, live sessions, the newest event and the sidecar's
-// size on disk. Whether a process serves it is the command's to find out.
+// status, active tasks against the room's most, open proposals, live
+// sessions, the newest event and the sidecar's size on disk. Whether a
+// process serves it is the command's to find out.
 import { statSync } from 'node:fs';
 import { roomCounts } from '../store/room-counts.js';
 import { toTimestamp } from './clock.js';

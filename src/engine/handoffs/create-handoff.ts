@@ -100,7 +100,7 @@ export function createHandoff(room: Room, caller: Caller, args: InputOf<'createH
 function activeTaskLimit(room: Room, caller: Caller, active: number): DomainError {
   const owners = room.store
     .activeTasksByOwner()
-    .map(({ owner, active }) => ({ participant: owner, active, removed: !isParticipant(room, owner) }));
+    .map((row) => ({ participant: row.owner, active: row.active, removed: !isParticipant(room, row.owner) }));
   const yours = owners.find((owner) => owner.participant === caller.participant)?.active ?? 0;
   const others = owners
     .filter((owner) => owner.participant !== caller.participant)
