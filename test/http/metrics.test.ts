@@ -4,6 +4,7 @@
 // series of its own.
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, onTestFinished, test } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { addParticipant, approveProposal, createSession, LOCAL_OPERATOR, proposeChange } from '../helpers/engine.js';
 import { ceServe } from '../helpers/ce-serve.js';
 import { createHandoff, isMethod, listen, nextFrame } from '../helpers/mcp-wire.js';
@@ -109,19 +110,45 @@ test('the series named in the docs, and counters that move by exactly what was d
   expect(valueOf(after, 'ce_sidecar_bytes')).toBeGreaterThan(0);
 });
 
+/** The room's series a PromQL expression asks for: a histogram's _bucket, _sum and _count by the histogram's name. */
+const seriesIn = (expr: string): string[] =>
+  (expr.match(/\b(?:ce|process|nodejs)_[a-z0-9_]+/g) ?? []).map((name) => name.replace(/_(bucket|sum|count)$/, ''));
+
 test('the Grafana dashboard in docs/ asks only for series the room serves', async () => {
   s = await startTestServer({ metrics: true });
   const served = (await scrape(baseOf(s), s.tokens.admin)).map((family) => family.name);
   const dashboard = JSON.parse(readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8')) as {
     panels: { targets: { expr: string }[] }[];
   };
-  const asked = new Set(
-    dashboard.panels.flatMap((panel) =>
-      panel.targets.flatMap((target) => target.expr.match(/\b(?:ce|process|nodejs)_[a-z0-9_]+/g) ?? []),
-    ),
-  );
+  const asked = new Set(dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => seriesIn(target.expr))));
   expect(asked.size).toBeGreaterThan(10);
-  for (const name of asked) expect(served, name).toContain(name.replace(/_(bucket|sum|count)$/, ''));
+  for (const name of asked) expect(served, name).toContain(name);
+});
+
+test("the alerts in examples/ are a Prometheus rule group on the room's own series, each with its severity and summary", async () => {
+  s = await startTestServer({ metrics: true });
+  const served = (await scrape(baseOf(s), s.tokens.admin)).map((family) => family.name);
+  const file = parseYaml(readFileSync(new URL('../../examples/prometheus-alerts.yml', import.meta.url), 'utf8')) as {
+    groups: { name: string; rules: Record<string, any>[] }[];
+  };
+  const rules = file.groups.flatMap((group) => group.rules);
+  expect(rules.map((rule) => rule.alert)).toEqual([
+    'CommonRoomDown',
+    'CommonRoomWritesRefused',
+    'CommonRoomActiveTasksNearLimit',
+    'CommonRoomSlowCommits',
+    'CommonRoomListenersDropped',
+    'CommonRoomEventLoopLag',
+  ]);
+  for (const rule of rules) {
+    expect(Object.keys(rule).sort(), rule.alert).toEqual(
+      expect.arrayContaining(['alert', 'annotations', 'expr', 'labels']),
+    );
+    expect(['page', 'ticket'], rule.alert).toContain(rule.labels.severity);
+    expect(rule.annotations.summary, rule.alert).toMatch(/\S/);
+    expect(rule.expr, rule.alert).toContain('job="commonroom"');
+    for (const name of seriesIn(rule.expr)) expect(served, `${rule.alert}: ${name}`).toContain(name);
+  }
 });
 
 test('open streams and conflicted proposals are read at the scrape', async () => {
