@@ -21,6 +21,10 @@ const MEANING: Record<string, string> = {
   disk_full: 'The disk is full; nothing was changed, and reads go on',
 };
 
+/** What X-Request-Id is, sent and answered (src/http/middleware/request-id.ts). */
+const REQUEST_ID =
+  "The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one.";
+
 /**
  * The error codes a route can answer with: its operation's own (the
  * table's errors), those of every route (invalid_input; unauthorized;
@@ -28,10 +32,6 @@ const MEANING: Record<string, string> = {
  * every route reads the body it is sent, to refuse one it does not take),
  * and those of a change (the disk's refusals).
  */
-/** What X-Request-Id is, sent and answered (src/http/middleware/request-id.ts). */
-const REQUEST_ID =
-  "The request's id, in every answer and in the room's log line for it: the caller's own X-Request-Id when it is 1 to 128 visible ASCII characters, else a fresh one.";
-
 function errorCodesOf(op: Operation): string[] {
   return [
     'invalid_input',

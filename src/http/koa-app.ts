@@ -49,10 +49,6 @@ export interface RoomParts {
   door: BasePathDoor | null;
 }
 
-/**
- * The Koa app of a room. Every request must name the room in Host, and is
- * authenticated before its body is read.
- */
 /** Who `ctx` is; a token refused is remembered in ctx.state.refused for the request's log line (refusedWhy). */
 function remembering<T>(ctx: Koa.Context, who: (ctx: Koa.Context) => T): T {
   try {
@@ -63,6 +59,10 @@ function remembering<T>(ctx: Koa.Context, who: (ctx: Koa.Context) => T): T {
   }
 }
 
+/**
+ * The Koa app of a room. Every request must name the room in Host, and is
+ * authenticated before its body is read.
+ */
 export async function koaApp(parts: RoomParts): Promise<Koa> {
   const { room, options, streams, names, server, actor, caller, log, metrics, observe, door } = parts;
   const [{ default: KoaApplication }, { default: KoaRouter }] = await Promise.all([
