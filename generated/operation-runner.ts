@@ -193,7 +193,8 @@ export function createOperationRunner<Room, Actor, Caller>(
         return engine.removeParticipant(room, acting, access.check(operationValidators.removeParticipant, input));
       }
       case 'getSession': {
-        return engine.getSession(room, actor, access.check(operationValidators.getSession, input));
+        const acting = actor;
+        return engine.getSession(room, acting, access.check(operationValidators.getSession, input));
       }
       case 'listSessions': {
         const acting = access.actor(actor, 'admin');

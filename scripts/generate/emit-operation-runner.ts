@@ -57,12 +57,8 @@ export function emitOperationRunner(operations: Operation[]): Promise<string> {
     `    switch (id) {`,
     ...operations.flatMap((op) => [
       `      case '${op.id}': {`,
-      ...(who(op) === 'actor'
-        ? [`        return engine.${op.id}(room, actor, access.check(operationValidators.${op.id}, input));`]
-        : [
-            `        const acting = ${who(op)};`,
-            `        return engine.${op.id}(room, acting, access.check(operationValidators.${op.id}, input));`,
-          ]),
+      `        const acting = ${who(op)};`,
+      `        return engine.${op.id}(room, acting, access.check(operationValidators.${op.id}, input));`,
       `      }`,
     ]),
     `    }`,
