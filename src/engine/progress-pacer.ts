@@ -13,9 +13,37 @@ export interface WaitingReport<Change> {
  * a change refused after applying it leaves it waiting.
  */
 export class ProgressPacer<Change> {
-  /** When each task last had a report committed (the room's clock). */
-  readonly lastCommit = new Map<string, number>();
+  /**
+   * When each task last had a report committed (the room's clock), oldest
+   * first. A time an interval old decides nothing, so it is forgotten: a
+   * room that runs for months holds only the last interval's tasks, not
+   * every task that ever reported.
+   */
+  private readonly lastCommit = new Map<string, number>();
   private readonly waiting = new Map<string, { report: WaitingReport<Change>; timer: NodeJS.Timeout }>();
+
+  /** `intervalMs`: the least time between two committed reports of a task. */
+  constructor(private readonly intervalMs: number) {}
+
+  /** When the task last had a report committed, if less than an interval before the last commit of any. */
+  lastCommitOf(taskId: string): number | undefined {
+    return this.lastCommit.get(taskId);
+  }
+
+  /** The task had a report committed `at`; the tasks whose last one was an interval or more before it are forgotten. */
+  committed(taskId: string, at: number): void {
+    this.lastCommit.delete(taskId); // set again below: the newest last
+    for (const [oldest, then] of this.lastCommit) {
+      if (at - then < this.intervalMs) break;
+      this.lastCommit.delete(oldest);
+    }
+    this.lastCommit.set(taskId, at);
+  }
+
+  /** Tasks whose last committed report is remembered. */
+  get remembered(): number {
+    return this.lastCommit.size;
+  }
 
   /** `report` waits `dueInMs`, then `commit` runs it, unless a newer report replaces it or a change takes it first. */
   defer(

@@ -9,7 +9,7 @@ import type { EventRow, HandoffRow, TaskRow } from '../store/rows.js';
 import { systemClock, type Clock } from './clock.js';
 import { DomainError } from '../errors.js';
 import { GroupCommit } from './group-commit.js';
-import { EVENT_RING_SIZE, EVENT_RING_SLACK } from './limits.js';
+import { EVENT_RING_SIZE, EVENT_RING_SLACK, PROGRESS_INTERVAL_MS } from './limits.js';
 import { requireTextFile } from './artifact/text.js';
 import { ProgressPacer } from './progress-pacer.js';
 import { deepFreeze } from './deep-freeze.js';
@@ -77,7 +77,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
   // The writer holds the lock: a temp file of this artifact is a write that died before its rename.
   if (sidecar.writable) removeLeftoverTempFiles(artifactPath);
   const bus = new Bus<RoomChange>();
-  const progress = new ProgressPacer<Change>();
+  const progress = new ProgressPacer<Change>(PROGRESS_INTERVAL_MS);
   const eventListeners = new Set<(events: Event[]) => void>();
   const store = new RoomStore(sidecar.db, { writer: sidecar.writable });
   // Owed once a commit, as it ends: the handoff counts written, the ring pruned past EVENT_RING_SIZE + EVENT_RING_SLACK.

@@ -45,7 +45,7 @@ function applyProgress(room: Room, caller: Caller, args: HandoffProgressInput, {
   room.store.updateHandoff(updated, handoff);
   const { by: _by, at: _at, ...payload } = progress;
   record({ type: 'task.progress', actor: caller.participant, handoffId: handoff.id, taskId: task.id, payload });
-  room.progress.lastCommit.set(task.id, now);
+  room.progress.committed(task.id, now);
   return { handoff: handoffView(room, updated), task: taskView(room, reported) };
 }
 
@@ -75,7 +75,7 @@ export function reportProgress(room: Room, caller: Caller, args: InputOf<'report
   }
   const { handoff, task } = reportable(room, caller, args.handoff_id);
   const now = room.clock.now();
-  const last = room.progress.lastCommit.get(task.id);
+  const last = room.progress.lastCommitOf(task.id);
   if (last === undefined || now - last >= PROGRESS_INTERVAL_MS) {
     // An older waiting report goes first, so reports commit in order.
     const committed = change(room, (c) => applyProgress(room, caller, args, c), { alters: () => [task.id] });
