@@ -16,6 +16,7 @@ export {
   authenticateTokenHash,
   hashToken,
   sessionExpiresAt,
+  sessionHolds,
   sessionsEndedBy,
   Unauthenticated,
 } from './sessions.js';

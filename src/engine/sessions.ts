@@ -184,6 +184,12 @@ export function sessionsEndedBy(event: Event): { session_id: string } | { partic
   return null;
 }
 
+/** Whether a session still opens: there is one, neither revoked nor expired, and its participant is still in the room. */
+export function sessionHolds(room: Room, sessionId: string): boolean {
+  const row = room.workspace.getSession(sessionId);
+  return row !== undefined && whyNotLive(room, row) === null;
+}
+
 /** When a session expires (ms since the epoch), or null when it does not; undefined when there is no such session. */
 export function sessionExpiresAt(room: Room, sessionId: string): number | null | undefined {
   return room.workspace.getSession(sessionId)?.expires_at;

@@ -1,13 +1,11 @@
 import type { Caller } from '../../generated/types.js';
 import type { Room } from '../engine/index.js';
+import type { LegacySubscriptions } from './legacy-subscriptions.js';
 import type { ListenWatch } from './listen-fanout.js';
 import type { RequestId } from './protocol.js';
 
 /** A session acting over MCP: the local operator acting as a participant has `operator:NAME`. */
 export type McpCaller = Caller & { session_id: string };
-
-/** URIs each session subscribed to with resources/subscribe (kept for older clients). */
-export type LegacySubscriptions = Map<string, Set<string>>;
 
 /** What an MCP handler knows of its request. Handlers call the engine; they parse and send nothing. */
 export interface McpRequestContext {

@@ -58,14 +58,12 @@ export const resourceHandlers = {
 
   subscribeResource: ({ room, caller, legacySubscriptions }: McpRequestContext, { uri }: { uri: string }) => {
     if (!readableUris(room, caller).has(uri)) throw unknownResource(uri);
-    const uris = legacySubscriptions.get(caller.session_id) ?? new Set<string>();
-    uris.add(uri);
-    legacySubscriptions.set(caller.session_id, uris);
+    legacySubscriptions.subscribe(caller.session_id, uri);
     return complete({});
   },
 
   unsubscribeResource: ({ caller, legacySubscriptions }: McpRequestContext, { uri }: { uri: string }) => {
-    legacySubscriptions.get(caller.session_id)?.delete(uri);
+    legacySubscriptions.unsubscribe(caller.session_id, uri);
     return complete({});
   },
 };

@@ -5,9 +5,10 @@
 // Streamable HTTP; ce bridge carries stdio to it) only frame and send.
 import { mcpMethods, type McpMethod } from '../../generated/mcp.js';
 import { formatValidationErrors } from '../engine/check-input.js';
-import type { Room } from '../engine/index.js';
-import { StreamReply, type LegacySubscriptions, type McpCaller } from './context.js';
+import { sessionHolds, type Room } from '../engine/index.js';
+import { StreamReply, type McpCaller } from './context.js';
 import { handlers } from './handlers.js';
+import { LegacySubscriptions } from './legacy-subscriptions.js';
 import type { ListenWatch } from './listen-fanout.js';
 import {
   META,
@@ -107,7 +108,10 @@ function checkRouting(
 }
 
 export class McpServer {
-  readonly legacySubscriptions: LegacySubscriptions = new Map();
+  /** The local operator acting as a participant (`operator:NAME`) has no session to end. */
+  readonly legacySubscriptions = new LegacySubscriptions(
+    (sessionId) => sessionId.startsWith('operator:') || sessionHolds(this.room, sessionId),
+  );
 
   constructor(readonly room: Room) {}
 

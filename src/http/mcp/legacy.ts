@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { Room, RoomChange } from '../../engine/index.js';
-import type { LegacySubscriptions, McpCaller } from '../../mcp/context.js';
+import type { McpCaller } from '../../mcp/context.js';
+import type { LegacySubscriptions } from '../../mcp/legacy-subscriptions.js';
 import { resourceUris, viewsChangedBy } from '../../mcp/resource-uris.js';
 import { streamOwner } from './stream-owner.js';
 import type { StreamRegistry } from './streams.js';
@@ -17,7 +18,7 @@ export function legacyResourceStream(room: Room, streams: StreamRegistry, subscr
     streams.checkRoom(sessionId);
     const uris = resourceUris(room);
     const render = (change: RoomChange): unknown[] => {
-      const subscribed = subscriptions.get(sessionId);
+      const subscribed = subscriptions.of(sessionId);
       if (!subscribed) return [];
       return viewsChangedBy(change.event.type)
         .map((view) => uris[view])
