@@ -8,7 +8,7 @@
 // request shows as growth from cycle to cycle; what it keeps within bounds
 // levels off once those fill.
 // SOAK_CYCLES (20) and BENCH_SECONDS (3, the write load's part of a cycle).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { addParticipant, createSession, LOCAL_OPERATOR, openRoom } from '../test/helpers/engine.js';
@@ -131,16 +131,34 @@ async function refused(count: number): Promise<void> {
   }
 }
 
+/**
+ * Waits, at most 10 s, for the room's descriptors to come back to `files`: a
+ * fetch aborted mid-stream leaves its socket open a few seconds before the
+ * client closes it (the room closes its end at once then).
+ */
+async function socketsClosed(files: number): Promise<void> {
+  for (let waited = 0; waited < 10_000 && openFiles() > files + 2; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 const held = (memory: NodeJS.MemoryUsage) => (memory.heapUsed + memory.external) / MiB;
+/** The room's open file descriptors: its sidecar's, its log's, its listening socket and what a cycle left open. */
+const openFiles = () => readdirSync(`/proc/${served.child.pid}/fd`).length;
 interface Cycle {
   writes: number;
   held: number;
   rss: number;
+  files: number;
 }
 const cycles: Cycle[] = [];
+let startFiles = 0;
 try {
   const start = await probeMemory(served.child, memoryFile);
-  console.log(`start: ${held(start).toFixed(2)} MiB held, ${(start.rss / MiB).toFixed(0)} MiB resident`);
+  startFiles = openFiles();
+  console.log(
+    `start: ${held(start).toFixed(2)} MiB held, ${(start.rss / MiB).toFixed(0)} MiB resident, ${openFiles()} open files`,
+  );
   for (let cycle = 1; cycle <= CYCLES; cycle++) {
     const writes = await load(origin, { kind: 'create-cancel', token: room.alice }, WRITE_CONNECTIONS, SECONDS);
     await cancelLeftovers(origin, room);
@@ -151,11 +169,11 @@ try {
     await proposals(PER_CYCLE.proposals);
     await reported(PER_CYCLE.reported);
     await refused(PER_CYCLE.refused);
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // closed streams' sockets gone
+    await socketsClosed(startFiles);
     const memory = await probeMemory(served.child, memoryFile);
-    cycles.push({ writes: writes.total, held: held(memory), rss: memory.rss / MiB });
+    cycles.push({ writes: writes.total, held: held(memory), rss: memory.rss / MiB, files: openFiles() });
     console.log(
-      `cycle ${cycle}: ${writes.total} writes, ${held(memory).toFixed(2)} MiB held, ${(memory.rss / MiB).toFixed(0)} MiB resident`,
+      `cycle ${cycle}: ${writes.total} writes, ${held(memory).toFixed(2)} MiB held, ${(memory.rss / MiB).toFixed(0)} MiB resident, ${openFiles()} open files`,
     );
   }
 } finally {
@@ -183,13 +201,13 @@ writeSection(
   'soak',
   `## A room's memory over a long run (\`npm run bench:soak\`)
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}. One room served on core 0, worked from core 1 through ${CYCLES} cycles; in all, ${writes.toLocaleString('en')} durable writes (16 clients, \`handoff_create\` then \`tasks/cancel\`, ${SECONDS} s a cycle) and tasks/get for 2 s a cycle, ${each(PER_CYCLE.listens)} listens opened and closed, ${each(PER_CYCLE.sessions)} sessions made, used (\`resources/subscribe\` among it) and revoked, ${each(PER_CYCLE.proposals)} proposals approved, ${each(PER_CYCLE.reported)} handoffs accepted, reported on and cancelled, and ${each(PER_CYCLE.refused * 3)} refused requests. Memory held is the JavaScript heap and external memory after a full collection at the end of each cycle.
+${new Date().toISOString().slice(0, 10)}, ${machine()}. One room served on core 0, worked from core 1 through ${CYCLES} cycles; in all, ${writes.toLocaleString('en')} durable writes (16 clients, \`handoff_create\` then \`tasks/cancel\`, ${SECONDS} s a cycle) and tasks/get for 2 s a cycle, ${each(PER_CYCLE.listens)} listens opened and closed, ${each(PER_CYCLE.sessions)} sessions made, used (\`resources/subscribe\` among it) and revoked, ${each(PER_CYCLE.proposals)} proposals approved, ${each(PER_CYCLE.reported)} handoffs accepted, reported on and cancelled, and ${each(PER_CYCLE.refused * 3)} refused requests. Memory held is the JavaScript heap and external memory after a full collection at the end of each cycle; open files, the room's descriptors then (\`/proc/PID/fd\`).
 
-| cycle | durable writes | memory held (MiB) | resident (MiB) |
-| --- | --- | --- | --- |
-${cycles.map((c, i) => `| ${i + 1} | ${c.writes.toLocaleString('en')} | ${c.held.toFixed(2)} | ${c.rss.toFixed(0)} |`).join('\n')}
+| cycle | durable writes | memory held (MiB) | resident (MiB) | open files |
+| --- | --- | --- | --- | --- |
+${cycles.map((c, i) => `| ${i + 1} | ${c.writes.toLocaleString('en')} | ${c.held.toFixed(2)} | ${c.rss.toFixed(0)} | ${c.files} |`).join('\n')}
 
-Over the second half of the cycles, memory held ran from ${Math.min(...later).toFixed(2)} to ${Math.max(...later).toFixed(2)} MiB, a slope of ${slope(later).toFixed(0)} KiB a cycle.`,
+Over the second half of the cycles, memory held ran from ${Math.min(...later).toFixed(2)} to ${Math.max(...later).toFixed(2)} MiB, a slope of ${slope(later).toFixed(0)} KiB a cycle. Open files: ${startFiles} before the first cycle, ${Math.min(...cycles.map((c) => c.files))} to ${Math.max(...cycles.map((c) => c.files))} after each.`,
 );
 console.log(
   `second half: ${Math.min(...later).toFixed(2)} to ${Math.max(...later).toFixed(2)} MiB, ${slope(later).toFixed(0)} KiB a cycle`,
