@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LoadResult } from './lib/load-worker.js';
 import { taskGet } from './lib/mcp.js';
-import { buildPrograms, cpuMicros, pinSelfToLoadCore, startServer } from './lib/processes.js';
+import { buildPrograms, cpuMicros, pinSelfToLoadCore, SERVE_QUIETLY, startServer } from './lib/processes.js';
 import { makeRoom } from './lib/rooms.js';
 import { load, originOf, READ_CONNECTIONS, WRITE_CONNECTIONS } from './lib/runs.js';
 import { median, root } from './report.js';
@@ -50,20 +50,13 @@ async function measure(dir: string): Promise<Measured> {
   const scratch = mkdtempSync(path.join(tmpdir(), 'ce-compare-'));
   try {
     const room = makeRoom(scratch, 'room');
-    const served = await startServer([
-      path.join(dir, 'bin', 'ce.js'),
-      'serve',
-      room.file,
-      '--port',
-      '0',
-      '--json',
-      '--log-level',
-      'silent',
-    ]).catch((error: unknown) => {
-      rmSync(scratch, { recursive: true, force: true });
-      // This tree's engine made the room: a checkout that knows an older schema refuses it.
-      refuse(`${dir}: ce serve did not start on a room this tree made: ${(error as Error).message}`);
-    });
+    const served = await startServer([path.join(dir, 'bin', 'ce.js'), 'serve', room.file, ...SERVE_QUIETLY]).catch(
+      (error: unknown) => {
+        rmSync(scratch, { recursive: true, force: true });
+        // This tree's engine made the room: a checkout that knows an older schema refuses it.
+        refuse(`${dir}: ce serve did not start on a room this tree made: ${(error as Error).message}`);
+      },
+    );
     try {
       const origin = originOf(served.line.mcp_url);
       const pid = served.child.pid!;

@@ -32,6 +32,7 @@ import {
   probeMemory,
   program,
   runToEnd,
+  SERVE_QUIETLY,
   shown,
   spawnNode,
   startServer,
@@ -221,14 +222,13 @@ try {
   const roomProbe = probed(roomMemory);
   const sseProbe = probed(sseMemory);
   // No log, as the anchors keep none: what the log and the metrics cost is bench/observability.ts's to say.
-  const quiet = ['--port', '0', '--json', '--log-level', 'silent'];
   // Room for the 10,000 streams of the large fan-out, beside the default 10,000's few others.
   const room = await serve(
-    [...roomProbe.args, ce, 'serve', main.file, ...quiet, '--max-streams', String(MANY_STREAMS + 100)],
+    [...roomProbe.args, ce, 'serve', main.file, ...SERVE_QUIETLY, '--max-streams', String(MANY_STREAMS + 100)],
     roomProbe.env,
   );
-  const smallRoom = await serve([ce, 'serve', small.file, ...quiet]);
-  const largeRoom = await serve([ce, 'serve', large.file, ...quiet]);
+  const smallRoom = await serve([ce, 'serve', small.file, ...SERVE_QUIETLY]);
+  const largeRoom = await serve([ce, 'serve', large.file, ...SERVE_QUIETLY]);
   const koa = await serve([program('koa-sqlite'), path.join(dir, 'koa.db')]);
   const sdk = await serve([program('mcp-sdk')]);
   const sse = await serve([...sseProbe.args, program('sse-broadcast')], sseProbe.env);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { addParticipant, createSession, LOCAL_OPERATOR, openRoom } from '../test/helpers/engine.js';
 import { mcpPost, taskGet } from './lib/mcp.js';
-import { buildPrograms, pinSelfToLoadCore, probed, probeMemory, startServer } from './lib/processes.js';
+import { buildPrograms, pinSelfToLoadCore, probed, probeMemory, SERVE_QUIETLY, startServer } from './lib/processes.js';
 import { makeRoom } from './lib/rooms.js';
 import { cancelLeftovers, load, originOf, READ_CONNECTIONS, WRITE_CONNECTIONS } from './lib/runs.js';
 import { machine, root, writeSection } from './report.js';
@@ -39,17 +39,7 @@ engine.close();
 const memoryFile = path.join(dir, 'memory.json');
 const probe = probed(memoryFile);
 const served = await startServer(
-  [
-    ...probe.args,
-    path.join(root, 'bin', 'ce.js'),
-    'serve',
-    room.file,
-    '--port',
-    '0',
-    '--json',
-    '--log-level',
-    'silent',
-  ],
+  [...probe.args, path.join(root, 'bin', 'ce.js'), 'serve', room.file, ...SERVE_QUIETLY],
   probe.env,
 );
 const origin = originOf(served.line.mcp_url);

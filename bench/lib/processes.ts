@@ -129,6 +129,9 @@ export const cpuMicros = (pid: number): number =>
 export const shown = (core: 'server' | 'load', args: string[]): string =>
   `${pinning ? `taskset -c ${pinning[core]} ` : ''}node ${args.map((a) => path.relative(root, a) || a).join(' ')}`;
 
+/** `ce serve`'s flags in the benches: any free port, its first line as JSON, and no log (the anchors keep none). */
+export const SERVE_QUIETLY = ['--port', '0', '--json', '--log-level', 'silent'];
+
 export interface Served {
   child: ChildProcess;
   /** The first line the server printed, parsed. */
