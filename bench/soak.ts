@@ -20,6 +20,8 @@ import { machine, root, writeSection } from './report.js';
 
 const CYCLES = Number(process.env.SOAK_CYCLES ?? 20);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+/** tasks/get's part of a cycle. */
+const READ_SECONDS = 2;
 /** Each cycle's share of the work besides the write load. */
 const PER_CYCLE = { listens: 300, sessions: 50, proposals: 30, reported: 100, refused: 100 };
 const MiB = 2 ** 20;
@@ -43,6 +45,9 @@ const served = await startServer(
   probe.env,
 );
 const origin = originOf(served.line.mcp_url);
+const held = (memory: NodeJS.MemoryUsage) => (memory.heapUsed + memory.external) / MiB;
+/** The room's open file descriptors: its sidecar's, its log's, its listening socket and what a cycle left open. */
+const openFiles = () => readdirSync(`/proc/${served.child.pid}/fd`).length;
 
 /** A REST call that must succeed; its JSON answer. */
 async function rest(method: string, route: string, token: string, body?: unknown): Promise<any> {
@@ -132,9 +137,6 @@ async function socketsClosed(files: number): Promise<void> {
   }
 }
 
-const held = (memory: NodeJS.MemoryUsage) => (memory.heapUsed + memory.external) / MiB;
-/** The room's open file descriptors: its sidecar's, its log's, its listening socket and what a cycle left open. */
-const openFiles = () => readdirSync(`/proc/${served.child.pid}/fd`).length;
 interface Cycle {
   writes: number;
   held: number;
@@ -147,13 +149,13 @@ try {
   const start = await probeMemory(served.child, memoryFile);
   startFiles = openFiles();
   console.log(
-    `start: ${held(start).toFixed(2)} MiB held, ${(start.rss / MiB).toFixed(0)} MiB resident, ${openFiles()} open files`,
+    `start: ${held(start).toFixed(2)} MiB held, ${(start.rss / MiB).toFixed(0)} MiB resident, ${startFiles} open files`,
   );
   for (let cycle = 1; cycle <= CYCLES; cycle++) {
     const writes = await load(origin, { kind: 'create-cancel', token: room.alice }, WRITE_CONNECTIONS, SECONDS);
     await cancelLeftovers(origin, room);
     const read = { kind: 'fixed', method: 'POST', path: '/mcp', request: taskGet(room.alice, room.taskId) } as const;
-    await load(origin, read, READ_CONNECTIONS, 2);
+    await load(origin, read, READ_CONNECTIONS, READ_SECONDS);
     await listens(PER_CYCLE.listens);
     await sessions(PER_CYCLE.sessions);
     await proposals(PER_CYCLE.proposals);
@@ -171,7 +173,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Least-squares slope of the second half's memory held, in KiB a cycle: what still grows once bounds have filled. */
+/** The least-squares slope of MiB a cycle, in KiB a cycle: over the second half, what still grows once bounds have filled. */
 function slope(points: number[]): number {
   const n = points.length;
   const meanX = (n - 1) / 2;
@@ -191,7 +193,7 @@ writeSection(
   'soak',
   `## A room's memory over a long run (\`npm run bench:soak\`)
 
-${new Date().toISOString().slice(0, 10)}, ${machine()}. One room served on core 0, worked from core 1 through ${CYCLES} cycles; in all, ${writes.toLocaleString('en')} durable writes (16 clients, \`handoff_create\` then \`tasks/cancel\`, ${SECONDS} s a cycle) and tasks/get for 2 s a cycle, ${each(PER_CYCLE.listens)} listens opened and closed, ${each(PER_CYCLE.sessions)} sessions made, used (\`resources/subscribe\` among it) and revoked, ${each(PER_CYCLE.proposals)} proposals approved, ${each(PER_CYCLE.reported)} handoffs accepted, reported on and cancelled, and ${each(PER_CYCLE.refused * 3)} refused requests. Memory held is the JavaScript heap and external memory after a full collection at the end of each cycle; open files, the room's descriptors then (\`/proc/PID/fd\`).
+${new Date().toISOString().slice(0, 10)}, ${machine()}. One room served on core 0, worked from core 1 through ${CYCLES} cycles; in all, ${writes.toLocaleString('en')} durable writes (16 clients, \`handoff_create\` then \`tasks/cancel\`, ${SECONDS} s a cycle) and tasks/get for ${READ_SECONDS} s a cycle, ${each(PER_CYCLE.listens)} listens opened and closed, ${each(PER_CYCLE.sessions)} sessions made, used (\`resources/subscribe\` among it) and revoked, ${each(PER_CYCLE.proposals)} proposals approved, ${each(PER_CYCLE.reported)} handoffs accepted, reported on and cancelled, and ${each(PER_CYCLE.refused * 3)} refused requests. Memory held is the JavaScript heap and external memory after a full collection at the end of each cycle; open files, the room's descriptors then (\`/proc/PID/fd\`).
 
 | cycle | durable writes | memory held (MiB) | resident (MiB) | open files |
 | --- | --- | --- | --- | --- |
