@@ -12,6 +12,7 @@ import type { StreamLimits } from './mcp/stream-kinds.js';
 import { StreamRegistry } from './mcp/streams.js';
 import { MAX_BODY_BYTES } from './middleware/read-body.js';
 import { RoomNames } from './middleware/room-names.js';
+import { openFileLimit } from './open-files.js';
 import { requestObserver } from './observe/observe-requests.js';
 import type { RestDoor } from './rest/door.js';
 
@@ -44,6 +45,7 @@ export function createApp(
   const limits: StreamLimits = {
     ...(options.maxStreamsPerSession === undefined ? {} : { maxPerSession: options.maxStreamsPerSession }),
     ...(options.maxStreams === undefined ? {} : { maxStreams: options.maxStreams }),
+    openFiles: openFileLimit(),
     ...(options.maxStreamQueue === undefined ? {} : { maxQueue: options.maxStreamQueue }),
     ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
   };

@@ -1,11 +1,13 @@
 // The systemd units in examples/ are units systemd takes (systemd-analyze
 // verify, where the machine has it), and the service keeps its sandbox: the
 // whole system read-only but the room's directory, restarted after a
-// failure, files the owner's only.
+// failure, files the owner's only, and open files enough for its streams.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
+import { DEFAULT_MAX_STREAMS } from '../../src/http/mcp/stream-kinds.js';
+import { KEPT_FROM_STREAMS } from '../../src/http/open-files.js';
 
 const examples = path.resolve(import.meta.dirname, '../../examples');
 const UNITS = ['commonroom.service', 'commonroom-backup.service', 'commonroom-backup.timer'];
@@ -34,6 +36,11 @@ test('the room’s service keeps its sandbox and comes back after a failure', ()
     UMask: ['0077'],
   });
   expect(service.get('ExecStart')![0]).toMatch(/\/ce serve \S+\.md\b/);
+});
+
+test('the room’s service may open files enough for the streams a room serves by default', () => {
+  const limit = Number(settingsOf('commonroom.service').get('LimitNOFILE')?.[0]);
+  expect(limit - KEPT_FROM_STREAMS).toBeGreaterThanOrEqual(DEFAULT_MAX_STREAMS);
 });
 
 test.runIf(existsSync('/usr/bin/systemd-analyze'))(

@@ -2,7 +2,8 @@
 // test/cli/serve.test.ts): waits for its one JSON line, stops it with a
 // signal. A test kills what it left running (onTestFinished(served.kill)).
 // Options choose the port (a restart on the same address), put node flags
-// before bin/ce.js (a preloaded fixture) and add to the child's environment.
+// before bin/ce.js (a preloaded fixture), add to the child's environment and
+// limit its open files.
 // roomOperator(file) is the local operator's REST door to the served room.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,8 @@ export interface CeServeOptions {
   port?: number;
   /** More options of ce serve: `['--host', '127.0.0.2', '--tls-cert', cert, '--tls-key', key]`. */
   args?: string[];
+  /** The process's limit on open files, set by the shell (`ulimit -n`) before it becomes node. */
+  openFiles?: number;
 }
 
 /** What a test reads of stderr when the helper chose the log level: the lines above info (warnings, errors). */
@@ -59,7 +62,12 @@ export async function ceServe(file: string, options: CeServeOptions = {}): Promi
     ...(ownLevel ? [] : ['--log-level', 'info', '--log-format', 'json']),
     ...(options.args ?? []),
   ];
-  const child = spawn(process.execPath, args, {
+  // The shell execs node in its own place: the limit is node's, and the pid the same.
+  const [command, argv] =
+    options.openFiles === undefined
+      ? [process.execPath, args]
+      : ['/bin/sh', ['-c', `ulimit -n ${options.openFiles} && exec "$0" "$@"`, process.execPath, ...args]];
+  const child = spawn(command, argv, {
     cwd: repo,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

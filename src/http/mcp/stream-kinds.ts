@@ -25,6 +25,8 @@ export interface StreamLimits {
   maxPerSession?: number;
   /** Streams the whole room may hold at once. */
   maxStreams?: number;
+  /** The process's limit on open files (open-files.ts), which may hold maxStreams lower; null when not known. */
+  openFiles?: number | null;
   /** Changes a stream may have waiting before it counts as lagging. */
   maxQueue?: number;
   keepAliveMs?: number;

@@ -4,6 +4,7 @@ import { sessionsEndedBy, type RoomChange, type RoomView } from '../../engine/in
 import { Refusal } from '../refusal.js';
 import { ListenFanout, type ListenWatch } from '../../mcp/listen-fanout.js';
 import { META, refusal, RPC, resultMeta, type RequestId } from '../../mcp/protocol.js';
+import { streamsWithin } from '../open-files.js';
 import { KEEP_ALIVE_MS, SSE_FRAMING, SseStream } from './sse.js';
 import { sessionEnded, type StreamOwner } from './stream-owner.js';
 import { DEFAULT_MAX_QUEUE } from '../../bus/bus.js';
@@ -33,6 +34,8 @@ export class StreamRegistry {
   private expiryCheck: NodeJS.Timeout | null = null;
   readonly maxPerSession: number;
   readonly maxStreams: number;
+  /** The open-file limit that holds maxStreams below what the room was asked for; null when none does. */
+  private readonly heldByOpenFiles: number | null;
   readonly maxQueue: number;
   readonly keepAliveMs: number;
   /** Streams dropped so far because they fell behind (their queue filled). */
@@ -46,7 +49,9 @@ export class StreamRegistry {
     limits: StreamLimits = {},
   ) {
     this.maxPerSession = limits.maxPerSession ?? DEFAULT_MAX_STREAMS_PER_SESSION;
-    this.maxStreams = limits.maxStreams ?? DEFAULT_MAX_STREAMS;
+    const asked = limits.maxStreams ?? DEFAULT_MAX_STREAMS;
+    this.maxStreams = streamsWithin(asked, limits.openFiles ?? null);
+    this.heldByOpenFiles = this.maxStreams < asked ? (limits.openFiles ?? null) : null;
     this.maxQueue = limits.maxQueue ?? DEFAULT_MAX_QUEUE;
     this.keepAliveMs = limits.keepAliveMs ?? KEEP_ALIVE_MS;
     this.fanout = new ListenFanout({ uris, maxQueue: this.maxQueue, framing: SSE_FRAMING });
@@ -68,10 +73,14 @@ export class StreamRegistry {
   /** Refuses a new stream past the room's cap (503, try again later) or the session's (429, close one first). */
   checkRoom(sessionId: string): void {
     if (this.streams.size >= this.maxStreams) {
+      const most =
+        this.heldByOpenFiles === null
+          ? 'the most it serves at once'
+          : `the most its process's limit of ${this.heldByOpenFiles} open files leaves room for (ulimit -n; LimitNOFILE= under systemd)`;
       throw new Refusal(
         503,
         'unavailable',
-        `the room holds ${this.maxStreams} open streams, the most it serves at once; try again later`,
+        `the room holds ${this.maxStreams} open streams, ${most}; try again later`,
         RPC.unavailable,
         { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       );
