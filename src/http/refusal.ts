@@ -1,4 +1,5 @@
 import type { ProblemDetails } from '../../generated/types.js';
+import { RPC } from '../mcp/protocol.js';
 
 /** The room's error codes and the HTTP layer's own (schemas/rest/problem-details.json). */
 export type ProblemCode = ProblemDetails['code'];
@@ -19,4 +20,25 @@ export class Refusal extends Error {
     super(message);
     this.name = 'Refusal';
   }
+}
+
+/** What a client told the room is out of files should wait, in seconds. */
+const OUT_OF_FILES_RETRY_SECONDS = 5;
+
+/**
+ * The refusal for a request that needed one more file than the process may
+ * open (EMFILE; ENFILE, the whole system's): the room is full for a moment,
+ * a 503 to try again, where it was a 500 with a stack trace as if the room
+ * had a bug. Null for any other error.
+ */
+export function outOfFiles(error: unknown): Refusal | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'EMFILE' && code !== 'ENFILE') return null;
+  return new Refusal(
+    503,
+    'unavailable',
+    `the room has as many files open as its process may (${code}); try again later`,
+    RPC.unavailable,
+    { 'Retry-After': String(OUT_OF_FILES_RETRY_SECONDS) },
+  );
 }

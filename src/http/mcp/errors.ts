@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import { isDomainError } from '../../errors.js';
 import { rpcErrorFor } from '../../mcp/errors.js';
 import { RPC, RpcError } from '../../mcp/protocol.js';
-import { Refusal } from '../refusal.js';
+import { outOfFiles, Refusal } from '../refusal.js';
 
 /**
  * The HTTP status of a JSON-RPC error, from its code (Streamable HTTP). An
@@ -29,7 +29,8 @@ export interface ErrorAnswer {
 
 /**
  * The MCP surface's one mapping of errors: a client's mistake or a refusal
- * is a JSON-RPC error with its HTTP status; anything else is logged in full
+ * is a JSON-RPC error with its HTTP status, and so is a process out of files
+ * (a 503, said in a line of the log); anything else is logged in full
  * (`what`: the request) and answered with a plain -32603 that carries no
  * details.
  */
@@ -37,13 +38,15 @@ export function errorAnswer(error: unknown, log: (message: string) => void, what
   let rpc: RpcError;
   let status: number;
   let headers: Record<string, string> = {};
+  const refused = error instanceof Refusal ? error : outOfFiles(error);
   if (error instanceof RpcError) [rpc, status] = [error, httpStatusOf(error)];
   else if (isDomainError(error)) {
     rpc = rpcErrorFor(error);
     // Authentication is this transport's: a request with no valid token is 401.
     status = error.code === 'unauthorized' ? 401 : httpStatusOf(rpc);
-  } else if (error instanceof Refusal) {
-    [rpc, status, headers] = [new RpcError(error.rpcCode, error.message), error.status, error.headers];
+  } else if (refused) {
+    if (refused !== error) log(`ce: ${what} refused: ${refused.message}`); // the operator's to see; no stack, it is no bug
+    [rpc, status, headers] = [new RpcError(refused.rpcCode, refused.message), refused.status, refused.headers];
   } else {
     log(`ce: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     [rpc, status] = [new RpcError(RPC.internalError, 'internal error'), 500];

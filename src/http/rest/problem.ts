@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { HTTP_STATUS } from '../../../generated/operations.js';
 import { isDomainError, type DomainError } from '../../engine/index.js';
-import { Refusal, type ProblemCode } from '../refusal.js';
+import { outOfFiles, Refusal, type ProblemCode } from '../refusal.js';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -66,13 +66,19 @@ function domainProblem(error: DomainError): Problem {
 
 /**
  * The REST surface's one mapping of errors: refusals and domain errors
- * become problem+json with their status; anything else is logged in full
+ * become problem+json with their status, and so does a process out of files
+ * (a 503, said in a line of the log); anything else is logged in full
  * (`what`: the request) and answered with a plain 500 that carries no
  * details.
  */
 export function problemOf(error: unknown, log: (message: string) => void, what: string): Problem {
   if (error instanceof Refusal) return problem(error.status, error.code, error.message, {}, { ...error.headers });
   if (isDomainError(error)) return domainProblem(error);
+  const full = outOfFiles(error);
+  if (full) {
+    log(`ce: ${what} refused: ${full.message}`); // the operator's to see; no stack, it is no bug
+    return problem(full.status, full.code, full.message, {}, { ...full.headers });
+  }
   log(`ce: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return problem(500, 'internal_error', 'internal error');
 }
