@@ -189,6 +189,8 @@ function slope(points: number[]): number {
 const later = cycles.slice(Math.floor(cycles.length / 2)).map((c) => c.held);
 const writes = cycles.reduce((sum, c) => sum + c.writes, 0);
 const each = (n: number) => (n * CYCLES).toLocaleString('en');
+const [fewestFiles, mostFiles] = [Math.min(...cycles.map((c) => c.files)), Math.max(...cycles.map((c) => c.files))];
+const filesAfter = fewestFiles === mostFiles ? String(fewestFiles) : `${fewestFiles} to ${mostFiles}`;
 writeSection(
   'soak',
   `## A room's memory over a long run (\`npm run bench:soak\`)
@@ -199,7 +201,7 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}. One room served on core 
 | --- | --- | --- | --- | --- |
 ${cycles.map((c, i) => `| ${i + 1} | ${c.writes.toLocaleString('en')} | ${c.held.toFixed(2)} | ${c.rss.toFixed(0)} | ${c.files} |`).join('\n')}
 
-Over the second half of the cycles, memory held ran from ${Math.min(...later).toFixed(2)} to ${Math.max(...later).toFixed(2)} MiB, a slope of ${slope(later).toFixed(0)} KiB a cycle. Open files: ${startFiles} before the first cycle, ${Math.min(...cycles.map((c) => c.files))} to ${Math.max(...cycles.map((c) => c.files))} after each.`,
+Over the second half of the cycles, memory held ran from ${Math.min(...later).toFixed(2)} to ${Math.max(...later).toFixed(2)} MiB, a slope of ${slope(later).toFixed(0)} KiB a cycle. Open files: ${startFiles} before the first cycle, ${filesAfter} after each.`,
 );
 console.log(
   `second half: ${Math.min(...later).toFixed(2)} to ${Math.max(...later).toFixed(2)} MiB, ${slope(later).toFixed(0)} KiB a cycle`,
