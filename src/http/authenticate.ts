@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { McpCaller } from '../mcp/context.js';
+import { operatorSessionId, type McpCaller } from '../mcp/context.js';
 import { timingSafeEqual } from 'node:crypto';
 import {
   actAs,
@@ -86,7 +86,7 @@ export function mcpCaller(actor: (ctx: WithHeaders) => Actor) {
       );
     }
     // The operator acting as a participant has no session row; its streams are counted under one name.
-    return 'session_id' in who ? (who as McpCaller) : { ...who, session_id: `operator:${who.participant}` };
+    return 'session_id' in who ? (who as McpCaller) : { ...who, session_id: operatorSessionId(who.participant) };
   };
 }
 

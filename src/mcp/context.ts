@@ -7,6 +7,12 @@ import type { RequestId } from './protocol.js';
 /** A session acting over MCP: the local operator acting as a participant has `operator:NAME`. */
 export type McpCaller = Caller & { session_id: string };
 
+/** The session id of the local operator acting as `participant`: it has no session row, so nothing ends it. */
+export const operatorSessionId = (participant: string): string => `operator:${participant}`;
+
+/** Whether `sessionId` is the local operator's (operatorSessionId), not a session's. */
+export const isOperatorSession = (sessionId: string): boolean => sessionId.startsWith('operator:');
+
 /** What an MCP handler knows of its request. Handlers call the engine; they parse and send nothing. */
 export interface McpRequestContext {
   room: Room;

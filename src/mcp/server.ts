@@ -6,7 +6,7 @@
 import { mcpMethods, type McpMethod } from '../../generated/mcp.js';
 import { formatValidationErrors } from '../engine/check-input.js';
 import { sessionHolds, type Room } from '../engine/index.js';
-import { StreamReply, type McpCaller } from './context.js';
+import { isOperatorSession, StreamReply, type McpCaller } from './context.js';
 import { handlers } from './handlers.js';
 import { LegacySubscriptions } from './legacy-subscriptions.js';
 import type { ListenWatch } from './listen-fanout.js';
@@ -108,9 +108,8 @@ function checkRouting(
 }
 
 export class McpServer {
-  /** The local operator acting as a participant (`operator:NAME`) has no session to end. */
   readonly legacySubscriptions = new LegacySubscriptions(
-    (sessionId) => sessionId.startsWith('operator:') || sessionHolds(this.room, sessionId),
+    (sessionId) => isOperatorSession(sessionId) || sessionHolds(this.room, sessionId),
   );
 
   constructor(readonly room: Room) {}

@@ -1,6 +1,6 @@
 // Whose a stream is, and until when: a stream ends with its session.
 import { sessionExpiresAt, type Room } from '../../engine/index.js';
-import type { McpCaller } from '../../mcp/context.js';
+import { isOperatorSession, type McpCaller } from '../../mcp/context.js';
 import { RPC, type RequestId } from '../../mcp/protocol.js';
 
 /** The session a stream belongs to: checked at every delivery, not only when the stream opened. */
@@ -14,7 +14,7 @@ export interface StreamOwner {
 
 /** Whose a stream is, and until when: the operator acting as a participant has no session row and no expiry. */
 export function streamOwner(room: Room, caller: McpCaller): StreamOwner {
-  const operator = caller.session_id.startsWith('operator:');
+  const operator = isOperatorSession(caller.session_id);
   return {
     sessionId: caller.session_id,
     participant: caller.participant,
