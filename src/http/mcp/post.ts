@@ -42,7 +42,7 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<FactsOf> {
     let rpcId: RequestId | null = null;
     let caller: McpCaller | undefined;
-    let refused: ReturnType<typeof refusedWhy> = {};
+    let refused: string | undefined;
     try {
       const refusal = hostRefusal(names, single(req.headers.host)) ?? originRefusal(names, single(req.headers.origin));
       if (refusal) throw refusal;
@@ -94,7 +94,7 @@ export function mcpPost(options: McpPostOptions): (req: IncomingMessage, res: Se
     }
     const participant = participantOf(caller);
     const headers = { mcpMethod: single(req.headers['mcp-method']), mcpName: single(req.headers['mcp-name']) };
-    return (outcome) => mcpFacts('POST', '/mcp', headers, { ...outcome, participant, ...refused });
+    return ({ status, seconds }) => mcpFacts('POST', '/mcp', headers, { status, seconds, participant, refused });
   }
 
   return (req, res) => answerObserved(req, res, options, 'POST /mcp', () => answer(req, res));

@@ -11,7 +11,7 @@ import { runOperation } from '../../engine/operations.js';
 import { bodyAndSender, type WithHeaders } from '../authenticate.js';
 import { hostRefusal, originRefusal, type RoomNames } from '../middleware/room-names.js';
 import { answerObserved, single, type Observer } from '../node-answer.js';
-import { askedPath, participantOf, refusedWhy } from '../observe/request-facts.js';
+import { participantOf, refusedWhy, routeFacts } from '../observe/request-facts.js';
 import { sendJson, sendText } from '../send.js';
 import { inputOf, inRouteTerms, locationOf, queryOf } from './operation-input.js';
 import { matchRoute, type RouteMatch } from './operation-routes.js';
@@ -97,9 +97,9 @@ export function restDoor(options: RestDoorOptions) {
       if (res.headersSent)
         res.destroy(); // an answer that had begun cannot carry an error
       else sendProblem(res, problemOf(error, options.log, what));
-      return { actor, ...refusedWhy(error) };
+      return { actor, refused: refusedWhy(error) };
     }
-    return { actor };
+    return { actor, refused: undefined };
   }
 
   return {
@@ -112,20 +112,10 @@ export function restDoor(options: RestDoorOptions) {
     answer(req: IncomingMessage, res: ServerResponse, { path, search, match }: Taken): void {
       const template = 'template' in match ? match.template : null;
       answerObserved(req, res, options, `${req.method} ${path}`, async () => {
-        const { actor, ...refused } = await run(req, res, path, search, match);
+        const { actor, refused } = await run(req, res, path, search, match);
         const participant = participantOf(actor);
-        return (outcome) => ({
-          door: template === null ? 'none' : 'rest',
-          method: req.method!,
-          template,
-          route: template ?? 'unmatched',
-          mcpMethod: null,
-          tool: null,
-          ...outcome,
-          participant,
-          ...(template === null ? { path: askedPath(path) } : {}),
-          ...refused,
-        });
+        return ({ status, seconds }) =>
+          routeFacts(req.method!, template, path, { status, seconds, participant, refused });
       });
     },
   };
