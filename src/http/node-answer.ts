@@ -4,6 +4,7 @@
 // answered, one report to the request log and the metrics.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestIdOf } from './middleware/request-id.js';
+import { openAnswer } from './send.js';
 import type { RequestObserver } from './observe/observe-requests.js';
 import { requestStarted, secondsSince, type RequestFacts } from './observe/request-facts.js';
 
@@ -16,6 +17,7 @@ export const BASE_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'Cache-Control': 'no-store',
 };
+const OPENING_HEADERS = Object.entries(BASE_HEADERS).flat();
 
 /** A header's first value, '' when there is none (node gives a repeated header as an array). */
 export const single = (value: string | string[] | undefined): string =>
@@ -40,9 +42,8 @@ export function answerObserved(
   answer: () => Promise<FactsOf>,
 ): void {
   const started = requestStarted();
-  for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
   const id = requestIdOf(single(req.headers['x-request-id']));
-  res.setHeader('X-Request-Id', id);
+  openAnswer(res, [...OPENING_HEADERS, 'X-Request-Id', id]);
   void answer().then((factsOf) => {
     if (observe === null) return;
     try {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { frame, type Framing } from '../../mcp/frames.js';
 import type { Frames } from '../../mcp/listen-fanout.js';
+import { setOpeningHeaders } from '../send.js';
 
 /** Server-sent events: each JSON-RPC message one `message` event, its JSON on one data line. */
 export const SSE_FRAMING: Framing = { before: 'event: message\ndata: ', after: '\n\n' };
@@ -27,6 +28,7 @@ export class SseStream {
     private readonly res: ServerResponse,
     keepAliveMs = KEEP_ALIVE_MS,
   ) {
+    setOpeningHeaders(res);
     res.writeHead(200, {
       'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-store, no-transform',
