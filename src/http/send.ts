@@ -17,10 +17,11 @@ export function openAnswer(res: ServerResponse, headers: string[]): void {
   (res as Opened)[OPENING] = headers;
 }
 
-/** A stream's answer: its opening headers set, for the stream's own writeHead to add to. */
+/** A stream's answer: its opening headers set, for the stream's own writeHead to add to (and no longer kept twice). */
 export function setOpeningHeaders(res: ServerResponse): void {
   const opening = (res as Opened)[OPENING] ?? [];
   for (let i = 0; i < opening.length; i += 2) res.setHeader(opening[i]!, opening[i + 1]!);
+  (res as Opened)[OPENING] = undefined;
 }
 
 export function sendText(
