@@ -58,7 +58,10 @@ export function askedPath(path: string): string {
 }
 
 const OPS_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs']);
-/** The MCP methods and the tools the room has, as sets: a lookup a request, where a search of the generated objects cost more. */
+/**
+ * The MCP methods and the tools the room has, as sets: one lookup a request,
+ * cheaper than a search of the generated objects.
+ */
 const MCP_METHODS = new Set(Object.keys(mcpMethods));
 const TOOLS = new Set(Object.keys(toolOperations));
 const known = (names: ReadonlySet<string>, name: string): string | null => (names.has(name) ? name : null);
