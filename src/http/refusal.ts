@@ -31,7 +31,7 @@ const OUT_OF_FILES_RETRY_SECONDS = 5;
  * a 503 to try again, where it was a 500 with a stack trace as if the room
  * had a bug. Null for any other error.
  */
-export function outOfFiles(error: unknown): Refusal | null {
+function outOfFiles(error: unknown): Refusal | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (code !== 'EMFILE' && code !== 'ENFILE') return null;
   return new Refusal(
@@ -41,4 +41,16 @@ export function outOfFiles(error: unknown): Refusal | null {
     RPC.unavailable,
     { 'Retry-After': String(OUT_OF_FILES_RETRY_SECONDS) },
   );
+}
+
+/**
+ * `error` as the refusal both doors answer with: a Refusal as it is, or a
+ * process out of files, said in a line of the log (the operator's to see;
+ * no stack, it is no bug). Null for anything else.
+ */
+export function refusalOf(error: unknown, log: (message: string) => void, what: string): Refusal | null {
+  if (error instanceof Refusal) return error;
+  const full = outOfFiles(error);
+  if (full) log(`ce: ${what} refused: ${full.message}`);
+  return full;
 }

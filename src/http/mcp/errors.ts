@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import { isDomainError } from '../../errors.js';
 import { rpcErrorFor } from '../../mcp/errors.js';
 import { RPC, RpcError } from '../../mcp/protocol.js';
-import { outOfFiles, Refusal } from '../refusal.js';
+import { Refusal, refusalOf } from '../refusal.js';
 
 /**
  * The HTTP status of a JSON-RPC error, from its code (Streamable HTTP). An
@@ -38,14 +38,13 @@ export function errorAnswer(error: unknown, log: (message: string) => void, what
   let rpc: RpcError;
   let status: number;
   let headers: Record<string, string> = {};
-  const refused = error instanceof Refusal ? error : outOfFiles(error);
+  const refused = refusalOf(error, log, what);
   if (error instanceof RpcError) [rpc, status] = [error, httpStatusOf(error)];
   else if (isDomainError(error)) {
     rpc = rpcErrorFor(error);
     // Authentication is this transport's: a request with no valid token is 401.
     status = error.code === 'unauthorized' ? 401 : httpStatusOf(rpc);
   } else if (refused) {
-    if (refused !== error) log(`ce: ${what} refused: ${refused.message}`); // the operator's to see; no stack, it is no bug
     [rpc, status, headers] = [new RpcError(refused.rpcCode, refused.message), refused.status, refused.headers];
   } else {
     log(`ce: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

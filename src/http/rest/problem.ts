@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { HTTP_STATUS } from '../../../generated/operations.js';
 import { isDomainError, type DomainError } from '../../engine/index.js';
-import { outOfFiles, Refusal, type ProblemCode } from '../refusal.js';
+import { refusalOf, type ProblemCode } from '../refusal.js';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -72,13 +72,9 @@ function domainProblem(error: DomainError): Problem {
  * details.
  */
 export function problemOf(error: unknown, log: (message: string) => void, what: string): Problem {
-  if (error instanceof Refusal) return problem(error.status, error.code, error.message, {}, { ...error.headers });
   if (isDomainError(error)) return domainProblem(error);
-  const full = outOfFiles(error);
-  if (full) {
-    log(`ce: ${what} refused: ${full.message}`); // the operator's to see; no stack, it is no bug
-    return problem(full.status, full.code, full.message, {}, { ...full.headers });
-  }
+  const refused = refusalOf(error, log, what);
+  if (refused) return problem(refused.status, refused.code, refused.message, {}, { ...refused.headers });
   log(`ce: ${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return problem(500, 'internal_error', 'internal error');
 }
