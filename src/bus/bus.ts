@@ -93,11 +93,11 @@ export class Subscription<T> implements AsyncIterable<T> {
 /**
  * A subscriber that takes every message at publish time and does its own
  * routing (the listen streams, src/mcp/listen-fanout.ts): one call per
- * message for all the streams it serves, instead of one per stream.
+ * publish for all the streams it serves, instead of one per stream and message.
  */
 export interface BusSink<T> {
-  /** Called at publish time; never blocks. */
-  deliver(message: T): void;
+  /** Called at publish time with what one publish carried (one commit's messages), in order; never blocks. */
+  deliver(messages: readonly T[]): void;
   /** The streams it serves, counted as subscribers. */
   readonly size: number;
   closeAll(reason: CloseReason): void;
@@ -113,11 +113,13 @@ export class Bus<T> {
     return subscription;
   }
 
-  publish(message: T): void {
-    for (const subscriber of [...this.subscribers]) subscriber.offer(message);
+  /** Publishes messages in order: a room publishes one commit's at once, so a sink can write each stream once. */
+  publish(...messages: T[]): void {
+    if (messages.length === 0) return;
+    for (const subscriber of [...this.subscribers]) for (const message of messages) subscriber.offer(message);
     for (const sink of this.sinks) {
       try {
-        sink.deliver(message);
+        sink.deliver(messages);
       } catch {
         sink.closeAll('closed'); // a broken sink ends its own streams, never the writer
       }

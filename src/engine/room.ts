@@ -97,7 +97,7 @@ export function openRoom(artifactPath: string, options: OpenRoomOptions = {}): R
         }
       }
     }
-    for (const item of committed) if (item.live) bus.publish(item.live);
+    bus.publish(...committed.flatMap((item) => (item.live ? [item.live] : [])));
   };
   const commits = new GroupCommit<Committed>(sidecar.db, publish, endOfBatch);
   const room: Room = {

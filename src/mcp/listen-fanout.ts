@@ -5,7 +5,8 @@
 // once; each notification is serialized once (frames.ts) and every stream
 // that gets it has its subscription id spliced in; streams whose listens
 // had the same id (clients often number their requests alike) share one
-// frame, encoded as bytes once. Writes to a socket keep
+// frame, encoded as bytes once. A commit's changes come together, and a
+// stream gets what it follows of them in one write. Writes to a socket keep
 // its backpressure: a full socket queues the stream's frames, a queue that
 // overflows drops the stream as lagging (nothing is replayed).
 import type { BusSink, CloseReason } from '../bus/bus.js';
@@ -20,7 +21,7 @@ export type { FrameSink, Frames, ListenWatch } from './listen-member.js';
 export interface ListenFanoutOptions {
   /** The URI of each view, for notifications/resources/updated. */
   uris: Record<RoomView, string>;
-  /** Changes a stream may have waiting behind a full socket before it is dropped as lagging. */
+  /** Writes (one a commit) a stream may have waiting behind a full socket before it is dropped as lagging. */
   maxQueue: number;
   /** Bytes all streams together may have waiting; the stream whose frame would pass it is dropped as lagging. */
   maxQueuedBytes?: number;
@@ -113,33 +114,16 @@ export class ListenFanout implements BusSink<RoomChange>, MemberQueues {
     }
   }
 
-  /** One committed change to every stream that follows it (the bus calls this at publish time). */
-  deliver(change: RoomChange): void {
+  /**
+   * One commit's changes to every stream that follows them (the bus calls
+   * this at publish time). Each stream gets one write, however many of them
+   * it follows: a stream's frames go out as soon as they are written.
+   */
+  deliver(changes: readonly RoomChange[]): void {
     // Each part: the streams that get one notification, and its frame. In the
-    // order a stream sends them: the views it watches, then the task.
+    // order a stream sends them: change by change, the views it watches, then the task.
     const parts: [ReadonlySet<ListenMember>, FrameTemplate][] = [];
-    for (const view of viewsChangedBy(change.event.type)) {
-      const streams = this.byView.get(view);
-      if (streams && streams.size > 0) parts.push([streams, this.viewFrame(view)]);
-    }
-    const task = change.task;
-    const watching = task ? this.byTask.get(task.detailed.taskId) : undefined;
-    if (task && watching) {
-      let frame: FrameTemplate | undefined;
-      for (const participant of this.viewers(task)) {
-        const streams = watching.get(participant);
-        if (!streams || streams.size === 0) continue;
-        frame ??= frameTemplate(
-          (id) => ({
-            jsonrpc: '2.0',
-            method: 'notifications/tasks',
-            params: { ...task.detailed, _meta: { [META.subscriptionId]: id } },
-          }),
-          this.framing,
-        );
-        parts.push([streams, frame]);
-      }
-    }
+    for (const change of changes) this.addParts(change, parts);
     if (parts.length === 1) {
       const [streams, frame] = parts[0]!;
       const byId = new Map<string, Uint8Array>();
@@ -156,6 +140,31 @@ export class ListenFanout implements BusSink<RoomChange>, MemberQueues {
       for (const member of streams) frames.set(member, (frames.get(member) ?? '') + spliceFrame(frame, member.idJson));
     }
     for (const [member, text] of frames) member.deliver(text);
+  }
+
+  /** The notifications one change makes, each with the streams that get it. */
+  private addParts(change: RoomChange, parts: [ReadonlySet<ListenMember>, FrameTemplate][]): void {
+    for (const view of viewsChangedBy(change.event.type)) {
+      const streams = this.byView.get(view);
+      if (streams && streams.size > 0) parts.push([streams, this.viewFrame(view)]);
+    }
+    const task = change.task;
+    const watching = task ? this.byTask.get(task.detailed.taskId) : undefined;
+    if (!task || !watching) return;
+    let frame: FrameTemplate | undefined;
+    for (const participant of this.viewers(task)) {
+      const streams = watching.get(participant);
+      if (!streams || streams.size === 0) continue;
+      frame ??= frameTemplate(
+        (id) => ({
+          jsonrpc: '2.0',
+          method: 'notifications/tasks',
+          params: { ...task.detailed, _meta: { [META.subscriptionId]: id } },
+        }),
+        this.framing,
+      );
+      parts.push([streams, frame]);
+    }
   }
 
   closeAll(reason: CloseReason): void {

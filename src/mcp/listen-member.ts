@@ -14,7 +14,7 @@ export interface ListenWatch {
 
 /** What a stream asks of the fan-out it belongs to: its queues' bounds, and leaving it. */
 export interface MemberQueues {
-  /** Changes a stream may have waiting behind a full socket before it is dropped as lagging. */
+  /** Writes (one a commit) a stream may have waiting behind a full socket before it is dropped as lagging. */
   readonly maxQueue: number;
   /** Whether a stream may queue `size` bytes more (counted if so). */
   mayQueue(size: number): boolean;
@@ -23,7 +23,7 @@ export interface MemberQueues {
   remove(member: ListenMember): void;
 }
 
-/** One change's frames for one stream: text, or the same text as UTF-8 bytes shared by several streams. */
+/** One commit's frames for one stream: text, or the same text as UTF-8 bytes shared by several streams. */
 export type Frames = string | Uint8Array;
 
 /** Where a listen stream's frames go (the transport's stream: an SseStream over HTTP). */
@@ -58,13 +58,13 @@ export class ListenMember {
     this.idJson = JSON.stringify(subscriptionId);
   }
 
-  /** Sends a change's frames now, or queues them behind a full socket. */
+  /** Sends a commit's frames now, or queues them behind a full socket. */
   deliver(frames: Frames): void {
     if (this.closed) return;
     // A session that ended gets nothing more, even before the room has closed its streams.
     if (!this.live()) return this.close('session_ended');
     if (this.waitingForDrain) {
-      // A stream falls behind by its changes, or, with the others, by what they all hold: large frames queued
+      // A stream falls behind by the writes it holds, or, with the others, by what they all hold: large frames queued
       // for many paused streams (each its own copy, under an id of its own) would hold the room's memory.
       const size = sizeOf(frames);
       if (this.queue.length >= this.fanout.maxQueue || !this.fanout.mayQueue(size)) this.close('lagging');

@@ -21,6 +21,18 @@ describe('Bus', () => {
     expect([await b.next(), await b.next(), await b.next()]).toEqual([1, 2, 3]);
   });
 
+  test('a sink gets what one publish carries in one call, in order; subscribers get each message', async () => {
+    const bus = new Bus<number>();
+    const calls: (readonly number[])[] = [];
+    bus.attach({ size: 0, deliver: (messages) => calls.push([...messages]), closeAll: () => {} });
+    const sub = bus.subscribe();
+    bus.publish(1, 2, 3);
+    bus.publish();
+    bus.publish(4);
+    expect(calls).toEqual([[1, 2, 3], [4]]);
+    expect([await sub.next(), await sub.next(), await sub.next(), await sub.next()]).toEqual([1, 2, 3, 4]);
+  });
+
   test('a waiting reader is woken by the next message', async () => {
     const bus = new Bus<string>();
     const sub = bus.subscribe();

@@ -110,7 +110,7 @@ describe('ListenFanout', () => {
     expect(fanout.size).toBe(152);
 
     const change = taskChange('task_1', 'alice', 'bob');
-    fanout.deliver(change);
+    fanout.deliver([change]);
     expect(decided).toBe(1);
     for (const { id, sink } of [...owners, assignee]) {
       expect(sink.writes).toEqual([sseFrame(taskNotification(change, id))]);
@@ -118,7 +118,7 @@ describe('ListenFanout', () => {
     for (const sink of [...others, elsewhere]) expect(sink.writes).toEqual([]);
 
     // Before the task has an assignee, only its owner sees it.
-    fanout.deliver(taskChange('task_1', 'alice', null));
+    fanout.deliver([taskChange('task_1', 'alice', null)]);
     expect(decided).toBe(2);
     expect(assignee.sink.writes).toHaveLength(1);
     expect(owners[0]!.sink.writes).toHaveLength(2);
@@ -136,7 +136,7 @@ describe('ListenFanout', () => {
     const ids = [1, 1, 1, 'x', 'x', 2];
     for (const id of ids) fanout.add(id, watch, sinkFor(), () => {});
     const change = taskChange('task_1', 'alice', 'bob');
-    fanout.deliver(change);
+    fanout.deliver([change]);
     sent.forEach(([frame], i) => {
       expect(Buffer.from(frame!).toString('utf8')).toBe(sseFrame(taskNotification(change, ids[i])));
     });
@@ -155,13 +155,34 @@ describe('ListenFanout', () => {
       () => {},
     );
     const change = taskChange('task_1', 'alice', null);
-    fanout.deliver(change);
+    fanout.deliver([change]);
     const updated = {
       jsonrpc: '2.0',
       method: 'notifications/resources/updated',
       params: { uri: uris.handoffs, _meta: { [SUBSCRIPTION]: 'both' } },
     };
     expect(sink.writes).toEqual([sseFrame(updated) + sseFrame(taskNotification(change, 'both'))]);
+  });
+
+  test("a commit's changes go to each stream in one write, in the order committed, only those it follows", () => {
+    const fanout = new ListenFanout({ uris, maxQueue: 10, framing: SSE_FRAMING });
+    const one = recordingSink();
+    const other = recordingSink();
+    const neither = recordingSink();
+    fanout.add('one', { participant: 'alice', taskIds: new Set(['task_1']), views: new Set() }, one, () => {});
+    fanout.add('other', { participant: 'alice', taskIds: new Set(['task_2']), views: new Set() }, other, () => {});
+    fanout.add('neither', { participant: 'alice', taskIds: new Set(['task_3']), views: new Set() }, neither, () => {});
+    const commit = [
+      taskChange('task_1', 'alice', null, 'first'),
+      taskChange('task_2', 'alice', null, 'second'),
+      taskChange('task_1', 'alice', null, 'third'),
+    ];
+    fanout.deliver(commit);
+    expect(one.writes).toEqual([
+      sseFrame(taskNotification(commit[0]!, 'one')) + sseFrame(taskNotification(commit[2]!, 'one')),
+    ]);
+    expect(other.writes).toEqual([sseFrame(taskNotification(commit[1]!, 'other'))]);
+    expect(neither.writes).toEqual([]);
   });
 
   test('behind a full socket frames wait; past the queue the stream is dropped as lagging', () => {
@@ -172,7 +193,7 @@ describe('ListenFanout', () => {
       reasons.push(reason),
     );
     sink.full = true;
-    for (let i = 0; i < 4; i++) fanout.deliver(taskChange('task_1', 'alice', null, `report ${i}`));
+    for (let i = 0; i < 4; i++) fanout.deliver([taskChange('task_1', 'alice', null, `report ${i}`)]);
     expect(sink.writes).toHaveLength(1); // the first filled the socket; two waited; the fourth overflowed
     expect(reasons).toEqual(['lagging']);
     expect(fanout.size).toBe(0);
@@ -192,13 +213,13 @@ describe('ListenFanout', () => {
       return sink;
     });
     // The first change fills each socket; the next ones queue, about 1.2 KB a stream each, until 5 KiB in all.
-    for (let i = 0; i < 4; i++) fanout.deliver(taskChange('task_1', 'alice', null, `${big} ${i}`));
+    for (let i = 0; i < 4; i++) fanout.deliver([taskChange('task_1', 'alice', null, `${big} ${i}`)]);
     expect(reasons).toHaveLength(1);
     expect(reasons[0]).toMatch(/^[12]: lagging$/);
     expect(fanout.size).toBe(1);
     for (const sink of sinks) expect(sink.writes).toHaveLength(1);
     // The dropped stream's bytes are free again: the one left may queue as many.
-    fanout.deliver(taskChange('task_1', 'alice', null, `${big} 4`));
+    fanout.deliver([taskChange('task_1', 'alice', null, `${big} 4`)]);
     expect(reasons).toHaveLength(1);
   });
 
@@ -217,9 +238,9 @@ describe('ListenFanout', () => {
       () => holds,
     );
     fanout.add('live', watch, live, () => {});
-    fanout.deliver(taskChange('task_1', 'alice', null, 'before'));
+    fanout.deliver([taskChange('task_1', 'alice', null, 'before')]);
     holds = false;
-    fanout.deliver(taskChange('task_1', 'alice', null, 'after'));
+    fanout.deliver([taskChange('task_1', 'alice', null, 'after')]);
     expect(ended.writes).toHaveLength(1);
     expect(ended.writes[0]).toContain('before');
     expect(live.writes).toHaveLength(2);

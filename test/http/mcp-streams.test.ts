@@ -96,3 +96,103 @@ test('a session holds a bounded number of streams: past it, 429 with a clear mes
   await nextFrame(again, isMethod('notifications/subscriptions/acknowledged'), 'ack after one closed');
   for (const stream of [open[1]!, bobs, again]) stream.abort();
 });
+
+/** A raw client's listen request on `taskIds`, its socket paused until `resume()`; what it read is in `received`. */
+async function rawListen(server: TestServer, taskIds: string[], version: '1.1' | '1.0') {
+  const { init } = rpcRequest(
+    server.http.mcpUrl,
+    'subscriptions/listen',
+    { notifications: { taskIds } },
+    { token: server.tokens.alice, tasks: true, id: 'raw' },
+  );
+  const url = new URL(server.http.mcpUrl);
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.pause();
+  const headers = Object.entries(init.headers as Record<string, string>).map(([k, v]) => `${k}: ${v}\r\n`);
+  const body = init.body as string;
+  socket.write(
+    `POST /mcp HTTP/${version}\r\nhost: ${url.host}\r\n${headers.join('')}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  const received: Buffer[] = [];
+  socket.on('data', (data: Buffer) => received.push(data));
+  return { socket, text: () => Buffer.concat(received).toString('latin1') };
+}
+
+/** A chunked body's chunks, each checked against its size line; what follows the last whole chunk is left. */
+function chunksOf(body: string): string[] {
+  const chunks: string[] = [];
+  let at = 0;
+  for (;;) {
+    const line = body.indexOf('\r\n', at);
+    if (line < 0) return chunks;
+    const size = Number.parseInt(body.slice(at, line), 16);
+    expect(body.slice(at, line)).toMatch(/^[0-9a-f]+$/);
+    if (body.length < line + 2 + size + 2) return chunks;
+    chunks.push(body.slice(line + 2, line + 2 + size));
+    expect(body.slice(line + 2 + size, line + 4 + size)).toBe('\r\n');
+    at = line + 4 + size;
+  }
+}
+
+test('a listener that falls behind and catches up gets every frame, in order, each one chunk of its response', async () => {
+  s = await startTestServer();
+  const alice = caller('alice');
+  const bob = caller('bob');
+  const handoffs = Array.from({ length: 24 }, (_, i) => {
+    const { handoff } = createHandoff(s!.room, alice, { summary: `big ${i}`, assignee: 'bob' });
+    acceptHandoff(s!.room, bob, { handoff_id: handoff.handoff_id });
+    return handoff;
+  });
+  const before = s.room.bus.size;
+  const reader = await rawListen(
+    s,
+    handoffs.map((h) => h.task_id),
+    '1.1',
+  );
+  await expect.poll(() => s!.room.bus.size).toBe(before + 1);
+  // 24 results of 250 KB: more than the socket's buffers hold, fewer than the stream's queue.
+  for (const [i, handoff] of handoffs.entries()) {
+    completeHandoff(s.room, bob, {
+      handoff_id: handoff.handoff_id,
+      result: { content: [{ type: 'text', text: `${i} ${'x'.repeat(250_000)}` }] },
+    });
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(s.room.bus.size).toBe(before + 1);
+  reader.socket.resume();
+  const completions = () =>
+    chunksOf(reader.text().split('\r\n\r\n').slice(1).join('\r\n\r\n'))
+      .join('')
+      .split('\n\n')
+      .filter((frame) => frame.includes('"notifications/tasks"'))
+      .map((frame) => JSON.parse(frame.replace(/^event: message\ndata: /, '')));
+  await expect.poll(() => completions().length, { timeout: 10_000 }).toBe(24);
+  expect(reader.text()).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*Transfer-Encoding: chunked\r\n/);
+  expect(
+    completions().map((frame) => [frame.params.taskId, frame.params.result.content[0].text.split(' ')[0]]),
+  ).toEqual(handoffs.map((h, i) => [h.task_id, String(i)]));
+  reader.socket.destroy();
+});
+
+test('an HTTP/1.0 listener gets its frames unchunked, the response ending with its connection', async () => {
+  s = await startTestServer();
+  const alice = caller('alice');
+  const { handoff } = createHandoff(s.room, alice, { summary: 'one', assignee: 'bob' });
+  acceptHandoff(s.room, caller('bob'), { handoff_id: handoff.handoff_id });
+  const reader = await rawListen(s, [handoff.task_id], '1.0');
+  reader.socket.resume();
+  await expect.poll(() => reader.text()).toMatch(/notifications\/subscriptions\/acknowledged/);
+  completeHandoff(s.room, caller('bob'), {
+    handoff_id: handoff.handoff_id,
+    result: { content: [{ type: 'text', text: 'done' }] },
+  });
+  await expect.poll(() => reader.text()).toMatch(/"notifications\/tasks"/);
+  const [head, body] = reader.text().split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+  expect(head).not.toMatch(/Transfer-Encoding/i);
+  expect(body).toMatch(
+    /^event: message\ndata: \{[^\n]*"notifications\/subscriptions\/acknowledged"[^\n]*\}\n\nevent: message\ndata: \{[^\n]*"notifications\/tasks"[^\n]*"status":"completed"/,
+  );
+  reader.socket.destroy();
+});

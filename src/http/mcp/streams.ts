@@ -58,7 +58,9 @@ export class StreamRegistry {
     // Sees every change before the streams do (sinks are called in the order attached); holds no stream itself.
     const sessionWatch: BusSink<RoomChange> = {
       size: 0,
-      deliver: (change) => this.endSessionsOf(change),
+      deliver: (changes) => {
+        for (const change of changes) this.endSessionsOf(change);
+      },
       closeAll: () => {},
     };
     bus.attach(sessionWatch);
