@@ -1,13 +1,17 @@
 // Live streams under pressure: a listener that does not read is dropped while
-// the room keeps writing; idle streams get keep-alive comments; a session has
-// a bounded number of streams.
+// the room keeps writing, and one that falls behind and catches up gets every
+// frame, each a well-formed chunk (an HTTP/1.0 listener's unchunked); idle
+// streams get keep-alive comments; a session has a bounded number of streams.
 import { scrape, valueOf } from '../helpers/prometheus.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { afterEach, expect, test } from 'vitest';
 import { acceptHandoff, completeHandoff, createHandoff } from '../helpers/engine.js';
 import { isMethod, listen, nextFrame } from '../helpers/mcp-wire.js';
 import { caller } from '../helpers/room.js';
 import { rpc, rpcRequest, startTestServer, type TestServer } from '../helpers/server.js';
+import { SseStream } from '../../src/http/mcp/sse.js';
 
 let s: TestServer | undefined;
 afterEach(async () => {
@@ -97,7 +101,10 @@ test('a session holds a bounded number of streams: past it, 429 with a clear mes
   for (const stream of [open[1]!, bobs, again]) stream.abort();
 });
 
-/** A raw client's listen request on `taskIds`, its socket paused until `resume()`; what it read is in `received`. */
+/**
+ * A raw client's listen request on `taskIds`, its socket paused until resumed; `text()` is what it has read,
+ * a character a byte (latin1), as a chunk's size counts them.
+ */
 async function rawListen(server: TestServer, taskIds: string[], version: '1.1' | '1.0') {
   const { init } = rpcRequest(
     server.http.mcpUrl,
@@ -162,7 +169,7 @@ test('a listener that falls behind and catches up gets every frame, in order, ea
   expect(s.room.bus.size).toBe(before + 1);
   reader.socket.resume();
   const completions = () =>
-    chunksOf(reader.text().split('\r\n\r\n').slice(1).join('\r\n\r\n'))
+    chunksOf(reader.text().slice(reader.text().indexOf('\r\n\r\n') + 4))
       .join('')
       .split('\n\n')
       .filter((frame) => frame.includes('"notifications/tasks"'))
@@ -175,7 +182,7 @@ test('a listener that falls behind and catches up gets every frame, in order, ea
   reader.socket.destroy();
 });
 
-test('an HTTP/1.0 listener gets its frames unchunked, the response ending with its connection', async () => {
+test('an HTTP/1.0 listener gets its frames unchunked', async () => {
   s = await startTestServer();
   const alice = caller('alice');
   const { handoff } = createHandoff(s.room, alice, { summary: 'one', assignee: 'bob' });
@@ -195,4 +202,25 @@ test('an HTTP/1.0 listener gets its frames unchunked, the response ending with i
     /^event: message\ndata: \{[^\n]*"notifications\/subscriptions\/acknowledged"[^\n]*\}\n\nevent: message\ndata: \{[^\n]*"notifications\/tasks"[^\n]*"status":"completed"/,
   );
   reader.socket.destroy();
+});
+
+test('an empty frame sends nothing, where an empty chunk would have ended the response', async () => {
+  const server = createServer((_req, res) => {
+    const sse = new SseStream(res, 60_000);
+    sse.sendFrame('');
+    sse.sendFrame(new Uint8Array(0));
+    sse.sendFrame('data: after\n\n');
+    sse.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1').on('data', (data: string) => (text += data));
+    socket.write('GET / HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n');
+    await new Promise((resolve) => socket.once('end', resolve));
+    expect(chunksOf(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual(['data: after\n\n', '']);
+  } finally {
+    server.close();
+  }
 });

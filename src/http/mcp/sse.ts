@@ -75,7 +75,8 @@ export class SseStream {
 
   /** Frames already serialized (frames.ts); false as for `send`. */
   sendFrame(frames: Frames): boolean {
-    if (this.closed) return true;
+    // Nothing to send; and an empty chunk would end a chunked response.
+    if (this.closed || frames.length === 0) return true;
     // The socket is the response's once node has given it one, and what node wrote of it is there already;
     // a response that is not chunked (an HTTP/1.0 client's) is written as node writes it.
     const socket = this.res.socket;
