@@ -19,41 +19,74 @@ afterEach(async () => {
   s = undefined;
 });
 
-test('a listener that stops reading is dropped; the room never waits for it', async () => {
-  s = await startTestServer({ maxStreamQueue: 3, metrics: true });
-  const alice = caller('alice');
-  const bob = caller('bob');
-  const handoffs = Array.from({ length: 30 }, (_, i) => {
-    const { handoff } = createHandoff(s!.room, alice, { summary: `big ${i}`, assignee: 'bob' });
-    acceptHandoff(s!.room, bob, { handoff_id: handoff.handoff_id });
+/** `count` handoffs alice asked of bob, each accepted by him. */
+function acceptedHandoffs(server: TestServer, count: number) {
+  return Array.from({ length: count }, (_, i) => {
+    const { handoff } = createHandoff(server.room, caller('alice'), { summary: `big ${i}`, assignee: 'bob' });
+    acceptHandoff(server.room, caller('bob'), { handoff_id: handoff.handoff_id });
     return handoff;
   });
-  const before = s.room.bus.size;
+}
 
-  // A raw client that sends the listen request and then never reads a byte.
+/**
+ * A raw client's listen request on `taskIds`, once the room holds its stream; its socket paused until
+ * resumed, `text()` is what it has read, a character a byte (latin1), as a chunk's size counts them.
+ */
+async function rawListen(server: TestServer, taskIds: string[], version: '1.1' | '1.0') {
   const { init } = rpcRequest(
-    s.http.mcpUrl,
+    server.http.mcpUrl,
     'subscriptions/listen',
-    { notifications: { taskIds: handoffs.map((h) => h.task_id) } },
-    { token: s.tokens.alice, tasks: true, id: 'slow' },
+    { notifications: { taskIds } },
+    { token: server.tokens.alice, tasks: true, id: 'raw' },
   );
-  const url = new URL(s.http.mcpUrl);
+  const streams = server.room.bus.size;
+  const url = new URL(server.http.mcpUrl);
   const socket = connect(Number(url.port), url.hostname);
   await new Promise((resolve) => socket.once('connect', resolve));
   socket.pause();
-  const headers = Object.entries(init.headers as Record<string, string>)
-    .map(([k, v]) => `${k}: ${v}`)
-    .join('\r\n');
+  const headers = Object.entries(init.headers as Record<string, string>).map(([k, v]) => `${k}: ${v}\r\n`);
   const body = init.body as string;
   socket.write(
-    `POST /mcp HTTP/1.1\r\nhost: ${url.host}\r\n${headers}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `POST /mcp HTTP/${version}\r\nhost: ${url.host}\r\n${headers.join('')}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
-  await expect.poll(() => s!.room.bus.size).toBe(before + 1);
+  const received: Buffer[] = [];
+  socket.on('data', (data: Buffer) => received.push(data));
+  await expect.poll(() => server.room.bus.size).toBe(streams + 1);
+  return { socket, text: () => Buffer.concat(received).toString('latin1') };
+}
+
+/** A chunked body's chunks, each checked against its size line; what follows the last whole chunk is left. */
+function chunksOf(body: string): string[] {
+  const chunks: string[] = [];
+  let at = 0;
+  for (;;) {
+    const line = body.indexOf('\r\n', at);
+    if (line < 0) return chunks;
+    const size = Number.parseInt(body.slice(at, line), 16);
+    expect(body.slice(at, line)).toMatch(/^[0-9a-f]+$/);
+    if (body.length < line + 2 + size + 2) return chunks;
+    chunks.push(body.slice(line + 2, line + 2 + size));
+    expect(body.slice(line + 2 + size, line + 4 + size)).toBe('\r\n');
+    at = line + 4 + size;
+  }
+}
+
+test('a listener that stops reading is dropped; the room never waits for it', async () => {
+  s = await startTestServer({ maxStreamQueue: 3, metrics: true });
+  const handoffs = acceptedHandoffs(s, 30);
+  const before = s.room.bus.size;
+
+  // A raw client that sends the listen request and then never reads a byte.
+  const reader = await rawListen(
+    s,
+    handoffs.map((h) => h.task_id),
+    '1.1',
+  );
 
   // Each completion is a large task notification for that listener.
   const text = 'x'.repeat(250_000);
   for (const handoff of handoffs) {
-    const done = completeHandoff(s.room, bob, {
+    const done = completeHandoff(s.room, caller('bob'), {
       handoff_id: handoff.handoff_id,
       result: { content: [{ type: 'text', text }] },
     });
@@ -62,7 +95,7 @@ test('a listener that stops reading is dropped; the room never waits for it', as
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   await expect.poll(() => s!.room.bus.size, { timeout: 15_000 }).toBe(before);
-  socket.destroy();
+  reader.socket.destroy();
   expect(valueOf(await scrape(s.http.baseUrl, s.tokens.admin), 'ce_listeners_dropped_total')).toBe(1);
 });
 
@@ -101,66 +134,18 @@ test('a session holds a bounded number of streams: past it, 429 with a clear mes
   for (const stream of [open[1]!, bobs, again]) stream.abort();
 });
 
-/**
- * A raw client's listen request on `taskIds`, its socket paused until resumed; `text()` is what it has read,
- * a character a byte (latin1), as a chunk's size counts them.
- */
-async function rawListen(server: TestServer, taskIds: string[], version: '1.1' | '1.0') {
-  const { init } = rpcRequest(
-    server.http.mcpUrl,
-    'subscriptions/listen',
-    { notifications: { taskIds } },
-    { token: server.tokens.alice, tasks: true, id: 'raw' },
-  );
-  const url = new URL(server.http.mcpUrl);
-  const socket = connect(Number(url.port), url.hostname);
-  await new Promise((resolve) => socket.once('connect', resolve));
-  socket.pause();
-  const headers = Object.entries(init.headers as Record<string, string>).map(([k, v]) => `${k}: ${v}\r\n`);
-  const body = init.body as string;
-  socket.write(
-    `POST /mcp HTTP/${version}\r\nhost: ${url.host}\r\n${headers.join('')}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-  const received: Buffer[] = [];
-  socket.on('data', (data: Buffer) => received.push(data));
-  return { socket, text: () => Buffer.concat(received).toString('latin1') };
-}
-
-/** A chunked body's chunks, each checked against its size line; what follows the last whole chunk is left. */
-function chunksOf(body: string): string[] {
-  const chunks: string[] = [];
-  let at = 0;
-  for (;;) {
-    const line = body.indexOf('\r\n', at);
-    if (line < 0) return chunks;
-    const size = Number.parseInt(body.slice(at, line), 16);
-    expect(body.slice(at, line)).toMatch(/^[0-9a-f]+$/);
-    if (body.length < line + 2 + size + 2) return chunks;
-    chunks.push(body.slice(line + 2, line + 2 + size));
-    expect(body.slice(line + 2 + size, line + 4 + size)).toBe('\r\n');
-    at = line + 4 + size;
-  }
-}
-
 test('a listener that falls behind and catches up gets every frame, in order, each one chunk of its response', async () => {
   s = await startTestServer();
-  const alice = caller('alice');
-  const bob = caller('bob');
-  const handoffs = Array.from({ length: 24 }, (_, i) => {
-    const { handoff } = createHandoff(s!.room, alice, { summary: `big ${i}`, assignee: 'bob' });
-    acceptHandoff(s!.room, bob, { handoff_id: handoff.handoff_id });
-    return handoff;
-  });
+  const handoffs = acceptedHandoffs(s, 24);
   const before = s.room.bus.size;
   const reader = await rawListen(
     s,
     handoffs.map((h) => h.task_id),
     '1.1',
   );
-  await expect.poll(() => s!.room.bus.size).toBe(before + 1);
   // 24 results of 250 KB: more than the socket's buffers hold, fewer than the stream's queue.
   for (const [i, handoff] of handoffs.entries()) {
-    completeHandoff(s.room, bob, {
+    completeHandoff(s.room, caller('bob'), {
       handoff_id: handoff.handoff_id,
       result: { content: [{ type: 'text', text: `${i} ${'x'.repeat(250_000)}` }] },
     });
