@@ -11,6 +11,8 @@ export const sseFrame = (message: unknown): string => frame(message, SSE_FRAMING
 
 export const KEEP_ALIVE_MS = 15_000;
 
+const CRLF = Buffer.from('\r\n', 'latin1');
+
 /** Each frame shared by several streams (frames.ts), as its HTTP/1.1 chunk: made once, kept as long as the frame. */
 const chunks = new WeakMap<Uint8Array, Buffer>();
 
@@ -24,7 +26,6 @@ function chunkOf(frames: Frames): Buffer {
   if (shared) chunks.set(shared, chunk);
   return chunk;
 }
-const CRLF = Buffer.from('\r\n', 'latin1');
 
 /**
  * One server-sent-events response. Frames are JSON-RPC messages; comments
