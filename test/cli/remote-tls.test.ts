@@ -5,7 +5,6 @@
 // that is not a certificate, a revoked token and a missing capability are
 // refused, and nothing changes.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -15,6 +14,8 @@ import { ceServe, type ServedRoom } from '../helpers/ce-serve.js';
 import { makePrivateCa } from '../helpers/private-ca.js';
 import { ce, failedWith, failedWithJson, okJson, okPlain } from '../helpers/run-ce.js';
 import { rpcRequest } from '../helpers/server.js';
+import { isMethod, nextFrame, openSse } from '../helpers/mcp-wire.js';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 const SLOW = { timeout: 120_000 };
 const HOST = '127.0.0.2';
@@ -186,68 +187,34 @@ describe('remote ce over HTTPS from a private CA', () => {
 });
 
 describe('a listen stream over HTTPS from a private CA', () => {
-  /** POST /mcp over HTTPS, trusting the room's CA; `onText` sees the answer as it comes. */
-  const post = (init: ReturnType<typeof rpcRequest>['init'], onText: (text: string) => void = () => {}) =>
-    new Promise<string>((resolve, reject) => {
-      const { hostname, port } = new URL(served.mcpUrl);
-      const req = httpsRequest(
-        {
-          hostname,
-          port,
-          path: '/mcp',
-          method: 'POST',
-          headers: init.headers as Record<string, string>,
-          ca: readFileSync(ca),
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => onText((text += chunk)));
-          res.on('end', () => resolve(text));
-        },
-      );
-      req.on('error', reject);
-      req.end(init.body as string);
-    });
-
   test('gets the notification of the task it follows, its frames written to the encrypted socket', SLOW, async () => {
     const created = okJson<HandoffCreateOutput>(
       await remote('alice', ['handoff-create', '--summary', 'Listened to over TLS', '--assignee', 'bob', '--json']),
     );
     const { handoff_id: id, task_id: taskId } = created.handoff;
     expect(okPlain(await remote('bob', ['handoff-accept', id]))).toMatch(/^accepted handoff/m);
-    let seen = '';
-    const listening = post(
-      rpcRequest(
-        served.mcpUrl,
-        'subscriptions/listen',
-        { notifications: { taskIds: [taskId] } },
-        {
-          token: room.tokens.alice,
-          tasks: true,
-          id: 'tls',
-        },
-      ).init,
-      (text) => (seen = text),
-    );
-    listening.catch(() => {}); // ended by the room when it stops
-    await expect.poll(() => seen).toMatch(/notifications\/subscriptions\/acknowledged/);
-    const done = rpcRequest(
+    const agent = new Agent({ connect: { ca: readFileSync(ca) } });
+    const fetchVia = ((input: string, init: object) => undiciFetch(input, { ...init, dispatcher: agent })) as never;
+    const { url: listenUrl, init } = rpcRequest(
       served.mcpUrl,
-      'tools/call',
-      {
-        name: 'handoff_complete',
-        arguments: { handoff_id: id, result: { content: [{ type: 'text', text: 'done' }] } },
-      },
-      { token: room.tokens.bob },
+      'subscriptions/listen',
+      { notifications: { taskIds: [taskId] } },
+      { token: room.tokens.alice, tasks: true, id: 'tls' },
     );
-    expect(await post(done.init)).toMatch(/"result_ready"/);
-    await expect.poll(() => seen).toMatch(/"method":"notifications\/tasks"[^\n]*"status":"completed"/);
-    const frame = JSON.parse(/^data: (.*"notifications\/tasks".*)$/m.exec(seen)![1]!);
-    expect(frame.params).toMatchObject({
-      taskId,
-      status: 'completed',
-      _meta: { 'io.modelcontextprotocol/subscriptionId': 'tls' },
-    });
+    const stream = await openSse(listenUrl, init, fetchVia);
+    try {
+      await nextFrame(stream, isMethod('notifications/subscriptions/acknowledged'), 'the acknowledgement');
+      expect(okPlain(await remote('bob', ['handoff-complete', id, '--result-text', 'done']))).toMatch(/result_ready/);
+      const frame = await nextFrame(
+        stream,
+        (f) => isMethod('notifications/tasks')(f) && f.params.status === 'completed',
+        'the completion',
+      );
+      expect(frame.params).toMatchObject({ taskId, _meta: { 'io.modelcontextprotocol/subscriptionId': 'tls' } });
+    } finally {
+      stream.abort();
+      await agent.close();
+    }
   });
 });
 
