@@ -1,9 +1,9 @@
 // Remote ce, ce bridge and a listen stream against a room served as another
 // machine sees it: on 127.0.0.2 (an address of its own), over HTTPS with a
-// certificate from a private CA the test makes. The session token travels in CE_TOKEN or
-// --token-file, never on the command line; the CA in --ca. A wrong CA, a file
-// that is not a certificate, a revoked token and a missing capability are
-// refused, and nothing changes.
+// certificate from a private CA the test makes. The session token travels in
+// CE_TOKEN or --token-file, never on the command line; the CA in --ca. A
+// wrong CA, a file that is not a certificate, a revoked token and a missing
+// capability are refused, and nothing changes.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import path from 'node:path';
