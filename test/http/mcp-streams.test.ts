@@ -1,7 +1,8 @@
 // Live streams under pressure: a listener that does not read is dropped while
 // the room keeps writing, and one that falls behind and catches up gets every
 // frame, each a well-formed chunk (an HTTP/1.0 listener's unchunked); idle
-// streams get keep-alive comments; a session has a bounded number of streams.
+// streams get keep-alive comments; a session has a bounded number of streams;
+// a stream's connection is kept or closed as its client asked.
 import { scrape, valueOf } from '../helpers/prometheus.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -207,6 +208,37 @@ test('an empty frame sends nothing, where an empty chunk would have ended the re
     await expect.poll(() => text).toMatch(/\r\n0\r\n\r\n$/);
     socket.destroy();
     expect(chunksOf(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual(['data: after\n\n', '']);
+  } finally {
+    server.close();
+  }
+});
+
+test('a stream keeps its connection as the client asked: closed after it ends when asked, kept alive otherwise', async () => {
+  const server = createServer((_req, res) => {
+    const sse = new SseStream(res, 60_000);
+    sse.sendFrame('data: one\n\n');
+    sse.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const ask = async (connection: string) => {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    let text = '';
+    let closed = false;
+    socket.setEncoding('latin1').on('data', (data: string) => (text += data));
+    socket.on('close', () => (closed = true));
+    socket.write(`GET / HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: ${connection}\r\n\r\n`);
+    await expect.poll(() => text).toMatch(/\r\n0\r\n\r\n$/);
+    return { socket, head: text.slice(0, text.indexOf('\r\n\r\n')), closed: () => closed };
+  };
+  try {
+    const closing = await ask('close');
+    expect(closing.head).toMatch(/\r\nConnection: close(\r\n|$)/);
+    await expect.poll(closing.closed).toBe(true);
+    const kept = await ask('keep-alive');
+    expect(kept.head).toMatch(/\r\nConnection: keep-alive(\r\n|$)/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(kept.closed()).toBe(false);
+    kept.socket.destroy();
   } finally {
     server.close();
   }

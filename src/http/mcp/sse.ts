@@ -50,10 +50,11 @@ export class SseStream {
     keepAliveMs = KEEP_ALIVE_MS,
   ) {
     setOpeningHeaders(res);
+    // No Connection header of its own: node says keep-alive to a client that keeps its connection, and close to
+    // one that asked to close it (a Connection header set here would keep that client's open after the stream).
     res.writeHead(200, {
       'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-store, no-transform',
-      Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     });
     this.finished = new Promise((resolve) => {
