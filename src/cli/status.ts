@@ -29,6 +29,8 @@ export interface StatusOutput {
     ready: (Readiness & { status: string }) | null;
     /** Its open streams by kind (listen, page, get_mcp), as its /readyz tells the operator; null when it did not. */
     streams: Record<string, number> | null;
+    /** The most streams it serves at once, as its /readyz tells the operator; null when it did not. */
+    max_streams: number | null;
   } | null;
   room: RoomStatus;
 }
@@ -37,7 +39,7 @@ type Served = NonNullable<StatusOutput['process']>;
 type Ready = Served['ready'];
 
 /** The room's readiness and open streams as its /readyz tells the operator (200 or 503 both carry them); nulls when nothing answers. */
-async function readiness(info: RuntimeInfo): Promise<Pick<Served, 'ready' | 'streams'>> {
+async function readiness(info: RuntimeInfo): Promise<Pick<Served, 'ready' | 'streams' | 'max_streams'>> {
   try {
     const response = await sendToRoom(routeUrl(info.base_url, '/readyz'), {
       method: 'GET',
@@ -49,13 +51,15 @@ async function readiness(info: RuntimeInfo): Promise<Pick<Served, 'ready' | 'str
       status: string;
       checks: Readiness['checks'];
       streams?: Record<string, number>;
+      max_streams?: number;
     };
     return {
       ready: { status: body.status, ready: body.status === 'ready', checks: body.checks },
       streams: body.streams ?? null,
+      max_streams: body.max_streams ?? null,
     };
   } catch {
-    return { ready: null, streams: null };
+    return { ready: null, streams: null, max_streams: null };
   }
 }
 
@@ -96,7 +100,8 @@ function plain(s: StatusOutput): string {
         [
           'streams',
           p.streams &&
-            `${p.streams.listen ?? 0} listening, ${p.streams.page ?? 0} pages, ${p.streams.get_mcp ?? 0} GET /mcp`,
+            `${p.streams.listen ?? 0} listening, ${p.streams.page ?? 0} pages, ${p.streams.get_mcp ?? 0} GET /mcp` +
+              (p.max_streams === null ? '' : `, of at most ${p.max_streams}`),
         ],
         ['mcp', p.mcp_url],
         ['rest', p.rest_url],

@@ -128,6 +128,7 @@ export async function koaApp(parts: RoomParts): Promise<Koa> {
       }
     },
     openStreams: () => streams.openByKind(),
+    maxStreams: streams.maxStreams,
   });
   if (metrics) {
     routes.get('/metrics', asProblems, origin, authenticated, async (ctx) => {

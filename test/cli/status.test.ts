@@ -11,6 +11,8 @@ import { withRoomFile } from '../helpers/room-file.js';
 import { caller, tempDir } from '../helpers/room.js';
 import { ce, failedWith, failedWithJson, okJson, okPlain } from '../helpers/run-ce.js';
 import type { StatusOutput } from '../../src/cli/status.js';
+import { DEFAULT_MAX_STREAMS } from '../../src/http/mcp/stream-kinds.js';
+import { openFileLimit, streamsWithin } from '../../src/http/open-files.js';
 
 const SLOW = { timeout: 60_000 };
 
@@ -68,8 +70,11 @@ test('a served room: its process, addresses and readiness, and what its sidecar 
   });
   expect(json.room).toMatchObject({ handoffs: { open: 1 }, live_sessions: 1 });
   expect(json.process!.streams).toEqual({ listen: 0, page: 0, get_mcp: 0 });
+  // The room's 10,000, or fewer when the process may open fewer files (it has this one's limit).
+  const most = streamsWithin(DEFAULT_MAX_STREAMS, openFileLimit());
+  expect(json.process!.max_streams).toBe(most);
   const shown = okPlain(await ce(['status', file]));
-  expect(shown).toMatch(/^streams: +0 listening, 0 pages, 0 GET \/mcp$/m);
+  expect(shown).toMatch(new RegExp(`^streams: +0 listening, 0 pages, 0 GET /mcp, of at most ${most}$`, 'm'));
   expect(shown).toMatch(
     new RegExp(`^served: +by process ${served.pid} \\(ce \\d+\\.\\d+\\.\\d+\\) for \\d+ s, since `, 'm'),
   );

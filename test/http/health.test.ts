@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
 import { rpc, startTestServer, type TestServer } from '../helpers/server.js';
+import { openFileLimit, streamsWithin } from '../../src/http/open-files.js';
 
 let s: TestServer | undefined;
 afterEach(async () => {
@@ -33,14 +34,16 @@ test('/healthz and /readyz answer 200 without a token, saying nothing of the roo
   });
 });
 
-test('/readyz counts open streams for an admin only: anyone else reads the plain answer', async () => {
-  s = await startTestServer();
+test('/readyz counts open streams, and says the most it serves, for an admin only: anyone else reads the plain answer', async () => {
+  s = await startTestServer({ maxStreams: 300 });
   const readyz = (token: string) =>
     fetch(`${s!.http.baseUrl}/readyz`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json());
   expect(await readyz(s.tokens.admin)).toEqual({
     status: 'ready',
     checks: ALL_OK,
     streams: { listen: 0, page: 0, get_mcp: 0 },
+    // 300, or fewer when this process may open fewer files.
+    max_streams: streamsWithin(300, openFileLimit()),
   });
   for (const token of [s.tokens.alice, 'cr_not_a_token']) {
     expect(await readyz(token)).toEqual({ status: 'ready', checks: ALL_OK });

@@ -12,6 +12,7 @@ import { scrape, sumOf, valueOf, type Family } from '../helpers/prometheus.js';
 import { withRoomFile } from '../helpers/room-file.js';
 import { caller } from '../helpers/room.js';
 import { rpc, startTestServer, type TestServer } from '../helpers/server.js';
+import { openFileLimit, streamsWithin } from '../../src/http/open-files.js';
 
 let s: TestServer | undefined;
 afterEach(async () => {
@@ -49,6 +50,7 @@ test('the series named in the docs, and counters that move by exactly what was d
     'ce_http_requests_total',
     'ce_http_request_duration_seconds',
     'ce_open_streams',
+    'ce_open_streams_limit',
     'ce_events_published_total',
     'ce_listeners_dropped_total',
     'ce_commit_batch_size',
@@ -137,6 +139,7 @@ test("the alerts in examples/ are a Prometheus rule group on the room's own seri
     'CommonRoomWritesRefused',
     'CommonRoomActiveTasksNearLimit',
     'CommonRoomSlowCommits',
+    'CommonRoomStreamsNearLimit',
     'CommonRoomListenersDropped',
     'CommonRoomEventLoopLag',
   ]);
@@ -149,9 +152,12 @@ test("the alerts in examples/ are a Prometheus rule group on the room's own seri
   }
 });
 
-test('open streams and conflicted proposals are read at the scrape', async () => {
-  s = await startTestServer({ metrics: true });
+test('open streams, their limit and conflicted proposals are read at the scrape', async () => {
+  s = await startTestServer({ metrics: true, maxStreams: 300 });
   const server = s;
+  // 300, or fewer when this process may open fewer files.
+  const limit = valueOf(await scrape(baseOf(server), server.tokens.admin), 'ce_open_streams_limit');
+  expect(limit).toBe(streamsWithin(300, openFileLimit()));
   const stream = await listen(server, 'alice', { resourceSubscriptions: ['workspace:///room.md'] }, { id: 'l' });
   await nextFrame(stream, isMethod('notifications/subscriptions/acknowledged'), 'the acknowledgement');
   expect(valueOf(await scrape(baseOf(server), server.tokens.admin), 'ce_open_streams', { kind: 'listen' })).toBe(1);

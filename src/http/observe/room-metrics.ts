@@ -94,6 +94,11 @@ export class RoomMetrics {
         for (const [kind, n] of Object.entries(streams.openByKind())) this.set({ kind }, n);
       },
     });
+    new prom.Gauge({
+      name: 'ce_open_streams_limit',
+      help: 'The most streams the room serves at once, of all kinds (--max-streams, or fewer when its open-file limit leaves less)',
+      registers,
+    }).set(streams.maxStreams);
     countedElsewhere(
       prom,
       this.registry,
