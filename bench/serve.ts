@@ -128,8 +128,12 @@ function linesOf(worker: ChildProcess): () => Promise<any> {
 
 /**
  * Opens `count` streams from ceil(count / STREAMS_PER_WORKER) listening
- * processes, measures the idle server, then times one frame to all of them:
- * from the trigger's sending to the last stream's frame, in any process.
+ * processes, times one frame to all of them (from the trigger's sending to
+ * the last stream's frame, in any process), then measures the server with
+ * its streams idle again. Measured before the frame, the full collection the
+ * measure asks for came just before the timed delivery: side by side, the
+ * room took 1.14 and 1.44 times (d)'s time that way, where it took 1.01
+ * with its memory measured before the streams opened.
  */
 async function fanOut(
   server: Served,
@@ -149,11 +153,13 @@ async function fanOut(
   });
   await Promise.all(workers.map(({ next }) => next())); // ready: every stream open and acknowledged
   await sleep(1000); // idle
-  const after = await probeMemory(server.child, memoryFile);
   for (const { worker } of workers) worker.stdin!.write('arm\n');
   await Promise.all(workers.map(({ next }) => next()));
   workers[0]!.worker.stdin!.write('fire\n');
   const ends = (await Promise.all(workers.map(({ next }) => next()))) as { lastAt: number; firedAt: number | null }[];
+  await sleep(1000); // idle again
+  const after = await probeMemory(server.child, memoryFile);
+  for (const { worker } of workers) worker.stdin!.write('close\n');
   await Promise.all(
     workers.map(
       ({ worker }) =>
@@ -577,7 +583,7 @@ ${table}
 
 - Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json', '--log-level', 'silent'])}\` (no log, as the anchors keep none; three rooms: the main one, a small one (${SMALL_PAGE} handoffs and ${SMALL_PAGE} accepted proposals: one full first page of each), one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs and ${SCALE_REVISIONS.toLocaleString('en')} accepted proposals, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`, \`${shown('server', [program('first-answer'), 'ROOM.md.commonroom.db'])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
 - Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room, and the same task by REST, \`GET /workspace/task?id=…\` with the token) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
-- Fan-out: \`${shown('load', ['--expose-gc', program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams, then ${MANY_STREAMS.toLocaleString('en')} from ${MANY_STREAMS / STREAMS_PER_WORKER} such processes (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice, 1,000 streams a session; the room served with \`--max-streams ${MANY_STREAMS + 100}\`), waits until each is acknowledged, collects its own garbage (a full collection: what opening the streams left, more for the room's listens than for (d)'s GETs, is not collected while the frame is timed), then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame in any process (times of several processes compared as \`performance.timeOrigin + performance.now()\`, one machine's clock).${raisedFiles ? ` The bench's processes run under \`prlimit --nofile=${raisedFiles}\` (this machine's hard limit on open files is lower).` : ''} Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s, less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
+- Fan-out: \`${shown('load', ['--expose-gc', program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams, then ${MANY_STREAMS.toLocaleString('en')} from ${MANY_STREAMS / STREAMS_PER_WORKER} such processes (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice, 1,000 streams a session; the room served with \`--max-streams ${MANY_STREAMS + 100}\`), waits until each is acknowledged, collects its own garbage (a full collection: what opening the streams left, more for the room's listens than for (d)'s GETs, is not collected while the frame is timed), then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame in any process (times of several processes compared as \`performance.timeOrigin + performance.now()\`, one machine's clock).${raisedFiles ? ` The bench's processes run under \`prlimit --nofile=${raisedFiles}\` (this machine's hard limit on open files is lower).` : ''} Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s after the frame (measured before it, that collection came just before the timed delivery and slowed the room's), less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
 - First answer: \`ce serve\` as a user starts it (its log at info) on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address; (e) the same on that room's sidecar, which one first alternating; ${STARTS} starts of each a round, the round's figure their median.${DEFAULT_START ? ` This machine sets \`NODE_EXTRA_CA_CERTS\`, which node reads at every start before any program's code, so both are measured twice, with it and with it unset (\`NODE_EXTRA_CA_CERTS=\`), as node starts by default.` : ''}
 
 </details>

@@ -8,7 +8,8 @@
 // Each prints when its last stream received the frame, and the firing one
 // when it sent the trigger, as milliseconds since 1970 with the
 // sub-millisecond part (performance.timeOrigin + now()): the parent compares
-// times of several processes on one machine's clock.
+// times of several processes on one machine's clock. Its streams stay open
+// until "close".
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 
@@ -115,6 +116,7 @@ if (config.fires) {
 }
 await allGot;
 process.stdout.write(`${JSON.stringify({ lastAt: epochMs(), firedAt })}\n`);
+await nextLine(); // close: the streams stay open until the parent has measured the server's memory
 lines.close();
 for (const stream of streams) stream.request.destroy();
 process.exit(0);
