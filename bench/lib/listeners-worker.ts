@@ -1,10 +1,10 @@
 // The listening side of the fan-out benchmark, run as one or more processes
 // (pinned to the load core; 10,000 streams are more than one process
 // should hold): each opens its share of the streams and says
-// {"ready":true} once every one has its first frame; on "arm" (the parent
-// measured the idle server meanwhile) it collects its own garbage, waits for
-// the next frame and says {"armed":true}; the one that fires sends the
-// trigger request on "fire".
+// {"ready":true} once every one has its first frame; on "arm" (the streams
+// sat idle meanwhile) it collects its own garbage, waits for the next frame
+// and says {"armed":true}; the one that fires sends the trigger request on
+// "fire".
 // Each prints when its last stream received the frame, and the firing one
 // when it sent the trigger, as milliseconds since 1970 with the
 // sub-millisecond part (performance.timeOrigin + now()): the parent compares
