@@ -575,7 +575,7 @@ ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average ${loadAtSta
     pinning
       ? `servers pinned to core ${pinning.server} and the load generator (autocannon, its own process) to core ${pinning.load} with \`taskset\``
       : 'not pinned (fewer than two cores, or no taskset)'
-  }. Each figure is the median of the per-round ratios; each round runs the anchor and the room one after the other, the anchor first in odd rounds and the room first in even ones (for reads: (a), the room, (b), then (b), the room, (a)). Before the first round, every server answers reads for a second and does one fan-out to 1,000 streams, unmeasured: the first of each in a process runs code not yet compiled.
+  }. Each figure is the median of the per-round ratios; each round runs the anchor and the room one after the other, the anchor first in odd rounds and the room first in even ones (for reads: (a), the room, (b), then (b), the room, (a)). Before the first round, unmeasured, each server of the reads answers them for a second, and (d) and the room each do one fan-out to 1,000 streams: the first of each in a process runs code not yet compiled.
 
 ${table}
 
