@@ -152,7 +152,7 @@ test("the alerts in examples/ are a Prometheus rule group on the room's own seri
   }
 });
 
-test('open streams, their limit and conflicted proposals are read at the scrape', async () => {
+test("open streams and conflicted proposals are read at the scrape, beside the streams' limit", async () => {
   s = await startTestServer({ metrics: true, maxStreams: 300 });
   const server = s;
   // 300, or fewer when this process may open fewer files.
