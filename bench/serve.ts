@@ -77,6 +77,9 @@ interface Round {
   writeRefused: number;
   sseMs: number;
   listenMs: number;
+  /** From the trigger to the first stream's frame: the server's lead (the room's commit and fsync), the rest the listeners' pace. */
+  sseFirstMs: number;
+  listenFirstMs: number;
   /** JavaScript heap and external memory per stream, after a full collection. */
   sseBytesPerStream: number;
   listenBytesPerStream: number;
@@ -139,7 +142,7 @@ async function fanOut(
   server: Served,
   memoryFile: string,
   config: Omit<ListenersConfig, 'fires'>,
-): Promise<{ ms: number; bytesPerStream: number; rssPerStream: number }> {
+): Promise<{ ms: number; firstMs: number; bytesPerStream: number; rssPerStream: number }> {
   const before = await probeMemory(server.child, memoryFile);
   const parts = Math.ceil(config.count / STREAMS_PER_WORKER);
   const workers = Array.from({ length: parts }, (_, i) => {
@@ -156,7 +159,11 @@ async function fanOut(
   for (const { worker } of workers) worker.stdin!.write('arm\n');
   await Promise.all(workers.map(({ next }) => next()));
   workers[0]!.worker.stdin!.write('fire\n');
-  const ends = (await Promise.all(workers.map(({ next }) => next()))) as { lastAt: number; firedAt: number | null }[];
+  const ends = (await Promise.all(workers.map(({ next }) => next()))) as {
+    firstAt: number;
+    lastAt: number;
+    firedAt: number | null;
+  }[];
   await sleep(1000); // idle again
   const after = await probeMemory(server.child, memoryFile);
   for (const { worker } of workers) worker.stdin!.write('close\n');
@@ -169,6 +176,7 @@ async function fanOut(
   const held = (m: NodeJS.MemoryUsage) => m.heapUsed + m.external;
   return {
     ms: Math.max(...ends.map((end) => end.lastAt)) - ends[0]!.firedAt!,
+    firstMs: Math.min(...ends.map((end) => end.firstAt)) - ends[0]!.firedAt!,
     bytesPerStream: (held(after) - held(before)) / config.count,
     rssPerStream: (after.rss - before.rss) / config.count,
   };
@@ -424,6 +432,8 @@ try {
       writeRefused: writes.refused + writes.non2xx + writes.errors,
       sseMs: anchorFan.ms,
       listenMs: roomFan.ms,
+      sseFirstMs: anchorFan.firstMs,
+      listenFirstMs: roomFan.firstMs,
       sseBytesPerStream: anchorFan.bytesPerStream,
       listenBytesPerStream: roomFan.bytesPerStream,
       listenRssPerStream: roomFan.rssPerStream,
@@ -444,7 +454,7 @@ try {
     rounds.push(r);
     console.log(
       `round ${round + 1}/${ROUNDS}: tasks/get ${r.roomRead.toFixed(0)}/s, REST ${r.restRead.toFixed(0)}/s, (a) ${r.koa.toFixed(0)}/s, (b) ${r.sdk.toFixed(0)}/s; ` +
-        `writes ${r.roomWrite.toFixed(0)}/s, (c) ${r.loop.toFixed(0)}/s; fan-out ${r.listenMs.toFixed(1)} ms, (d) ${r.sseMs.toFixed(1)} ms; to 10,000 ${r.listenManyMs.toFixed(1)} ms, (d) ${r.sseManyMs.toFixed(1)} ms, ${(r.listenManyBytesPerStream / 1024).toFixed(1)} KiB/stream; ` +
+        `writes ${r.roomWrite.toFixed(0)}/s, (c) ${r.loop.toFixed(0)}/s; fan-out ${r.listenMs.toFixed(1)} ms (first frame ${r.listenFirstMs.toFixed(1)}), (d) ${r.sseMs.toFixed(1)} ms (${r.sseFirstMs.toFixed(1)}); to 10,000 ${r.listenManyMs.toFixed(1)} ms, (d) ${r.sseManyMs.toFixed(1)} ms, ${(r.listenManyBytesPerStream / 1024).toFixed(1)} KiB/stream; ` +
         `${(r.listenBytesPerStream / 1024).toFixed(1)} KiB/stream; scale ${r.largeRead.toFixed(0)} vs ${r.smallRead.toFixed(0)}/s, list ${r.largeList.toFixed(0)} vs ${r.smallList.toFixed(0)}/s, history ${r.largeHistory.toFixed(0)} vs ${r.smallHistory.toFixed(0)}/s; first answer ${r.firstAnswerMs.toFixed(0)} ms, (e) ${r.bareFirstAnswerMs.toFixed(0)} ms` +
         (r.defaultFirstAnswerMs === null
           ? ''
@@ -583,19 +593,19 @@ ${table}
 
 - Servers: \`${shown('server', [ce, 'serve', 'ROOM.md', '--port', '0', '--json', '--log-level', 'silent'])}\` (no log, as the anchors keep none; three rooms: the main one, a small one (${SMALL_PAGE} handoffs and ${SMALL_PAGE} accepted proposals: one full first page of each), one with ${SCALE_HANDOFFS.toLocaleString('en')} cancelled handoffs and ${SCALE_REVISIONS.toLocaleString('en')} accepted proposals, seeded with the engine beforehand); anchors built from \`bench/anchors/\` with esbuild: \`${shown('server', [program('koa-sqlite'), 'anchor.db'])}\`, \`${shown('server', [program('mcp-sdk')])}\`, \`${shown('server', [program('sse-broadcast')])}\`, \`${shown('server', [program('first-answer'), 'ROOM.md.commonroom.db'])}\`; the loop \`${shown('server', [program('sqlite-loop'), 'loop.db', String(SECONDS)])}\`.
 - Load: \`${shown('load', [program('load-worker'), 'CONFIG'])}\`, autocannon's API, ${READ_CONNECTIONS} connections for reads (\`GET /tasks/:id\` on (a); \`tools/call\` of \`ping\` on (b); \`tasks/get\` with a session token, the routing headers and \`_meta\` on the room, and the same task by REST, \`GET /workspace/task?id=…\` with the token) and ${WRITE_CONNECTIONS} for writes (each connection: \`handoff_create\` with the Tasks extension, then \`tasks/cancel\` of its task; every answer counts as one durable write).
-- Fan-out: \`${shown('load', ['--expose-gc', program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams, then ${MANY_STREAMS.toLocaleString('en')} from ${MANY_STREAMS / STREAMS_PER_WORKER} such processes (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice, 1,000 streams a session; the room served with \`--max-streams ${MANY_STREAMS + 100}\`), waits until each is acknowledged, collects its own garbage (a full collection: what opening the streams left, more for the room's listens than for (d)'s GETs, is not collected while the frame is timed), then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame in any process (times of several processes compared as \`performance.timeOrigin + performance.now()\`, one machine's clock).${raisedFiles ? ` The bench's processes run under \`prlimit --nofile=${raisedFiles}\` (this machine's hard limit on open files is lower).` : ''} Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s after the frame (measured before it, that collection came just before the timed delivery and slowed the room's), less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
+- Fan-out: \`${shown('load', ['--expose-gc', program('listeners-worker'), 'CONFIG'])}\` opens ${STREAMS.toLocaleString('en')} streams, then ${MANY_STREAMS.toLocaleString('en')} from ${MANY_STREAMS / STREAMS_PER_WORKER} such processes (on the room: \`subscriptions/listen\` with \`taskIds\` of a task bob has accepted, as alice, 1,000 streams a session; the room served with \`--max-streams ${MANY_STREAMS + 100}\`), waits until each is acknowledged, collects its own garbage (a full collection: what opening the streams left, more for the room's listens than for (d)'s GETs, is not collected while the frame is timed), then times from sending the completing call (bob's \`handoff_complete\`; on (d) \`POST /broadcast\`) to the last stream's frame in any process (times of several processes compared as \`performance.timeOrigin + performance.now()\`, one machine's clock); the rounds' table gives in brackets the time to the first stream's frame, which is the server's lead: what the room does before it may write (the completing call read, checked and run, committed and fsynced), beside (d)'s nothing.${raisedFiles ? ` The bench's processes run under \`prlimit --nofile=${raisedFiles}\` (this machine's hard limit on open files is lower).` : ''} Memory per stream is the server's JavaScript heap and external memory (\`heapUsed + external\`) after a full garbage collection once the streams sat idle for 1 s after the frame (measured before it, that collection came just before the timed delivery and slowed the room's), less the same before they opened, over ${STREAMS.toLocaleString('en')}: both servers of the fan-out run with \`--expose-gc --import memory-probe.js\` (\`bench/lib/memory-probe.ts\`: on SIGUSR2 it collects and writes \`process.memoryUsage()\` to a file). Resident memory per stream is in the rounds too; the allocator keeps or returns pages as it likes, so it wanders, below zero at times.
 - First answer: \`ce serve\` as a user starts it (its log at info) on a room no one serves, from spawning it to the answer of a \`tasks/get\` sent as soon as it printed its address; (e) the same on that room's sidecar, which one first alternating; ${STARTS} starts of each a round, the round's figure their median.${DEFAULT_START ? ` This machine sets \`NODE_EXTRA_CA_CERTS\`, which node reads at every start before any program's code, so both are measured twice, with it and with it unset (\`NODE_EXTRA_CA_CERTS=\`), as node starts by default.` : ''}
 
 </details>
 
 <details><summary>Every round</summary>
 
-| round | tasks/get /s | REST /s | (a) beside REST /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms | (d) ms | KiB/stream | (d) KiB/stream | RSS KiB/stream | 10,000: ms | (d) ms | KiB/stream | small room /s | large room /s | list, small /s | list, large /s | history, small /s | history, large /s | first answer ms | (e) ms |${DEFAULT_START ? ' by default ms | (e) by default ms |' : ''}
+| round | tasks/get /s | REST /s | (a) beside REST /s | (a) /s | (b) /s | writes /s | (c) /s | writes refused | fan-out ms (first frame) | (d) ms (first frame) | KiB/stream | (d) KiB/stream | RSS KiB/stream | 10,000: ms | (d) ms | KiB/stream | small room /s | large room /s | list, small /s | list, large /s | history, small /s | history, large /s | first answer ms | (e) ms |${DEFAULT_START ? ' by default ms | (e) by default ms |' : ''}
 | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |${DEFAULT_START ? ' --- | --- |' : ''}
 ${rounds
   .map(
     (r, i) =>
-      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.restRead)} | ${rate(r.koaForRest)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} | ${ms(r.sseMs)} | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${ms(r.listenManyMs)} | ${ms(r.sseManyMs)} | ${kib(r.listenManyBytesPerStream)} | ${rate(r.smallRead)} | ${rate(r.largeRead)} | ${rate(r.smallList)} | ${rate(r.largeList)} | ${rate(r.smallHistory)} | ${rate(r.largeHistory)} | ${r.firstAnswerMs.toFixed(0)} | ${r.bareFirstAnswerMs.toFixed(0)} |${r.defaultFirstAnswerMs === null ? '' : ` ${r.defaultFirstAnswerMs.toFixed(0)} | ${r.bareDefaultFirstAnswerMs!.toFixed(0)} |`}`,
+      `| ${i + 1} | ${rate(r.roomRead)} | ${rate(r.restRead)} | ${rate(r.koaForRest)} | ${rate(r.koa)} | ${rate(r.sdk)} | ${rate(r.roomWrite)} | ${rate(r.loop)} | ${r.writeRefused} | ${ms(r.listenMs)} (${ms(r.listenFirstMs)}) | ${ms(r.sseMs)} (${ms(r.sseFirstMs)}) | ${kib(r.listenBytesPerStream)} | ${kib(r.sseBytesPerStream)} | ${kib(r.listenRssPerStream)} | ${ms(r.listenManyMs)} | ${ms(r.sseManyMs)} | ${kib(r.listenManyBytesPerStream)} | ${rate(r.smallRead)} | ${rate(r.largeRead)} | ${rate(r.smallList)} | ${rate(r.largeList)} | ${rate(r.smallHistory)} | ${rate(r.largeHistory)} | ${r.firstAnswerMs.toFixed(0)} | ${r.bareFirstAnswerMs.toFixed(0)} |${r.defaultFirstAnswerMs === null ? '' : ` ${r.defaultFirstAnswerMs.toFixed(0)} | ${r.bareDefaultFirstAnswerMs!.toFixed(0)} |`}`,
   )
   .join('\n')}
 

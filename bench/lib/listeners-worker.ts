@@ -5,11 +5,11 @@
 // sat idle meanwhile) it collects its own garbage, waits for the next frame
 // and says {"armed":true}; the one that fires sends the trigger request on
 // "fire".
-// Each prints when its last stream received the frame, and the firing one
-// when it sent the trigger, as milliseconds since 1970 with the
-// sub-millisecond part (performance.timeOrigin + now()): the parent compares
-// times of several processes on one machine's clock. Its streams stay open
-// until "close".
+// Each prints when its first and its last stream received the frame, and
+// the firing one when it sent the trigger, as milliseconds since 1970 with
+// the sub-millisecond part (performance.timeOrigin + now()): the parent
+// compares times of several processes on one machine's clock. Its streams
+// stay open until "close".
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 
@@ -39,9 +39,12 @@ interface Stream {
   request: http.ClientRequest;
 }
 
+const epochMs = () => performance.timeOrigin + performance.now();
 let opened = 0;
 let got = 0;
 let armed = false;
+/** When the first stream got the frame (0 until then): what came before it is the server's lead. */
+let firstAt = 0;
 let onOpened: () => void = () => {};
 let onAllGot: () => void = () => {};
 const streams: Stream[] = [];
@@ -64,6 +67,7 @@ function openOne(open: ListenersConfig['opens'][number]): Promise<void> {
             if (opened === config.count) onOpened();
           } else if (armed && !stream.got && stream.text.includes(config.frameWhen)) {
             stream.got = true;
+            if (firstAt === 0) firstAt = epochMs();
             if (++got === config.count) onAllGot();
           }
         });
@@ -88,7 +92,6 @@ for (let i = 0; i < config.count; i += 100) {
 if (opened < config.count) await new Promise<void>((resolve) => (onOpened = resolve));
 process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
 
-const epochMs = () => performance.timeOrigin + performance.now();
 const lines = createInterface({ input: process.stdin });
 const nextLine = () => new Promise<string>((resolve) => lines.once('line', resolve));
 await nextLine(); // arm
@@ -115,7 +118,8 @@ if (config.fires) {
   trigger.end(config.trigger.body);
 }
 await allGot;
-process.stdout.write(`${JSON.stringify({ lastAt: epochMs(), firedAt })}\n`);
+const lastAt = epochMs();
+process.stdout.write(`${JSON.stringify({ firstAt, lastAt, firedAt })}\n`);
 await nextLine(); // close: the streams stay open until the parent has measured the server's memory
 lines.close();
 for (const stream of streams) stream.request.destroy();
