@@ -21,7 +21,8 @@ export {
   Unauthenticated,
 } from './sessions.js';
 export { sessionsGeneration } from './session-cache.js';
-export { syncArtifact, watchArtifact } from './artifact/artifact.js';
+export { syncArtifact } from './artifact/artifact.js';
+export { watchArtifact } from './artifact/watch.js';
 export { isAllowableOrigin, roomSettings } from './settings.js';
 export { roomReadiness, type Readiness } from './readiness.js';
 export { roomStatus, type RoomStatus } from './status.js';

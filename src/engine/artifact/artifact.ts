@@ -1,8 +1,7 @@
 import type { InputOf } from '../../../generated/operations.js';
-import { watch } from 'node:fs';
 import path from 'node:path';
 import type { ArtifactReadOutput, Revision } from '../../../generated/types.js';
-import { hashBytes, readArtifactBytes, realTarget, writeArtifactFileAtomically } from '../../store/artifact-file.js';
+import { hashBytes, readArtifactBytes, writeArtifactFileAtomically } from '../../store/artifact-file.js';
 import type { RevisionRow } from '../../store/rows.js';
 import { dataBits } from '../../store/sidecar-files.js';
 import { type Actor } from '../access.js';
@@ -150,32 +149,3 @@ export const notTextNow = (room: Room, problem: string): DomainError =>
     `the artifact ${path.basename(room.artifactPath)} is not UTF-8 text since an outside edit (${problem}); the room keeps it as it is, and it can be read and changed again once it is saved as UTF-8 text`,
     { reason: 'not_text' },
   );
-
-/**
- * Watches the artifact's directory (editors often replace a file by
- * renaming) and records outside edits as they happen; for a symbolic link,
- * the directory of the file it leads to. Returns a stop function.
- */
-export function watchArtifact(room: Room, onError: (error: unknown) => void = () => {}): () => void {
-  const target = realTarget(room.artifactPath);
-  const file = path.basename(target);
-  let timer: NodeJS.Timeout | null = null;
-  const watcher = watch(path.dirname(target), (_event, name) => {
-    if (name !== null && name !== file) return;
-    if (timer) clearTimeout(timer);
-    // Let a burst of writes settle before hashing.
-    timer = setTimeout(() => {
-      timer = null;
-      try {
-        syncArtifact(room);
-      } catch (error) {
-        onError(error);
-      }
-    }, 50);
-  });
-  watcher.unref();
-  return () => {
-    if (timer) clearTimeout(timer);
-    watcher.close();
-  };
-}
