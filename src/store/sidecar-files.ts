@@ -22,6 +22,15 @@ import { fsyncDirectory } from './durable-file.js';
 
 const SIDECAR_SUFFIX = '.commonroom.db';
 
+/**
+ * Which file is at `file` now, as `device:inode`: a rename keeps it, a copy
+ * or a new file renamed over the path does not; null when nothing is there.
+ */
+export function fileIdentity(file: string): string | null {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  return stat ? `${stat.dev}:${stat.ino}` : null;
+}
+
 export const sidecarPath = (artifactPath: string): string => `${path.resolve(artifactPath)}${SIDECAR_SUFFIX}`;
 
 /** A room is named by its markdown file: a sidecar or a folder given in its place is refused, saying what to give. */

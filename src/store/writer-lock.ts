@@ -1,8 +1,8 @@
-import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
 import { DomainError } from '../errors.js';
 import { isThisProcess, stillRunning, thisProcess } from './process-identity.js';
+import { fileIdentity } from './sidecar-files.js';
 
 /**
  * One writer per sidecar, enforced by a row in the sidecar itself: taking it
@@ -26,10 +26,7 @@ export interface LockHolder {
 const COLUMNS = 'pid, hostname, process_start, command, acquired_at, sidecar_id';
 
 /** The sidecar file's identity, which a rename keeps and a copy does not; null for a database with no file. */
-function sidecarIdOf(db: Database): string | null {
-  const stat = db.memory ? undefined : statSync(db.name, { throwIfNoEntry: false });
-  return stat ? `${stat.dev}:${stat.ino}` : null;
-}
+const sidecarIdOf = (db: Database): string | null => (db.memory ? null : fileIdentity(db.name));
 
 function isRunning(holder: LockHolder, db: Database): boolean {
   if (holder.sidecar_id !== null && holder.sidecar_id !== sidecarIdOf(db)) return false; // it came with a copy

@@ -10,24 +10,15 @@
 // the watch moves to whatever file is at the path now; while there is none
 // (deleted, or between an editor's rename and its new file), the directory
 // is watched until a file of that name is back.
-import { statSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { realTarget } from '../../store/artifact-file.js';
+import { fileIdentity } from '../../store/sidecar-files.js';
 import type { Room } from '../room.js';
 import { syncArtifact } from './artifact.js';
 
 /** A burst of writes settles this long before the file is hashed. */
 const SETTLE_MS = 50;
-
-/** The file at `file` now (device and inode), or null when there is none. */
-function fileAt(file: string): string | null {
-  try {
-    const stat = statSync(file);
-    return `${stat.dev}:${stat.ino}`;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Records outside edits of the artifact as they happen; for a symbolic
@@ -70,7 +61,7 @@ export function watchArtifact(room: Room, onError: (error: unknown) => void = ()
   /** Puts the watch on the file at the path now, or on the directory while there is none. */
   function follow(): void {
     for (let tries = 0; tries < 3; tries++) {
-      const now = fileAt(target);
+      const now = fileIdentity(target);
       if (watcher !== null && now === watched) return;
       watcher?.close();
       watcher = null;
@@ -84,7 +75,7 @@ export function watchArtifact(room: Room, onError: (error: unknown) => void = ()
       watcher.on('error', onError);
       watcher.unref();
       // A file that came or went while the watch was placed: place it again.
-      if (fileAt(target) === watched) return;
+      if (fileIdentity(target) === watched) return;
     }
   }
 
