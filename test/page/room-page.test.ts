@@ -1345,7 +1345,10 @@ describe('the room restarts', () => {
       .toBe('Changed while the room was down');
     const { handoff } = await tool('bob', 'handoff_create', { summary: 'After the restart' });
     await page.locator(`[data-handoff-id="${handoff.handoff_id}"]`).waitFor({ timeout: 5_000 });
-    // While the room was down the browser logged the refused connections.
-    expectedErrors = /ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|ERR_INCOMPLETE_CHUNKED_ENCODING/;
+    // While the room was down the browser logged its failed requests, in
+    // whichever words the moment of the stop gave them (refused, reset,
+    // empty, cut short, or on a socket no longer connected).
+    expectedErrors =
+      /ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET|ERR_SOCKET_NOT_CONNECTED|ERR_INCOMPLETE_CHUNKED_ENCODING/;
   }, 60_000);
 });
