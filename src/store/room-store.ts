@@ -61,6 +61,8 @@ function prepareStatements(db: Database) {
       `SELECT * FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= ? ORDER BY created_at`,
     ),
     deleteTerminalTasksDue: p(`DELETE FROM tasks WHERE status IN ${TERMINAL} AND last_updated_at + ttl_ms <= ?`),
+    anyTaskDue: p(`SELECT EXISTS (SELECT 1 FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= @now)
+        OR EXISTS (SELECT 1 FROM tasks WHERE status IN ${TERMINAL} AND last_updated_at + ttl_ms <= @now) AS due`).pluck(),
 
     insertInput: p(`INSERT INTO handoff_inputs (task_id, key, handoff_id, request_json, requested_by, requested_at,
           response_json, answered_by, answered_at)
@@ -186,6 +188,10 @@ export class RoomStore {
   }
   listExpiredActiveTasks(now: number): TaskRow[] {
     return this.s.listExpiredActiveTasks.all(now) as TaskRow[];
+  }
+  /** Whether the expiry sweep has anything to do at `now`: a task to expire or a row to delete. */
+  anyTaskDue(now: number): boolean {
+    return this.s.anyTaskDue.get({ now }) === 1;
   }
   deleteTerminalTasksDue(now: number): number {
     this.committedTasks?.clear();

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { afterEach, beforeEach, expect, test, vi } from 'vitest';
 import {
   acceptHandoff,
   approveHandoff,
@@ -61,6 +61,26 @@ test('a non-terminal task older than one TTL fails with `task expired`; its open
   }
   // A second sweep finds nothing more to do.
   expect(sweepExpiredTasks(room)).toEqual({ expired: [], deleted: 0 });
+});
+
+test('a sweep with nothing due opens no transaction; one with a task to expire or a row to delete does', () => {
+  const commits = vi.spyOn(room.commits, 'run');
+  const { handoff } = createHandoff(room, alice, { summary: 'x', assignee: 'bob' });
+  acceptHandoff(room, bob, { handoff_id: handoff.handoff_id });
+  commits.mockClear();
+  t.clock.advance(TTL - 1);
+  expect(sweepExpiredTasks(room)).toEqual({ expired: [], deleted: 0 });
+  expect(commits).not.toHaveBeenCalled();
+  t.clock.advance(1);
+  expect(sweepExpiredTasks(room)).toEqual({ expired: [handoff.task_id], deleted: 0 });
+  expect(commits).toHaveBeenCalledTimes(1);
+  // The expired row is deleted one TTL after its last update: nothing due until then.
+  t.clock.advance(TTL - 1);
+  expect(sweepExpiredTasks(room)).toEqual({ expired: [], deleted: 0 });
+  expect(commits).toHaveBeenCalledTimes(1);
+  t.clock.advance(1);
+  expect(sweepExpiredTasks(room)).toEqual({ expired: [], deleted: 1 });
+  expect(commits).toHaveBeenCalledTimes(2);
 });
 
 test('terminal task rows are deleted one TTL after their last update; the handoff keeps the result', () => {
