@@ -215,4 +215,20 @@ export const migrations: readonly Migration[] = [
     sql: '-- The tables of check-lists.ts: their definitions rewritten in place.',
     run: checksWithoutLists,
   },
+  {
+    version: 13,
+    name: 'finished tasks indexed by when they fall due',
+    sql: `
+      -- The expiry sweep deletes a finished task's row one TTL after its last
+      -- update. Found through tasks_status, every finished row was read at
+      -- every sweep, once a minute: about 20 ms of a room's event loop for a
+      -- day of 100,000 tasks. Only finished rows are in this index: a write
+      -- adds one as a task finishes, and the sweep takes it out with its
+      -- row. Its WHERE is the one the sweep's statements name
+      -- (store/room-store.ts), as ORs, which SQLite tests without building
+      -- a list at every row.
+      CREATE INDEX tasks_finished_due ON tasks (last_updated_at + ttl_ms)
+        WHERE status = 'completed' OR status = 'failed' OR status = 'cancelled';
+    `,
+  },
 ];

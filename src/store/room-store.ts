@@ -17,7 +17,13 @@ import {
 } from './row-columns.js';
 
 const ACTIVE = `('working', 'input_required')`;
-const TERMINAL = `('completed', 'failed', 'cancelled')`;
+/** A finished task's row: the WHERE of the index tasks_finished_due (migration 13), word for word. */
+const FINISHED = `(status = 'completed' OR status = 'failed' OR status = 'cancelled')`;
+/**
+ * Finished rows one TTL past their last update, found through that index
+ * (INDEXED BY: a statement that could not use it fails to prepare).
+ */
+const FINISHED_DUE = `tasks INDEXED BY tasks_finished_due WHERE ${FINISHED} AND last_updated_at + ttl_ms <= @now`;
 
 function prepareStatements(db: Database) {
   const p = (sql: string): Statement => db.prepare(sql);
@@ -60,9 +66,9 @@ function prepareStatements(db: Database) {
     listExpiredActiveTasks: p(
       `SELECT * FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= ? ORDER BY created_at`,
     ),
-    deleteTerminalTasksDue: p(`DELETE FROM tasks WHERE status IN ${TERMINAL} AND last_updated_at + ttl_ms <= ?`),
+    deleteTerminalTasksDue: p(`DELETE FROM ${FINISHED_DUE}`),
     anyTaskDue: p(`SELECT EXISTS (SELECT 1 FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= @now)
-        OR EXISTS (SELECT 1 FROM tasks WHERE status IN ${TERMINAL} AND last_updated_at + ttl_ms <= @now) AS due`).pluck(),
+        OR EXISTS (SELECT 1 FROM ${FINISHED_DUE}) AS due`).pluck(),
 
     insertInput: p(`INSERT INTO handoff_inputs (task_id, key, handoff_id, request_json, requested_by, requested_at,
           response_json, answered_by, answered_at)
@@ -195,7 +201,7 @@ export class RoomStore {
   }
   deleteTerminalTasksDue(now: number): number {
     this.committedTasks?.clear();
-    return this.s.deleteTerminalTasksDue.run(now).changes;
+    return this.s.deleteTerminalTasksDue.run({ now }).changes;
   }
 
   insertInput(row: Omit<InputRow, 'response_json' | 'answered_by' | 'answered_at'>): void {
