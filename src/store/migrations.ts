@@ -225,7 +225,7 @@ export const migrations: readonly Migration[] = [
       -- day of 100,000 tasks. Only finished rows are in this index: a write
       -- adds one as a task finishes, and the sweep takes it out with its
       -- row. Its WHERE is the one the sweep's statements name
-      -- (store/room-store.ts), as ORs, which SQLite tests without building
+      -- (store/tasks-due.ts), as ORs, which SQLite tests without building
       -- a list at every row.
       CREATE INDEX tasks_finished_due ON tasks (last_updated_at + ttl_ms)
         WHERE status = 'completed' OR status = 'failed' OR status = 'cancelled';

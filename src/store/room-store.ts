@@ -15,15 +15,7 @@ import {
   updatedValues,
   valuesOf,
 } from './row-columns.js';
-
-const ACTIVE = `('working', 'input_required')`;
-/** A finished task's row: the WHERE of the index tasks_finished_due (migration 13), word for word. */
-const FINISHED = `(status = 'completed' OR status = 'failed' OR status = 'cancelled')`;
-/**
- * Finished rows one TTL past their last update, found through that index
- * (INDEXED BY: a statement that could not use it fails to prepare).
- */
-const FINISHED_DUE = `tasks INDEXED BY tasks_finished_due WHERE ${FINISHED} AND last_updated_at + ttl_ms <= @now`;
+import { ACTIVE, TasksDue } from './tasks-due.js';
 
 function prepareStatements(db: Database) {
   const p = (sql: string): Statement => db.prepare(sql);
@@ -66,9 +58,6 @@ function prepareStatements(db: Database) {
     listExpiredActiveTasks: p(
       `SELECT * FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= ? ORDER BY created_at`,
     ),
-    deleteTerminalTasksDue: p(`DELETE FROM ${FINISHED_DUE}`),
-    anyTaskDue: p(`SELECT EXISTS (SELECT 1 FROM tasks WHERE status IN ${ACTIVE} AND created_at + ttl_ms <= @now)
-        OR EXISTS (SELECT 1 FROM ${FINISHED_DUE}) AS due`).pluck(),
 
     insertInput: p(`INSERT INTO handoff_inputs (task_id, key, handoff_id, request_json, requested_by, requested_at,
           response_json, answered_by, answered_at)
@@ -101,6 +90,7 @@ function prepareStatements(db: Database) {
  */
 export class RoomStore {
   private readonly s: ReturnType<typeof prepareStatements>;
+  private readonly tasksDue: TasksDue;
   /** The writer's task rows as committed (committed-tasks.ts); none in a room open for reading (another process writes). */
   private readonly committedTasks: CommittedTasks | null;
   /** What the handoffs written since the last writeHandoffCounts moved between statuses (handoff-counts.ts). */
@@ -113,6 +103,7 @@ export class RoomStore {
     this.s = prepareStatements(db);
     this.committedTasks = writer ? new CommittedTasks() : null;
     this.handoffCounts = new HandoffCounts(db);
+    this.tasksDue = new TasksDue(db);
   }
 
   /** Adds a participant, or brings back a removed one under the same name. */
@@ -197,11 +188,11 @@ export class RoomStore {
   }
   /** Whether the expiry sweep has anything to do at `now`: a task to expire or a row to delete. */
   anyTaskDue(now: number): boolean {
-    return this.s.anyTaskDue.get({ now }) === 1;
+    return this.tasksDue.any(now);
   }
   deleteTerminalTasksDue(now: number): number {
     this.committedTasks?.clear();
-    return this.s.deleteTerminalTasksDue.run({ now }).changes;
+    return this.tasksDue.deleteFinished(now);
   }
 
   insertInput(row: Omit<InputRow, 'response_json' | 'answered_by' | 'answered_at'>): void {

@@ -180,10 +180,18 @@ test('a new sidecar indexes its finished tasks, and only them, by when they fall
   expect(indexed(room)).toEqual([completed.task_id, cancelled.task_id]);
 });
 
-test('a sidecar made before migration 13 gets the index when a room opens it, and sweeps the same rows', () => {
+test('a sidecar made before migration 13 is read as before, gets the index when a room opens it to write, and sweeps the same rows', () => {
   const { working, completed, cancelled } = threeTasks(room);
   room.sidecar.db.exec('DROP INDEX tasks_finished_due; DELETE FROM schema_migrations WHERE version = 13');
   room.close();
+  // Opened for reading (not migrated, as while an earlier ce still writes it), it reads as before.
+  const reader = openRoom(t.artifact, { mode: 'read', clock: t.clock });
+  try {
+    expect(getTask(reader, alice, { task_id: cancelled.task_id }).status).toBe('cancelled');
+    expect(indexSql(reader)).toBeUndefined();
+  } finally {
+    reader.close();
+  }
   room = openRoom(t.artifact, { clock: t.clock, command: 'vitest' });
   t.room = room;
   expect(indexSql(room)).toContain('tasks_finished_due');
