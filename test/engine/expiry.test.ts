@@ -144,7 +144,8 @@ test('the sweeper runs at start and then on its interval', async () => {
 });
 
 // Migration 13: finished tasks are indexed by when they fall due, so the sweep finds the rows to delete without
-// reading every finished row. A sidecar made before it gets the index when a room opens it, and sweeps the same rows.
+// reading every finished row. A sidecar made before it is read as before (the sweep's statements are prepared at
+// the first sweep), gets the index when a room opens it to write, and sweeps the same rows.
 const FINISHED = "status = 'completed' OR status = 'failed' OR status = 'cancelled'";
 
 const indexSql = (r: Room) =>
