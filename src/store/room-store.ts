@@ -15,7 +15,9 @@ import {
   updatedValues,
   valuesOf,
 } from './row-columns.js';
-import { ACTIVE, TasksDue } from './tasks-due.js';
+import { FinishedTasksDue } from './tasks-due.js';
+
+const ACTIVE = `('working', 'input_required')`;
 
 function prepareStatements(db: Database) {
   const p = (sql: string): Statement => db.prepare(sql);
@@ -90,7 +92,7 @@ function prepareStatements(db: Database) {
  */
 export class RoomStore {
   private readonly s: ReturnType<typeof prepareStatements>;
-  private readonly tasksDue: TasksDue;
+  private readonly finishedDue: FinishedTasksDue;
   /** The writer's task rows as committed (committed-tasks.ts); none in a room open for reading (another process writes). */
   private readonly committedTasks: CommittedTasks | null;
   /** What the handoffs written since the last writeHandoffCounts moved between statuses (handoff-counts.ts). */
@@ -103,7 +105,7 @@ export class RoomStore {
     this.s = prepareStatements(db);
     this.committedTasks = writer ? new CommittedTasks() : null;
     this.handoffCounts = new HandoffCounts(db);
-    this.tasksDue = new TasksDue(db);
+    this.finishedDue = new FinishedTasksDue(db);
   }
 
   /** Adds a participant, or brings back a removed one under the same name. */
@@ -186,13 +188,13 @@ export class RoomStore {
   listExpiredActiveTasks(now: number): TaskRow[] {
     return this.s.listExpiredActiveTasks.all(now) as TaskRow[];
   }
-  /** Whether the expiry sweep has anything to do at `now`: a task to expire or a row to delete. */
-  anyTaskDue(now: number): boolean {
-    return this.tasksDue.any(now);
+  /** Whether a finished task's row is due for deletion at `now` (one TTL after its last update). */
+  anyFinishedTaskDue(now: number): boolean {
+    return this.finishedDue.any(now);
   }
-  deleteTerminalTasksDue(now: number): number {
+  deleteFinishedTasksDue(now: number): number {
     this.committedTasks?.clear();
-    return this.tasksDue.deleteFinished(now);
+    return this.finishedDue.delete(now);
   }
 
   insertInput(row: Omit<InputRow, 'response_json' | 'answered_by' | 'answered_at'>): void {

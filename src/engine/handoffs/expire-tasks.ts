@@ -19,7 +19,10 @@ export function sweepExpiredTasks(room: Room): SweepReport {
   // Nothing due, which is most sweeps: no transaction, and no sync of the log. At a start that sync would flush
   // what the writer's lock wrote just before, while the first request comes in. A task that falls due after
   // this read is the next sweep's.
-  if (!room.store.anyTaskDue(room.clock.now())) return { expired: [], deleted: 0 };
+  const at = room.clock.now();
+  if (room.store.listExpiredActiveTasks(at).length === 0 && !room.store.anyFinishedTaskDue(at)) {
+    return { expired: [], deleted: 0 };
+  }
   return change(
     room,
     ({ now, record }) => {
@@ -51,7 +54,7 @@ export function sweepExpiredTasks(room: Room): SweepReport {
         });
         expired.push(task.id);
       }
-      const deleted = room.store.deleteTerminalTasksDue(now);
+      const deleted = room.store.deleteFinishedTasksDue(now);
       return { expired, deleted };
     },
     // Waiting progress reports go first.
