@@ -12,24 +12,43 @@
 // else `node-compile-cache` in the temporary directory, and off with
 // NODE_DISABLE_COMPILE_CACHE=1. An entry is named by the bundle's path,
 // node's version and the architecture, and begins with the digest of the
-// bundle it was made from and the digest of its code (V8 checks no more of
+// bundle it was made from and the digest of the rest (V8 checks no more of
 // the code than its length, and an entry a power cut tore would run as
 // code); V8 checks it once more (its version, its flags, the source's
 // length) and refuses one that does not fit. Cached
 // code is code this process runs, so a directory another user could write to
 // is not used.
+//
+// Serializing what V8 compiled holds the event loop (9 to 20 ms for a room
+// that answered its first requests), so a run does it only when it compiled
+// more than the entry it read holds. It tells so by the bytes of bytecode in
+// its heap (v8.getHeapCodeStatistics(), a read of a counter), which the entry
+// keeps as the run that made it measured them: a run that read the entry and
+// compiled nothing new has as many.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { getHeapCodeStatistics } from 'node:v8';
 import { Script } from 'node:vm';
 import { writeFileWhole } from '../store/durable-file.js';
 
 const DIGEST_BYTES = 20;
 const digest = (data: string | Buffer): Buffer => createHash('sha1').update(data).digest();
-/** An entry's head: the digest of the bundle it was made from, then its cached code's. */
+/** The entries' layout: an entry of another layout is made from other code to this one, and refused as stale. */
+const LAYOUT = 'bytecode-counted\n';
+/**
+ * An entry: the digest of the bundle it was made from (after LAYOUT), the
+ * digest of the rest, then the rest: the bytes of bytecode the run that made
+ * it had in its heap (a 64-bit integer), and the cached code.
+ */
 const HEAD_BYTES = 2 * DIGEST_BYTES;
+const COUNT_BYTES = 8;
+/** Bytes of bytecode in this process's heap: what V8 has compiled, node's own code included. */
+const bytecodeBytes = (): number => getHeapCodeStatistics().bytecode_and_metadata_size;
+/** A run that compiled a twentieth more than the entry it read holds keeps what it compiled instead. */
+const MORE = 1.05;
 
 /** What a run made of the cache: none kept yet, read, refused (made from other code, or by V8), or not used. */
 export type CacheUse = 'none' | 'read' | 'rejected' | 'off';
@@ -38,7 +57,11 @@ export interface CachedRun {
   use: CacheUse;
   /** What the script set as `module.exports`. */
   exports: unknown;
-  /** Takes what V8 has compiled of the script by now as what save() keeps (by default, what it compiled by then). */
+  /**
+   * Takes what V8 has compiled of the script by now as what save() keeps (by
+   * default, what it compiled by then): only where the cache held nothing
+   * usable or less, for taking it holds the event loop.
+   */
   take(): void;
   /** Keeps what take() took, or what V8 has compiled of the script by now, where the cache held nothing usable or less. */
   save(): void;
@@ -76,19 +99,20 @@ export function runCommonJs(file: string, env: NodeJS.ProcessEnv = process.env):
           `commonroom-${path.basename(file)}-${digest(file).toString('hex').slice(0, 16)}-${process.version}-${process.arch}.cache`,
         )
       : null;
-  const made = digest(bytes);
+  const made = createHash('sha1').update(LAYOUT).update(bytes).digest();
   let kept: Buffer | undefined;
   try {
     if (entry) kept = readFileSync(entry);
   } catch {
     // None kept yet (or unreadable): compiled from the source, kept by save().
   }
-  const cachedData =
-    kept &&
+  const fits =
+    kept !== undefined &&
+    kept.length > HEAD_BYTES + COUNT_BYTES &&
     kept.subarray(0, DIGEST_BYTES).equals(made) &&
-    kept.subarray(DIGEST_BYTES, HEAD_BYTES).equals(digest(kept.subarray(HEAD_BYTES)))
-      ? kept.subarray(HEAD_BYTES)
-      : undefined;
+    kept.subarray(DIGEST_BYTES, HEAD_BYTES).equals(digest(kept.subarray(HEAD_BYTES)));
+  const keptBytecode = fits ? Number(kept!.readBigUInt64BE(HEAD_BYTES)) : 0;
+  const cachedData = fits ? kept!.subarray(HEAD_BYTES + COUNT_BYTES) : undefined;
   // A script run with cached code has no `import()` on Node.js 20 (its
   // functions lose what node resolves it with): the file must require().
   const script = new Script(Module.wrap(bytes.toString('utf8')), {
@@ -111,25 +135,35 @@ export function runCommonJs(file: string, env: NodeJS.ProcessEnv = process.env):
     file,
     path.dirname(file),
   );
-  let taken: Buffer | null = null;
+  // A cache read holds what an earlier run compiled, which may have ended
+  // sooner (`ce serve --help`): kept again only when this run compiled more.
+  const compiledMore = (): { bytecode: number } | null => {
+    const bytecode = bytecodeBytes();
+    return use === 'read' && bytecode <= keptBytecode * MORE ? null : { bytecode };
+  };
+  /** What take() took: the code and the bytecode counted then; null, nothing worth keeping. */
+  let taken: { code: Buffer; bytecode: number } | null | undefined;
   return {
     use,
     get exports() {
       return module.exports;
     },
     take() {
-      if (entry) taken = script.createCachedData();
+      if (!entry) return;
+      const more = compiledMore();
+      taken = more && { code: script.createCachedData(), bytecode: more.bytecode };
     },
     save() {
-      if (!entry) return;
+      if (!entry || taken === null) return;
       try {
-        const compiled = taken ?? script.createCachedData();
-        // A cache read holds what an earlier run compiled, which may have ended
-        // sooner (`ce serve --help`): kept again only when this run compiled
-        // more (a twentieth: the same code serializes a few bytes apart).
-        if (use === 'read' && compiled.length <= cachedData!.length * 1.05) return;
+        const more = taken ?? compiledMore();
+        if (more === null) return;
+        const code = taken?.code ?? script.createCachedData();
+        const count = Buffer.alloc(COUNT_BYTES);
+        count.writeBigUInt64BE(BigInt(more.bytecode));
+        const rest = Buffer.concat([count, code]);
         // Whole, under another name first: another start may write the same entry at once.
-        writeFileWhole(entry, Buffer.concat([made, digest(compiled), compiled]), {
+        writeFileWhole(entry, Buffer.concat([made, digest(rest), rest]), {
           temp: `${entry}.${process.pid}.tmp`,
           mode: 0o600,
           as: 'replace',
